@@ -1,0 +1,219 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/base64"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+type orgRow struct {
+	bun.BaseModel `bun:"table:organizations"`
+	ID            string    `bun:"id,pk"`
+	Name          string    `bun:"name"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+type entitlementRow struct {
+	bun.BaseModel `bun:"table:entitlements"`
+	OrgID         string    `bun:"org_id,pk"`
+	Product       string    `bun:"product,pk"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+type userRow struct {
+	bun.BaseModel `bun:"table:users"`
+	ID            string    `bun:"id,pk"`
+	OrgID         string    `bun:"org_id"`
+	Email         string    `bun:"email"`
+	Name          string    `bun:"name"`
+	Role          string    `bun:"role"`
+	IsStaff       bool      `bun:"is_staff"`
+	PasswordHash  string    `bun:"password_hash"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+func toOrgDomain(r orgRow, ents []entitlementRow) identity.Organization {
+	o := identity.Organization{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC()}
+	for _, p := range identity.Products { // stable display order
+		for _, e := range ents {
+			if e.Product == string(p) {
+				o.Products = append(o.Products, p)
+			}
+		}
+	}
+	return o
+}
+
+func toUserRow(u identity.User) userRow {
+	return userRow{ID: u.ID, OrgID: u.OrgID, Email: u.Email, Name: u.Name, Role: string(u.Role),
+		IsStaff: u.IsStaff, PasswordHash: u.PasswordHash, CreatedAt: u.CreatedAt.UTC()}
+}
+
+func toUserDomain(r userRow) identity.User {
+	return identity.User{ID: r.ID, OrgID: r.OrgID, Email: r.Email, Name: r.Name, Role: identity.Role(r.Role),
+		IsStaff: r.IsStaff, PasswordHash: r.PasswordHash, CreatedAt: r.CreatedAt.UTC()}
+}
+
+// Organizations implements ports.Organizations.
+type Organizations struct{ db *DB }
+
+var _ ports.Organizations = (*Organizations)(nil)
+
+// NewOrganizations returns the organizations repository.
+func NewOrganizations(db *DB) *Organizations { return &Organizations{db: db} }
+
+// Create inserts the organization and its entitlements in one transaction.
+func (s *Organizations) Create(ctx context.Context, org identity.Organization) error {
+	return NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
+		row := orgRow{ID: org.ID, Name: org.Name, CreatedAt: org.CreatedAt.UTC()}
+		if _, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx); err != nil {
+			return translate(err, "organization")
+		}
+		for _, p := range org.Products {
+			if err := s.Grant(ctx, org.ID, p, org.CreatedAt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Get returns one organization with its products.
+func (s *Organizations) Get(ctx context.Context, id string) (identity.Organization, error) {
+	var row orgRow
+	if err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id).Scan(ctx); err != nil {
+		return identity.Organization{}, translate(err, "organization")
+	}
+	var ents []entitlementRow
+	if err := s.db.conn(ctx).NewSelect().Model(&ents).Where("org_id = ?", id).Scan(ctx); err != nil {
+		return identity.Organization{}, translate(err, "organization")
+	}
+	return toOrgDomain(row, ents), nil
+}
+
+// List returns organizations newest first.
+func (s *Organizations) List(ctx context.Context, page ports.Page) ([]identity.Organization, string, error) {
+	limit := clampLimit(page.Limit)
+	after, err := decodeCursor(page.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	var rows []orgRow
+	q := s.db.conn(ctx).NewSelect().Model(&rows).OrderExpr("id DESC").Limit(int64(limit + 1))
+	if after != "" {
+		q = q.Where("id < ?", after)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, "", translate(err, "organization")
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = encodeCursor(rows[limit-1].ID)
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var ents []entitlementRow
+	if len(ids) > 0 {
+		if err := s.db.conn(ctx).NewSelect().Model(&ents).Where("org_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+			return nil, "", translate(err, "organization")
+		}
+	}
+	orgs := make([]identity.Organization, len(rows))
+	for i, r := range rows {
+		var mine []entitlementRow
+		for _, e := range ents {
+			if e.OrgID == r.ID {
+				mine = append(mine, e)
+			}
+		}
+		orgs[i] = toOrgDomain(r, mine)
+	}
+	return orgs, next, nil
+}
+
+// Count returns how many organizations exist.
+func (s *Organizations) Count(ctx context.Context) (int, error) {
+	n, err := s.db.conn(ctx).NewSelect().Model((*orgRow)(nil)).Count(ctx)
+	return int(n), translate(err, "organization")
+}
+
+// Grant provisions the organization for p; granting twice is a no-op.
+func (s *Organizations) Grant(ctx context.Context, orgID string, p identity.Product, now time.Time) error {
+	row := entitlementRow{OrgID: orgID, Product: string(p), CreatedAt: now.UTC()}
+	_, err := s.db.conn(ctx).NewInsert().Model(&row).On("CONFLICT (org_id, product) DO NOTHING").Exec(ctx)
+	return translate(err, "organization")
+}
+
+// Revoke removes p from the organization; revoking a missing product is a no-op.
+func (s *Organizations) Revoke(ctx context.Context, orgID string, p identity.Product) error {
+	_, err := s.db.conn(ctx).NewDelete().Model((*entitlementRow)(nil)).
+		Where("org_id = ? AND product = ?", orgID, string(p)).Exec(ctx)
+	return translate(err, "organization")
+}
+
+// Users implements ports.Users.
+type Users struct{ db *DB }
+
+var _ ports.Users = (*Users)(nil)
+
+// NewUsers returns the users repository.
+func NewUsers(db *DB) *Users { return &Users{db: db} }
+
+// Create inserts a user; a taken email is a conflict.
+func (s *Users) Create(ctx context.Context, u identity.User) error {
+	row := toUserRow(u)
+	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	if isUniqueViolation(err) {
+		return &domain.Error{Kind: domain.ErrConflict, Code: "conflict", Message: "A user with this email already exists."}
+	}
+	return translate(err, "user")
+}
+
+// Get returns a user by id.
+func (s *Users) Get(ctx context.Context, id string) (identity.User, error) {
+	var row userRow
+	err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
+	return toUserDomain(row), translate(err, "user")
+}
+
+// GetByEmail returns a user by normalized email.
+func (s *Users) GetByEmail(ctx context.Context, email string) (identity.User, error) {
+	var row userRow
+	err := s.db.conn(ctx).NewSelect().Model(&row).Where("email = ?", email).Scan(ctx)
+	return toUserDomain(row), translate(err, "user")
+}
+
+func clampLimit(n int) int {
+	switch {
+	case n <= 0:
+		return 50
+	case n > 200:
+		return 200
+	}
+	return n
+}
+
+// Cursors are opaque to clients: the last id of the page, base64url.
+func encodeCursor(lastID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(lastID))
+}
+
+func decodeCursor(c string) (string, error) {
+	if c == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) > 64 {
+		return "", domain.Invalid("cursor is not valid")
+	}
+	return string(b), nil
+}

@@ -1,0 +1,79 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/uptrace/bun/migrate"
+
+	"github.com/tabnorm/tabnorm/migrations"
+)
+
+// advisoryLockKey serialises migrations across processes on PostgreSQL
+// (bun's own Lock is a table row, which a crashed process leaves behind).
+const advisoryLockKey = 0x7461626e6f726d // "tabnorm"
+
+func (db *DB) migrator() (*migrate.Migrator, error) {
+	var fsys fs.FS = migrations.SQLite
+	dir := "sqlite"
+	if db.Dialect == Postgres {
+		fsys, dir = migrations.Postgres, "postgres"
+	}
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	ms := migrate.NewMigrations()
+	if err := ms.Discover(sub); err != nil {
+		return nil, fmt.Errorf("discover migrations: %w", err)
+	}
+	return migrate.NewMigrator(db.Bun, ms, migrate.WithMarkAppliedOnSuccess(true)), nil
+}
+
+// Migrate applies every pending migration and returns their names. On
+// PostgreSQL it holds an advisory lock, so several processes starting at
+// once migrate one after the other.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	m, err := db.migrator()
+	if err != nil {
+		return nil, err
+	}
+	if db.Dialect == Postgres {
+		conn, err := db.Bun.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", advisoryLockKey); err != nil {
+			return nil, fmt.Errorf("take migration lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", advisoryLockKey) //nolint:errcheck // released with the session anyway
+	}
+	if err := m.Init(ctx); err != nil {
+		return nil, fmt.Errorf("init migrations: %w", err)
+	}
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	var names []string
+	for _, mig := range group.Migrations {
+		names = append(names, mig.Name+"_"+mig.Comment)
+	}
+	return names, nil
+}
+
+// Pending returns how many migrations are not applied yet; readiness
+// requires zero.
+func (db *DB) Pending(ctx context.Context) (int, error) {
+	m, err := db.migrator()
+	if err != nil {
+		return 0, err
+	}
+	ms, err := m.MigrationsWithStatus(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("read migration status: %w", err)
+	}
+	return len(ms.Unapplied()), nil
+}
