@@ -1,0 +1,38 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tabnorm/tabnorm/domain"
+)
+
+// Readiness reports whether the service can serve: the database answers
+// and its migrations are applied.
+type Readiness interface {
+	Ready(ctx context.Context) error
+}
+
+type health struct {
+	ready    Readiness
+	draining *atomic.Bool
+}
+
+func (h health) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+func (h health) readyz(c *gin.Context) {
+	if h.draining.Load() {
+		fail(c, domain.Errorf(domain.ErrUnavailable, "unavailable", "The server is shutting down."))
+		return
+	}
+	if err := h.ready.Ready(c.Request.Context()); err != nil {
+		fail(c, domain.Errorf(domain.ErrUnavailable, "unavailable", "Not ready: %s.", err.Error()))
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}

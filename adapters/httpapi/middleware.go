@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/id"
+)
+
+const requestIDKey = "request_id"
+
+// A client's request id is echoed only when it is short and plain, so it
+// cannot inject into logs or headers.
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// withRequestID gives every request an id, echoed in X-Request-Id.
+func withRequestID(c *gin.Context) {
+	rid := c.GetHeader("X-Request-Id")
+	if !saneRequestID.MatchString(rid) {
+		rid = id.New(id.Request)
+	}
+	c.Set(requestIDKey, rid)
+	c.Header("X-Request-Id", rid)
+	c.Next()
+}
+
+func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+
+// accessLog writes one structured line per request. It logs the path
+// without the query (which may hold cursors and names) and no headers.
+func accessLog(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		level := slog.LevelInfo
+		if c.Writer.Status() >= 500 {
+			level = slog.LevelError
+		}
+		log.LogAttrs(c.Request.Context(), level, "request",
+			slog.String("request_id", requestID(c)),
+			slog.String("method", c.Request.Method),
+			slog.String("path", c.Request.URL.Path),
+			slog.Int("status", c.Writer.Status()),
+			slog.Int("bytes", c.Writer.Size()),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("remote", c.ClientIP()),
+		)
+	}
+}
+
+// renderErrors turns the errors handlers recorded with fail, and panics,
+// into exactly one problem+json response.
+func renderErrors(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			slog.ErrorContext(c.Request.Context(), "panic", "request_id", requestID(c),
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			if !c.Writer.Written() {
+				writeProblem(c, fmt.Errorf("panic: %v", r))
+			}
+			c.Abort()
+		}
+	}()
+	c.Next()
+	if len(c.Errors) > 0 && !c.Writer.Written() {
+		writeProblem(c, c.Errors.Last().Err)
+	}
+}
+
+func notFound(c *gin.Context) {
+	fail(c, domain.Errorf(domain.ErrNotFound, "not_found", "No route %s %s.", c.Request.Method, c.Request.URL.Path))
+}
+
+func methodNotAllowed(c *gin.Context) {
+	fail(c, &domain.Error{Kind: domain.ErrInvalid, Code: "method_not_allowed",
+		Message: fmt.Sprintf("%s is not allowed here; allowed: %s.", c.Request.Method, c.Writer.Header().Get("Allow"))})
+}

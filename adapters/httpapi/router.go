@@ -1,0 +1,117 @@
+// Package httpapi is the HTTP adapter: the gin router, its middleware, the
+// handlers of /v1 and /auth, problem+json errors and the OpenAPI document.
+// Handlers decode a request, call one use case and encode its result.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Config holds the HTTP settings.
+type Config struct {
+	Addr            string        // listen address, e.g. ":8080"
+	ShutdownTimeout time.Duration // how long in-flight requests may finish
+}
+
+// Deps are what the router needs from the application.
+type Deps struct {
+	Log       *slog.Logger
+	Readiness Readiness
+}
+
+// API is the HTTP face of tabnorm: a router and the server that runs it.
+type API struct {
+	cfg      Config
+	log      *slog.Logger
+	engine   *gin.Engine
+	draining atomic.Bool
+	server   *http.Server
+	listener net.Listener
+}
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// New builds the router with every route.
+func New(cfg Config, deps Deps) *API {
+	a := &API{cfg: cfg, log: deps.Log}
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.ContextWithFallback = true
+	r.Use(withRequestID, accessLog(deps.Log), renderErrors)
+	r.NoRoute(notFound)
+	r.NoMethod(methodNotAllowed)
+
+	h := health{ready: deps.Readiness, draining: &a.draining}
+	r.GET("/healthz", h.healthz)
+	r.GET("/readyz", h.readyz)
+	r.GET("/v1/openapi.json", serveOpenAPI)
+
+	a.engine = r
+	return a
+}
+
+// Handler returns the router, for tests that serve it themselves.
+func (a *API) Handler() http.Handler { return a.engine }
+
+// Start listens on the configured address and serves in the background.
+func (a *API) Start(context.Context) error {
+	ln, err := net.Listen("tcp", a.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	a.listener = ln
+	a.server = &http.Server{
+		Handler:           a.engine,
+		ReadHeaderTimeout: 10 * time.Second,
+		// No ReadTimeout: uploads of up to 1 GiB take as long as they take;
+		// MaxBytesReader and the client's own pace bound them.
+		WriteTimeout:   2 * time.Minute, // streaming handlers clear it per response
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := a.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("http server stopped", "error", err)
+		}
+	}()
+	return nil
+}
+
+// Addr is the address the server listens on (useful with port 0).
+func (a *API) Addr() string {
+	if a.listener == nil {
+		return a.cfg.Addr
+	}
+	return a.listener.Addr().String()
+}
+
+// Stop stops accepting connections, lets in-flight requests finish until
+// the shutdown timeout, then closes what remains.
+func (a *API) Stop(ctx context.Context) error {
+	if a.server == nil {
+		return nil
+	}
+	a.draining.Store(true)
+	timeout := a.cfg.ShutdownTimeout
+	if timeout <= 0 {
+		timeout = 20 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := a.server.Shutdown(ctx); err != nil {
+		_ = a.server.Close()
+		return err
+	}
+	return nil
+}
