@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 
@@ -76,4 +77,20 @@ func (db *DB) Pending(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("read migration status: %w", err)
 	}
 	return len(ms.Unapplied()), nil
+}
+
+// Ready reports whether the database answers and is fully migrated. Its
+// messages are safe to show to clients.
+func (db *DB) Ready(ctx context.Context) error {
+	if err := db.Ping(ctx); err != nil {
+		return errors.New("database unreachable")
+	}
+	n, err := db.Pending(ctx)
+	if err != nil {
+		return errors.New("migration status unreadable (run tabnorm migrate)")
+	}
+	if n > 0 {
+		return fmt.Errorf("%d migrations pending (run tabnorm migrate)", n)
+	}
+	return nil
 }

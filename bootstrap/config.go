@@ -1,0 +1,280 @@
+// Package bootstrap wires tabnorm together with fx: it loads the settings,
+// gives every adapter its Config, and composes one fx.Module per adapter
+// into the applications the commands run. Nothing else imports fx.
+package bootstrap
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/sqlstore"
+)
+
+// Config is every setting of API.md §11, validated.
+type Config struct {
+	Database     sqlstore.Config
+	HTTP         httpapi.Config
+	BlobURL      string
+	BaseURL      string
+	DashboardURL string
+	CookieSecure bool
+
+	LicenseRequired  bool
+	LicenseToken     string
+	LicenseFile      string
+	LicensePublicKey []byte
+
+	MaxUploadBytes     int64
+	MaxRows            int
+	MaxColumns         int
+	MaxCellBytes       int
+	JobTimeout         time.Duration
+	JobLease           time.Duration
+	Retention          time.Duration
+	RateLimitPerSecond float64
+	RateLimitBurst     int
+
+	WebhookAllowPrivate bool
+
+	LogLevel  slog.Level
+	LogFormat string // text | json
+}
+
+// Setting documents one TABNORM_ variable: the README's table is written
+// from this list, and Load rejects variables not in it.
+type Setting struct {
+	Name, Default, Description string
+}
+
+// Settings lists every variable Load reads.
+var Settings = []Setting{
+	{"TABNORM_DATABASE_URL", "sqlite://./data/tabnorm.db", "`sqlite://path` (relative) or `sqlite:///abs/path`, or `postgres://user:pass@host/db`"},
+	{"TABNORM_BLOB_URL", "file://./data/blobs", "where uploads and results go: `file://dir` or `s3://bucket?region=…&endpoint=…`"},
+	{"TABNORM_HTTP_ADDR", ":8080", "listen address"},
+	{"TABNORM_BASE_URL", "http://localhost:<port>", "public URL of the API (links, cookie `Secure` when https)"},
+	{"TABNORM_DASHBOARD_URL", "the base URL", "public URL of the dashboard; another origin enables CORS for exactly it"},
+	{"TABNORM_COOKIE_SECURE", "true when the base URL is https", "mark the session cookie `Secure`"},
+	{"TABNORM_LICENSE_REQUIRED", "false", "self-hosted license gate on `/v1` and `/auth`"},
+	{"TABNORM_LICENSE_TOKEN", "", "license token (or TABNORM_LICENSE_FILE)"},
+	{"TABNORM_LICENSE_FILE", "", "file holding the license token"},
+	{"TABNORM_LICENSE_PUBLIC_KEY", "", "base64 Ed25519 public key that signs licenses"},
+	{"TABNORM_MAX_UPLOAD_BYTES", "1073741824", "largest upload (1 GiB)"},
+	{"TABNORM_MAX_ROWS", "10000000", "most rows a job may read"},
+	{"TABNORM_MAX_COLUMNS", "1000", "most columns a file may have"},
+	{"TABNORM_MAX_CELL_BYTES", "1048576", "largest cell (1 MiB)"},
+	{"TABNORM_JOB_TIMEOUT", "1h", "wall-time limit of one job"},
+	{"TABNORM_JOB_LEASE", "30s", "a running job whose lease is older is requeued"},
+	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this"},
+	{"TABNORM_RATE_LIMIT_PER_SECOND", "20", "requests a second per key or session, per node"},
+	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit"},
+	{"TABNORM_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhooks to private and loopback addresses"},
+	{"TABNORM_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGTERM"},
+	{"TABNORM_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"TABNORM_LOG_FORMAT", "text", "text or json"},
+}
+
+// Load reads and validates the settings. getenv is os.Getenv in
+// production; environ lists the environment to catch misspelt names.
+func Load(getenv func(string) string, environ []string) (Config, error) {
+	known := map[string]bool{}
+	for _, s := range Settings {
+		known[s.Name] = true
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "TABNORM_") && !known[name] && !strings.HasPrefix(name, "TABNORM_TEST_") {
+			return Config{}, fmt.Errorf("%s: unknown setting (misspelt? see the settings table in README.md)", name)
+		}
+	}
+	p := parser{getenv: getenv}
+	c := Config{
+		Database:     sqlstore.Config{URL: p.str("TABNORM_DATABASE_URL", "sqlite://./data/tabnorm.db")},
+		BlobURL:      p.str("TABNORM_BLOB_URL", "file://./data/blobs"),
+		HTTP:         httpapi.Config{Addr: p.str("TABNORM_HTTP_ADDR", ":8080"), ShutdownTimeout: p.duration("TABNORM_SHUTDOWN_TIMEOUT", 20*time.Second)},
+		BaseURL:      p.str("TABNORM_BASE_URL", ""),
+		DashboardURL: p.str("TABNORM_DASHBOARD_URL", ""),
+
+		LicenseRequired: p.boolean("TABNORM_LICENSE_REQUIRED", false),
+		LicenseToken:    p.str("TABNORM_LICENSE_TOKEN", ""),
+		LicenseFile:     p.str("TABNORM_LICENSE_FILE", ""),
+
+		MaxUploadBytes:      int64(p.integer("TABNORM_MAX_UPLOAD_BYTES", 1<<30, 1, 1<<40)),
+		MaxRows:             p.integer("TABNORM_MAX_ROWS", 10_000_000, 1, 1<<40),
+		MaxColumns:          p.integer("TABNORM_MAX_COLUMNS", 1000, 1, 100_000),
+		MaxCellBytes:        p.integer("TABNORM_MAX_CELL_BYTES", 1<<20, 16, 1<<30),
+		JobTimeout:          p.duration("TABNORM_JOB_TIMEOUT", time.Hour),
+		JobLease:            p.duration("TABNORM_JOB_LEASE", 30*time.Second),
+		Retention:           p.duration("TABNORM_RETENTION", 30*24*time.Hour),
+		RateLimitPerSecond:  p.number("TABNORM_RATE_LIMIT_PER_SECOND", 20),
+		RateLimitBurst:      p.integer("TABNORM_RATE_LIMIT_BURST", 100, 1, 1_000_000),
+		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
+		LogFormat:           p.oneOf("TABNORM_LOG_FORMAT", "text", "text", "json"),
+	}
+	switch lvl := p.oneOf("TABNORM_LOG_LEVEL", "info", "debug", "info", "warn", "error"); lvl {
+	case "debug":
+		c.LogLevel = slog.LevelDebug
+	case "warn":
+		c.LogLevel = slog.LevelWarn
+	case "error":
+		c.LogLevel = slog.LevelError
+	}
+	if p.err != nil {
+		return Config{}, p.err
+	}
+	if _, _, err := sqlstore.ParseURL(c.Database.URL); err != nil {
+		return Config{}, fmt.Errorf("TABNORM_DATABASE_URL: %w", err)
+	}
+	if err := checkBlobURL(c.BlobURL); err != nil {
+		return Config{}, fmt.Errorf("TABNORM_BLOB_URL: %w", err)
+	}
+	if _, port, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
+		return Config{}, fmt.Errorf("TABNORM_HTTP_ADDR: %q is not host:port", c.HTTP.Addr)
+	} else if c.BaseURL == "" {
+		c.BaseURL = "http://localhost:" + port
+	}
+	if err := checkHTTPURL(c.BaseURL); err != nil {
+		return Config{}, fmt.Errorf("TABNORM_BASE_URL: %w", err)
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if c.DashboardURL == "" {
+		c.DashboardURL = c.BaseURL
+	}
+	if err := checkHTTPURL(c.DashboardURL); err != nil {
+		return Config{}, fmt.Errorf("TABNORM_DASHBOARD_URL: %w", err)
+	}
+	c.DashboardURL = strings.TrimRight(c.DashboardURL, "/")
+	c.CookieSecure = p.boolean("TABNORM_COOKIE_SECURE", strings.HasPrefix(c.BaseURL, "https://"))
+	if key := p.str("TABNORM_LICENSE_PUBLIC_KEY", ""); key != "" {
+		raw, err := base64.StdEncoding.DecodeString(key)
+		if err != nil || len(raw) != 32 {
+			return Config{}, errors.New("TABNORM_LICENSE_PUBLIC_KEY: want base64 of a 32-byte Ed25519 public key")
+		}
+		c.LicensePublicKey = raw
+	}
+	if c.LicenseRequired {
+		if c.LicensePublicKey == nil {
+			return Config{}, errors.New("TABNORM_LICENSE_REQUIRED=true needs TABNORM_LICENSE_PUBLIC_KEY")
+		}
+		if c.LicenseToken == "" && c.LicenseFile == "" {
+			return Config{}, errors.New("TABNORM_LICENSE_REQUIRED=true needs TABNORM_LICENSE_TOKEN or TABNORM_LICENSE_FILE")
+		}
+	}
+	if c.RateLimitPerSecond <= 0 {
+		return Config{}, errors.New("TABNORM_RATE_LIMIT_PER_SECOND: must be positive")
+	}
+	return c, p.err
+}
+
+// LoadFromEnv loads the settings from the process environment.
+func LoadFromEnv() (Config, error) { return Load(os.Getenv, os.Environ()) }
+
+func checkBlobURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	switch u.Scheme {
+	case "file", "s3", "mem":
+		return nil
+	}
+	return fmt.Errorf("unsupported scheme %q (want file:// or s3://)", u.Scheme)
+}
+
+func checkHTTPURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", raw)
+	}
+	return nil
+}
+
+// parser reads typed values, keeping the first error.
+type parser struct {
+	getenv func(string) string
+	err    error
+}
+
+func (p *parser) fail(name, format string, args ...any) {
+	if p.err == nil {
+		p.err = fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...))
+	}
+}
+
+func (p *parser) str(name, def string) string {
+	if v := strings.TrimSpace(p.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (p *parser) boolean(name string, def bool) bool {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		p.fail(name, "%q is not true or false", v)
+	}
+	return b
+}
+
+func (p *parser) integer(name string, def, lo, hi int) int {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		p.fail(name, "%q is not a whole number from %d to %d", v, lo, hi)
+	}
+	return n
+}
+
+func (p *parser) number(name string, def float64) float64 {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		p.fail(name, "%q is not a number", v)
+	}
+	return f
+}
+
+// duration accepts Go durations (90s, 1h30m) and whole days (30d).
+func (p *parser) duration(name string, def time.Duration) time.Duration {
+	v := p.str(name, "")
+	if v == "" {
+		return def
+	}
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return time.Duration(n) * 24 * time.Hour
+		}
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		p.fail(name, "%q is not a positive duration like 30s, 1h or 30d", v)
+	}
+	return d
+}
+
+func (p *parser) oneOf(name, def string, allowed ...string) string {
+	v := strings.ToLower(p.str(name, def))
+	if !slices.Contains(allowed, v) {
+		p.fail(name, "%q is not one of %s", v, strings.Join(allowed, ", "))
+	}
+	return v
+}

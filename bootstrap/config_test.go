@@ -1,0 +1,97 @@
+package bootstrap
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(kv map[string]string) (func(string) string, []string) {
+	var environ []string
+	for k, v := range kv {
+		environ = append(environ, k+"="+v)
+	}
+	return func(k string) string { return kv[k] }, environ
+}
+
+func TestLoad_defaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Database.URL != "sqlite://./data/tabnorm.db" || cfg.BlobURL != "file://./data/blobs" || cfg.HTTP.Addr != ":8080" {
+		t.Fatalf("storage defaults: %+v", cfg)
+	}
+	if cfg.BaseURL != "http://localhost:8080" || cfg.DashboardURL != cfg.BaseURL || cfg.CookieSecure {
+		t.Fatalf("URL defaults: %q %q %v", cfg.BaseURL, cfg.DashboardURL, cfg.CookieSecure)
+	}
+	if cfg.MaxUploadBytes != 1<<30 || cfg.MaxRows != 10_000_000 || cfg.MaxColumns != 1000 || cfg.MaxCellBytes != 1<<20 {
+		t.Fatalf("limit defaults: %+v", cfg)
+	}
+	if cfg.JobTimeout != time.Hour || cfg.JobLease != 30*time.Second || cfg.Retention != 30*24*time.Hour {
+		t.Fatalf("time defaults: %+v", cfg)
+	}
+	if cfg.RateLimitPerSecond != 20 || cfg.RateLimitBurst != 100 || cfg.LicenseRequired {
+		t.Fatalf("other defaults: %+v", cfg)
+	}
+}
+
+func TestLoad_values(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(env(map[string]string{
+		"TABNORM_DATABASE_URL": "postgres://u:p@db:5432/tabnorm",
+		"TABNORM_BASE_URL":     "https://api.example.com/",
+		"TABNORM_RETENTION":    "7d",
+		"TABNORM_JOB_TIMEOUT":  "90m",
+		"TABNORM_LOG_FORMAT":   "JSON",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "https://api.example.com" || !cfg.CookieSecure || cfg.Retention != 7*24*time.Hour ||
+		cfg.JobTimeout != 90*time.Minute || cfg.LogFormat != "json" {
+		t.Fatalf("%+v", cfg)
+	}
+}
+
+func TestLoad_rejectsBadValues(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"mysql database":      {map[string]string{"TABNORM_DATABASE_URL": "mysql://x"}, `TABNORM_DATABASE_URL: unsupported scheme "mysql"`},
+		"ftp blobs":           {map[string]string{"TABNORM_BLOB_URL": "ftp://x"}, "TABNORM_BLOB_URL"},
+		"bad addr":            {map[string]string{"TABNORM_HTTP_ADDR": "8080"}, "TABNORM_HTTP_ADDR"},
+		"negative upload":     {map[string]string{"TABNORM_MAX_UPLOAD_BYTES": "-1"}, "TABNORM_MAX_UPLOAD_BYTES"},
+		"word for a number":   {map[string]string{"TABNORM_MAX_ROWS": "lots"}, "TABNORM_MAX_ROWS"},
+		"bad duration":        {map[string]string{"TABNORM_JOB_LEASE": "soon"}, "TABNORM_JOB_LEASE"},
+		"bad bool":            {map[string]string{"TABNORM_COOKIE_SECURE": "maybe"}, "TABNORM_COOKIE_SECURE"},
+		"bad level":           {map[string]string{"TABNORM_LOG_LEVEL": "loud"}, "TABNORM_LOG_LEVEL"},
+		"misspelt name":       {map[string]string{"TABNORM_DATABSE_URL": "sqlite://x.db"}, "TABNORM_DATABSE_URL: unknown setting"},
+		"license without key": {map[string]string{"TABNORM_LICENSE_REQUIRED": "true", "TABNORM_LICENSE_TOKEN": "x"}, "TABNORM_LICENSE_PUBLIC_KEY"},
+		"short public key":    {map[string]string{"TABNORM_LICENSE_PUBLIC_KEY": "AAAA"}, "TABNORM_LICENSE_PUBLIC_KEY"},
+		"dashboard not http":  {map[string]string{"TABNORM_DASHBOARD_URL": "javascript:alert(1)"}, "TABNORM_DASHBOARD_URL"},
+		"zero rate":           {map[string]string{"TABNORM_RATE_LIMIT_PER_SECOND": "0"}, "TABNORM_RATE_LIMIT_PER_SECOND"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Load(env(c.env))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+func TestLoad_ignoresTestVariables(t *testing.T) {
+	t.Parallel()
+	if _, err := Load(env(map[string]string{"TABNORM_TEST_DATABASE_URL": "postgres://x/y"})); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI in-process with the given settings.
+func run(t *testing.T, env map[string]string, args ...string) (string, error) {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	var out, errOut bytes.Buffer
+	root := newRoot(&out, &errOut)
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), err
+}
+
+func TestBadSettingIsUsageError(t *testing.T) {
+	_, err := run(t, map[string]string{"TABNORM_DATABASE_URL": "mysql://x"}, "migrate")
+	if err == nil || exitCode(err) != 2 {
+		t.Fatalf("err = %v, exit %d; want exit 2", err, exitCode(err))
+	}
+	if msg := message(err); !strings.HasPrefix(msg, "TABNORM_DATABASE_URL: unsupported scheme") || strings.Contains(msg, "\n") {
+		t.Fatalf("message %q", msg)
+	}
+}
+
+func TestUnknownFlagIsUsageError(t *testing.T) {
+	_, err := run(t, nil, "serve", "--rol", "api")
+	if exitCode(err) != 2 {
+		t.Fatalf("exit %d for %v", exitCode(err), err)
+	}
+	_, err = run(t, nil, "serve", "--role", "janitor")
+	if exitCode(err) != 2 {
+		t.Fatalf("bad role: exit %d for %v", exitCode(err), err)
+	}
+}
+
+func TestAdminCommands(t *testing.T) {
+	env := map[string]string{"TABNORM_DATABASE_URL": "sqlite://" + filepath.Join(t.TempDir(), "t.db"), "TABNORM_LOG_LEVEL": "error"}
+	if out, err := run(t, env, "migrate"); err != nil || !strings.Contains(out, "applied") {
+		t.Fatalf("migrate: %q %v", out, err)
+	}
+	if out, err := run(t, env, "migrate"); err != nil || !strings.Contains(out, "up to date") {
+		t.Fatalf("second migrate: %q %v", out, err)
+	}
+
+	out, err := run(t, env, "admin", "create-org", "--name", "Acme", "--products", "normalize,connect", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var org struct {
+		ID, Object, Name, CreatedAt string
+		Products                    []string
+	}
+	if err := json.Unmarshal([]byte(out), &org); err != nil {
+		t.Fatalf("create-org --json printed %q: %v", out, err)
+	}
+	if !strings.HasPrefix(org.ID, "org_") || org.Object != "organization" || org.Name != "Acme" || strings.Join(org.Products, ",") != "normalize,connect" {
+		t.Fatalf("org = %+v", org)
+	}
+
+	out, err = run(t, env, "admin", "create-user", "--org", org.ID, "--email", "Ann@Acme.test", "--password", "s3cret-pass", "--role", "admin", "--staff", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user map[string]any
+	if err := json.Unmarshal([]byte(out), &user); err != nil {
+		t.Fatal(err)
+	}
+	if user["email"] != "ann@acme.test" || user["role"] != "admin" || user["is_staff"] != true || user["organization_id"] != org.ID {
+		t.Fatalf("user = %v", user)
+	}
+	if strings.Contains(out, "s3cret") || strings.Contains(out, "argon2") {
+		t.Fatalf("create-user printed the password or its hash: %s", out)
+	}
+
+	out, err = run(t, env, "admin", "revoke-product", "--org", org.ID, "--product", "connect", "--json")
+	if err != nil || !strings.Contains(out, `"products":["normalize"]`) {
+		t.Fatalf("revoke-product: %q %v", out, err)
+	}
+	out, err = run(t, env, "admin", "grant", "--org", org.ID, "--product", "connect", "--json")
+	if err != nil || !strings.Contains(out, `"products":["normalize","connect"]`) {
+		t.Fatalf("grant: %q %v", out, err)
+	}
+
+	if _, err := run(t, env, "admin", "grant", "--org", org.ID, "--product", "billing"); exitCode(err) != 2 {
+		t.Fatalf("unknown product: exit %d (%v)", exitCode(err), err)
+	}
+	if _, err := run(t, env, "admin", "grant", "--org", "org_nope", "--product", "connect"); err == nil || exitCode(err) != 1 || !strings.Contains(message(err), "not found") {
+		t.Fatalf("unknown org: %v", err)
+	}
+	if _, err := run(t, env, "admin", "create-user", "--org", org.ID, "--email", "ann@acme.test", "--password", "another-pass"); err == nil || !strings.Contains(message(err), "already exists") {
+		t.Fatalf("duplicate email: %v", err)
+	}
+	if _, err := run(t, env, "admin", "create-user", "--org", org.ID, "--email", "bob@acme.test", "--password", "short"); exitCode(err) != 2 {
+		t.Fatalf("short password: exit %d (%v)", exitCode(err), err)
+	}
+	if _, err := run(t, env, "admin", "create-org", "--products", "normalize"); exitCode(err) != 2 {
+		t.Fatalf("missing --name: exit %d (%v)", exitCode(err), err)
+	}
+}

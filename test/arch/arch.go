@@ -1,0 +1,124 @@
+// Package arch checks the import direction of the hexagon:
+// domain ← ports ← application ← adapters ← bootstrap ← cmd, and which
+// packages may import the frameworks.
+package arch
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Module is the module path.
+const Module = "github.com/tabnorm/tabnorm"
+
+// Rule forbids packages under From (a path relative to the module root, ""
+// for all) to import any path with one of the Deny prefixes, unless the
+// importing package is under one of Except.
+type Rule struct {
+	From   string
+	Deny   []string
+	Except []string
+	Why    string
+}
+
+// Rules are the import rules of STYLE.md.
+var Rules = []Rule{
+	{From: "domain", Deny: []string{Module + "/ports", Module + "/application", Module + "/adapters", Module + "/bootstrap", Module + "/cmd", "github.com/", "go.uber.org/", "gocloud.dev/", "modernc.org/"},
+		Except: nil, Why: "domain imports only the standard library, golang.org/x and value libraries"},
+	{From: "ports", Deny: []string{Module + "/application", Module + "/adapters", Module + "/bootstrap", Module + "/cmd", "github.com/gin-gonic", "github.com/uptrace", "github.com/riverqueue", "go.uber.org/fx"},
+		Why: "ports speak only domain types"},
+	{From: "application", Deny: []string{Module + "/adapters", Module + "/bootstrap", Module + "/cmd", "github.com/gin-gonic", "github.com/uptrace", "github.com/riverqueue", "github.com/jackc", "gocloud.dev", "go.uber.org/fx"},
+		Why: "use cases depend on ports, never on adapters or frameworks"},
+	{From: "adapters", Deny: []string{Module + "/bootstrap", Module + "/cmd", "go.uber.org/fx"},
+		Why: "adapters are wired by bootstrap, not the other way round"},
+	{From: "", Deny: []string{"go.uber.org/fx", "go.uber.org/dig"}, Except: []string{"bootstrap", "cmd"},
+		Why: "only bootstrap and cmd know about fx"},
+	{From: "", Deny: []string{"github.com/gin-gonic/"}, Except: []string{"adapters/httpapi"},
+		Why: "only the HTTP adapter knows gin"},
+	{From: "", Deny: []string{"github.com/uptrace/bun"}, Except: []string{"adapters/sqlstore", "adapters/queue"},
+		Why: "only the storage adapters know bun"},
+}
+
+// allowedInDomain are third-party value libraries the domain may use.
+var allowedInDomain = []string{"github.com/nyaruka/phonenumbers"}
+
+// Check parses every non-test Go file under root and returns the broken
+// rules, one line each.
+func Check(root string) ([]string, error) {
+	var problems []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			for _, r := range Rules {
+				if broken(r, rel, p) {
+					problems = append(problems, fmt.Sprintf("%s imports %s: %s", filepath.ToSlash(mustRel(root, path)), p, r.Why))
+				}
+			}
+		}
+		return nil
+	})
+	sort.Strings(problems)
+	return problems, err
+}
+
+func broken(r Rule, pkg, imp string) bool {
+	if r.From != "" && !under(pkg, r.From) {
+		return false
+	}
+	for _, e := range r.Except {
+		if under(pkg, e) {
+			return false
+		}
+	}
+	if r.From == "domain" {
+		for _, ok := range allowedInDomain {
+			if strings.HasPrefix(imp, ok) {
+				return false
+			}
+		}
+		if strings.HasPrefix(imp, Module+"/domain") {
+			return false
+		}
+	}
+	for _, d := range r.Deny {
+		if strings.HasPrefix(imp, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+func mustRel(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return path
+	}
+	return rel
+}
