@@ -1,0 +1,131 @@
+package accounts_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	"github.com/tabnorm/tabnorm/application/accounts"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/mocks"
+)
+
+var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+
+type fixture struct {
+	orgs  *mocks.Organizations
+	users *mocks.Users
+	svc   *accounts.Service
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	orgs, users, tx, clock := mocks.NewOrganizations(t), mocks.NewUsers(t), mocks.NewTransactor(t), mocks.NewClock(t)
+	clock.EXPECT().Now().Return(now).Maybe()
+	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(
+		func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
+	return fixture{orgs: orgs, users: users, svc: accounts.NewService(orgs, users, tx, clock)}
+}
+
+func TestService_Seed(t *testing.T) {
+	t.Parallel()
+	t.Run("database_with_an_organization_is_left_alone", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.orgs.EXPECT().Count(mock.Anything).Return(1, nil)
+		seeded, err := f.svc.Seed(context.Background())
+		if err != nil || seeded != nil {
+			t.Fatalf("Seed = %v, %v; want nothing done", seeded, err)
+		}
+	})
+	t.Run("empty_database_gets_default_org_and_staff_admin", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.orgs.EXPECT().Count(mock.Anything).Return(0, nil)
+		var created identity.Organization
+		f.orgs.EXPECT().Create(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, o identity.Organization) error {
+			created = o
+			return nil
+		})
+		f.orgs.EXPECT().Get(mock.Anything, mock.Anything).RunAndReturn(func(context.Context, string) (identity.Organization, error) {
+			return created, nil
+		})
+		var admin identity.User
+		f.users.EXPECT().Create(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, u identity.User) error {
+			admin = u
+			return nil
+		})
+		seeded, err := f.svc.Seed(context.Background())
+		if err != nil || seeded == nil {
+			t.Fatalf("Seed = %v, %v", seeded, err)
+		}
+		if created.Name != "Default" || !created.Has(identity.Normalize) || !created.Has(identity.Connect) {
+			t.Fatalf("org = %+v", created)
+		}
+		if admin.Email != accounts.DefaultAdminEmail || admin.Role != identity.Admin || !admin.IsStaff || admin.OrgID != created.ID {
+			t.Fatalf("admin = %+v", admin)
+		}
+		if len(seeded.Password) < 20 {
+			t.Fatalf("password %q is too short", seeded.Password)
+		}
+		if ok, _ := identity.CheckPassword(admin.PasswordHash, seeded.Password); !ok {
+			t.Fatal("stored hash does not match the printed password")
+		}
+	})
+	t.Run("another_process_seeding_first_is_not_an_error", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.orgs.EXPECT().Count(mock.Anything).Return(0, nil)
+		f.orgs.EXPECT().Create(mock.Anything, mock.Anything).Return(&domain.Error{Kind: domain.ErrConflict, Code: "conflict"})
+		if seeded, err := f.svc.Seed(context.Background()); err != nil || seeded != nil {
+			t.Fatalf("Seed = %v, %v", seeded, err)
+		}
+	})
+}
+
+func TestService_CreateUser(t *testing.T) {
+	t.Parallel()
+	t.Run("bad_email_is_invalid_without_touching_storage", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		_, err := f.svc.CreateUser(context.Background(), accounts.NewUser{OrgID: "org_x", Email: "nope", Password: "long-enough"})
+		if !errors.Is(err, domain.ErrInvalid) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("unknown_org_is_not_found", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.orgs.EXPECT().Get(mock.Anything, "org_x").Return(identity.Organization{}, domain.NotFound("organization"))
+		_, err := f.svc.CreateUser(context.Background(), accounts.NewUser{OrgID: "org_x", Email: "a@b.co", Password: "long-enough"})
+		if !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("default_role_is_member_and_email_normalized", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.orgs.EXPECT().Get(mock.Anything, "org_x").Return(identity.Organization{ID: "org_x"}, nil)
+		f.users.EXPECT().Create(mock.Anything, mock.MatchedBy(func(u identity.User) bool {
+			return u.Role == identity.Member && u.Email == "a@b.co" && !u.IsStaff && u.CreatedAt.Equal(now)
+		})).Return(nil)
+		if _, err := f.svc.CreateUser(context.Background(), accounts.NewUser{OrgID: "org_x", Email: " A@B.co", Password: "long-enough"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestService_CreateOrg_defaultsToNormalize(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.orgs.EXPECT().Create(mock.Anything, mock.MatchedBy(func(o identity.Organization) bool {
+		return len(o.Products) == 1 && o.Has(identity.Normalize)
+	})).Return(nil)
+	if _, err := f.svc.CreateOrg(context.Background(), "Acme", nil); err != nil {
+		t.Fatal(err)
+	}
+}
