@@ -99,23 +99,11 @@ func (s *Organizations) Get(ctx context.Context, id string) (identity.Organizati
 
 // List returns organizations newest first.
 func (s *Organizations) List(ctx context.Context, page ports.Page) ([]identity.Organization, string, error) {
-	limit := clampLimit(page.Limit)
-	after, err := decodeCursor(page.Cursor)
-	if err != nil {
-		return nil, "", err
-	}
 	var rows []orgRow
-	q := s.db.conn(ctx).NewSelect().Model(&rows).OrderExpr("id DESC").Limit(int64(limit + 1))
-	if after != "" {
-		q = q.Where("id < ?", after)
-	}
-	if err := q.Scan(ctx); err != nil {
+	next, err := listPage(ctx, s.db.conn(ctx).NewSelect().Model(&rows), page,
+		func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
+	if err != nil {
 		return nil, "", translate(err, "organization")
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = encodeCursor(rows[limit-1].ID)
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {

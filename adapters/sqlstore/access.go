@@ -1,0 +1,238 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/session"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+type apiKeyRow struct {
+	bun.BaseModel `bun:"table:api_keys"`
+	ID            string     `bun:"id,pk"`
+	OrgID         string     `bun:"org_id"`
+	Name          string     `bun:"name"`
+	Hash          []byte     `bun:"hash"`
+	Last4         string     `bun:"last4"`
+	CreatedBy     string     `bun:"created_by"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	LastUsedAt    *time.Time `bun:"last_used_at"`
+	RevokedAt     *time.Time `bun:"revoked_at"`
+}
+
+func toKeyRow(k apikey.Key) apiKeyRow {
+	return apiKeyRow{ID: k.ID, OrgID: k.OrgID, Name: k.Name, Hash: k.Hash[:], Last4: k.Last4, CreatedBy: k.CreatedBy,
+		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), RevokedAt: utcPtr(k.RevokedAt)}
+}
+
+func toKeyDomain(r apiKeyRow) apikey.Key {
+	k := apikey.Key{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Last4: r.Last4, CreatedBy: r.CreatedBy,
+		CreatedAt: r.CreatedAt.UTC(), LastUsedAt: utcPtr(r.LastUsedAt), RevokedAt: utcPtr(r.RevokedAt)}
+	copy(k.Hash[:], r.Hash)
+	return k
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// APIKeys implements ports.APIKeys.
+type APIKeys struct{ db *DB }
+
+var _ ports.APIKeys = (*APIKeys)(nil)
+
+// NewAPIKeys returns the API keys repository.
+func NewAPIKeys(db *DB) *APIKeys { return &APIKeys{db: db} }
+
+// Create stores a key (its hash, never its plaintext).
+func (s *APIKeys) Create(ctx context.Context, k apikey.Key) error {
+	row := toKeyRow(k)
+	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	return translate(err, "API key")
+}
+
+// List returns an organization's keys, newest first.
+func (s *APIKeys) List(ctx context.Context, orgID string, page ports.Page) ([]apikey.Key, string, error) {
+	var rows []apiKeyRow
+	next, err := listPage(ctx, s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ?", orgID), page,
+		func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
+	if err != nil {
+		return nil, "", translate(err, "API key")
+	}
+	keys := make([]apikey.Key, len(rows))
+	for i, r := range rows {
+		keys[i] = toKeyDomain(r)
+	}
+	return keys, next, nil
+}
+
+// Revoke sets revoked_at once; revoking again returns the key unchanged.
+func (s *APIKeys) Revoke(ctx context.Context, orgID, id string, now time.Time) (apikey.Key, error) {
+	_, err := s.db.conn(ctx).NewUpdate().Model((*apiKeyRow)(nil)).
+		Set("revoked_at = ?", now.UTC()).
+		Where("id = ? AND org_id = ? AND revoked_at IS NULL", id, orgID).Exec(ctx)
+	if err != nil {
+		return apikey.Key{}, translate(err, "API key")
+	}
+	var row apiKeyRow
+	err = s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID).Scan(ctx)
+	return toKeyDomain(row), translate(err, "API key")
+}
+
+// FindByHash looks a key up by the hash of its plaintext (indexed).
+func (s *APIKeys) FindByHash(ctx context.Context, h apikey.Hash) (apikey.Key, error) {
+	var row apiKeyRow
+	err := s.db.conn(ctx).NewSelect().Model(&row).Where("hash = ?", h[:]).Scan(ctx)
+	return toKeyDomain(row), translate(err, "API key")
+}
+
+// TouchLastUsed records use; callers limit it to once a minute per key.
+func (s *APIKeys) TouchLastUsed(ctx context.Context, id string, now time.Time) error {
+	_, err := s.db.conn(ctx).NewUpdate().Model((*apiKeyRow)(nil)).Set("last_used_at = ?", now.UTC()).
+		Where("id = ?", id).Exec(ctx)
+	return translate(err, "API key")
+}
+
+type sessionRow struct {
+	bun.BaseModel   `bun:"table:sessions"`
+	Hash            []byte     `bun:"hash,pk"`
+	UserID          string     `bun:"user_id"`
+	OrgID           string     `bun:"org_id"`
+	CreatedAt       time.Time  `bun:"created_at"`
+	LastSeenAt      time.Time  `bun:"last_seen_at"`
+	IP              string     `bun:"ip"`
+	UserAgent       string     `bun:"user_agent"`
+	ImpersonatedOrg *string    `bun:"impersonated_org"`
+	ImpersonatedAt  *time.Time `bun:"impersonated_at"`
+}
+
+// Sessions implements ports.Sessions.
+type Sessions struct{ db *DB }
+
+var _ ports.Sessions = (*Sessions)(nil)
+
+// NewSessions returns the sessions repository.
+func NewSessions(db *DB) *Sessions { return &Sessions{db: db} }
+
+// Create stores a session under the hash of its token.
+func (s *Sessions) Create(ctx context.Context, ses session.Session) error {
+	row := sessionRow{Hash: ses.Hash[:], UserID: ses.UserID, OrgID: ses.OrgID, CreatedAt: ses.CreatedAt.UTC(),
+		LastSeenAt: ses.LastSeenAt.UTC(), IP: ses.IP, UserAgent: ses.UserAgent}
+	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	return translate(err, "session")
+}
+
+// Get returns a session by hash.
+func (s *Sessions) Get(ctx context.Context, h session.Hash) (session.Session, error) {
+	var row sessionRow
+	if err := s.db.conn(ctx).NewSelect().Model(&row).Where("hash = ?", h[:]).Scan(ctx); err != nil {
+		return session.Session{}, translate(err, "session")
+	}
+	ses := session.Session{Hash: h, UserID: row.UserID, OrgID: row.OrgID, CreatedAt: row.CreatedAt.UTC(),
+		LastSeenAt: row.LastSeenAt.UTC(), IP: row.IP, UserAgent: row.UserAgent, ImpersonatedAt: utcPtr(row.ImpersonatedAt)}
+	if row.ImpersonatedOrg != nil {
+		ses.ImpersonatedOrgID = *row.ImpersonatedOrg
+	}
+	return ses, nil
+}
+
+// Touch slides the idle timeout.
+func (s *Sessions) Touch(ctx context.Context, h session.Hash, now time.Time) error {
+	_, err := s.db.conn(ctx).NewUpdate().Model((*sessionRow)(nil)).Set("last_seen_at = ?", now.UTC()).
+		Where("hash = ?", h[:]).Exec(ctx)
+	return translate(err, "session")
+}
+
+// SetImpersonation starts or ends impersonation on a session.
+func (s *Sessions) SetImpersonation(ctx context.Context, h session.Hash, orgID string, at *time.Time) error {
+	var org *string
+	if orgID != "" {
+		org = &orgID
+	}
+	_, err := s.db.conn(ctx).NewUpdate().Model((*sessionRow)(nil)).
+		Set("impersonated_org = ?", org).Set("impersonated_at = ?", utcPtr(at)).
+		Where("hash = ?", h[:]).Exec(ctx)
+	return translate(err, "session")
+}
+
+// Delete ends a session.
+func (s *Sessions) Delete(ctx context.Context, h session.Hash) error {
+	_, err := s.db.conn(ctx).NewDelete().Model((*sessionRow)(nil)).Where("hash = ?", h[:]).Exec(ctx)
+	return translate(err, "session")
+}
+
+type auditRow struct {
+	bun.BaseModel `bun:"table:audit_log"`
+	ID            string    `bun:"id,pk"`
+	OrgID         string    `bun:"org_id"`
+	ActorUserID   string    `bun:"actor_user_id"`
+	ActorKeyID    string    `bun:"actor_key_id"`
+	Action        string    `bun:"action"`
+	TargetID      string    `bun:"target_id"`
+	IP            string    `bun:"ip"`
+	UserAgent     string    `bun:"user_agent"`
+	At            time.Time `bun:"at"`
+}
+
+// AuditLog implements ports.AuditLog.
+type AuditLog struct{ db *DB }
+
+var _ ports.AuditLog = (*AuditLog)(nil)
+
+// NewAuditLog returns the audit log repository.
+func NewAuditLog(db *DB) *AuditLog { return &AuditLog{db: db} }
+
+// Record appends an entry.
+func (s *AuditLog) Record(ctx context.Context, e identity.AuditEntry) error {
+	row := auditRow{ID: e.ID, OrgID: e.OrgID, ActorUserID: e.ActorUserID, ActorKeyID: e.ActorKeyID, Action: e.Action,
+		TargetID: e.TargetID, IP: e.IP, UserAgent: e.UserAgent, At: e.At.UTC()}
+	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	return translate(err, "audit entry")
+}
+
+// List returns an organization's entries, newest first.
+func (s *AuditLog) List(ctx context.Context, orgID string, page ports.Page) ([]identity.AuditEntry, string, error) {
+	var rows []auditRow
+	next, err := listPage(ctx, s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ?", orgID), page,
+		func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
+	if err != nil {
+		return nil, "", translate(err, "audit entry")
+	}
+	out := make([]identity.AuditEntry, len(rows))
+	for i, r := range rows {
+		out[i] = identity.AuditEntry{ID: r.ID, OrgID: r.OrgID, ActorUserID: r.ActorUserID, ActorKeyID: r.ActorKeyID,
+			Action: r.Action, TargetID: r.TargetID, IP: r.IP, UserAgent: r.UserAgent, At: r.At.UTC()}
+	}
+	return out, next, nil
+}
+
+// listPage runs a newest-first keyset page over a query whose model is a
+// slice of rows with sortable ids. The callbacks let it inspect and trim
+// that slice without knowing its type.
+func listPage(ctx context.Context, q *bun.SelectQuery, page ports.Page, n func() int, idAt func(int) string, trim func(int)) (string, error) {
+	limit := clampLimit(page.Limit)
+	after, err := decodeCursor(page.Cursor)
+	if err != nil {
+		return "", err
+	}
+	if after != "" {
+		q = q.Where("id < ?", after)
+	}
+	if err := q.OrderExpr("id DESC").Limit(int64(limit + 1)).Scan(ctx); err != nil {
+		return "", err
+	}
+	if n() <= limit {
+		return "", nil
+	}
+	trim(limit)
+	return encodeCursor(idAt(limit - 1)), nil
+}

@@ -1,0 +1,92 @@
+package identity
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain"
+)
+
+// Method is how a request authenticated.
+type Method string
+
+const (
+	ByAPIKey  Method = "api_key"
+	BySession Method = "session"
+)
+
+// Principal is who is making a request, as every use case sees it. For an
+// impersonating staff member, OrgID and Products are the impersonated
+// organization's and Role is admin there.
+type Principal struct {
+	Method   Method
+	OrgID    string
+	Products []Product
+	UserID   string // sessions; the key's creator for API keys
+	KeyID    string // API keys only
+	Role     Role   // empty for API keys: keys act for the organization, not as a person
+	IsStaff  bool
+	// Impersonation: the staff member's own organization while acting as OrgID.
+	Impersonating  bool
+	HomeOrgID      string
+	ImpersonatedAt *time.Time
+	// SessionHash identifies the session (sessions only), for logout and
+	// impersonation changes.
+	SessionHash [32]byte
+}
+
+// Entitled checks that the principal may use a product: the organization
+// must be provisioned for it. Staff bypass the check, except while
+// impersonating, when the customer's entitlements apply exactly.
+func (p Principal) Entitled(product Product) error {
+	if p.IsStaff && !p.Impersonating {
+		return nil
+	}
+	if slices.Contains(p.Products, product) {
+		return nil
+	}
+	return domain.Errorf(domain.ErrForbidden, "forbidden_entitlement_missing",
+		"Your organization is not provisioned for the %s product.", product)
+}
+
+// CanManageKeys allows an organization admin on a cookie session (a staff
+// member impersonating counts as admin of that organization). API keys
+// cannot manage keys.
+func (p Principal) CanManageKeys() error {
+	if p.Method != BySession {
+		return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "API keys cannot manage API keys; use the dashboard.")
+	}
+	if p.Role != Admin {
+		return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "Only organization admins can manage API keys.")
+	}
+	return nil
+}
+
+// CanImpersonate allows staff on a cookie session.
+func (p Principal) CanImpersonate() error {
+	if p.Method != BySession || !p.IsStaff {
+		return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "Only service staff can impersonate an organization.")
+	}
+	return nil
+}
+
+// CanListOrganizations allows staff outside impersonation.
+func (p Principal) CanListOrganizations() error {
+	if p.Method != BySession || !p.IsStaff || p.Impersonating {
+		return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "Only service staff can list organizations.")
+	}
+	return nil
+}
+
+// AuditEntry records a security-relevant action.
+type AuditEntry struct {
+	ID          string
+	OrgID       string
+	ActorUserID string
+	ActorKeyID  string
+	Action      string // login, login_failed, logout, api_key.create, api_key.revoke, impersonation.start, impersonation.stop
+	TargetID    string
+	IP          string
+	UserAgent   string
+	At          time.Time
+}

@@ -1,0 +1,38 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/session"
+)
+
+// APIKeys stores API keys by the SHA-256 of their plaintext.
+type APIKeys interface {
+	Create(ctx context.Context, k apikey.Key) error
+	List(ctx context.Context, orgID string, page Page) (keys []apikey.Key, next string, err error)
+	// Revoke sets revoked_at if unset and returns the key; another
+	// organization's key is not found.
+	Revoke(ctx context.Context, orgID, id string, now time.Time) (apikey.Key, error)
+	// FindByHash returns the key with that hash, revoked or not.
+	FindByHash(ctx context.Context, h apikey.Hash) (apikey.Key, error)
+	TouchLastUsed(ctx context.Context, id string, now time.Time) error
+}
+
+// Sessions stores dashboard sessions by the SHA-256 of their token.
+type Sessions interface {
+	Create(ctx context.Context, s session.Session) error
+	Get(ctx context.Context, h session.Hash) (session.Session, error)
+	Touch(ctx context.Context, h session.Hash, now time.Time) error
+	// SetImpersonation starts (orgID set) or ends (orgID "") impersonation.
+	SetImpersonation(ctx context.Context, h session.Hash, orgID string, at *time.Time) error
+	Delete(ctx context.Context, h session.Hash) error
+}
+
+// AuditLog keeps security-relevant actions.
+type AuditLog interface {
+	Record(ctx context.Context, e identity.AuditEntry) error
+	List(ctx context.Context, orgID string, page Page) (entries []identity.AuditEntry, next string, err error)
+}
