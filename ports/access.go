@@ -13,9 +13,9 @@ import (
 type APIKeys interface {
 	Create(ctx context.Context, k apikey.Key) error
 	List(ctx context.Context, orgID string, page Page) (keys []apikey.Key, next string, err error)
-	// Revoke sets revoked_at if unset and returns the key; another
-	// organization's key is not found.
-	Revoke(ctx context.Context, orgID, id string, now time.Time) (apikey.Key, error)
+	// Revoke sets revoked_at if unset and returns the key and whether this
+	// call revoked it; another organization's key is not found.
+	Revoke(ctx context.Context, orgID, id string, now time.Time) (k apikey.Key, changed bool, err error)
 	// FindByHash returns the key with that hash, revoked or not.
 	FindByHash(ctx context.Context, h apikey.Hash) (apikey.Key, error)
 	TouchLastUsed(ctx context.Context, id string, now time.Time) error

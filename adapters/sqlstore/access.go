@@ -76,16 +76,17 @@ func (s *APIKeys) List(ctx context.Context, orgID string, page ports.Page) ([]ap
 }
 
 // Revoke sets revoked_at once; revoking again returns the key unchanged.
-func (s *APIKeys) Revoke(ctx context.Context, orgID, id string, now time.Time) (apikey.Key, error) {
-	_, err := s.db.conn(ctx).NewUpdate().Model((*apiKeyRow)(nil)).
+func (s *APIKeys) Revoke(ctx context.Context, orgID, id string, now time.Time) (apikey.Key, bool, error) {
+	res, err := s.db.conn(ctx).NewUpdate().Model((*apiKeyRow)(nil)).
 		Set("revoked_at = ?", now.UTC()).
 		Where("id = ? AND org_id = ? AND revoked_at IS NULL", id, orgID).Exec(ctx)
 	if err != nil {
-		return apikey.Key{}, translate(err, "API key")
+		return apikey.Key{}, false, translate(err, "API key")
 	}
+	changed, _ := res.RowsAffected()
 	var row apiKeyRow
 	err = s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID).Scan(ctx)
-	return toKeyDomain(row), translate(err, "API key")
+	return toKeyDomain(row), changed > 0, translate(err, "API key")
 }
 
 // FindByHash looks a key up by the hash of its plaintext (indexed).

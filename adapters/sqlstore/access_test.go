@@ -58,16 +58,16 @@ func TestAPIKeys_contract(t *testing.T) {
 		if got, _ := keys.FindByHash(ctx, k.Hash); got.LastUsedAt == nil || !got.LastUsedAt.Equal(now.Add(time.Minute)) {
 			t.Fatalf("last_used_at = %v", got.LastUsedAt)
 		}
-		if _, err := keys.Revoke(ctx, other.ID, k.ID, now); !errors.Is(err, domain.ErrNotFound) {
+		if _, _, err := keys.Revoke(ctx, other.ID, k.ID, now); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("revoke through another org: %v, want not found", err)
 		}
-		revoked, err := keys.Revoke(ctx, org.ID, k.ID, now.Add(time.Hour))
-		if err != nil || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(now.Add(time.Hour)) {
-			t.Fatalf("Revoke = %+v, %v", revoked, err)
+		revoked, changed, err := keys.Revoke(ctx, org.ID, k.ID, now.Add(time.Hour))
+		if err != nil || !changed || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(now.Add(time.Hour)) {
+			t.Fatalf("Revoke = %+v, %v, %v", revoked, changed, err)
 		}
-		again, err := keys.Revoke(ctx, org.ID, k.ID, now.Add(2*time.Hour))
-		if err != nil || !again.RevokedAt.Equal(now.Add(time.Hour)) {
-			t.Fatalf("second revoke changed revoked_at: %+v, %v", again.RevokedAt, err)
+		again, changed, err := keys.Revoke(ctx, org.ID, k.ID, now.Add(2*time.Hour))
+		if err != nil || changed || !again.RevokedAt.Equal(now.Add(time.Hour)) {
+			t.Fatalf("second revoke changed revoked_at: %+v, %v, %v", again.RevokedAt, changed, err)
 		}
 		if got, _ := keys.FindByHash(ctx, k.Hash); !got.Revoked() {
 			t.Fatal("revoked key found as not revoked")

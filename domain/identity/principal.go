@@ -78,6 +78,12 @@ func (p Principal) CanListOrganizations() error {
 	return nil
 }
 
+// Client describes where a request came from, for the audit log.
+type Client struct {
+	IP        string
+	UserAgent string
+}
+
 // AuditEntry records a security-relevant action.
 type AuditEntry struct {
 	ID          string

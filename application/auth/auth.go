@@ -1,0 +1,352 @@
+// Package auth authenticates callers (API keys and dashboard sessions),
+// signs people in and out, and lets staff impersonate an organization. It
+// returns the identity.Principal that every other use case is given.
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/session"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Service is the authentication use cases.
+type Service struct {
+	orgs     ports.Organizations
+	users    ports.Users
+	keys     ports.APIKeys
+	sessions ports.Sessions
+	audit    ports.AuditLog
+	clock    ports.Clock
+	throttle *Throttle
+	log      *slog.Logger
+}
+
+// NewService returns the auth service.
+func NewService(orgs ports.Organizations, users ports.Users, keys ports.APIKeys, sessions ports.Sessions,
+	audit ports.AuditLog, clock ports.Clock, throttle *Throttle, log *slog.Logger) *Service {
+	return &Service{orgs: orgs, users: users, keys: keys, sessions: sessions, audit: audit, clock: clock, throttle: throttle, log: log}
+}
+
+var (
+	errInvalidKey      = domain.Errorf(domain.ErrUnauthenticated, "invalid_api_key", "The API key is not valid.")
+	errUnauthenticated = domain.Errorf(domain.ErrUnauthenticated, "unauthenticated", "Sign in again: the session is missing or expired.")
+	errBadCredentials  = domain.Errorf(domain.ErrUnauthenticated, "invalid_credentials", "The email or password is wrong.")
+)
+
+// AuthenticateKey turns a presented API key into a principal. Malformed
+// keys are refused before any database read; revoked and unknown keys get
+// the same answer. Nothing is cached, so a revocation applies on the very
+// next request on every node.
+func (s *Service) AuthenticateKey(ctx context.Context, plaintext string) (identity.Principal, error) {
+	if err := apikey.Validate(plaintext); err != nil {
+		return identity.Principal{}, errInvalidKey
+	}
+	k, err := s.keys.FindByHash(ctx, apikey.HashOf(plaintext))
+	if errors.Is(err, domain.ErrNotFound) {
+		return identity.Principal{}, errInvalidKey
+	}
+	if err != nil {
+		return identity.Principal{}, fmt.Errorf("find API key: %w", err)
+	}
+	if k.Revoked() {
+		return identity.Principal{}, errInvalidKey
+	}
+	org, err := s.orgs.Get(ctx, k.OrgID)
+	if err != nil {
+		return identity.Principal{}, fmt.Errorf("load organization of key %s: %w", k.ID, err)
+	}
+	if now := s.clock.Now(); k.LastUsedStale(now) {
+		if err := s.keys.TouchLastUsed(ctx, k.ID, now); err != nil {
+			s.log.WarnContext(ctx, "record API key use", "key_id", k.ID, "error", err)
+		}
+	}
+	return identity.Principal{Method: identity.ByAPIKey, OrgID: org.ID, Products: org.Products, KeyID: k.ID, UserID: k.CreatedBy}, nil
+}
+
+// AuthenticateSession turns a session cookie into a principal, sliding
+// its idle timeout. Expired sessions are deleted.
+func (s *Service) AuthenticateSession(ctx context.Context, token string) (identity.Principal, error) {
+	if !session.ValidToken(token) {
+		return identity.Principal{}, errUnauthenticated
+	}
+	h := session.HashOf(token)
+	ses, err := s.sessions.Get(ctx, h)
+	if errors.Is(err, domain.ErrNotFound) {
+		return identity.Principal{}, errUnauthenticated
+	}
+	if err != nil {
+		return identity.Principal{}, fmt.Errorf("find session: %w", err)
+	}
+	now := s.clock.Now()
+	if ses.Expired(now) {
+		if err := s.sessions.Delete(ctx, h); err != nil {
+			s.log.WarnContext(ctx, "delete expired session", "error", err)
+		}
+		return identity.Principal{}, errUnauthenticated
+	}
+	user, err := s.users.Get(ctx, ses.UserID)
+	if err != nil {
+		return identity.Principal{}, fmt.Errorf("load session user: %w", err)
+	}
+	p, err := s.principalFor(ctx, user, ses)
+	if err != nil {
+		return identity.Principal{}, err
+	}
+	if ses.NeedsTouch(now) {
+		if err := s.sessions.Touch(ctx, h, now); err != nil {
+			s.log.WarnContext(ctx, "touch session", "error", err)
+		}
+	}
+	return p, nil
+}
+
+// principalFor builds a session principal; while impersonating, the
+// impersonated organization and its entitlements apply, as its admin.
+func (s *Service) principalFor(ctx context.Context, user identity.User, ses session.Session) (identity.Principal, error) {
+	p := identity.Principal{Method: identity.BySession, UserID: user.ID, Role: user.Role, IsStaff: user.IsStaff,
+		OrgID: user.OrgID, HomeOrgID: user.OrgID, SessionHash: ses.Hash}
+	orgID := user.OrgID
+	if ses.Impersonating() && user.IsStaff {
+		orgID = ses.ImpersonatedOrgID
+		p.Impersonating, p.ImpersonatedAt, p.Role, p.OrgID = true, ses.ImpersonatedAt, identity.Admin, orgID
+	}
+	org, err := s.orgs.Get(ctx, orgID)
+	if err != nil {
+		return identity.Principal{}, fmt.Errorf("load organization %s: %w", orgID, err)
+	}
+	p.Products = org.Products
+	return p, nil
+}
+
+// Me is who a session belongs to, as /auth/me shows it.
+type Me struct {
+	User         identity.User
+	Organization identity.Organization // the effective one (impersonated while impersonating)
+	Principal    identity.Principal
+}
+
+// Login checks an email and password and starts a session. Unknown emails
+// and wrong passwords take the same time and get the same answer;
+// repeated failures are throttled.
+func (s *Service) Login(ctx context.Context, email, password string, c identity.Client) (Me, string, error) {
+	if wait := s.throttle.Wait(email, c.IP, s.clock.Now()); wait > 0 {
+		return Me{}, "", &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited",
+			Message: "Too many failed sign-ins; try again later.", RetryAfter: int(wait.Seconds() + 1)}
+	}
+	normalized, _ := identity.NormalizeEmail(email)
+	user, err := s.users.GetByEmail(ctx, normalized)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return Me{}, "", fmt.Errorf("find user: %w", err)
+	}
+	hash := identity.DummyHash
+	if err == nil {
+		hash = user.PasswordHash
+	}
+	ok, checkErr := identity.CheckPassword(hash, password)
+	if err != nil || !ok || checkErr != nil {
+		s.throttle.Fail(email, c.IP, s.clock.Now())
+		s.record(ctx, identity.AuditEntry{OrgID: user.OrgID, ActorUserID: user.ID, Action: "login_failed"}, c)
+		return Me{}, "", errBadCredentials
+	}
+	s.throttle.Succeed(email)
+	now := s.clock.Now()
+	ses, token := session.New(user.ID, user.OrgID, now)
+	ses.IP, ses.UserAgent = c.IP, truncate(c.UserAgent, 512)
+	if err := s.sessions.Create(ctx, ses); err != nil {
+		return Me{}, "", fmt.Errorf("create session: %w", err)
+	}
+	s.record(ctx, identity.AuditEntry{OrgID: user.OrgID, ActorUserID: user.ID, Action: "login"}, c)
+	me, err := s.me(ctx, user, ses)
+	return me, token, err
+}
+
+// Me returns the signed-in user and their effective organization.
+func (s *Service) Me(ctx context.Context, p identity.Principal) (Me, error) {
+	if p.Method != identity.BySession {
+		return Me{}, errUnauthenticated
+	}
+	user, err := s.users.Get(ctx, p.UserID)
+	if err != nil {
+		return Me{}, err
+	}
+	ses, err := s.sessions.Get(ctx, p.SessionHash)
+	if err != nil {
+		return Me{}, errUnauthenticated
+	}
+	return s.me(ctx, user, ses)
+}
+
+func (s *Service) me(ctx context.Context, user identity.User, ses session.Session) (Me, error) {
+	p, err := s.principalFor(ctx, user, ses)
+	if err != nil {
+		return Me{}, err
+	}
+	org, err := s.orgs.Get(ctx, p.OrgID)
+	if err != nil {
+		return Me{}, err
+	}
+	return Me{User: user, Organization: org, Principal: p}, nil
+}
+
+// Logout deletes the session server-side.
+func (s *Service) Logout(ctx context.Context, p identity.Principal, c identity.Client) error {
+	if p.Method != identity.BySession {
+		return errUnauthenticated
+	}
+	if err := s.sessions.Delete(ctx, p.SessionHash); err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	s.record(ctx, identity.AuditEntry{OrgID: p.HomeOrgID, ActorUserID: p.UserID, Action: "logout"}, c)
+	return nil
+}
+
+// Impersonate lets a staff member act as another organization.
+func (s *Service) Impersonate(ctx context.Context, p identity.Principal, orgID string, c identity.Client) (Me, error) {
+	if err := p.CanImpersonate(); err != nil {
+		return Me{}, err
+	}
+	if _, err := s.orgs.Get(ctx, orgID); err != nil {
+		return Me{}, err
+	}
+	now := s.clock.Now()
+	if err := s.sessions.SetImpersonation(ctx, p.SessionHash, orgID, &now); err != nil {
+		return Me{}, fmt.Errorf("start impersonation: %w", err)
+	}
+	// Recorded in both organizations' logs: the staff member's and the customer's.
+	s.record(ctx, identity.AuditEntry{OrgID: orgID, ActorUserID: p.UserID, Action: "impersonation.start", TargetID: orgID}, c)
+	if p.HomeOrgID != orgID {
+		s.record(ctx, identity.AuditEntry{OrgID: p.HomeOrgID, ActorUserID: p.UserID, Action: "impersonation.start", TargetID: orgID}, c)
+	}
+	p.Impersonating = true
+	return s.Me(ctx, p)
+}
+
+// StopImpersonating returns a staff member to their own organization.
+func (s *Service) StopImpersonating(ctx context.Context, p identity.Principal, c identity.Client) (Me, error) {
+	if err := p.CanImpersonate(); err != nil {
+		return Me{}, err
+	}
+	if p.Impersonating {
+		if err := s.sessions.SetImpersonation(ctx, p.SessionHash, "", nil); err != nil {
+			return Me{}, fmt.Errorf("stop impersonation: %w", err)
+		}
+		s.record(ctx, identity.AuditEntry{OrgID: p.OrgID, ActorUserID: p.UserID, Action: "impersonation.stop", TargetID: p.OrgID}, c)
+		if p.HomeOrgID != p.OrgID {
+			s.record(ctx, identity.AuditEntry{OrgID: p.HomeOrgID, ActorUserID: p.UserID, Action: "impersonation.stop", TargetID: p.OrgID}, c)
+		}
+	}
+	return s.Me(ctx, p)
+}
+
+// ListOrganizations is the staff view of every organization.
+func (s *Service) ListOrganizations(ctx context.Context, p identity.Principal, page ports.Page) ([]identity.Organization, string, error) {
+	if err := p.CanListOrganizations(); err != nil {
+		return nil, "", err
+	}
+	return s.orgs.List(ctx, page)
+}
+
+// record writes an audit entry; a failure is logged, not returned, so an
+// audit hiccup never signs someone out.
+func (s *Service) record(ctx context.Context, e identity.AuditEntry, c identity.Client) {
+	e.ID, e.IP, e.UserAgent, e.At = id.New("aud"), c.IP, truncate(c.UserAgent, 512), s.clock.Now()
+	if e.OrgID == "" {
+		return // a failed login for an unknown email belongs to no organization
+	}
+	if err := s.audit.Record(ctx, e); err != nil {
+		s.log.ErrorContext(ctx, "write audit entry", "action", e.Action, "error", err)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// Throttle counts failed sign-ins per email and per IP address in memory
+// (per node, like the rate limits) and makes callers wait after too many.
+type Throttle struct {
+	mu       chan struct{}
+	failures map[string][]time.Time
+	max      int
+	window   time.Duration
+}
+
+// NewThrottle allows max failures per key within window.
+func NewThrottle(max int, window time.Duration) *Throttle {
+	return &Throttle{mu: make(chan struct{}, 1), failures: map[string][]time.Time{}, max: max, window: window}
+}
+
+// DefaultThrottle allows 5 failures a quarter hour per email and per IP.
+func DefaultThrottle() *Throttle { return NewThrottle(5, 15*time.Minute) }
+
+func (t *Throttle) lock()   { t.mu <- struct{}{} }
+func (t *Throttle) unlock() { <-t.mu }
+
+func keysFor(email, ip string) []string {
+	normalized, _ := identity.NormalizeEmail(email)
+	return []string{"email:" + normalized, "ip:" + ip}
+}
+
+// Wait returns how long a login must wait; zero when it may proceed.
+func (t *Throttle) Wait(email, ip string, now time.Time) time.Duration {
+	t.lock()
+	defer t.unlock()
+	var wait time.Duration
+	for _, k := range keysFor(email, ip) {
+		recent := t.prune(k, now)
+		if len(recent) >= t.max {
+			if w := recent[0].Add(t.window).Sub(now); w > wait {
+				wait = w
+			}
+		}
+	}
+	return wait
+}
+
+// Fail records a failed attempt.
+func (t *Throttle) Fail(email, ip string, now time.Time) {
+	t.lock()
+	defer t.unlock()
+	for _, k := range keysFor(email, ip) {
+		t.failures[k] = append(t.prune(k, now), now)
+	}
+	if len(t.failures) > 100_000 { // bound memory under a spray of addresses
+		for k := range t.failures {
+			t.prune(k, now)
+		}
+	}
+}
+
+// Succeed forgets the failures of an email after a good login.
+func (t *Throttle) Succeed(email string) {
+	t.lock()
+	defer t.unlock()
+	delete(t.failures, keysFor(email, "")[0])
+}
+
+func (t *Throttle) prune(k string, now time.Time) []time.Time {
+	list := t.failures[k]
+	i := 0
+	for i < len(list) && now.Sub(list[i]) >= t.window {
+		i++
+	}
+	list = list[i:]
+	if len(list) == 0 {
+		delete(t.failures, k)
+		return nil
+	}
+	t.failures[k] = list
+	return list
+}

@@ -1,0 +1,232 @@
+package auth_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/session"
+	"github.com/tabnorm/tabnorm/test/mocks"
+)
+
+var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+
+type fixture struct {
+	orgs     *mocks.Organizations
+	users    *mocks.Users
+	keys     *mocks.APIKeys
+	sessions *mocks.Sessions
+	audit    *mocks.AuditLog
+	svc      *auth.Service
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	f := fixture{orgs: mocks.NewOrganizations(t), users: mocks.NewUsers(t), keys: mocks.NewAPIKeys(t),
+		sessions: mocks.NewSessions(t), audit: mocks.NewAuditLog(t)}
+	clock := mocks.NewClock(t)
+	clock.EXPECT().Now().Return(now).Maybe()
+	f.svc = auth.NewService(f.orgs, f.users, f.keys, f.sessions, f.audit, clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
+	return f
+}
+
+// TestPolicy covers staff/non-staff × impersonating/not × product
+// provisioned/not × role, through session authentication with the
+// repositories mocked: what may the resulting principal do?
+func TestPolicy(t *testing.T) {
+	t.Parallel()
+	for _, staff := range []bool{false, true} {
+		for _, impersonating := range []bool{false, true} {
+			for _, provisioned := range []bool{false, true} {
+				for _, role := range []identity.Role{identity.Member, identity.Admin} {
+					name := fmt.Sprintf("staff=%v/impersonating=%v/provisioned=%v/role=%s", staff, impersonating, provisioned, role)
+					t.Run(name, func(t *testing.T) {
+						t.Parallel()
+						f := newFixture(t)
+						home := identity.Organization{ID: "org_home", Products: []identity.Product{identity.Normalize, identity.Connect}}
+						customer := identity.Organization{ID: "org_customer"}
+						if provisioned {
+							customer.Products = []identity.Product{identity.Connect}
+						}
+						user := identity.User{ID: "usr_1", OrgID: home.ID, Role: role, IsStaff: staff}
+						if !staff { // a non-staff user's own organization is the one whose entitlements are tested
+							home.Products = customer.Products
+						}
+						ses, token := session.New(user.ID, home.ID, now.Add(-time.Hour))
+						ses.LastSeenAt = now
+						if impersonating {
+							at := now.Add(-time.Minute)
+							ses.ImpersonatedOrgID, ses.ImpersonatedAt = customer.ID, &at
+						}
+						f.sessions.EXPECT().Get(mock.Anything, session.HashOf(token)).Return(ses, nil)
+						f.users.EXPECT().Get(mock.Anything, user.ID).Return(user, nil)
+						f.orgs.EXPECT().Get(mock.Anything, home.ID).Return(home, nil).Maybe()
+						f.orgs.EXPECT().Get(mock.Anything, customer.ID).Return(customer, nil).Maybe()
+
+						p, err := f.svc.AuthenticateSession(context.Background(), token)
+						if err != nil {
+							t.Fatal(err)
+						}
+						actingAsCustomer := staff && impersonating
+						wantEntitled := (staff && !impersonating) || provisioned
+						if err := p.Entitled(identity.Connect); (err == nil) != wantEntitled {
+							t.Errorf("Entitled(connect) = %v, want allowed=%v", err, wantEntitled)
+						} else if err != nil && domain.CodeOf(err) != "forbidden_entitlement_missing" {
+							t.Errorf("code %q", domain.CodeOf(err))
+						}
+						wantKeys := role == identity.Admin || actingAsCustomer
+						if err := p.CanManageKeys(); (err == nil) != wantKeys {
+							t.Errorf("CanManageKeys = %v, want allowed=%v", err, wantKeys)
+						} else if err != nil && domain.CodeOf(err) != "insufficient_permissions" {
+							t.Errorf("code %q", domain.CodeOf(err))
+						}
+						if err := p.CanImpersonate(); (err == nil) != staff {
+							t.Errorf("CanImpersonate = %v, want allowed=%v", err, staff)
+						}
+						if actingAsCustomer && p.OrgID != customer.ID {
+							t.Errorf("impersonating staff acts for %s, want %s", p.OrgID, customer.ID)
+						}
+						if !actingAsCustomer && p.OrgID != home.ID {
+							t.Errorf("principal acts for %s, want own org %s", p.OrgID, home.ID)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func TestAuthenticateKey(t *testing.T) {
+	t.Parallel()
+	org := identity.Organization{ID: "org_1", Products: []identity.Product{identity.Normalize}}
+	t.Run("malformed_key_needs_no_database", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t) // no expectations: any repository call fails the test
+		for _, k := range []string{"", "svc_live_short", "Bearer x", apikey.Generate()[:apikey.Length-1] + "!"} {
+			if _, err := f.svc.AuthenticateKey(context.Background(), k); domain.CodeOf(err) != "invalid_api_key" {
+				t.Errorf("%q: %v", k, err)
+			}
+		}
+	})
+	t.Run("revoked_key_is_invalid", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		plain := apikey.Generate()
+		k := apikey.Key{ID: "key_1", OrgID: org.ID}
+		k.Revoke(now)
+		f.keys.EXPECT().FindByHash(mock.Anything, apikey.HashOf(plain)).Return(k, nil)
+		if _, err := f.svc.AuthenticateKey(context.Background(), plain); domain.CodeOf(err) != "invalid_api_key" {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("unknown_key_is_invalid", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.keys.EXPECT().FindByHash(mock.Anything, mock.Anything).Return(apikey.Key{}, domain.NotFound("API key"))
+		if _, err := f.svc.AuthenticateKey(context.Background(), apikey.Generate()); domain.CodeOf(err) != "invalid_api_key" {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("valid_key_records_use_at_most_once_a_minute", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		plain := apikey.Generate()
+		recent := now.Add(-10 * time.Second)
+		f.keys.EXPECT().FindByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, nil).Once()
+		f.orgs.EXPECT().Get(mock.Anything, org.ID).Return(org, nil)
+		p, err := f.svc.AuthenticateKey(context.Background(), plain)
+		if err != nil || p.Method != identity.ByAPIKey || p.KeyID != "key_1" || p.OrgID != org.ID || p.Role != "" {
+			t.Fatalf("principal = %+v, %v", p, err)
+		}
+		// Used long ago: the use is recorded.
+		old := now.Add(-time.Hour)
+		f.keys.EXPECT().FindByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &old}, nil).Once()
+		f.keys.EXPECT().TouchLastUsed(mock.Anything, "key_1", now).Return(nil).Once()
+		if _, err := f.svc.AuthenticateKey(context.Background(), plain); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestLogin(t *testing.T) {
+	t.Parallel()
+	hash, err := identity.HashPassword("right-password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := identity.User{ID: "usr_1", OrgID: "org_1", Email: "ann@acme.test", Role: identity.Admin, PasswordHash: hash}
+	org := identity.Organization{ID: "org_1"}
+	client := identity.Client{IP: "198.51.100.7", UserAgent: "test"}
+
+	t.Run("unknown_email_and_wrong_password_answer_alike", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.users.EXPECT().GetByEmail(mock.Anything, "nobody@acme.test").Return(identity.User{}, domain.NotFound("user"))
+		f.users.EXPECT().GetByEmail(mock.Anything, "ann@acme.test").Return(user, nil)
+		f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool { return e.Action == "login_failed" })).Return(nil)
+		_, _, err1 := f.svc.Login(context.Background(), "nobody@acme.test", "right-password", client)
+		_, _, err2 := f.svc.Login(context.Background(), "ann@acme.test", "wrong-password", client)
+		if domain.CodeOf(err1) != "invalid_credentials" || err1.Error() != err2.Error() {
+			t.Fatalf("answers differ: %v / %v", err1, err2)
+		}
+	})
+	t.Run("good_login_creates_a_session_and_audits", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.users.EXPECT().GetByEmail(mock.Anything, "ann@acme.test").Return(user, nil)
+		var created session.Session
+		f.sessions.EXPECT().Create(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, s session.Session) error {
+			created = s
+			return nil
+		})
+		f.orgs.EXPECT().Get(mock.Anything, "org_1").Return(org, nil)
+		f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool {
+			return e.Action == "login" && e.IP == client.IP && e.ActorUserID == user.ID
+		})).Return(nil)
+		me, token, err := f.svc.Login(context.Background(), " Ann@Acme.test", "right-password", client)
+		if err != nil || me.User.ID != user.ID || created.Hash != session.HashOf(token) || created.UserID != user.ID {
+			t.Fatalf("Login = %+v, %v", me, err)
+		}
+	})
+	t.Run("repeated_failures_are_throttled", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.users.EXPECT().GetByEmail(mock.Anything, "ann@acme.test").Return(user, nil).Times(5)
+		f.audit.EXPECT().Record(mock.Anything, mock.Anything).Return(nil).Times(5)
+		for range 5 {
+			if _, _, err := f.svc.Login(context.Background(), "ann@acme.test", "guess", client); domain.CodeOf(err) != "invalid_credentials" {
+				t.Fatal(err)
+			}
+		}
+		_, _, err := f.svc.Login(context.Background(), "ann@acme.test", "right-password", client)
+		var coded *domain.Error
+		if domain.CodeOf(err) != "rate_limited" || !asCoded(err, &coded) || coded.RetryAfter <= 0 {
+			t.Fatalf("sixth attempt: %v", err)
+		}
+	})
+}
+
+func asCoded(err error, target **domain.Error) bool {
+	e, ok := err.(*domain.Error)
+	*target = e
+	return ok
+}
+
+func TestAuthenticateSession_expiredIsDeleted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ses, token := session.New("usr_1", "org_1", now.Add(-13*time.Hour))
+	f.sessions.EXPECT().Get(mock.Anything, ses.Hash).Return(ses, nil)
+	f.sessions.EXPECT().Delete(mock.Anything, ses.Hash).Return(nil)
+	if _, err := f.svc.AuthenticateSession(context.Background(), token); domain.CodeOf(err) != "unauthenticated" {
+		t.Fatalf("err = %v", err)
+	}
+}
