@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -47,7 +48,8 @@ type Config struct {
 	WebhookAllowPrivate bool
 
 	LogLevel  slog.Level
-	LogFormat string // text | json
+	LogFormat string    // text | json
+	LogOutput io.Writer // stderr when nil; not a setting, tests capture logs with it
 }
 
 // Setting documents one TABNORM_ variable: the README's table is written
@@ -98,9 +100,10 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	}
 	p := parser{getenv: getenv}
 	c := Config{
-		Database:     sqlstore.Config{URL: p.str("TABNORM_DATABASE_URL", "sqlite://./data/tabnorm.db")},
-		BlobURL:      p.str("TABNORM_BLOB_URL", "file://./data/blobs"),
-		HTTP:         httpapi.Config{Addr: p.str("TABNORM_HTTP_ADDR", ":8080"), ShutdownTimeout: p.duration("TABNORM_SHUTDOWN_TIMEOUT", 20*time.Second)},
+		Database: sqlstore.Config{URL: p.str("TABNORM_DATABASE_URL", "sqlite://./data/tabnorm.db")},
+		BlobURL:  p.str("TABNORM_BLOB_URL", "file://./data/blobs"),
+		HTTP: httpapi.Config{Addr: p.str("TABNORM_HTTP_ADDR", ":8080"), ShutdownTimeout: p.duration("TABNORM_SHUTDOWN_TIMEOUT", 20*time.Second),
+			RateLimit: httpapi.RateLimit{PerSecond: p.number("TABNORM_RATE_LIMIT_PER_SECOND", 20), Burst: p.integer("TABNORM_RATE_LIMIT_BURST", 100, 1, 1_000_000)}},
 		BaseURL:      p.str("TABNORM_BASE_URL", ""),
 		DashboardURL: p.str("TABNORM_DASHBOARD_URL", ""),
 
@@ -154,6 +157,7 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	}
 	c.DashboardURL = strings.TrimRight(c.DashboardURL, "/")
 	c.CookieSecure = p.boolean("TABNORM_COOKIE_SECURE", strings.HasPrefix(c.BaseURL, "https://"))
+	c.HTTP.CookieSecure = c.CookieSecure
 	if key := p.str("TABNORM_LICENSE_PUBLIC_KEY", ""); key != "" {
 		raw, err := base64.StdEncoding.DecodeString(key)
 		if err != nil || len(raw) != 32 {

@@ -2,10 +2,12 @@ package bootstrap
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
@@ -15,6 +17,9 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/application/accounts"
+	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/domain/license"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -42,9 +47,13 @@ var fxLogs = fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
 
 func newLogger(cfg Config) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
-	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
+	var w io.Writer = os.Stderr
+	if cfg.LogOutput != nil {
+		w = cfg.LogOutput
+	}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if cfg.LogFormat == "json" {
-		h = slog.NewJSONHandler(os.Stderr, opts)
+		h = slog.NewJSONHandler(w, opts)
 	}
 	log := slog.New(h)
 	slog.SetDefault(log)
@@ -58,6 +67,9 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewTransactor, fx.As(new(ports.Transactor))),
 		fx.Annotate(sqlstore.NewOrganizations, fx.As(new(ports.Organizations))),
 		fx.Annotate(sqlstore.NewUsers, fx.As(new(ports.Users))),
+		fx.Annotate(sqlstore.NewAPIKeys, fx.As(new(ports.APIKeys))),
+		fx.Annotate(sqlstore.NewSessions, fx.As(new(ports.Sessions))),
+		fx.Annotate(sqlstore.NewAuditLog, fx.As(new(ports.AuditLog))),
 	),
 )
 
@@ -70,8 +82,30 @@ func openStore(lc fx.Lifecycle, cfg Config) (*sqlstore.DB, error) {
 	return db, nil
 }
 
-// Accounts provides the accounts service.
-var Accounts = fx.Module("accounts", fx.Provide(accounts.NewService))
+// Accounts provides the accounts, authentication and key services.
+var Accounts = fx.Module("accounts", fx.Provide(
+	accounts.NewService,
+	auth.NewService,
+	auth.DefaultThrottle,
+	keys.NewService,
+	newLicenseGate,
+))
+
+// newLicenseGate reads the license once at start; a required license that
+// is missing or invalid is logged, and every gated request says why.
+func newLicenseGate(cfg Config, log *slog.Logger) (license.Gate, error) {
+	token := cfg.LicenseToken
+	if token == "" && cfg.LicenseFile != "" {
+		b, err := os.ReadFile(cfg.LicenseFile)
+		if err != nil {
+			return license.Gate{}, fmt.Errorf("TABNORM_LICENSE_FILE: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	gate := license.NewGate(cfg.LicenseRequired, token, ed25519.PublicKey(cfg.LicensePublicKey))
+	log.Info(gate.Describe())
+	return gate, nil
+}
 
 // HTTP provides the API server and runs it for the app's lifetime.
 var HTTP = fx.Module("httpapi",
@@ -79,8 +113,20 @@ var HTTP = fx.Module("httpapi",
 	fx.Invoke(func(*httpapi.API) {}),
 )
 
-func newAPI(lc fx.Lifecycle, cfg Config, log *slog.Logger, db *sqlstore.DB, out Output, _ Migrated) *httpapi.API {
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: db})
+// apiDeps gathers what the router needs.
+type apiDeps struct {
+	fx.In
+	Log     *slog.Logger
+	DB      *sqlstore.DB
+	Auth    *auth.Service
+	Keys    *keys.Service
+	License license.Gate
+	Clock   ports.Clock
+}
+
+func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
+	log := d.Log
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: d.DB, Auth: d.Auth, Keys: d.Keys, License: d.License, Clock: d.Clock})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

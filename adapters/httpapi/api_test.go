@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/tabnorm/tabnorm/adapters/clock"
 )
 
 type readiness struct{ err error }
@@ -20,7 +22,7 @@ func (r readiness) Ready(context.Context) error { return r.err }
 
 func newTestAPI(t *testing.T, ready error) *API {
 	t.Helper()
-	return New(Config{}, Deps{Log: slog.New(slog.DiscardHandler), Readiness: readiness{ready}})
+	return New(Config{}, Deps{Log: slog.New(slog.DiscardHandler), Readiness: readiness{ready}, Clock: clock.System{}})
 }
 
 func do(t *testing.T, h http.Handler, method, path string, header http.Header) *http.Response {
@@ -54,7 +56,7 @@ func decodeProblem(t *testing.T, res *http.Response) problem {
 
 func TestRouter_unknownRouteIsProblem404(t *testing.T) {
 	t.Parallel()
-	res := do(t, newTestAPI(t, nil).Handler(), "GET", "/v1/nope", nil)
+	res := do(t, newTestAPI(t, nil).Handler(), "GET", "/nope", nil)
 	if res.StatusCode != 404 {
 		t.Fatalf("status %d", res.StatusCode)
 	}

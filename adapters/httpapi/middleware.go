@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -57,25 +58,28 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 
 // renderErrors turns the errors handlers recorded with fail, and panics,
 // into exactly one problem+json response.
-func renderErrors(c *gin.Context) {
+func (a *API) renderErrors(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r == http.ErrAbortHandler {
 				panic(r)
 			}
-			slog.ErrorContext(c.Request.Context(), "panic", "request_id", requestID(c),
+			a.log.ErrorContext(c.Request.Context(), "panic", "request_id", requestID(c),
 				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			if !c.Writer.Written() {
-				writeProblem(c, fmt.Errorf("panic: %v", r))
+				a.writeProblem(c, errPanic)
 			}
 			c.Abort()
 		}
 	}()
 	c.Next()
 	if len(c.Errors) > 0 && !c.Writer.Written() {
-		writeProblem(c, c.Errors.Last().Err)
+		a.writeProblem(c, c.Errors.Last().Err)
 	}
 }
+
+// errPanic stands for a recovered panic, already logged with its stack.
+var errPanic = errors.New("panic recovered")
 
 func notFound(c *gin.Context) {
 	fail(c, domain.Errorf(domain.ErrNotFound, "not_found", "No route %s %s.", c.Request.Method, c.Request.URL.Path))

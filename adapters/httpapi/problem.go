@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -110,17 +109,17 @@ func toProblem(err error) (problem, bool) {
 
 // writeProblem renders err as RFC 9457 problem+json. It is the one place
 // where errors become responses.
-func writeProblem(c *gin.Context, err error) {
+func (a *API) writeProblem(c *gin.Context, err error) {
 	p, internal := toProblem(err)
 	p.Type = "about:blank"
 	p.Title = http.StatusText(p.Status)
 	p.RequestID = requestID(c)
-	if internal {
-		if errors.Is(err, context.Canceled) {
-			slog.DebugContext(c.Request.Context(), "request canceled", "request_id", p.RequestID)
-		} else {
-			slog.ErrorContext(c.Request.Context(), "internal error", "request_id", p.RequestID, "error", err.Error())
-		}
+	switch {
+	case !internal || errors.Is(err, errPanic):
+	case errors.Is(err, context.Canceled):
+		a.log.DebugContext(c.Request.Context(), "request canceled", "request_id", p.RequestID)
+	default:
+		a.log.ErrorContext(c.Request.Context(), "internal error", "request_id", p.RequestID, "error", err.Error())
 	}
 	var coded *domain.Error
 	if errors.As(err, &coded) && coded.RetryAfter > 0 {

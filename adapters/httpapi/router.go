@@ -13,24 +13,37 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/domain/license"
+	"github.com/tabnorm/tabnorm/ports"
 )
 
 // Config holds the HTTP settings.
 type Config struct {
 	Addr            string        // listen address, e.g. ":8080"
 	ShutdownTimeout time.Duration // how long in-flight requests may finish
+	CookieSecure    bool          // mark the session cookie Secure
+	RateLimit       RateLimit
 }
 
 // Deps are what the router needs from the application.
 type Deps struct {
 	Log       *slog.Logger
 	Readiness Readiness
+	Auth      *auth.Service
+	Keys      *keys.Service
+	License   license.Gate
+	Clock     ports.Clock
 }
 
 // API is the HTTP face of tabnorm: a router and the server that runs it.
 type API struct {
 	cfg      Config
+	deps     Deps
 	log      *slog.Logger
+	limits   *limiters
 	engine   *gin.Engine
 	draining atomic.Bool
 	server   *http.Server
@@ -41,20 +54,39 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds the router with every route.
 func New(cfg Config, deps Deps) *API {
-	a := &API{cfg: cfg, log: deps.Log}
+	a := &API{cfg: cfg, deps: deps, log: deps.Log, limits: newLimiters(cfg.RateLimit)}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.ContextWithFallback = true
-	r.Use(withRequestID, accessLog(deps.Log), renderErrors)
-	r.NoRoute(notFound)
+	// The client address is the connection's: X-Forwarded-For is not
+	// trusted, so a client cannot pick the address the login throttle and
+	// the audit log see.
+	_ = r.SetTrustedProxies(nil)
+	r.Use(withRequestID, accessLog(deps.Log), a.renderErrors)
+	r.NoRoute(a.guardUnrouted, notFound)
 	r.NoMethod(methodNotAllowed)
 
 	h := health{ready: deps.Readiness, draining: &a.draining}
 	r.GET("/healthz", h.healthz)
 	r.GET("/readyz", h.readyz)
-	r.GET("/v1/openapi.json", serveOpenAPI)
+
+	authRoutes := r.Group("/auth", mw(a.licenseGate))
+	authRoutes.POST("/login", a.login)
+	sessionRoutes := authRoutes.Group("", mw(a.authenticate, requireSession, a.rateLimit, csrf))
+	sessionRoutes.GET("/me", a.me)
+	sessionRoutes.POST("/logout", a.logout)
+	sessionRoutes.POST("/impersonate", a.impersonate)
+	sessionRoutes.DELETE("/impersonate", a.stopImpersonating)
+
+	v1 := r.Group("/v1")
+	v1.GET("/openapi.json", mw(a.licenseGate), serveOpenAPI)
+	account := v1.Group("/admin", mw(a.v1Chain()...))
+	account.GET("/keys", a.listKeys)
+	account.POST("/keys", a.createKey)
+	account.DELETE("/keys/:id", a.revokeKey)
+	account.GET("/organizations", a.listOrganizations)
 
 	a.engine = r
 	return a

@@ -1,0 +1,94 @@
+package httpapi
+
+import (
+	"encoding/hex"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/time/rate"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
+)
+
+// RateLimit is a token bucket per API key or session, per node.
+type RateLimit struct {
+	PerSecond float64
+	Burst     int
+}
+
+type limiters struct {
+	cfg   RateLimit
+	mu    sync.Mutex
+	by    map[string]*bucket
+	swept time.Time
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+func newLimiters(cfg RateLimit) *limiters {
+	if cfg.PerSecond <= 0 {
+		cfg.PerSecond = 20
+	}
+	if cfg.Burst <= 0 {
+		cfg.Burst = 100
+	}
+	return &limiters{cfg: cfg, by: map[string]*bucket{}}
+}
+
+// take spends a token of key's bucket and returns what is left, and how
+// long until the bucket is full again or, when empty, until the next token.
+func (l *limiters) take(key string, now time.Time) (ok bool, remaining int, reset time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute { // forget buckets idle long enough to be full again
+		for k, b := range l.by {
+			if now.Sub(b.seen) > 10*time.Minute {
+				delete(l.by, k)
+			}
+		}
+		l.swept = now
+	}
+	b := l.by[key]
+	if b == nil {
+		b = &bucket{lim: rate.NewLimiter(rate.Limit(l.cfg.PerSecond), l.cfg.Burst)}
+		l.by[key] = b
+	}
+	b.seen = now
+	ok = b.lim.AllowN(now, 1)
+	tokens := b.lim.TokensAt(now)
+	remaining = int(math.Max(0, math.Floor(tokens)))
+	if ok {
+		reset = time.Duration((float64(l.cfg.Burst) - tokens) / l.cfg.PerSecond * float64(time.Second))
+	} else {
+		reset = time.Duration((1 - tokens) / l.cfg.PerSecond * float64(time.Second))
+	}
+	return ok, remaining, reset
+}
+
+// rateLimit limits each authenticated principal and tells it where it
+// stands in RateLimit-* headers on every response.
+func (a *API) rateLimit(c *gin.Context) error {
+	p := principal(c)
+	key := "key:" + p.KeyID
+	if p.Method == identity.BySession {
+		key = "ses:" + hex.EncodeToString(p.SessionHash[:8])
+	}
+	ok, remaining, reset := a.limits.take(key, time.Now())
+	seconds := int(math.Ceil(reset.Seconds()))
+	h := c.Writer.Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(a.limits.cfg.Burst))
+	h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(seconds))
+	if !ok {
+		return &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited", RetryAfter: max(seconds, 1),
+			Message: "Too many requests; slow down and retry after the number of seconds in Retry-After."}
+	}
+	return nil
+}
