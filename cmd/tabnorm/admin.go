@@ -8,12 +8,13 @@ import (
 
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/application/accounts"
+	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/domain/identity"
 )
 
 func newAdminCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations, users and products"}
-	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"))
+	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"), newCreateKeyCmd())
 	return cmd
 }
 
@@ -125,5 +126,32 @@ func newProductCmd(verb string) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record as JSON")
 	_ = cmd.MarkFlagRequired("org")
 	_ = cmd.MarkFlagRequired("product")
+	return cmd
+}
+
+func newCreateKeyCmd() *cobra.Command {
+	var orgID, name string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "create-key --org ID --name NAME",
+		Short: "Create an API key and print its plaintext, which is shown only this once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var svc *keys.Service
+			return withAdmin(cmd, func(ctx context.Context) error {
+				k, plain, err := svc.CreateForOperator(ctx, orgID, name)
+				if err != nil {
+					return err
+				}
+				return printRecord(cmd, asJSON, httpapi.NewAPIKeyJSON(k, plain),
+					fmt.Sprintf("created API key %s %q for %s:\n%s\nStore it now: it cannot be shown again.", k.ID, k.Name, k.OrgID, plain))
+			}, &svc)
+		},
+	}
+	cmd.Flags().StringVar(&orgID, "org", "", "organization id (required)")
+	cmd.Flags().StringVar(&name, "name", "", "what the key is for (required)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record, with the plaintext key, as JSON")
+	_ = cmd.MarkFlagRequired("org")
+	_ = cmd.MarkFlagRequired("name")
 	return cmd
 }

@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/license"
 )
 
 // run executes the CLI in-process with the given settings.
@@ -104,5 +110,77 @@ func TestAdminCommands(t *testing.T) {
 	}
 	if _, err := run(t, env, "admin", "create-org", "--products", "normalize"); exitCode(err) != 2 {
 		t.Fatalf("missing --name: exit %d (%v)", exitCode(err), err)
+	}
+}
+
+func TestLicenseCommands(t *testing.T) {
+	out, err := run(t, nil, "license", "keygen", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pair struct {
+		PublicKey  string `json:"public_key"`
+		PrivateKey string `json:"private_key"`
+	}
+	if err := json.Unmarshal([]byte(out), &pair); err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "private.key")
+	if err := os.WriteFile(keyFile, []byte(pair.PrivateKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(t, nil, "license", "issue", "--private-key", "@"+keyFile, "--licensee", "Acme",
+		"--expires-at", "2027-12-31T00:00:00Z", "--products", "normalize,connect", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lic struct {
+		Token     string   `json:"token"`
+		Licensee  string   `json:"licensee"`
+		ExpiresAt string   `json:"expires_at"`
+		Products  []string `json:"products"`
+	}
+	if err := json.Unmarshal([]byte(out), &lic); err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := base64.StdEncoding.DecodeString(pair.PublicKey)
+	l, err := license.Verify(lic.Token, ed25519.PublicKey(pub))
+	if err != nil || l.Licensee != "Acme" || len(l.Products) != 2 || l.ExpiresAt.Year() != 2027 {
+		t.Fatalf("issued license %+v does not verify: %v", l, err)
+	}
+	if _, err := run(t, nil, "license", "issue", "--private-key", "bad", "--licensee", "A", "--expires-at", "2027-01-01T00:00:00Z"); exitCode(err) != 2 {
+		t.Fatalf("bad key: exit %d", exitCode(err))
+	}
+	if _, err := run(t, nil, "license", "issue", "--private-key", pair.PrivateKey, "--licensee", "A", "--expires-at", "tomorrow"); exitCode(err) != 2 {
+		t.Fatalf("bad date: exit %d", exitCode(err))
+	}
+}
+
+func TestCreateKeyCommand(t *testing.T) {
+	env := map[string]string{"TABNORM_DATABASE_URL": "sqlite://" + filepath.Join(t.TempDir(), "t.db"), "TABNORM_LOG_LEVEL": "error"}
+	if _, err := run(t, env, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, env, "admin", "create-org", "--name", "Acme", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var org struct{ ID string }
+	_ = json.Unmarshal([]byte(out), &org)
+	out, err = run(t, env, "admin", "create-key", "--org", org.ID, "--name", "deploy", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key struct {
+		ID, Name, Key, Last4, Prefix string
+	}
+	if err := json.Unmarshal([]byte(out), &key); err != nil {
+		t.Fatal(err)
+	}
+	if apikey.Validate(key.Key) != nil || key.Name != "deploy" || key.Last4 != apikey.Last4(key.Key) || key.Prefix != "svc_live_" {
+		t.Fatalf("create-key printed %s", out)
+	}
+	if _, err := run(t, env, "admin", "create-key", "--org", "org_nope", "--name", "x"); err == nil || !strings.Contains(message(err), "not exist") {
+		t.Fatalf("unknown org: %v", err)
 	}
 }
