@@ -70,6 +70,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewAPIKeys, fx.As(new(ports.APIKeys))),
 		fx.Annotate(sqlstore.NewSessions, fx.As(new(ports.Sessions))),
 		fx.Annotate(sqlstore.NewAuditLog, fx.As(new(ports.AuditLog))),
+		fx.Annotate(sqlstore.NewCredentials, fx.As(new(ports.Credentials))),
 	),
 )
 

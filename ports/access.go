@@ -36,3 +36,14 @@ type AuditLog interface {
 	Record(ctx context.Context, e identity.AuditEntry) error
 	List(ctx context.Context, orgID string, page Page) (entries []identity.AuditEntry, next string, err error)
 }
+
+// Credentials reads, in one round trip each, what authenticating a request
+// needs: it runs on every request, so it must not cost several queries.
+type Credentials interface {
+	// KeyByHash returns the key with that hash (revoked or not) and the
+	// products of its organization.
+	KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []identity.Product, error)
+	// SessionByHash returns the session, its user, and the products of the
+	// user's organization and of the impersonated one, by organization id.
+	SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, map[string][]identity.Product, error)
+}

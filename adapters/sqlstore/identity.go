@@ -39,15 +39,11 @@ type userRow struct {
 }
 
 func toOrgDomain(r orgRow, ents []entitlementRow) identity.Organization {
-	o := identity.Organization{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC()}
-	for _, p := range identity.Products { // stable display order
-		for _, e := range ents {
-			if e.Product == string(p) {
-				o.Products = append(o.Products, p)
-			}
-		}
+	products := make([]identity.Product, len(ents))
+	for i, e := range ents {
+		products[i] = identity.Product(e.Product)
 	}
-	return o
+	return identity.Organization{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), Products: ordered(products)}
 }
 
 func toUserRow(u identity.User) userRow {

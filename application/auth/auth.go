@@ -20,6 +20,7 @@ import (
 
 // Service is the authentication use cases.
 type Service struct {
+	creds    ports.Credentials
 	orgs     ports.Organizations
 	users    ports.Users
 	keys     ports.APIKeys
@@ -31,9 +32,9 @@ type Service struct {
 }
 
 // NewService returns the auth service.
-func NewService(orgs ports.Organizations, users ports.Users, keys ports.APIKeys, sessions ports.Sessions,
+func NewService(creds ports.Credentials, orgs ports.Organizations, users ports.Users, keys ports.APIKeys, sessions ports.Sessions,
 	audit ports.AuditLog, clock ports.Clock, throttle *Throttle, log *slog.Logger) *Service {
-	return &Service{orgs: orgs, users: users, keys: keys, sessions: sessions, audit: audit, clock: clock, throttle: throttle, log: log}
+	return &Service{creds: creds, orgs: orgs, users: users, keys: keys, sessions: sessions, audit: audit, clock: clock, throttle: throttle, log: log}
 }
 
 var (
@@ -50,7 +51,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, plaintext string) (identi
 	if err := apikey.Validate(plaintext); err != nil {
 		return identity.Principal{}, errInvalidKey
 	}
-	k, err := s.keys.FindByHash(ctx, apikey.HashOf(plaintext))
+	k, products, err := s.creds.KeyByHash(ctx, apikey.HashOf(plaintext))
 	if errors.Is(err, domain.ErrNotFound) {
 		return identity.Principal{}, errInvalidKey
 	}
@@ -60,16 +61,12 @@ func (s *Service) AuthenticateKey(ctx context.Context, plaintext string) (identi
 	if k.Revoked() {
 		return identity.Principal{}, errInvalidKey
 	}
-	org, err := s.orgs.Get(ctx, k.OrgID)
-	if err != nil {
-		return identity.Principal{}, fmt.Errorf("load organization of key %s: %w", k.ID, err)
-	}
 	if now := s.clock.Now(); k.LastUsedStale(now) {
 		if err := s.keys.TouchLastUsed(ctx, k.ID, now); err != nil {
 			s.log.WarnContext(ctx, "record API key use", "key_id", k.ID, "error", err)
 		}
 	}
-	return identity.Principal{Method: identity.ByAPIKey, OrgID: org.ID, Products: org.Products, KeyID: k.ID, UserID: k.CreatedBy}, nil
+	return identity.Principal{Method: identity.ByAPIKey, OrgID: k.OrgID, Products: products, KeyID: k.ID, UserID: k.CreatedBy}, nil
 }
 
 // AuthenticateSession turns a session cookie into a principal, sliding
@@ -79,7 +76,7 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string) (identi
 		return identity.Principal{}, errUnauthenticated
 	}
 	h := session.HashOf(token)
-	ses, err := s.sessions.Get(ctx, h)
+	ses, user, products, err := s.creds.SessionByHash(ctx, h)
 	if errors.Is(err, domain.ErrNotFound) {
 		return identity.Principal{}, errUnauthenticated
 	}
@@ -93,14 +90,7 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string) (identi
 		}
 		return identity.Principal{}, errUnauthenticated
 	}
-	user, err := s.users.Get(ctx, ses.UserID)
-	if err != nil {
-		return identity.Principal{}, fmt.Errorf("load session user: %w", err)
-	}
-	p, err := s.principalFor(ctx, user, ses)
-	if err != nil {
-		return identity.Principal{}, err
-	}
+	p := principalFor(user, ses, products)
 	if ses.NeedsTouch(now) {
 		if err := s.sessions.Touch(ctx, h, now); err != nil {
 			s.log.WarnContext(ctx, "touch session", "error", err)
@@ -109,22 +99,17 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string) (identi
 	return p, nil
 }
 
-// principalFor builds a session principal; while impersonating, the
-// impersonated organization and its entitlements apply, as its admin.
-func (s *Service) principalFor(ctx context.Context, user identity.User, ses session.Session) (identity.Principal, error) {
+// principalFor builds a session principal from the products of the
+// organizations involved; while impersonating, the impersonated
+// organization and its entitlements apply, and staff act as its admin.
+func principalFor(user identity.User, ses session.Session, products map[string][]identity.Product) identity.Principal {
 	p := identity.Principal{Method: identity.BySession, UserID: user.ID, Role: user.Role, IsStaff: user.IsStaff,
 		OrgID: user.OrgID, HomeOrgID: user.OrgID, SessionHash: ses.Hash}
-	orgID := user.OrgID
 	if ses.Impersonating() && user.IsStaff {
-		orgID = ses.ImpersonatedOrgID
-		p.Impersonating, p.ImpersonatedAt, p.Role, p.OrgID = true, ses.ImpersonatedAt, identity.Admin, orgID
+		p.Impersonating, p.ImpersonatedAt, p.Role, p.OrgID = true, ses.ImpersonatedAt, identity.Admin, ses.ImpersonatedOrgID
 	}
-	org, err := s.orgs.Get(ctx, orgID)
-	if err != nil {
-		return identity.Principal{}, fmt.Errorf("load organization %s: %w", orgID, err)
-	}
-	p.Products = org.Products
-	return p, nil
+	p.Products = products[p.OrgID]
+	return p
 }
 
 // Me is who a session belongs to, as /auth/me shows it.
@@ -186,14 +171,15 @@ func (s *Service) Me(ctx context.Context, p identity.Principal) (Me, error) {
 }
 
 func (s *Service) me(ctx context.Context, user identity.User, ses session.Session) (Me, error) {
-	p, err := s.principalFor(ctx, user, ses)
+	orgID := user.OrgID
+	if ses.Impersonating() && user.IsStaff {
+		orgID = ses.ImpersonatedOrgID
+	}
+	org, err := s.orgs.Get(ctx, orgID)
 	if err != nil {
 		return Me{}, err
 	}
-	org, err := s.orgs.Get(ctx, p.OrgID)
-	if err != nil {
-		return Me{}, err
-	}
+	p := principalFor(user, ses, map[string][]identity.Product{org.ID: org.Products})
 	return Me{User: user, Organization: org, Principal: p}, nil
 }
 

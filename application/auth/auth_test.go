@@ -20,6 +20,7 @@ import (
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
 type fixture struct {
+	creds    *mocks.Credentials
 	orgs     *mocks.Organizations
 	users    *mocks.Users
 	keys     *mocks.APIKeys
@@ -30,11 +31,11 @@ type fixture struct {
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
-	f := fixture{orgs: mocks.NewOrganizations(t), users: mocks.NewUsers(t), keys: mocks.NewAPIKeys(t),
+	f := fixture{creds: mocks.NewCredentials(t), orgs: mocks.NewOrganizations(t), users: mocks.NewUsers(t), keys: mocks.NewAPIKeys(t),
 		sessions: mocks.NewSessions(t), audit: mocks.NewAuditLog(t)}
 	clock := mocks.NewClock(t)
 	clock.EXPECT().Now().Return(now).Maybe()
-	f.svc = auth.NewService(f.orgs, f.users, f.keys, f.sessions, f.audit, clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
+	f.svc = auth.NewService(f.creds, f.orgs, f.users, f.keys, f.sessions, f.audit, clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
 	return f
 }
 
@@ -66,10 +67,11 @@ func TestPolicy(t *testing.T) {
 							at := now.Add(-time.Minute)
 							ses.ImpersonatedOrgID, ses.ImpersonatedAt = customer.ID, &at
 						}
-						f.sessions.EXPECT().Get(mock.Anything, session.HashOf(token)).Return(ses, nil)
-						f.users.EXPECT().Get(mock.Anything, user.ID).Return(user, nil)
-						f.orgs.EXPECT().Get(mock.Anything, home.ID).Return(home, nil).Maybe()
-						f.orgs.EXPECT().Get(mock.Anything, customer.ID).Return(customer, nil).Maybe()
+						products := map[string][]identity.Product{home.ID: home.Products}
+						if impersonating {
+							products[customer.ID] = customer.Products
+						}
+						f.creds.EXPECT().SessionByHash(mock.Anything, session.HashOf(token)).Return(ses, user, products, nil)
 
 						p, err := f.svc.AuthenticateSession(context.Background(), token)
 						if err != nil {
@@ -122,7 +124,7 @@ func TestAuthenticateKey(t *testing.T) {
 		plain := apikey.Generate()
 		k := apikey.Key{ID: "key_1", OrgID: org.ID}
 		k.Revoke(now)
-		f.keys.EXPECT().FindByHash(mock.Anything, apikey.HashOf(plain)).Return(k, nil)
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(k, org.Products, nil)
 		if _, err := f.svc.AuthenticateKey(context.Background(), plain); domain.CodeOf(err) != "invalid_api_key" {
 			t.Fatalf("err = %v", err)
 		}
@@ -130,7 +132,7 @@ func TestAuthenticateKey(t *testing.T) {
 	t.Run("unknown_key_is_invalid", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
-		f.keys.EXPECT().FindByHash(mock.Anything, mock.Anything).Return(apikey.Key{}, domain.NotFound("API key"))
+		f.creds.EXPECT().KeyByHash(mock.Anything, mock.Anything).Return(apikey.Key{}, nil, domain.NotFound("API key"))
 		if _, err := f.svc.AuthenticateKey(context.Background(), apikey.Generate()); domain.CodeOf(err) != "invalid_api_key" {
 			t.Fatalf("err = %v", err)
 		}
@@ -140,15 +142,14 @@ func TestAuthenticateKey(t *testing.T) {
 		f := newFixture(t)
 		plain := apikey.Generate()
 		recent := now.Add(-10 * time.Second)
-		f.keys.EXPECT().FindByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, nil).Once()
-		f.orgs.EXPECT().Get(mock.Anything, org.ID).Return(org, nil)
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, org.Products, nil).Once()
 		p, err := f.svc.AuthenticateKey(context.Background(), plain)
-		if err != nil || p.Method != identity.ByAPIKey || p.KeyID != "key_1" || p.OrgID != org.ID || p.Role != "" {
+		if err != nil || p.Method != identity.ByAPIKey || p.KeyID != "key_1" || p.OrgID != org.ID || p.Role != "" || p.Entitled(identity.Normalize) != nil {
 			t.Fatalf("principal = %+v, %v", p, err)
 		}
 		// Used long ago: the use is recorded.
 		old := now.Add(-time.Hour)
-		f.keys.EXPECT().FindByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &old}, nil).Once()
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &old}, org.Products, nil).Once()
 		f.keys.EXPECT().TouchLastUsed(mock.Anything, "key_1", now).Return(nil).Once()
 		if _, err := f.svc.AuthenticateKey(context.Background(), plain); err != nil {
 			t.Fatal(err)
@@ -224,7 +225,7 @@ func TestAuthenticateSession_expiredIsDeleted(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ses, token := session.New("usr_1", "org_1", now.Add(-13*time.Hour))
-	f.sessions.EXPECT().Get(mock.Anything, ses.Hash).Return(ses, nil)
+	f.creds.EXPECT().SessionByHash(mock.Anything, ses.Hash).Return(ses, identity.User{ID: "usr_1"}, nil, nil)
 	f.sessions.EXPECT().Delete(mock.Anything, ses.Hash).Return(nil)
 	if _, err := f.svc.AuthenticateSession(context.Background(), token); domain.CodeOf(err) != "unauthenticated" {
 		t.Fatalf("err = %v", err)

@@ -56,6 +56,8 @@ type App struct {
 	Clock    *Clock
 	Config   bootstrap.Config
 	Client   *http.Client
+	// Handler is the router itself, for benchmarks that leave the network out.
+	Handler http.Handler
 }
 
 // Option changes the settings before the app starts.
@@ -96,6 +98,7 @@ func Start(t testing.TB, target sqltest.Target, opts ...Option) *App {
 		_ = app.Stop(ctx)
 	})
 	a.URL = "http://" + api.Addr()
+	a.Handler = api.Handler()
 	return a
 }
 
