@@ -127,7 +127,7 @@ const Password = "correct horse battery staple"
 func (a *App) User(org identity.Organization, role identity.Role, staff bool) identity.User {
 	a.t.Helper()
 	u, err := a.Accounts.CreateUser(context.Background(), accounts.NewUser{OrgID: org.ID,
-		Email: strings.ToLower(strings.ReplaceAll(org.Name, " ", "")) + "-" + string(role) + "-" + time.Now().Format("150405.000000000") + "@example.test",
+		Email:    strings.ToLower(strings.ReplaceAll(org.Name, " ", "")) + "-" + string(role) + "-" + time.Now().Format("150405.000000000") + "@example.test",
 		Password: Password, Role: role, IsStaff: staff})
 	if err != nil {
 		a.t.Fatal(err)
