@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/fx"
-
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
@@ -23,7 +21,6 @@ import (
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
-	"github.com/tabnorm/tabnorm/ports"
 )
 
 // Clock is a clock tests can move; it starts at the real time.
@@ -81,24 +78,20 @@ func Start(t testing.TB, target sqltest.Target, opts ...Option) *App {
 		o(&cfg)
 	}
 	a := &App{t: t, Clock: &Clock{}, Config: cfg, Client: &http.Client{Timeout: 30 * time.Second}}
-	var api *httpapi.API
-	app := fx.New(
-		bootstrap.Serve(cfg, bootstrap.RoleAll, io.Discard),
-		fx.Decorate(func(ports.Clock) ports.Clock { return a.Clock }),
-		fx.Populate(&api, &a.DB, &a.Accounts, &a.Keys),
-	)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := app.Start(ctx); err != nil {
+	h, stop, err := bootstrap.Start(ctx, cfg, bootstrap.RoleAll, io.Discard, bootstrap.Overrides{Clock: a.Clock})
+	if err != nil {
 		t.Fatalf("start app on %s: %v", target.Name, err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_ = app.Stop(ctx)
+		_ = stop(ctx)
 	})
-	a.URL = "http://" + api.Addr()
-	a.Handler = api.Handler()
+	a.DB, a.Accounts, a.Keys = h.DB, h.Accounts, h.Keys
+	a.URL = "http://" + h.API.Addr()
+	a.Handler = h.API.Handler()
 	return a
 }
 

@@ -1,0 +1,45 @@
+package bootstrap
+
+import (
+	"context"
+	"io"
+
+	"go.uber.org/fx"
+
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/sqlstore"
+	"github.com/tabnorm/tabnorm/application/accounts"
+	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Handles are the parts of a started service that tests and tools reach.
+type Handles struct {
+	API      *httpapi.API // nil for the worker role
+	DB       *sqlstore.DB
+	Accounts *accounts.Service
+	Keys     *keys.Service
+}
+
+// Overrides replace parts of the wiring; zero fields keep the defaults.
+type Overrides struct {
+	Clock ports.Clock // tests move time with it
+}
+
+// Start runs the service as serve does, without waiting for a signal, and
+// returns its handles and the function that stops it.
+func Start(ctx context.Context, cfg Config, role Role, out io.Writer, ov Overrides) (Handles, func(context.Context) error, error) {
+	var h Handles
+	opts := []fx.Option{Serve(cfg, role, out), fx.Populate(&h.DB, &h.Accounts, &h.Keys)}
+	if role != RoleWorker {
+		opts = append(opts, fx.Populate(&h.API))
+	}
+	if ov.Clock != nil {
+		opts = append(opts, fx.Decorate(func(ports.Clock) ports.Clock { return ov.Clock }))
+	}
+	app := fx.New(opts...)
+	if err := app.Start(ctx); err != nil {
+		return Handles{}, nil, err
+	}
+	return h, app.Stop, nil
+}
