@@ -1,0 +1,119 @@
+// Package blob is the BlobStore on gocloud.dev/blob: a local folder by
+// default (file://), S3 or any S3-compatible store (s3://…), or memory
+// (mem://, for tests).
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	gcblob "gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/memblob" // registers mem://
+	_ "gocloud.dev/blob/s3blob"  // registers s3://
+	"gocloud.dev/gcerrors"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Store implements ports.BlobStore on a gocloud bucket.
+type Store struct{ bucket *gcblob.Bucket }
+
+var _ ports.BlobStore = (*Store)(nil)
+
+// Open opens the bucket named by rawURL. file:// paths may be relative
+// (file://./data/blobs) and are created when missing.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	if dir, ok := strings.CutPrefix(rawURL, "file://"); ok {
+		if i := strings.IndexByte(dir, '?'); i >= 0 {
+			dir = dir[:i]
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(abs, 0o750); err != nil {
+			return nil, fmt.Errorf("create blob folder: %w", err)
+		}
+		// No sidecar metadata files, and temp files beside the target so a
+		// rename never crosses filesystems.
+		b, err := fileblob.OpenBucket(abs, &fileblob.Options{Metadata: fileblob.MetadataDontWrite, NoTempDir: true})
+		if err != nil {
+			return nil, fmt.Errorf("open blob folder %s: %w", abs, err)
+		}
+		return &Store{bucket: b}, nil
+	}
+	if _, err := url.Parse(rawURL); err != nil {
+		return nil, err
+	}
+	b, err := gcblob.OpenBucket(ctx, rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("open blob store: %w", err)
+	}
+	return &Store{bucket: b}, nil
+}
+
+// Close releases the bucket.
+func (s *Store) Close() error { return s.bucket.Close() }
+
+// Create implements ports.BlobStore.
+func (s *Store) Create(ctx context.Context, key string) (io.WriteCloser, error) {
+	return s.bucket.NewWriter(ctx, key, &gcblob.WriterOptions{ContentType: "application/octet-stream"})
+}
+
+// Open implements ports.BlobStore.
+func (s *Store) Open(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	r, err := s.bucket.NewRangeReader(ctx, key, offset, length, nil)
+	return r, translate(err, key)
+}
+
+// Size implements ports.BlobStore.
+func (s *Store) Size(ctx context.Context, key string) (int64, error) {
+	attrs, err := s.bucket.Attributes(ctx, key)
+	if err != nil {
+		return 0, translate(err, key)
+	}
+	return attrs.Size, nil
+}
+
+// Delete implements ports.BlobStore.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := s.bucket.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return fmt.Errorf("delete blob %s: %w", key, err)
+	}
+	return nil
+}
+
+// DeletePrefix implements ports.BlobStore.
+func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
+	it := s.bucket.List(&gcblob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("list blobs under %s: %w", prefix, err)
+		}
+		if err := s.Delete(ctx, obj.Key); err != nil {
+			return err
+		}
+	}
+}
+
+func translate(err error, key string) error {
+	if err == nil {
+		return nil
+	}
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return fmt.Errorf("blob %s: %w", key, domain.ErrNotFound)
+	}
+	return fmt.Errorf("blob %s: %w", key, err)
+}
