@@ -1,0 +1,182 @@
+// Package queue is the job queue on River, in the application's own
+// database: riversqlite on SQLite; on PostgreSQL, inserts go through the
+// database/sql driver inside the application's bun transactions and work
+// is fetched by a pgx client on the same pool (LISTEN/NOTIFY, so pickup
+// takes milliseconds, not a polling interval).
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/tabnorm/tabnorm/adapters/sqlstore"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// RunArgs is the queue entry of a job: just its id; the job row holds the rest.
+type RunArgs struct {
+	JobID string `json:"job_id"`
+}
+
+// Kind names the entry type in River's table.
+func (RunArgs) Kind() string { return "tabnorm.run_job" }
+
+// Config tunes the workers.
+type Config struct {
+	Workers    int           // concurrent jobs per process
+	JobTimeout time.Duration // wall-time limit of one job
+}
+
+// Queue implements ports.Queue.
+type Queue struct {
+	db     *sqlstore.DB
+	insert *river.Client[*sql.Tx]
+	worker interface {
+		Start(context.Context) error
+		Stop(context.Context) error
+	}
+	log *slog.Logger
+}
+
+var _ ports.Queue = (*Queue)(nil)
+
+type runWorker struct {
+	river.WorkerDefaults[RunArgs]
+	runner  ports.JobRunner
+	timeout time.Duration
+}
+
+// Timeout lets the runner enforce the job's own limit (it fails the job
+// with job_timeout); River's is a backstop a little later.
+func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return w.timeout + time.Minute }
+
+func (w *runWorker) Work(ctx context.Context, j *river.Job[RunArgs]) error {
+	return w.runner.RunJob(ctx, j.Args.JobID)
+}
+
+// New builds the queue. runner may be nil for processes that only insert
+// (the api role); then no worker starts.
+func New(db *sqlstore.DB, cfg Config, runner ports.JobRunner, log *slog.Logger) (*Queue, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
+	}
+	q := &Queue{db: db, log: log}
+	var workers *river.Workers
+	queues := map[string]river.QueueConfig(nil)
+	if runner != nil {
+		workers = river.NewWorkers()
+		river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout})
+		queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+	}
+	base := func() *river.Config {
+		return &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 200 * time.Millisecond,
+			RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute}
+	}
+	var err error
+	switch db.Dialect {
+	case sqlstore.SQLite:
+		c := base()
+		c.Workers, c.Queues = workers, queues
+		q.insert, err = river.NewClient(riversqlite.New(db.Bun.DB), c)
+		if runner != nil {
+			q.worker = q.insert
+		}
+	case sqlstore.Postgres:
+		q.insert, err = river.NewClient(riverdatabasesql.New(db.Bun.DB), base())
+		if err == nil && runner != nil {
+			c := base()
+			c.Workers, c.Queues = workers, queues
+			var w *river.Client[pgx.Tx]
+			w, err = river.NewClient(riverpgxv5.New(db.Pool), c)
+			q.worker = w
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return q, nil
+}
+
+// Enqueue inserts the job's queue entry in the context's transaction.
+func (q *Queue) Enqueue(ctx context.Context, jobID string) error {
+	tx, ok := sqlstore.TxFrom(ctx)
+	if !ok {
+		return errors.New("enqueue outside a transaction")
+	}
+	if _, err := q.insert.InsertTx(ctx, tx.Tx, RunArgs{JobID: jobID}, nil); err != nil {
+		return fmt.Errorf("enqueue job %s: %w", jobID, err)
+	}
+	return nil
+}
+
+// Start starts the workers, if this process has any.
+func (q *Queue) Start(ctx context.Context) error {
+	if q.worker == nil {
+		return nil
+	}
+	return q.worker.Start(ctx)
+}
+
+// Stop lets running jobs finish until ctx ends, then cancels them; a
+// canceled job is picked up again by a live worker.
+func (q *Queue) Stop(ctx context.Context) error {
+	if q.worker == nil {
+		return nil
+	}
+	return q.worker.Stop(ctx)
+}
+
+// Migrate applies River's own migrations.
+func Migrate(ctx context.Context, db *sqlstore.DB) (int, error) {
+	var res *rivermigrate.MigrateResult
+	var err error
+	switch db.Dialect {
+	case sqlstore.SQLite:
+		res, err = migrator(riversqlite.New(db.Bun.DB)).Migrate(ctx, rivermigrate.DirectionUp, nil)
+	default:
+		res, err = migrator(riverpgxv5.New(db.Pool)).Migrate(ctx, rivermigrate.DirectionUp, nil)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("river migrations: %w", err)
+	}
+	return len(res.Versions), nil
+}
+
+// Pending counts River migrations not applied yet.
+func Pending(ctx context.Context, db *sqlstore.DB) (int, error) {
+	var res *rivermigrate.ValidateResult
+	var err error
+	switch db.Dialect {
+	case sqlstore.SQLite:
+		res, err = migrator(riversqlite.New(db.Bun.DB)).Validate(ctx)
+	default:
+		res, err = migrator(riverpgxv5.New(db.Pool)).Validate(ctx)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if res.OK {
+		return 0, nil
+	}
+	return max(1, len(res.Messages)), nil
+}
+
+func migrator[TTx any](d riverdriver.Driver[TTx]) *rivermigrate.Migrator[TTx] {
+	m, err := rivermigrate.New(d, nil)
+	if err != nil {
+		panic(err) // only for an invalid config, which nil is not
+	}
+	return m
+}
