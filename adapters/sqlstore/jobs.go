@@ -1,0 +1,282 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+type jobRow struct {
+	bun.BaseModel `bun:"table:jobs"`
+	ID            string     `bun:"id,pk"`
+	OrgID         string     `bun:"org_id"`
+	Name          string     `bun:"name"`
+	Mode          string     `bun:"mode"`
+	Status        string     `bun:"status"`
+	SourceType    string     `bun:"source_type"`
+	Files         string     `bun:"files"`
+	SchemaID      string     `bun:"schema_id"`
+	Schema        *string    `bun:"schema"`
+	Options       string     `bun:"options"`
+	RowsRead      int64      `bun:"rows_read"`
+	RowsValid     int64      `bun:"rows_valid"`
+	RowsRejected  int64      `bun:"rows_rejected"`
+	BytesRead     int64      `bun:"bytes_read"`
+	BytesTotal    int64      `bun:"bytes_total"`
+	Mapping       *string    `bun:"mapping"`
+	Result        *string    `bun:"result"`
+	ErrorCode     string     `bun:"error_code"`
+	ErrorMessage  string     `bun:"error_message"`
+	Attempts      int        `bun:"attempts"`
+	LeaseUntil    *time.Time `bun:"lease_until"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	StartedAt     *time.Time `bun:"started_at"`
+	FinishedAt    *time.Time `bun:"finished_at"`
+	PurgedAt      *time.Time `bun:"purged_at"`
+}
+
+type fileJSON struct {
+	ID        string `json:"id"`
+	Filename  string `json:"filename"`
+	Format    string `json:"format"`
+	SizeBytes int64  `json:"size_bytes"`
+	SHA256    string `json:"sha256"`
+}
+
+func optString(b []byte) *string {
+	if b == nil {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
+func optBytes(s *string) []byte {
+	if s == nil {
+		return nil
+	}
+	return []byte(*s)
+}
+
+func toJobRow(j job.Job) jobRow {
+	files := make([]fileJSON, len(j.Files))
+	for i, f := range j.Files {
+		files[i] = fileJSON(f)
+	}
+	filesJSON, _ := json.Marshal(files)
+	r := jobRow{ID: j.ID, OrgID: j.OrgID, Name: j.Name, Mode: j.Mode, Status: string(j.Status), SourceType: j.SourceType,
+		Files: string(filesJSON), SchemaID: j.SchemaID, Schema: optString(j.Schema), Options: string(j.Options),
+		RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid, RowsRejected: j.Progress.RowsRejected,
+		BytesRead: j.Progress.BytesRead, BytesTotal: j.Progress.BytesTotal,
+		Mapping: optString(j.Mapping), Result: optString(j.Result), Attempts: j.Attempts,
+		CreatedAt: j.CreatedAt.UTC(), StartedAt: utcPtr(j.StartedAt), FinishedAt: utcPtr(j.FinishedAt)}
+	if j.Failure != nil {
+		r.ErrorCode, r.ErrorMessage = j.Failure.Code, j.Failure.Message
+	}
+	return r
+}
+
+func toJobDomain(r jobRow) job.Job {
+	var files []fileJSON
+	_ = json.Unmarshal([]byte(r.Files), &files)
+	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: r.Mode, Status: job.Status(r.Status), SourceType: r.SourceType,
+		SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
+		Progress: job.Progress{RowsRead: r.RowsRead, RowsValid: r.RowsValid, RowsRejected: r.RowsRejected, BytesRead: r.BytesRead, BytesTotal: r.BytesTotal},
+		Mapping:  optBytes(r.Mapping), Result: optBytes(r.Result), Attempts: r.Attempts,
+		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt)}
+	for _, f := range files {
+		j.Files = append(j.Files, job.File(f))
+	}
+	if r.ErrorCode != "" {
+		j.Failure = &job.Failure{Code: r.ErrorCode, Message: r.ErrorMessage}
+	}
+	return j
+}
+
+// Jobs implements ports.Jobs.
+type Jobs struct{ db *DB }
+
+var _ ports.Jobs = (*Jobs)(nil)
+
+// NewJobs returns the jobs repository.
+func NewJobs(db *DB) *Jobs { return &Jobs{db: db} }
+
+// Create inserts a job.
+func (s *Jobs) Create(ctx context.Context, j job.Job) error {
+	row := toJobRow(j)
+	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	return translate(err, "job")
+}
+
+// Get returns an organization's job.
+func (s *Jobs) Get(ctx context.Context, orgID, id string) (job.Job, error) {
+	var row jobRow
+	err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID).Scan(ctx)
+	return toJobDomain(row), translate(err, "job")
+}
+
+// List returns an organization's jobs, newest first.
+func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page ports.Page) ([]job.Job, string, error) {
+	var rows []jobRow
+	q := s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ?", orgID)
+	if f.Status != "" {
+		q = q.Where("status = ?", string(f.Status))
+	}
+	next, err := listPage(ctx, q, page, func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
+	if err != nil {
+		return nil, "", translate(err, "job")
+	}
+	out := make([]job.Job, len(rows))
+	for i, r := range rows {
+		out[i] = toJobDomain(r)
+	}
+	return out, next, nil
+}
+
+// Update is a read-modify-write of one job in a transaction. The row is
+// locked on PostgreSQL (FOR UPDATE); SQLite's immediate transactions
+// already serialise writers.
+func (s *Jobs) Update(ctx context.Context, orgID, id string, fn func(*job.Job) error) (job.Job, error) {
+	var out job.Job
+	err := NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
+		var row jobRow
+		q := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id)
+		if orgID != "" {
+			q = q.Where("org_id = ?", orgID)
+		}
+		if s.db.Dialect == Postgres {
+			q = q.For("UPDATE")
+		}
+		if err := q.Scan(ctx); err != nil {
+			return translate(err, "job")
+		}
+		j := toJobDomain(row)
+		if err := fn(&j); err != nil {
+			return err
+		}
+		updated := toJobRow(j)
+		updated.LeaseUntil, updated.PurgedAt = row.LeaseUntil, row.PurgedAt
+		if j.Status != job.Running {
+			updated.LeaseUntil = nil
+		}
+		if _, err := s.db.conn(ctx).NewUpdate().Model(&updated).WherePK().Exec(ctx); err != nil {
+			return translate(err, "job")
+		}
+		out = j
+		return nil
+	})
+	return out, err
+}
+
+// Heartbeat implements ports.Jobs.
+func (s *Jobs) Heartbeat(ctx context.Context, id string, p job.Progress, leaseUntil time.Time) (job.Status, error) {
+	_, err := s.db.conn(ctx).NewUpdate().Model((*jobRow)(nil)).
+		Set("rows_read = ?, rows_valid = ?, rows_rejected = ?, bytes_read = ?", p.RowsRead, p.RowsValid, p.RowsRejected, p.BytesRead).
+		Set("lease_until = ?", leaseUntil.UTC()).
+		Where("id = ? AND status = ?", id, string(job.Running)).Exec(ctx)
+	if err != nil {
+		return "", translate(err, "job")
+	}
+	var status string
+	err = s.db.conn(ctx).NewSelect().Model((*jobRow)(nil)).Column("status").Where("id = ?", id).Scan(ctx, &status)
+	return job.Status(status), translate(err, "job")
+}
+
+// Delete removes an organization's job and its events.
+func (s *Jobs) Delete(ctx context.Context, orgID, id string) error {
+	res, err := s.db.conn(ctx).NewDelete().Model((*jobRow)(nil)).Where("id = ? AND org_id = ?", id, orgID).Exec(ctx)
+	if err != nil {
+		return translate(err, "job")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return translate(sql.ErrNoRows, "job")
+	}
+	return nil
+}
+
+// Expired implements ports.Jobs.
+func (s *Jobs) Expired(ctx context.Context, now time.Time) ([][2]string, error) {
+	var rows []jobRow
+	err := s.db.conn(ctx).NewSelect().Model(&rows).Column("id", "org_id").
+		Where("status = ? AND lease_until < ?", string(job.Running), now.UTC()).Scan(ctx)
+	return pairs(rows), translate(err, "job")
+}
+
+// FinishedBefore implements ports.Jobs.
+func (s *Jobs) FinishedBefore(ctx context.Context, t time.Time, limit int) ([][2]string, error) {
+	var rows []jobRow
+	err := s.db.conn(ctx).NewSelect().Model(&rows).Column("id", "org_id").
+		Where("finished_at < ? AND purged_at IS NULL", t.UTC()).OrderExpr("finished_at").Limit(int64(limit)).Scan(ctx)
+	return pairs(rows), translate(err, "job")
+}
+
+// MarkPurged records that a job's files were deleted.
+func (s *Jobs) MarkPurged(ctx context.Context, id string, now time.Time) error {
+	_, err := s.db.conn(ctx).NewUpdate().Model((*jobRow)(nil)).Set("purged_at = ?", now.UTC()).Where("id = ?", id).Exec(ctx)
+	return translate(err, "job")
+}
+
+func pairs(rows []jobRow) [][2]string {
+	out := make([][2]string, len(rows))
+	for i, r := range rows {
+		out[i] = [2]string{r.OrgID, r.ID}
+	}
+	return out
+}
+
+type eventRow struct {
+	bun.BaseModel `bun:"table:job_events"`
+	JobID         string    `bun:"job_id,pk"`
+	Seq           int       `bun:"seq,pk"`
+	Kind          string    `bun:"kind"`
+	Data          string    `bun:"data"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// JobEvents implements ports.JobEvents.
+type JobEvents struct{ db *DB }
+
+var _ ports.JobEvents = (*JobEvents)(nil)
+
+// NewJobEvents returns the job events repository.
+func NewJobEvents(db *DB) *JobEvents { return &JobEvents{db: db} }
+
+// Append stores the event under the next sequence number. Only one
+// process writes a job's events at a time (its worker, or the API for
+// queued and canceled), and the primary key refuses a duplicate.
+func (s *JobEvents) Append(ctx context.Context, jobID, kind string, data []byte, at time.Time) (ports.Event, error) {
+	row := eventRow{JobID: jobID, Kind: kind, Data: string(data), CreatedAt: at.UTC()}
+	err := NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
+		var last sql.NullInt64
+		if err := s.db.conn(ctx).NewSelect().Model((*eventRow)(nil)).ColumnExpr("MAX(seq)").Where("job_id = ?", jobID).Scan(ctx, &last); err != nil {
+			return err
+		}
+		row.Seq = int(last.Int64) + 1
+		_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return ports.Event{}, translate(err, "job event")
+	}
+	return ports.Event{JobID: jobID, Seq: row.Seq, Kind: kind, Data: data, At: row.CreatedAt}, nil
+}
+
+// After implements ports.JobEvents.
+func (s *JobEvents) After(ctx context.Context, jobID string, after int) ([]ports.Event, error) {
+	var rows []eventRow
+	err := s.db.conn(ctx).NewSelect().Model(&rows).Where("job_id = ? AND seq > ?", jobID, after).OrderExpr("seq").Scan(ctx)
+	if err != nil {
+		return nil, translate(err, "job event")
+	}
+	out := make([]ports.Event, len(rows))
+	for i, r := range rows {
+		out[i] = ports.Event{JobID: r.JobID, Seq: r.Seq, Kind: r.Kind, Data: []byte(r.Data), At: r.CreatedAt.UTC()}
+	}
+	return out, nil
+}
