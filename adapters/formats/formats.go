@@ -1,0 +1,139 @@
+// Package formats reads tabular files: CSV and TSV (any delimiter among
+// , ; tab |, UTF-8 with or without BOM, UTF-16 LE/BE with or without BOM,
+// Windows-1252/Latin-1), JSON lines and XLSX. The format is told from the
+// bytes; the file name is only a hint. Readers stream: memory does not
+// grow with the file.
+package formats
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tabnorm/tabnorm/domain/table"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Opener implements ports.TableOpener.
+type Opener struct{}
+
+var _ ports.TableOpener = (*Opener)(nil)
+
+// NewOpener returns the opener.
+func NewOpener() *Opener { return &Opener{} }
+
+// SniffSize is how many leading bytes Sniff wants.
+const SniffSize = 64 << 10
+
+var zipMagic = []byte("PK\x03\x04")
+
+// Sniff tells the format from the first bytes of a file.
+func (*Opener) Sniff(head []byte, filename string) (table.Format, error) {
+	if len(head) == 0 {
+		return "", fmt.Errorf("%w: the file is empty", table.ErrUnsupportedFormat)
+	}
+	if bytes.HasPrefix(head, zipMagic) {
+		// A workbook's parts are named in its first local headers; the
+		// central directory is checked again when the file is opened.
+		if bytes.Contains(head, []byte("xl/")) || bytes.Contains(head, []byte("[Content_Types].xml")) {
+			return table.XLSX, nil
+		}
+		return "", fmt.Errorf("%w: a zip file that is not an XLSX workbook", table.ErrUnsupportedFormat)
+	}
+	enc, bom := detectEncoding(head)
+	text := decodeSample(head, enc, bom)
+	if !looksLikeText(text) {
+		return "", fmt.Errorf("%w: the file is neither CSV, TSV, JSON lines nor XLSX", table.ErrUnsupportedFormat)
+	}
+	if isJSONLines(text) {
+		return table.JSONL, nil
+	}
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
+		return "", fmt.Errorf("%w: a JSON document (an array or a multi-line object), not JSON lines; send one object per line", table.ErrUnsupportedFormat)
+	}
+	if d, _ := sniffDelimiter(text, filename); d == '\t' {
+		return table.TSV, nil
+	}
+	return table.CSV, nil
+}
+
+// looksLikeText refuses binary files: control characters other than tab,
+// line ends and the odd NUL are rare in text.
+func looksLikeText(s string) bool {
+	if s == "" {
+		return false
+	}
+	bad, n := 0, 0
+	for _, r := range s {
+		n++
+		switch {
+		case r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
+		case r < 0x20 || r == 0x7f:
+			bad++
+		}
+	}
+	return bad <= 2 || bad*100 <= n // a stray NUL is text with a flaw; binary has many
+}
+
+// isJSONLines: the first non-blank line is a JSON object (or, when it is
+// longer than the sample, at least starts like one).
+func isJSONLines(text string) bool {
+	for _, line := range strings.SplitAfter(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if !strings.HasPrefix(t, "{") {
+			return false
+		}
+		if !strings.HasSuffix(line, "\n") { // cut by the sample's end
+			return true
+		}
+		var obj map[string]json.RawMessage
+		return json.Unmarshal([]byte(t), &obj) == nil
+	}
+	return false
+}
+
+// Open starts reading the file at path.
+func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadOptions) (table.Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, SniffSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		f.Close()
+		return nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
+	}
+	head = head[:n]
+	format, err := o.Sniff(head, filename)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	var r table.Reader
+	switch format {
+	case table.XLSX:
+		f.Close()
+		r, err = openXLSX(path, opts)
+	case table.JSONL:
+		if _, err = f.Seek(0, io.SeekStart); err == nil {
+			r, err = openJSONL(f, opts)
+		}
+	default:
+		r, err = openDelimited(f, head, filename, opts)
+	}
+	if err != nil {
+		if format != table.XLSX {
+			f.Close()
+		}
+		return nil, err
+	}
+	return r, nil
+}

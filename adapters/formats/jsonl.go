@@ -1,0 +1,196 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// jsonlReader reads JSON lines: one object per line. Decisions:
+//   - Columns are the keys in first-seen order over the first
+//     headerSampleLines objects (read ahead and replayed). A key first seen
+//     later gets a warning issue on its row naming it, and its value is
+//     not mapped.
+//   - Strings are taken as they are; numbers keep their literal digits;
+//     true/false as text; null is missing; nested objects and arrays
+//     become their compact JSON text.
+//   - A line that is not a JSON object is a row issue (malformed_json),
+//     never a failed file. Blank lines are skipped but numbered.
+type jsonlReader struct {
+	f       *os.File
+	counter *countingReader
+	r       *bufio.Reader
+	header  []string
+	index   map[string]int
+	pending [][]byte
+	number  int
+	cells   []string
+	limits  table.Limits
+	maxLine int
+}
+
+const headerSampleLines = 1000
+
+func openJSONL(f *os.File, opts table.ReadOptions) (*jsonlReader, error) {
+	limits := opts.Limits.WithDefaults()
+	counter := &countingReader{r: f}
+	j := &jsonlReader{f: f, counter: counter, r: bufio.NewReaderSize(counter, 256<<10), index: map[string]int{},
+		limits: limits, maxLine: limits.MaxCellBytes * 8}
+	for len(j.pending) < headerSampleLines {
+		line, err := j.readLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		j.pending = append(j.pending, line)
+		j.learnKeys(line)
+		if len(j.header) > limits.MaxColumns {
+			return nil, fmt.Errorf("%w: the file has more than %d distinct keys; the limit is %d columns", table.ErrUnreadable, limits.MaxColumns, limits.MaxColumns)
+		}
+	}
+	return j, nil
+}
+
+// learnKeys adds an object's keys to the header in order of appearance.
+func (j *jsonlReader) learnKeys(line []byte) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return
+		}
+		key, _ := t.(string)
+		if _, ok := j.index[key]; !ok {
+			j.index[key] = len(j.header)
+			j.header = append(j.header, key)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return
+		}
+	}
+}
+
+// readLine returns the next line without its line end (a copy).
+func (j *jsonlReader) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := j.r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > j.maxLine {
+			return nil, fmt.Errorf("%w: a line is over %d bytes", table.ErrUnreadable, j.maxLine)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && len(line) > 0 {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
+	}
+	return bytes.TrimRight(line, "\r\n"), nil
+}
+
+func (j *jsonlReader) Format() table.Format { return table.JSONL }
+func (j *jsonlReader) Header() []string     { return j.header }
+func (j *jsonlReader) BytesRead() int64     { return j.counter.n }
+func (j *jsonlReader) Close() error         { return j.f.Close() }
+
+// Next returns the next object's values in header order.
+func (j *jsonlReader) Next() (table.Record, error) {
+	for {
+		var line []byte
+		if len(j.pending) > 0 {
+			line, j.pending = j.pending[0], j.pending[1:]
+		} else {
+			var err error
+			if line, err = j.readLine(); err != nil {
+				return table.Record{}, err
+			}
+		}
+		j.number++
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return j.record(line), nil
+	}
+}
+
+func (j *jsonlReader) record(line []byte) table.Record {
+	rec := table.Record{Number: j.number}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
+		preview := string(line)
+		if len(preview) > 200 {
+			preview = preview[:200] + "…"
+		}
+		rec.RowIssue = &table.CellIssue{Column: -1, Code: "malformed_json", Message: "The line is not a JSON object: " + jsonProblem(err), Value: preview}
+		return rec
+	}
+	if cap(j.cells) < len(j.header) {
+		j.cells = make([]string, len(j.header))
+	}
+	j.cells = j.cells[:len(j.header)]
+	clear(j.cells)
+	for k, raw := range obj {
+		i, ok := j.index[k]
+		if !ok {
+			rec.CellIssues = append(rec.CellIssues, table.CellIssue{Column: -1, Code: "unexpected_key",
+				Message: fmt.Sprintf("Key %q first appears after the first %d lines, so it is not a column.", k, headerSampleLines)})
+			continue
+		}
+		j.cells[i] = jsonText(raw)
+	}
+	rec.Cells = j.cells
+	return rec
+}
+
+func jsonProblem(err error) string {
+	if err == nil {
+		return "it is not an object"
+	}
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("syntax error at byte %d", syn.Offset)
+	}
+	return "it is not an object"
+}
+
+// jsonText turns a JSON value into cell text.
+func jsonText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		if bytes.IndexByte(raw, '\\') < 0 {
+			return string(raw[1 : len(raw)-1])
+		}
+		var v string
+		_ = json.Unmarshal(raw, &v)
+		return v
+	case 'n':
+		return ""
+	case '{', '[':
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) == nil {
+			return buf.String()
+		}
+	}
+	return string(raw)
+}
