@@ -132,7 +132,7 @@ func (s *Service) Login(ctx context.Context, email, password string, c identity.
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
 		return Me{}, "", fmt.Errorf("find user: %w", err)
 	}
-	hash := identity.DummyHash
+	hash := identity.DummyHash()
 	if err == nil {
 		hash = user.PasswordHash
 	}

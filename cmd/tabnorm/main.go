@@ -66,3 +66,16 @@ func isCobraUsage(err error) bool {
 	}
 	return false
 }
+
+// fieldErrors lists a coded error's field problems as "field: message".
+func fieldErrors(err error) []string {
+	var coded *domain.Error
+	if !errors.As(err, &coded) {
+		return nil
+	}
+	out := make([]string, len(coded.Fields))
+	for i, f := range coded.Fields {
+		out[i] = f.Field + ": " + f.Message
+	}
+	return out
+}

@@ -22,7 +22,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.AddCommand(newServeCmd(), newMigrateCmd(), newAdminCmd(), newLicenseCmd())
+	root.AddCommand(newServeCmd(), newMigrateCmd(), newAdminCmd(), newLicenseCmd(), newNormalizeCmd())
 	return root
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -71,11 +72,13 @@ func CheckPassword(encoded, password string) (bool, error) {
 }
 
 // DummyHash is checked against when a login names an unknown email, so that
-// the answer takes as long as for a wrong password.
-var DummyHash = func() string {
+// the answer takes as long as for a wrong password. It is made on first
+// use: hashing costs 64 MiB and a fifth of a second, which every command
+// would otherwise pay at start.
+var DummyHash = sync.OnceValue(func() string {
 	h, err := HashPassword("not-a-real-password-0000")
 	if err != nil {
 		panic(err)
 	}
 	return h
-}()
+})

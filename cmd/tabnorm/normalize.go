@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tabnorm/tabnorm/adapters/formats"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+func newNormalizeCmd() *cobra.Command {
+	var mode, schemaFile, optionsFile, outFile, errorsFile string
+	cmd := &cobra.Command{
+		Use:   "normalize [--mode M] [--schema FILE] [--options FILE] [--out FILE] [--errors FILE] INPUT",
+		Short: "Normalize a file offline with the service's engine: rows as JSON lines to stdout, issues to --errors",
+		Long: "normalize runs the same engine as the service on a local file. Rows go to stdout (or --out) as JSON\n" +
+			"lines, issues to --errors as JSON lines, a summary to stderr. In infer mode the inferred schema and\n" +
+			"profile are printed instead of rows. Exit codes: 0 the run completed (even with rejected rows),\n" +
+			"1 the file could not be read or the run failed, 2 usage errors (flags, schema, options).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := normalize.ParseMode(mode)
+			if err != nil {
+				return usage(err)
+			}
+			var s *schema.Schema
+			switch {
+			case schemaFile != "":
+				raw, err := os.ReadFile(schemaFile)
+				if err != nil {
+					return usage(err)
+				}
+				if s, err = schema.Parse(raw); err != nil {
+					return usage(schemaProblems(err))
+				}
+			case m != normalize.ModeInfer:
+				return usage(fmt.Errorf("--schema is required in %s mode", m))
+			}
+			var rawOpts []byte
+			if optionsFile != "" {
+				if rawOpts, err = os.ReadFile(optionsFile); err != nil {
+					return usage(err)
+				}
+			}
+			opts, err := normalize.ParseOptions(m, rawOpts)
+			if err != nil {
+				return usage(schemaProblems(err))
+			}
+			return runNormalize(cmd, m, s, opts, args[0], outFile, errorsFile)
+		},
+	}
+	cmd.Flags().StringVar(&mode, "mode", "normalize", "normalize, validate or infer")
+	cmd.Flags().StringVar(&schemaFile, "schema", "", "target schema (JSON); required except in infer mode")
+	cmd.Flags().StringVar(&optionsFile, "options", "", "options (JSON), as in the API")
+	cmd.Flags().StringVar(&outFile, "out", "", "write rows here instead of stdout")
+	cmd.Flags().StringVar(&errorsFile, "errors", "", "write issues here as JSON lines")
+	return cmd
+}
+
+// schemaProblems spells out every problem of a coded validation error.
+func schemaProblems(err error) error {
+	if fe := fieldErrors(err); len(fe) > 0 {
+		return fmt.Errorf("%s\n  %s", message(err), strings.Join(fe, "\n  "))
+	}
+	return err
+}
+
+func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts normalize.Options, input, outFile, errorsFile string) error {
+	fi, err := os.Stat(input)
+	if err != nil {
+		return fmt.Errorf("%s: %w", input, err)
+	}
+	opener := formats.NewOpener()
+	src := normalize.Source{Open: func() (table.Reader, error) {
+		return opener.Open(cmd.Context(), input, filepath.Base(input), opts.ReadOptions(table.Limits{}))
+	}}
+	rows := io.Writer(cmd.OutOrStdout())
+	if outFile != "" {
+		f, err := os.Create(outFile)
+		if err != nil {
+			return usage(err)
+		}
+		defer f.Close()
+		rows = f
+	}
+	issues := io.Discard
+	if errorsFile != "" {
+		f, err := os.Create(errorsFile)
+		if err != nil {
+			return usage(err)
+		}
+		defer f.Close()
+		issues = f
+	}
+	if m == normalize.ModeInfer {
+		rows = io.Discard
+	}
+	stderr := cmd.ErrOrStderr()
+	bar := progressBar(stderr, fi.Size())
+	start := time.Now()
+	res, err := normalize.Run(cmd.Context(), normalize.Input{Mode: m, Schema: s, Options: opts, Sources: []normalize.Source{src},
+		OnProgress: bar}, normalize.Output{Rows: rows, Issues: issues})
+	if bar != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		var f *normalize.Failure
+		if errors.As(err, &f) {
+			return fmt.Errorf("%s: %s", f.Code, f.Message)
+		}
+		return err
+	}
+	if m == normalize.ModeInfer {
+		out := map[string]any{"inferred_schema": json.RawMessage(res.InferredSchema.JSON()), "profile": profileJSON(res.Profile)}
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	}
+	truncated := ""
+	if res.IssuesTruncated {
+		truncated = " (issue report truncated)"
+	}
+	fmt.Fprintf(stderr, "tabnorm: %s %s: %d rows read, %d valid, %d rejected, %d issues%s in %s\n", m, input,
+		res.Progress.RowsRead, res.RowCount, res.RejectedCount, res.IssueCount, truncated, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func profileJSON(ps []normalize.ColumnProfile) []map[string]any {
+	out := make([]map[string]any, len(ps))
+	for i, p := range ps {
+		out[i] = map[string]any{"column": p.Column, "field": p.Field, "type": p.Type, "format": p.Format,
+			"null_rate": p.NullRate(), "distinct_count": p.DistinctCount, "distinct_capped": p.DistinctCapped, "examples": p.Examples}
+	}
+	return out
+}
+
+// progressBar draws progress on a terminal; nil elsewhere.
+func progressBar(w io.Writer, total int64) func(normalize.Progress) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 || total <= 0 {
+		return nil
+	}
+	bw := bufio.NewWriter(f)
+	return func(p normalize.Progress) {
+		pct := min(100, float64(p.BytesRead)*100/float64(total))
+		n := int(pct / 4)
+		fmt.Fprintf(bw, "\r[%s%s] %5.1f%%  %d rows", strings.Repeat("#", n), strings.Repeat(".", 25-n), pct, p.RowsRead)
+		bw.Flush()
+	}
+}

@@ -1,0 +1,336 @@
+package normalize
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Date orders for numeric dates without a four-digit first part.
+const (
+	orderAuto = "auto"
+	orderDMY  = "DMY"
+	orderMDY  = "MDY"
+	orderYMD  = "YMD"
+)
+
+var monthNames = map[string]int{
+	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
+	"may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9,
+	"oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}
+
+// dateParts is a parsed calendar date (and optional time of day).
+type dateParts struct {
+	y, m, d      int
+	twoDigitYear bool
+	hasTime      bool
+	hh, mm, ss   int
+	nanos        int
+	offset       int // seconds east of UTC
+	hasZone      bool
+}
+
+// splitDateTime separates a date from a time part at 'T' or a space
+// followed by a digit.
+func splitDateTime(s string) (datePart, timePart string) {
+	if i := strings.IndexByte(s, 'T'); i >= 8 {
+		return s[:i], s[i+1:]
+	}
+	// "2024-01-31 10:22" or "31/01/2024 10:22:00 PM"; month names keep their spaces.
+	if i := strings.LastIndexByte(s, ' '); i > 0 && strings.Contains(s[i+1:], ":") {
+		return strings.TrimSpace(s[:i]), s[i+1:]
+	}
+	if i := strings.IndexByte(s, ' '); i > 0 && i+1 < len(s) && strings.Contains(s[i+1:], ":") && !containsLetter(s[:i]) {
+		return s[:i], s[i+1:]
+	}
+	return s, ""
+}
+
+func containsLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// parseDate reads a calendar date in the forms of API.md §6. order decides
+// D/M/Y against M/D/Y for numeric dates ("" or auto means M/D/Y here; the
+// engine settles auto per column before it calls this).
+func parseDate(s, order string) (dateParts, bool) {
+	var p dateParts
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return p, false
+	}
+	if containsLetter(s) {
+		return parseMonthName(s)
+	}
+	sep := byte(0)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '-' || c == '/' || c == '.' {
+			sep = c
+			break
+		}
+	}
+	if sep == 0 {
+		if len(s) == 8 && allDigits(s) { // 20240131
+			p.y, _ = strconv.Atoi(s[:4])
+			p.m, _ = strconv.Atoi(s[4:6])
+			p.d, _ = strconv.Atoi(s[6:])
+			return p, validDay(p.y, p.m, p.d)
+		}
+		return p, false
+	}
+	parts := strings.Split(s, string(sep))
+	if len(parts) != 3 {
+		return p, false
+	}
+	for _, part := range parts {
+		if part == "" || len(part) > 4 || !allDigits(part) {
+			return p, false
+		}
+	}
+	a, _ := strconv.Atoi(parts[0])
+	b, _ := strconv.Atoi(parts[1])
+	c, _ := strconv.Atoi(parts[2])
+	switch {
+	case len(parts[0]) == 4 || order == orderYMD:
+		p.y, p.m, p.d = a, b, c
+		p.twoDigitYear = len(parts[0]) <= 2
+	case len(parts[2]) == 4 || len(parts[2]) <= 2:
+		p.y = c
+		p.twoDigitYear = len(parts[2]) <= 2
+		if order == orderDMY {
+			p.d, p.m = a, b
+		} else {
+			p.m, p.d = a, b
+		}
+	default:
+		return p, false
+	}
+	if p.twoDigitYear {
+		p.y = expandYear(p.y)
+	}
+	return p, validDay(p.y, p.m, p.d)
+}
+
+// parseDateEitherWay reads a date in the column's order, or, when it is
+// impossible that way but valid the other way round (31/01 in a
+// month-first column), in the only order it can have: an unambiguous
+// value is never wrong, ambiguous ones follow the column.
+func parseDateEitherWay(s, order string) (dateParts, bool) {
+	if d, ok := parseDate(s, order); ok {
+		return d, true
+	}
+	switch order {
+	case orderDMY:
+		return parseDate(s, orderMDY)
+	case orderMDY, orderAuto, "":
+		return parseDate(s, orderDMY)
+	}
+	return dateParts{}, false
+}
+
+// expandYear puts a two-digit year in 1970–2069, as spreadsheets do.
+func expandYear(y int) int {
+	if y < 70 {
+		return 2000 + y
+	}
+	return 1900 + y
+}
+
+// parseMonthName reads "Jan 31 2024", "31 January 2024", "January 31,
+// 2024", "31-Jan-2024" and "11-May-11".
+func parseMonthName(s string) (dateParts, bool) {
+	var p dateParts
+	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == '-' || r == '/' || r == ',' || r == '.' })
+	if len(f) != 3 {
+		return p, false
+	}
+	var nums []string
+	month := 0
+	for _, w := range f {
+		if m, ok := monthNames[w]; ok && month == 0 {
+			month = m
+			continue
+		}
+		w = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(w, "st"), "nd"), "rd"), "th")
+		if !allDigits(w) || w == "" {
+			return p, false
+		}
+		nums = append(nums, w)
+	}
+	if month == 0 || len(nums) != 2 {
+		return p, false
+	}
+	day, year := nums[0], nums[1]
+	if len(nums[0]) == 4 { // 2024 Jan 31
+		day, year = nums[1], nums[0]
+	}
+	p.m = month
+	p.d, _ = strconv.Atoi(day)
+	p.y, _ = strconv.Atoi(year)
+	if len(year) <= 2 {
+		p.twoDigitYear, p.y = true, expandYear(p.y)
+	} else if len(year) != 4 {
+		return p, false
+	}
+	return p, validDay(p.y, p.m, p.d)
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func validDay(y, m, d int) bool {
+	if y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	return d <= daysIn(y, m)
+}
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// parseTime reads "10:22", "10:22:05", "10:22:05.123", "10:22 PM", with an
+// optional zone (Z, +02:00, +0200).
+func parseTime(s string) (hh, mm, ss, nanos, offset int, hasZone, ok bool) {
+	s = strings.TrimSpace(s)
+	upper := strings.ToUpper(s)
+	pm, am := strings.HasSuffix(upper, "PM"), strings.HasSuffix(upper, "AM")
+	if pm || am {
+		s = strings.TrimSpace(s[:len(s)-2])
+	}
+	if strings.HasSuffix(s, "Z") || strings.HasSuffix(s, "z") {
+		s, hasZone = s[:len(s)-1], true
+	} else if i := strings.LastIndexAny(s, "+-"); i > 0 {
+		zone := strings.ReplaceAll(s[i+1:], ":", "")
+		if len(zone) != 4 || !allDigits(zone) {
+			return
+		}
+		h, _ := strconv.Atoi(zone[:2])
+		m, _ := strconv.Atoi(zone[2:])
+		offset = h*3600 + m*60
+		if s[i] == '-' {
+			offset = -offset
+		}
+		s, hasZone = s[:i], true
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return
+	}
+	for i, part := range parts {
+		if i == 2 {
+			if dot := strings.IndexByte(part, '.'); dot >= 0 {
+				frac := part[dot+1:]
+				if !allDigits(frac) || len(frac) > 9 {
+					return
+				}
+				nanos, _ = strconv.Atoi((frac + "000000000")[:9])
+				part = part[:dot]
+			}
+		}
+		if len(part) == 0 || len(part) > 2 || !allDigits(part) {
+			return
+		}
+	}
+	hh, _ = strconv.Atoi(parts[0])
+	mm, _ = strconv.Atoi(parts[1])
+	if len(parts) == 3 {
+		ss, _ = strconv.Atoi(strings.SplitN(parts[2], ".", 2)[0])
+	}
+	if pm || am {
+		if hh < 1 || hh > 12 {
+			return
+		}
+		if pm && hh != 12 {
+			hh += 12
+		} else if am && hh == 12 {
+			hh = 0
+		}
+	}
+	if hh > 23 || mm > 59 || ss > 60 {
+		return
+	}
+	ok = true
+	return
+}
+
+// parseDateTime reads a date with an optional time; no zone means UTC.
+func parseDateTime(s, order string) (time.Time, bool, bool) {
+	dp, tp := splitDateTime(strings.TrimSpace(s))
+	d, ok := parseDateEitherWay(dp, order)
+	if !ok {
+		return time.Time{}, false, false
+	}
+	var hh, mm, ss, nanos, offset int
+	if tp != "" {
+		var hasZone bool
+		if hh, mm, ss, nanos, offset, hasZone, ok = parseTime(tp); !ok {
+			return time.Time{}, false, false
+		}
+		_ = hasZone
+	}
+	t := time.Date(d.y, time.Month(d.m), d.d, hh, mm, ss, nanos, time.FixedZone("", offset)).UTC()
+	return t, d.twoDigitYear, true
+}
+
+func formatDate(p dateParts) string {
+	b := make([]byte, 0, 10)
+	b = appendPadded(b, p.y, 4)
+	b = append(b, '-')
+	b = appendPadded(b, p.m, 2)
+	b = append(b, '-')
+	return string(appendPadded(b, p.d, 2))
+}
+
+func appendPadded(b []byte, n, width int) []byte {
+	var tmp [8]byte
+	s := strconv.AppendInt(tmp[:0], int64(n), 10)
+	for i := len(s); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// dateEvidence tells what a numeric date says about the column's order:
+// +1 for day-first (31/01/2024), -1 for month-first (01/31/2024), 0 when
+// either reading works or neither does.
+func dateEvidence(s string) int {
+	dp, _ := splitDateTime(strings.TrimSpace(s))
+	for _, sep := range []string{"/", "-", "."} {
+		parts := strings.Split(dp, sep)
+		if len(parts) != 3 || len(parts[0]) > 2 || !allDigits(parts[0]) || !allDigits(parts[1]) {
+			continue
+		}
+		a, _ := strconv.Atoi(parts[0])
+		b, _ := strconv.Atoi(parts[1])
+		switch {
+		case a > 12 && b <= 12:
+			return +1
+		case b > 12 && a <= 12:
+			return -1
+		}
+		return 0
+	}
+	return 0
+}

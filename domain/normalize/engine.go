@@ -1,0 +1,794 @@
+package normalize
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// Source is one input file. Open may be called more than once: the engine
+// reads a file's first records again to settle date orders.
+type Source struct {
+	FileID string // "" for a single-file job
+	Open   func() (table.Reader, error)
+}
+
+// Progress is what a run has done so far.
+type Progress struct {
+	RowsRead     int64
+	RowsValid    int64
+	RowsRejected int64
+	BytesRead    int64
+}
+
+// Input is everything a run needs.
+type Input struct {
+	Mode    Mode
+	Schema  *schema.Schema // required for normalize and validate
+	Options Options
+	Sources []Source
+	// Learned maps a normalized header to a field name, from the
+	// organization's earlier explicit mappings for the same saved schema.
+	Learned map[string]string
+	MaxRows int64 // 0: 10,000,000
+	// MaxIssues bounds the issues written; past it they are counted and
+	// the result says issues_truncated. 0: 1,000,000.
+	MaxIssues  int64
+	OnProgress func(Progress) // at most every ProgressEvery
+	// ProgressEvery is the least time between progress reports (250 ms).
+	ProgressEvery time.Duration
+}
+
+// Output is where a run writes: valid rows and issues, as JSON lines.
+type Output struct {
+	Rows   io.Writer
+	Issues io.Writer
+}
+
+// Result sums up a finished run.
+type Result struct {
+	RowCount        int64
+	RejectedCount   int64
+	IssueCount      int64
+	IssuesTruncated bool
+	Mapping         []MappingEntry
+	InferredSchema  *schema.Schema
+	Profile         []ColumnProfile
+	Progress        Progress
+}
+
+// Failure is a run that could not complete, with the job error code.
+type Failure struct {
+	Code    string
+	Message string
+}
+
+func (f *Failure) Error() string { return f.Code + ": " + f.Message }
+
+func fail(code, format string, args ...any) *Failure {
+	return &Failure{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Issue is one problem found in the data.
+type Issue struct {
+	Row        int64 // 0 when the issue is about the file, not a row
+	SourceFile string
+	Column     string
+	Field      string
+	Severity   string
+	Code       string
+	Message    string
+	Value      *string
+}
+
+const batchSize = 512
+
+// Run reads every source, maps and coerces its rows and writes valid rows
+// and issues. A *Failure error means the job fails with that code; a
+// context error means it was stopped.
+func Run(ctx context.Context, in Input, out Output) (Result, error) {
+	if in.Mode == ModeInfer {
+		return runInfer(ctx, in, out)
+	}
+	if in.Schema == nil {
+		return Result{}, fail("invalid_schema", "mode %s needs a target schema", in.Mode)
+	}
+	if in.MaxRows <= 0 {
+		in.MaxRows = 10_000_000
+	}
+	if in.MaxIssues <= 0 {
+		in.MaxIssues = 1_000_000
+	}
+	if in.ProgressEvery <= 0 {
+		in.ProgressEvery = 250 * time.Millisecond
+	}
+	w := newWriter(in, out)
+	for _, src := range in.Sources {
+		if err := w.runSource(ctx, src); err != nil {
+			_ = w.flush()
+			return w.result(), err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return w.result(), err
+	}
+	w.report(true)
+	return w.result(), nil
+}
+
+// readerFailure turns a reader's error into the job's failure.
+func readerFailure(err error, fileID string) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	where := ""
+	if fileID != "" {
+		where = " (" + fileID + ")"
+	}
+	if errors.Is(err, table.ErrUnsupportedFormat) {
+		return fail("unsupported_file_format", "The file%s is not CSV, TSV, JSON lines or XLSX: %v", where, err)
+	}
+	return fail("unreadable_file", "The file%s cannot be read: %v", where, err)
+}
+
+// rowOut is one processed record.
+type rowOut struct {
+	number   int64
+	ok       bool // no error-severity issue
+	start    int  // row JSON in batch.json[start:end]
+	end      int
+	issues   []Issue
+	uniques  []uint64 // hash per unique field, 0 for null
+	pk       uint64   // primary key hash, 0 when any part is null
+	hasPK    bool
+}
+
+type batch struct {
+	seq   int
+	recs  []table.Record
+	rows  []rowOut
+	json  []byte
+	bytes int64 // reader position after this batch
+}
+
+// plan is one source compiled: where each column goes and how.
+type plan struct {
+	fileID   string
+	header   []string
+	to       []int // source column → field index, -1 unmapped
+	columns  []column
+	fieldKey [][]byte // `"name":` per field
+	uniq     []int    // field indexes with unique constraints
+	pk       []int    // primary key field indexes
+	missing  map[string]bool
+	opts     Options
+}
+
+type writer struct {
+	in          Input
+	rows        *bufio.Writer
+	issues      *bufio.Writer
+	seed        maphash.Seed
+	uniqSeen    []map[uint64]struct{}
+	pkSeen      map[uint64]struct{}
+	res         Result
+	errorsCount int64
+	lastReport  time.Time
+}
+
+func newWriter(in Input, out Output) *writer {
+	w := &writer{in: in, rows: bufio.NewWriterSize(out.Rows, 256<<10), issues: bufio.NewWriterSize(out.Issues, 64<<10),
+		seed: maphash.MakeSeed(), pkSeen: map[uint64]struct{}{}, lastReport: time.Now()}
+	w.uniqSeen = make([]map[uint64]struct{}, len(in.Schema.Fields))
+	for i, f := range in.Schema.Fields {
+		if f.Constraints.Unique {
+			w.uniqSeen[i] = map[uint64]struct{}{}
+		}
+	}
+	return w
+}
+
+func (w *writer) flush() error {
+	if err := w.rows.Flush(); err != nil {
+		return fmt.Errorf("write rows: %w", err)
+	}
+	if err := w.issues.Flush(); err != nil {
+		return fmt.Errorf("write issues: %w", err)
+	}
+	return nil
+}
+
+func (w *writer) result() Result {
+	r := w.res
+	r.RowCount, r.RejectedCount = r.Progress.RowsValid, r.Progress.RowsRejected
+	return r
+}
+
+func (w *writer) report(force bool) {
+	if w.in.OnProgress == nil {
+		return
+	}
+	if now := time.Now(); force || now.Sub(w.lastReport) >= w.in.ProgressEvery {
+		w.lastReport = now
+		w.in.OnProgress(w.res.Progress)
+	}
+}
+
+// runSource maps one file and streams it through the workers.
+func (w *writer) runSource(ctx context.Context, src Source) error {
+	r, err := src.Open()
+	if err != nil {
+		return readerFailure(err, src.FileID)
+	}
+	defer r.Close()
+	p, err := w.plan(src, r)
+	if err != nil {
+		return err
+	}
+	bytesBefore := w.res.Progress.BytesRead
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan *batch, 4)
+	done := make(chan *batch, 4)
+	var readErr error
+	pool := sync.Pool{New: func() any { return &batch{} }}
+	go func() { // reader
+		defer close(work)
+		seq := 0
+		for {
+			b := pool.Get().(*batch)
+			b.seq, b.recs = seq, b.recs[:0]
+			for len(b.recs) < batchSize {
+				rec, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					readErr = err
+					break
+				}
+				rec.Cells = append([]string(nil), rec.Cells...)
+				b.recs = append(b.recs, rec)
+			}
+			b.bytes = r.BytesRead()
+			if len(b.recs) > 0 {
+				select {
+				case work <- b:
+				case <-ctx.Done():
+					return
+				}
+				seq++
+			}
+			if len(b.recs) < batchSize || readErr != nil || ctx.Err() != nil {
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				p.process(b, w.seed)
+				select {
+				case done <- b:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	pending := map[int]*batch{}
+	next := 0
+	var stop error
+	for b := range done {
+		if stop != nil {
+			continue // drain
+		}
+		pending[b.seq] = b
+		for {
+			nb, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if err := w.take(p, nb); err != nil {
+				stop = err
+				cancel()
+				break
+			}
+			w.res.Progress.BytesRead = bytesBefore + nb.bytes
+			pool.Put(nb)
+			w.report(false)
+		}
+		if stop == nil && ctx.Err() != nil {
+			stop = ctx.Err()
+		}
+	}
+	if stop != nil {
+		return stop
+	}
+	if readErr != nil {
+		return readerFailure(readErr, src.FileID)
+	}
+	w.res.Progress.BytesRead = bytesBefore + r.BytesRead()
+	return ctx.Err()
+}
+
+// plan maps the source's header and compiles its columns.
+func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
+	s := w.in.Schema
+	header := r.Header()
+	to, entries := mapColumns(header, s, w.in.Options.Mapping, w.in.Learned)
+	for i := range entries {
+		entries[i].SourceFile = src.FileID
+		if entries[i].Method == MethodFuzzy {
+			w.issue(Issue{SourceFile: src.FileID, Column: entries[i].SourceColumn, Field: entries[i].Field, Severity: warning, Code: "fuzzy_mapping",
+				Message: fmt.Sprintf("Column %q was mapped to field %q by similarity (%.2f); check it, or map it explicitly.", entries[i].SourceColumn, entries[i].Field, entries[i].Confidence)})
+		}
+	}
+	w.res.Mapping = append(w.res.Mapping, entries...)
+	mapped := make([]bool, len(s.Fields))
+	for _, f := range to {
+		if f >= 0 {
+			mapped[f] = true
+		}
+	}
+	for i, f := range s.Fields {
+		if f.Constraints.Required && !mapped[i] {
+			where := "the file"
+			if src.FileID != "" {
+				where = "file " + src.FileID
+			}
+			return nil, fail("required_field_unmapped", "Required field %q matches no column of %s (columns: %q). Map it with options.mapping.", f.Name, where, header)
+		}
+	}
+	orders, err := w.dateOrders(src, to)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{fileID: src.FileID, header: header, to: to, missing: map[string]bool{}, opts: w.in.Options}
+	for _, m := range s.MissingValues {
+		p.missing[m] = true
+	}
+	for i, f := range s.Fields {
+		p.columns = append(p.columns, compile(f, w.in.Mode, orders[i], w.in.Options.PhoneRegion))
+		p.fieldKey = append(p.fieldKey, append(appendJSONString(nil, f.Name), ':'))
+		if f.Constraints.Unique {
+			p.uniq = append(p.uniq, i)
+		}
+	}
+	for _, k := range s.PrimaryKey {
+		p.pk = append(p.pk, s.Index(k))
+	}
+	return p, nil
+}
+
+// dateOrders settles date_order per date field: the option when it is
+// DMY, MDY or YMD; for auto, the evidence of the column's unambiguous
+// values in the file's first records (31/01 says day-first, 01/31
+// month-first); month-first when nothing decides.
+func (w *writer) dateOrders(src Source, to []int) ([]string, error) {
+	s := w.in.Schema
+	orders := make([]string, len(s.Fields))
+	need := false
+	for i, f := range s.Fields {
+		orders[i] = w.in.Options.DateOrder
+		if (f.Type == schema.Date || f.Type == schema.DateTime) && orders[i] == orderAuto {
+			need = true
+		}
+	}
+	if !need {
+		return orders, nil
+	}
+	evidence := make([]int, len(s.Fields))
+	r, err := src.Open()
+	if err != nil {
+		return nil, readerFailure(err, src.FileID)
+	}
+	defer r.Close()
+	for range 10_000 {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, readerFailure(err, src.FileID)
+		}
+		for c, f := range to {
+			if f >= 0 && c < len(rec.Cells) && orders[f] == orderAuto {
+				evidence[f] += dateEvidence(rec.Cells[c])
+			}
+		}
+	}
+	for i := range orders {
+		if orders[i] != orderAuto {
+			continue
+		}
+		if evidence[i] > 0 {
+			orders[i] = orderDMY
+		} else {
+			orders[i] = orderMDY
+		}
+	}
+	return orders, nil
+}
+
+// process turns a batch of records into row JSON, issues and hashes.
+func (p *plan) process(b *batch, seed maphash.Seed) {
+	b.json = b.json[:0]
+	b.rows = b.rows[:0]
+	var h maphash.Hash
+	h.SetSeed(seed)
+	nFields := len(p.columns)
+	vals := make([]string, nFields)
+	kinds := make([]int8, nFields) // 0 null, 1 string, 2 raw
+	for _, rec := range b.recs {
+		ro := rowOut{number: int64(rec.Number), ok: true, start: len(b.json)}
+		if rec.RowIssue != nil {
+			ro.ok = false
+			ro.issues = append(ro.issues, p.issue(rec.Number, rec.RowIssue.Column, -1, "error", rec.RowIssue.Code, rec.RowIssue.Message, &rec.RowIssue.Value))
+			ro.end = ro.start
+			b.rows = append(b.rows, ro)
+			continue
+		}
+		for _, ci := range rec.CellIssues {
+			field := -1
+			if ci.Column >= 0 && ci.Column < len(p.to) {
+				field = p.to[ci.Column]
+			}
+			v := ci.Value
+			ro.issues = append(ro.issues, p.issue(rec.Number, ci.Column, field, warning, ci.Code, ci.Message, &v))
+		}
+		if len(rec.Cells) != len(p.header) {
+			ro.ok = false
+			ro.issues = append(ro.issues, p.issue(rec.Number, -1, -1, "error", "ragged_row",
+				fmt.Sprintf("The record has %d cells; the header has %d.", len(rec.Cells), len(p.header)), nil))
+		}
+		clear(kinds)
+		for c, f := range p.to {
+			if f < 0 || c >= len(rec.Cells) {
+				continue
+			}
+			s := rec.Cells[c]
+			if p.opts.Trim {
+				s = trimSpace(s)
+			}
+			if p.missing[s] {
+				continue
+			}
+			col := &p.columns[f]
+			v, prob := col.value(s)
+			if prob != nil {
+				raw := rec.Cells[c]
+				sev := prob.severity
+				if sev != warning && p.opts.OnError == "null_value" && !col.field.Constraints.Required {
+					sev = warning
+					prob.message += " The value was set to null."
+				} else if sev != warning {
+					sev = "error"
+					ro.ok = false
+				}
+				ro.issues = append(ro.issues, p.issue(rec.Number, c, f, sev, prob.code, prob.message, &raw))
+				if prob.severity != warning {
+					continue // the cell stays null
+				}
+			}
+			vals[f] = v
+			if col.kind == kindRaw {
+				kinds[f] = 2
+			} else {
+				kinds[f] = 1
+			}
+		}
+		for f := range p.columns {
+			if kinds[f] == 0 && p.columns[f].field.Constraints.Required {
+				ro.ok = false
+				ro.issues = append(ro.issues, p.issue(rec.Number, p.columnOf(f), f, "error", "required", "A value is required.", nil))
+			}
+		}
+		if !ro.ok {
+			ro.end = ro.start
+			b.rows = append(b.rows, ro)
+			continue
+		}
+		for _, f := range p.uniq {
+			var hv uint64
+			if kinds[f] != 0 {
+				h.Reset()
+				h.WriteString(vals[f])
+				hv = h.Sum64() | 1
+			}
+			ro.uniques = append(ro.uniques, hv)
+		}
+		if len(p.pk) > 0 {
+			h.Reset()
+			ro.hasPK = true
+			for _, f := range p.pk {
+				if kinds[f] == 0 {
+					ro.hasPK = false
+				}
+				h.WriteString(vals[f])
+				h.WriteByte(0)
+			}
+			ro.pk = h.Sum64()
+		}
+		b.json = append(b.json, '{')
+		for f := range p.columns {
+			if f > 0 {
+				b.json = append(b.json, ',')
+			}
+			b.json = append(b.json, p.fieldKey[f]...)
+			switch kinds[f] {
+			case 0:
+				b.json = append(b.json, "null"...)
+			case 1:
+				b.json = appendJSONString(b.json, vals[f])
+			default:
+				b.json = append(b.json, vals[f]...)
+			}
+		}
+		if p.opts.KeepUnmapped {
+			b.json = append(b.json, `,"_extra":{`...)
+			first := true
+			for c, f := range p.to {
+				if f >= 0 || c >= len(rec.Cells) {
+					continue
+				}
+				if !first {
+					b.json = append(b.json, ',')
+				}
+				first = false
+				b.json = appendJSONString(b.json, p.header[c])
+				b.json = append(b.json, ':')
+				b.json = appendJSONString(b.json, rec.Cells[c])
+			}
+			b.json = append(b.json, '}')
+		}
+		b.json = append(b.json, '}', '\n')
+		ro.end = len(b.json)
+		b.rows = append(b.rows, ro)
+	}
+}
+
+func (p *plan) columnOf(field int) int {
+	for c, f := range p.to {
+		if f == field {
+			return c
+		}
+	}
+	return -1
+}
+
+func (p *plan) issue(row, col, field int, severity, code, message string, value *string) Issue {
+	is := Issue{Row: int64(row), SourceFile: p.fileID, Severity: severity, Code: code, Message: message, Value: value}
+	if col >= 0 && col < len(p.header) {
+		is.Column = p.header[col]
+	}
+	if field >= 0 {
+		is.Field = p.columns[field].field.Name
+	}
+	return is
+}
+
+// take writes a processed batch in order, applying the checks that need
+// the rows before it: uniqueness, dedupe, the row limit, max_errors.
+func (w *writer) take(p *plan, b *batch) error {
+	for i := range b.rows {
+		ro := &b.rows[i]
+		w.res.Progress.RowsRead++
+		if w.res.Progress.RowsRead > w.in.MaxRows {
+			return fail("row_limit_exceeded", "The job has more than %d rows.", w.in.MaxRows)
+		}
+		if ro.ok {
+			w.checkUnique(p, ro)
+		}
+		for _, is := range ro.issues {
+			if is.Severity == "error" {
+				if w.in.Options.OnError == "fail_job" {
+					w.issue(is)
+					return fail("invalid_row", "Row %d has an error (%s: %s) and on_error is fail_job.", is.Row, is.Code, is.Message)
+				}
+				w.errorsCount++
+			}
+			w.issue(is)
+		}
+		if ro.ok {
+			w.res.Progress.RowsValid++
+			if _, err := w.rows.Write(b.json[ro.start:ro.end]); err != nil {
+				return fmt.Errorf("write rows: %w", err)
+			}
+		} else {
+			w.res.Progress.RowsRejected++
+		}
+		if max := w.in.Options.MaxErrors; max > 0 && w.errorsCount > max {
+			w.res.IssuesTruncated = true
+			return fail("too_many_errors", "More than %d errors (max_errors); the report stops at row %d.", max, ro.number)
+		}
+	}
+	return nil
+}
+
+// checkUnique rejects a row whose unique values or primary key were seen
+// in an earlier accepted row (64-bit hashes: a collision, about one in
+// 10^19 per pair, would reject a row wrongly; it cannot accept a duplicate).
+func (w *writer) checkUnique(p *plan, ro *rowOut) {
+	for k, f := range p.uniq {
+		hv := ro.uniques[k]
+		if hv == 0 {
+			continue
+		}
+		if _, seen := w.uniqSeen[f][hv]; seen {
+			ro.ok = false
+			ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(f), f, "error", "not_unique",
+				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[f].field.Name), nil))
+		}
+	}
+	if ro.hasPK && ro.ok {
+		if _, seen := w.pkSeen[ro.pk]; seen {
+			ro.ok = false
+			if w.in.Options.Dedupe {
+				ro.issues = append(ro.issues, p.issue(int(ro.number), -1, -1, "error", "duplicate_row", "The primary key repeats an earlier row's; the row was dropped (dedupe).", nil))
+			} else {
+				ro.issues = append(ro.issues, p.issue(int(ro.number), -1, -1, "error", "not_unique", "The primary key repeats an earlier row's.", nil))
+			}
+		}
+	}
+	if !ro.ok {
+		return
+	}
+	for k, f := range p.uniq {
+		if hv := ro.uniques[k]; hv != 0 {
+			w.uniqSeen[f][hv] = struct{}{}
+		}
+	}
+	if ro.hasPK {
+		w.pkSeen[ro.pk] = struct{}{}
+	}
+}
+
+// issue writes one issue line, or counts it past the report's limit.
+func (w *writer) issue(is Issue) {
+	w.res.IssueCount++
+	if w.res.IssueCount > w.in.MaxIssues {
+		w.res.IssuesTruncated = true
+		return
+	}
+	b := make([]byte, 0, 256)
+	b = append(b, `{"row":`...)
+	if is.Row > 0 {
+		b = strconv.AppendInt(b, is.Row, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"source_file":`...)
+	b = appendOptString(b, is.SourceFile)
+	b = append(b, `,"column":`...)
+	b = appendOptString(b, is.Column)
+	b = append(b, `,"field":`...)
+	b = appendOptString(b, is.Field)
+	b = append(b, `,"severity":`...)
+	b = appendJSONString(b, is.Severity)
+	b = append(b, `,"code":`...)
+	b = appendJSONString(b, is.Code)
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, is.Message)
+	b = append(b, `,"value":`...)
+	if is.Value != nil {
+		b = appendJSONString(b, *is.Value)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, "}\n"...)
+	_, _ = w.issues.Write(b) // a failed write surfaces at flush
+}
+
+func appendOptString(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, s)
+}
+
+// trimSpace trims ASCII and Unicode spaces (including no-break spaces)
+// without allocating.
+func trimSpace(s string) string {
+	for len(s) > 0 {
+		c := s[0]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' {
+			s = s[1:]
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(s)
+			if r == 0xA0 || r == 0x2007 || r == 0x202F || r == 0x3000 || r == 0xFEFF {
+				s = s[n:]
+				continue
+			}
+		}
+		break
+	}
+	for len(s) > 0 {
+		c := s[len(s)-1]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' {
+			s = s[:len(s)-1]
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeLastRuneInString(s)
+			if r == 0xA0 || r == 0x2007 || r == 0x202F || r == 0x3000 || r == 0xFEFF {
+				s = s[:len(s)-n]
+				continue
+			}
+		}
+		break
+	}
+	return s
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,224 @@
+package normalize
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+)
+
+// kind says how a canonical value is written in JSON.
+type kind uint8
+
+const (
+	kindString kind = iota // quoted
+	kindRaw                // numbers and booleans, as they are
+)
+
+// problem is why a value was refused or changed.
+type problem struct {
+	code     string
+	message  string
+	severity string // "" is error
+}
+
+const warning = "warning"
+
+// coercer turns trimmed cell text into the field's canonical text.
+type coercer func(s string) (string, *problem)
+
+// column is a field compiled once: its coercer and its checks, so the
+// per-cell path does no lookups by name.
+type column struct {
+	field    schema.Field
+	kind     kind
+	coerce   coercer
+	validate bool // validate mode: report, do not change
+}
+
+func invalid(code, format string, args ...any) *problem {
+	return &problem{code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// compile builds a field's column for a mode. order is the column's
+// settled date order.
+func compile(f schema.Field, mode Mode, order, region string) column {
+	c := column{field: f, kind: kindString, validate: mode == ModeValidate}
+	switch f.Type {
+	case schema.Integer:
+		c.kind = kindRaw
+		c.coerce = func(s string) (string, *problem) {
+			if v, ok := parseInteger(s, f.DecimalChar, f.GroupChar); ok {
+				return v, nil
+			}
+			return "", invalid("invalid_integer", "%q is not a whole number.", s)
+		}
+	case schema.Number:
+		c.kind = kindRaw
+		c.coerce = func(s string) (string, *problem) {
+			if v, ok := parseDecimal(s, f.DecimalChar, f.GroupChar); ok {
+				return v, nil
+			}
+			return "", invalid("invalid_number", "%q is not a number.", s)
+		}
+	case schema.Boolean:
+		c.kind = kindRaw
+		c.coerce = func(s string) (string, *problem) {
+			if v, ok := parseBoolean(s, f.TrueValues, f.FalseValues); ok {
+				return v, nil
+			}
+			return "", invalid("invalid_boolean", "%q is not a yes/no value.", s)
+		}
+	case schema.Date:
+		c.coerce = func(s string) (string, *problem) {
+			dp, _ := splitDateTime(s)
+			d, ok := parseDateEitherWay(dp, order)
+			if !ok {
+				return "", invalid("invalid_date", "%q is not a valid date.", s)
+			}
+			v := formatDate(d)
+			if d.twoDigitYear {
+				return v, &problem{code: "invalid_date", severity: warning, message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
+			}
+			return v, nil
+		}
+	case schema.DateTime:
+		c.coerce = func(s string) (string, *problem) {
+			t, twoDigit, ok := parseDateTime(s, order)
+			if !ok {
+				return "", invalid("invalid_datetime", "%q is not a valid date and time.", s)
+			}
+			v := t.Format(time.RFC3339Nano)
+			if twoDigit {
+				return v, &problem{code: "invalid_datetime", severity: warning, message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
+			}
+			return v, nil
+		}
+	case schema.Time:
+		c.coerce = func(s string) (string, *problem) {
+			hh, mm, ss, _, _, _, ok := parseTime(s)
+			if !ok {
+				return "", invalid("invalid_time", "%q is not a valid time of day.", s)
+			}
+			return fmt.Sprintf("%02d:%02d:%02d", hh, mm, ss), nil
+		}
+	case schema.Year:
+		c.kind = kindRaw
+		c.coerce = func(s string) (string, *problem) {
+			if len(s) == 4 && allDigits(s) {
+				return strings.TrimLeft(s, "0"), nil
+			}
+			if d, ok := parseDate(s, order); ok {
+				return strconv.Itoa(d.y), nil
+			}
+			return "", invalid("invalid_year", "%q is not a year.", s)
+		}
+	default:
+		c.coerce = stringCoercer(f.Format, region)
+	}
+	return c
+}
+
+func stringCoercer(format schema.Format, region string) coercer {
+	try := func(parse func(string) (string, bool), code, what string) coercer {
+		return func(s string) (string, *problem) {
+			if v, ok := parse(s); ok {
+				return v, nil
+			}
+			return "", invalid(code, "%q is not %s.", s, what)
+		}
+	}
+	switch format {
+	case schema.Email:
+		return try(parseEmail, "invalid_email", "an email address")
+	case schema.URI:
+		return try(parseURI, "invalid_uri", "an absolute URI")
+	case schema.UUID:
+		return try(parseUUID, "invalid_uuid", "a UUID")
+	case schema.Phone:
+		return try(func(s string) (string, bool) { return parsePhone(s, region) }, "invalid_phone", "a phone number")
+	case schema.Country:
+		return try(parseCountry, "invalid_country", "a country")
+	case schema.Currency:
+		return try(parseCurrency, "invalid_currency", "a currency")
+	}
+	return func(s string) (string, *problem) { return s, nil }
+}
+
+// value coerces one trimmed, non-missing cell and checks the field's
+// constraints. In validate mode the cell is kept as it is and any change
+// the coercer would make is the problem.
+func (c *column) value(s string) (string, *problem) {
+	v, p := c.coerce(s)
+	if p != nil && p.severity != warning {
+		return "", p
+	}
+	if c.validate && v != s {
+		code := "invalid_" + string(c.field.Type)
+		if c.field.Type == schema.String {
+			code = "invalid_" + string(c.field.Format)
+		}
+		return "", invalid(code, "%q is not in canonical form (it would be %q).", s, v)
+	}
+	if q := c.constraints(v); q != nil {
+		return "", q
+	}
+	return v, p
+}
+
+func (c *column) constraints(v string) *problem {
+	k := c.field.Constraints
+	if len(k.Enum) > 0 {
+		found := false
+		for _, e := range k.Enum {
+			if e == v {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return invalid("not_in_enum", "%q is not one of %s.", v, strings.Join(k.Enum, ", "))
+		}
+	}
+	if k.Pattern != nil && !k.Pattern.MatchString(v) {
+		return invalid("pattern_mismatch", "%q does not match the pattern.", v)
+	}
+	if k.MinLength != nil || k.MaxLength != nil {
+		n := utf8.RuneCountInString(v)
+		if k.MinLength != nil && n < *k.MinLength {
+			return invalid("too_short", "%q is shorter than %d characters.", v, *k.MinLength)
+		}
+		if k.MaxLength != nil && n > *k.MaxLength {
+			return invalid("too_long", "%q is longer than %d characters.", v, *k.MaxLength)
+		}
+	}
+	if k.Minimum != nil && compare(v, *k.Minimum, c.kind) < 0 {
+		return invalid("out_of_range", "%s is less than the minimum %s.", v, *k.Minimum)
+	}
+	if k.Maximum != nil && compare(v, *k.Maximum, c.kind) > 0 {
+		return invalid("out_of_range", "%s is more than the maximum %s.", v, *k.Maximum)
+	}
+	return nil
+}
+
+// compare orders two canonical values: numbers numerically, ISO dates and
+// times as text (their order is the text's).
+func compare(a, b string, k kind) int {
+	if k == kindRaw {
+		x, err1 := strconv.ParseFloat(a, 64)
+		y, err2 := strconv.ParseFloat(b, 64)
+		if err1 == nil && err2 == nil {
+			switch {
+			case x < y:
+				return -1
+			case x > y:
+				return 1
+			}
+			return 0
+		}
+	}
+	return strings.Compare(a, b)
+}

@@ -1,0 +1,233 @@
+package normalize
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// currencyMarks are stripped from numbers: symbols anywhere, ISO codes as
+// a separate prefix or suffix word.
+var currencySymbols = "$€£¥₹₽₩₺₪₫₴₦₱฿"
+
+// parseDecimal turns messy number text into a canonical JSON number,
+// keeping every digit: thousands separators (by groupChar, or guessed)
+// dropped, currency symbols and codes dropped, (12) and 12- as negatives,
+// a trailing % dropped ("percent as given": 12% is 12). decimal and group
+// are "" for auto.
+func parseDecimal(s, decimal, group string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", false
+	}
+	neg := false
+	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
+		neg, s = true, strings.TrimSpace(s[1:len(s)-1])
+	}
+	s = strings.TrimSuffix(s, "%")
+	s = stripCurrency(s)
+	if strings.HasSuffix(s, "-") && !strings.HasPrefix(s, "-") {
+		neg, s = !neg, strings.TrimSpace(s[:len(s)-1])
+	}
+	if strings.HasPrefix(s, "-") {
+		neg, s = !neg, strings.TrimSpace(s[1:])
+	} else if strings.HasPrefix(s, "+") {
+		s = strings.TrimSpace(s[1:])
+	}
+	s = stripCurrency(s) // "-$12"
+	if s == "" {
+		return "", false
+	}
+	// Exponent notation passes through when it is a plain JSON number.
+	if i := strings.IndexAny(s, "eE"); i > 0 {
+		mant, exp := s[:i], s[i+1:]
+		m, ok := parseDecimal(mant, decimal, group)
+		if !ok || strings.HasPrefix(m, "-") || !isExponent(exp) {
+			return "", false
+		}
+		return sign(neg, m+"e"+strings.TrimPrefix(exp, "+")), true
+	}
+	dec := byte(0)
+	switch {
+	case decimal != "":
+		dec = decimal[0]
+	default:
+		dec = guessDecimal(s, group)
+	}
+	var intPart, frac strings.Builder
+	seenDec, digits := false, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if seenDec {
+				frac.WriteByte(c)
+			} else {
+				intPart.WriteByte(c)
+			}
+			digits++
+		case c == dec && !seenDec:
+			seenDec = true
+		case c == ',' || c == '.' || c == '\'' || c == ' ' || (group != "" && c == group[0]):
+			if seenDec || intPart.Len() == 0 {
+				return "", false // a separator after the decimal point or before any digit
+			}
+		case c == 0xC2 && i+1 < len(s) && (s[i+1] == 0xA0): // no-break space as a separator
+			i++
+		default:
+			return "", false
+		}
+	}
+	if digits == 0 {
+		return "", false
+	}
+	ip := strings.TrimLeft(intPart.String(), "0")
+	if ip == "" {
+		ip = "0"
+	}
+	out := ip
+	if seenDec && frac.Len() > 0 {
+		out += "." + frac.String()
+	}
+	if out == "0" || strings.Trim(out, "0.") == "" {
+		neg = false
+	}
+	return sign(neg, out), true
+}
+
+func sign(neg bool, s string) string {
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+func isExponent(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "+"), "-")
+	if s == "" || len(s) > 4 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// guessDecimal decides which of . and , is the decimal point when the
+// field does not say: the last one when both appear; a single comma
+// followed by exactly three digits is a thousands separator (1,234), any
+// other lone comma a decimal comma (0,61); several dots are thousands
+// (1.234.567), a single dot is a decimal point.
+func guessDecimal(s, group string) byte {
+	if group == "." {
+		return ','
+	}
+	if group == "," {
+		return '.'
+	}
+	lastDot, lastComma := strings.LastIndexByte(s, '.'), strings.LastIndexByte(s, ',')
+	switch {
+	case lastDot >= 0 && lastComma >= 0:
+		if lastDot > lastComma {
+			return '.'
+		}
+		return ','
+	case lastComma >= 0:
+		if strings.Count(s, ",") == 1 && len(s)-lastComma-1 != 3 {
+			return ','
+		}
+		return 0
+	case lastDot >= 0:
+		if strings.Count(s, ".") > 1 {
+			return 0
+		}
+		return '.'
+	}
+	return 0
+}
+
+// stripCurrency drops a currency symbol or a three-letter code at either
+// end (with or without a space).
+func stripCurrency(s string) string {
+	s = strings.TrimSpace(s)
+	for {
+		r, n := utf8.DecodeRuneInString(s)
+		if n > 0 && strings.ContainsRune(currencySymbols, r) {
+			s = strings.TrimSpace(s[n:])
+			continue
+		}
+		r, n = utf8.DecodeLastRuneInString(s)
+		if n > 0 && strings.ContainsRune(currencySymbols, r) {
+			s = strings.TrimSpace(s[:len(s)-n])
+			continue
+		}
+		break
+	}
+	if n := len(s); n > 3 && isUpperCode(s[n-3:]) && (isDigit(s[n-4]) || s[n-4] == ' ') {
+		s = strings.TrimSpace(s[:n-3])
+	}
+	if len(s) > 3 && isUpperCode(s[:3]) && (isDigit(s[3]) || s[3] == ' ' || s[3] == '-') {
+		s = strings.TrimSpace(s[3:])
+	}
+	return s
+}
+
+func isUpperCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsUpper(r) || r > unicode.MaxASCII {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// parseInteger accepts what parseDecimal does when the fraction is zero
+// ("7.0" is 7).
+func parseInteger(s, decimal, group string) (string, bool) {
+	d, ok := parseDecimal(s, decimal, group)
+	if !ok || strings.ContainsAny(d, "eE") {
+		return "", false
+	}
+	if i := strings.IndexByte(d, '.'); i >= 0 {
+		if strings.Trim(d[i+1:], "0") != "" {
+			return "", false
+		}
+		d = d[:i]
+		if d == "-0" {
+			d = "0"
+		}
+	}
+	return d, true
+}
+
+// boolean words, lower-case.
+var trueWords = map[string]bool{"true": true, "yes": true, "y": true, "t": true, "1": true, "on": true, "x": true}
+var falseWords = map[string]bool{"false": true, "no": true, "n": true, "f": true, "0": true, "off": true}
+
+func parseBoolean(s string, trueValues, falseValues []string) (string, bool) {
+	for _, v := range trueValues {
+		if s == v {
+			return "true", true
+		}
+	}
+	for _, v := range falseValues {
+		if s == v {
+			return "false", true
+		}
+	}
+	l := strings.ToLower(s)
+	switch {
+	case trueWords[l]:
+		return "true", true
+	case falseWords[l]:
+		return "false", true
+	}
+	return "", false
+}
