@@ -93,7 +93,7 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 		if err != nil {
 			return err
 		}
-		sample = append(sample, clone(rec))
+		sample = append(sample, rec)
 	}
 	if len(sample) == 0 {
 		return nil // an empty file: no header, no records
@@ -143,7 +143,7 @@ func (d *delimitedReader) Next() (table.Record, error) {
 		if len(rec) > d.limits.MaxColumns {
 			return table.Record{}, fmt.Errorf("%w: record %d has %d cells; the limit is %d columns", table.ErrUnreadable, d.number, len(rec), d.limits.MaxColumns)
 		}
-		return table.Record{Number: d.number, Cells: rec}, nil
+		return table.Record{Number: d.number, Cells: rec, Owned: true}, nil
 	}
 }
 
@@ -155,8 +155,6 @@ func blank(rec []string) bool {
 	}
 	return true
 }
-
-func clone(rec []string) []string { return append([]string(nil), rec...) }
 
 // sniffDelimiter picks , ; tab or | from decoded sample text: the one
 // that splits the first records (parsed with quotes, so delimiters and

@@ -25,11 +25,10 @@ type scanner struct {
 	maxCell int
 	maxCols int
 
-	buf    []byte // the current record's field bytes, back to back
-	ends   []int  // end offset of each field in buf
-	fields []string
-	line   int // physical line where the current record started (1-based)
-	lines  int // physical lines consumed so far
+	buf   []byte // the current record's field bytes, back to back
+	ends  []int  // end offset of each field in buf
+	line  int    // physical line where the current record started (1-based)
+	lines int    // physical lines consumed so far
 }
 
 func newScanner(r io.Reader, delim byte, limits table.Limits) *scanner {
@@ -38,8 +37,8 @@ func newScanner(r io.Reader, delim byte, limits table.Limits) *scanner {
 	return s
 }
 
-// next returns the next record's fields (valid until the next call), or
-// io.EOF. A blank line is a record with one empty field.
+// next returns the next record's fields (a new slice the caller may
+// keep), or io.EOF. A blank line is a record with one empty field.
 func (s *scanner) next() ([]string, error) {
 	s.buf, s.ends = s.buf[:0], s.ends[:0]
 	s.line = s.lines + 1
@@ -76,14 +75,16 @@ func (s *scanner) next() ([]string, error) {
 		}
 	}
 	s.lines++
-	rec := string(s.buf) // one allocation per record; fields slice it
-	s.fields = s.fields[:0]
+	// Two allocations per record, both handed to the caller: the text, and
+	// the fields slicing it.
+	rec := string(s.buf)
+	fields := make([]string, len(s.ends))
 	from := 0
-	for _, end := range s.ends {
-		s.fields = append(s.fields, rec[from:end])
+	for i, end := range s.ends {
+		fields[i] = rec[from:end]
 		from = end
 	}
-	return s.fields, nil
+	return fields, nil
 }
 
 // unquoted reads to the delimiter or a line end and reports which ('\n'

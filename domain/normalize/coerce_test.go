@@ -48,7 +48,9 @@ func TestCoercers(t *testing.T) {
 		{"42", "42"}, {"6,700", "6700"}, {"7.0", "7"}, {"-0", "0"}, {"00081135561", "81135561"}, {"(5)", "-5"},
 		{"9223372036854775808", "9223372036854775808"}, {"7.5", ""}, {"1e3", ""}, {"x", ""},
 	})
-	runCoerce(t, "boolean", func(s string) (string, bool) { return parseBoolean(s, []string{"ja", "WAHR"}, []string{"nein", "FALSCH"}) }, []coerceCase{
+	runCoerce(t, "boolean", func(s string) (string, bool) {
+		return parseBoolean(s, []string{"ja", "WAHR"}, []string{"nein", "FALSCH"})
+	}, []coerceCase{
 		{"true", "true"}, {"FALSE", "false"}, {"Yes", "true"}, {"n", "false"}, {"Y", "true"}, {"t", "true"}, {"F", "false"},
 		{"1", "true"}, {"0", "false"}, {"on", "true"}, {"OFF", "false"}, {"x", "true"}, {"ja", "true"}, {"FALSCH", "false"},
 		{"maybe", ""}, {"2", ""}, {"", ""},

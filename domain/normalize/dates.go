@@ -84,18 +84,27 @@ func parseDate(s, order string) (dateParts, bool) {
 		}
 		return p, false
 	}
-	parts := strings.Split(s, string(sep))
-	if len(parts) != 3 {
-		return p, false
-	}
-	for _, part := range parts {
-		if part == "" || len(part) > 4 || !allDigits(part) {
+	var parts [3]string
+	rest := s
+	for k := 0; k < 3; k++ {
+		i := strings.IndexByte(rest, sep)
+		if k == 2 {
+			if i >= 0 {
+				return p, false
+			}
+			i = len(rest)
+		} else if i < 0 {
 			return p, false
 		}
+		parts[k] = rest[:i]
+		if parts[k] == "" || len(parts[k]) > 4 || !allDigits(parts[k]) {
+			return p, false
+		}
+		if k < 2 {
+			rest = rest[i+1:]
+		}
 	}
-	a, _ := strconv.Atoi(parts[0])
-	b, _ := strconv.Atoi(parts[1])
-	c, _ := strconv.Atoi(parts[2])
+	a, b, c := atoiDigits(parts[0]), atoiDigits(parts[1]), atoiDigits(parts[2])
 	switch {
 	case len(parts[0]) == 4 || order == orderYMD:
 		p.y, p.m, p.d = a, b, c
@@ -179,6 +188,15 @@ func parseMonthName(s string) (dateParts, bool) {
 		return p, false
 	}
 	return p, validDay(p.y, p.m, p.d)
+}
+
+// atoiDigits reads a short string of ASCII digits (checked by the caller).
+func atoiDigits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
 }
 
 func allDigits(s string) bool {
@@ -295,8 +313,8 @@ func parseDateTime(s, order string) (time.Time, bool, bool) {
 }
 
 func formatDate(p dateParts) string {
-	b := make([]byte, 0, 10)
-	b = appendPadded(b, p.y, 4)
+	var a [10]byte
+	b := appendPadded(a[:0], p.y, 4)
 	b = append(b, '-')
 	b = appendPadded(b, p.m, 2)
 	b = append(b, '-')

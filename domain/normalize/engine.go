@@ -144,22 +144,23 @@ func readerFailure(err error, fileID string) error {
 
 // rowOut is one processed record.
 type rowOut struct {
-	number   int64
-	ok       bool // no error-severity issue
-	start    int  // row JSON in batch.json[start:end]
-	end      int
-	issues   []Issue
-	uniques  []uint64 // hash per unique field, 0 for null
-	pk       uint64   // primary key hash, 0 when any part is null
-	hasPK    bool
+	number  int64
+	ok      bool // no error-severity issue
+	start   int  // row JSON in batch.json[start:end]
+	end     int
+	issues  []Issue
+	uniques []uint64 // hash per unique field, 0 for null (slices batch.hashes)
+	pk      uint64   // primary key hash, 0 when any part is null
+	hasPK   bool
 }
 
 type batch struct {
-	seq   int
-	recs  []table.Record
-	rows  []rowOut
-	json  []byte
-	bytes int64 // reader position after this batch
+	seq    int
+	recs   []table.Record
+	rows   []rowOut
+	json   []byte
+	hashes []uint64 // backing store of every row's uniques
+	bytes  int64    // reader position after this batch
 }
 
 // plan is one source compiled: where each column goes and how.
@@ -171,7 +172,8 @@ type plan struct {
 	fieldKey [][]byte // `"name":` per field
 	uniq     []int    // field indexes with unique constraints
 	pk       []int    // primary key field indexes
-	missing  map[string]bool
+	missing  []string
+	maxMiss  int // longest missing value
 	opts     Options
 }
 
@@ -180,8 +182,8 @@ type writer struct {
 	rows        *bufio.Writer
 	issues      *bufio.Writer
 	seed        maphash.Seed
-	uniqSeen    []map[uint64]struct{}
-	pkSeen      map[uint64]struct{}
+	uniqSeen    []*hashSet
+	pkSeen      hashSet
 	res         Result
 	errorsCount int64
 	lastReport  time.Time
@@ -189,11 +191,11 @@ type writer struct {
 
 func newWriter(in Input, out Output) *writer {
 	w := &writer{in: in, rows: bufio.NewWriterSize(out.Rows, 256<<10), issues: bufio.NewWriterSize(out.Issues, 64<<10),
-		seed: maphash.MakeSeed(), pkSeen: map[uint64]struct{}{}, lastReport: time.Now()}
-	w.uniqSeen = make([]map[uint64]struct{}, len(in.Schema.Fields))
+		seed: maphash.MakeSeed(), lastReport: time.Now()}
+	w.uniqSeen = make([]*hashSet, len(in.Schema.Fields))
 	for i, f := range in.Schema.Fields {
 		if f.Constraints.Unique {
-			w.uniqSeen[i] = map[uint64]struct{}{}
+			w.uniqSeen[i] = &hashSet{}
 		}
 	}
 	return w
@@ -259,7 +261,9 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 					readErr = err
 					break
 				}
-				rec.Cells = append([]string(nil), rec.Cells...)
+				if !rec.Owned {
+					rec.Cells = append([]string(nil), rec.Cells...)
+				}
 				b.recs = append(b.recs, rec)
 			}
 			b.bytes = r.BytesRead()
@@ -363,9 +367,9 @@ func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{fileID: src.FileID, header: header, to: to, missing: map[string]bool{}, opts: w.in.Options}
+	p := &plan{fileID: src.FileID, header: header, to: to, missing: s.MissingValues, opts: w.in.Options}
 	for _, m := range s.MissingValues {
-		p.missing[m] = true
+		p.maxMiss = max(p.maxMiss, len(m))
 	}
 	for i, f := range s.Fields {
 		p.columns = append(p.columns, compile(f, w.in.Mode, orders[i], w.in.Options.PhoneRegion))
@@ -434,6 +438,10 @@ func (w *writer) dateOrders(src Source, to []int) ([]string, error) {
 func (p *plan) process(b *batch, seed maphash.Seed) {
 	b.json = b.json[:0]
 	b.rows = b.rows[:0]
+	if need := len(b.recs) * len(p.uniq); cap(b.hashes) < need {
+		b.hashes = make([]uint64, need)
+	}
+	b.hashes = b.hashes[:len(b.recs)*len(p.uniq)]
 	var h maphash.Hash
 	h.SetSeed(seed)
 	nFields := len(p.columns)
@@ -470,7 +478,7 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			if p.opts.Trim {
 				s = trimSpace(s)
 			}
-			if p.missing[s] {
+			if p.isMissing(s) {
 				continue
 			}
 			col := &p.columns[f]
@@ -508,14 +516,15 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			b.rows = append(b.rows, ro)
 			continue
 		}
-		for _, f := range p.uniq {
+		ro.uniques = b.hashes[len(b.rows)*len(p.uniq) : (len(b.rows)+1)*len(p.uniq)]
+		for k, f := range p.uniq {
 			var hv uint64
 			if kinds[f] != 0 {
 				h.Reset()
 				h.WriteString(vals[f])
 				hv = h.Sum64() | 1
 			}
-			ro.uniques = append(ro.uniques, hv)
+			ro.uniques[k] = hv
 		}
 		if len(p.pk) > 0 {
 			h.Reset()
@@ -527,7 +536,7 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 				h.WriteString(vals[f])
 				h.WriteByte(0)
 			}
-			ro.pk = h.Sum64()
+			ro.pk = h.Sum64() | 1
 		}
 		b.json = append(b.json, '{')
 		for f := range p.columns {
@@ -565,6 +574,20 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 		ro.end = len(b.json)
 		b.rows = append(b.rows, ro)
 	}
+}
+
+// isMissing compares with the schema's few missing values (a map costs
+// more than a short scan).
+func (p *plan) isMissing(s string) bool {
+	if len(s) > p.maxMiss {
+		return false
+	}
+	for _, m := range p.missing {
+		if len(m) == len(s) && m == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *plan) columnOf(field int) int {
@@ -629,25 +652,31 @@ func (w *writer) take(p *plan, b *batch) error {
 // in an earlier accepted row (64-bit hashes: a collision, about one in
 // 10^19 per pair, would reject a row wrongly; it cannot accept a duplicate).
 func (w *writer) checkUnique(p *plan, ro *rowOut) {
+	// Values enter the sets only when the whole row is accepted, so a
+	// rejected row's values do not make a later row a duplicate. A row with
+	// two unique fields is rare enough to check them before adding.
+	if len(p.uniq) == 1 && !ro.hasPK { // the common case: one lookup-and-insert
+		if hv := ro.uniques[0]; hv != 0 && !w.uniqSeen[p.uniq[0]].add(hv) {
+			ro.ok = false
+			ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(p.uniq[0]), p.uniq[0], "error", "not_unique",
+				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[p.uniq[0]].field.Name), nil))
+		}
+		return
+	}
 	for k, f := range p.uniq {
 		hv := ro.uniques[k]
-		if hv == 0 {
-			continue
-		}
-		if _, seen := w.uniqSeen[f][hv]; seen {
+		if hv != 0 && w.uniqSeen[f].has(hv) {
 			ro.ok = false
 			ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(f), f, "error", "not_unique",
 				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[f].field.Name), nil))
 		}
 	}
-	if ro.hasPK && ro.ok {
-		if _, seen := w.pkSeen[ro.pk]; seen {
-			ro.ok = false
-			if w.in.Options.Dedupe {
-				ro.issues = append(ro.issues, p.issue(int(ro.number), -1, -1, "error", "duplicate_row", "The primary key repeats an earlier row's; the row was dropped (dedupe).", nil))
-			} else {
-				ro.issues = append(ro.issues, p.issue(int(ro.number), -1, -1, "error", "not_unique", "The primary key repeats an earlier row's.", nil))
-			}
+	if ro.hasPK && ro.ok && w.pkSeen.has(ro.pk) {
+		ro.ok = false
+		if w.in.Options.Dedupe {
+			ro.issues = append(ro.issues, p.issue(int(ro.number), -1, -1, "error", "duplicate_row", "The primary key repeats an earlier row's; the row was dropped (dedupe).", nil))
+		} else {
+			ro.issues = append(ro.issues, p.issue(int(ro.number), -1, -1, "error", "not_unique", "The primary key repeats an earlier row's.", nil))
 		}
 	}
 	if !ro.ok {
@@ -655,11 +684,11 @@ func (w *writer) checkUnique(p *plan, ro *rowOut) {
 	}
 	for k, f := range p.uniq {
 		if hv := ro.uniques[k]; hv != 0 {
-			w.uniqSeen[f][hv] = struct{}{}
+			w.uniqSeen[f].add(hv)
 		}
 	}
 	if ro.hasPK {
-		w.pkSeen[ro.pk] = struct{}{}
+		w.pkSeen.add(ro.pk)
 	}
 }
 

@@ -16,6 +16,9 @@ var currencySymbols = "$€£¥₹₽₩₺₪₫₴₦₱฿"
 // a trailing % dropped ("percent as given": 12% is 12). decimal and group
 // are "" for auto.
 func parseDecimal(s, decimal, group string) (string, bool) {
+	if v, ok := plainDecimal(s, decimal); ok {
+		return v, true
+	}
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", false
@@ -93,6 +96,40 @@ func parseDecimal(s, decimal, group string) (string, bool) {
 		neg = false
 	}
 	return sign(neg, out), true
+}
+
+// plainDecimal is the fast path for text that already is a canonical
+// number (-?digits(.digits)?, no leading zeros): most cells of most files.
+func plainDecimal(s, decimal string) (string, bool) {
+	if decimal != "" && decimal != "." {
+		return "", false
+	}
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	digits := i - start
+	if digits == 0 || (digits > 1 && s[start] == '0') {
+		return "", false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		frac := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == frac {
+			return "", false
+		}
+	}
+	if i != len(s) || s == "-0" {
+		return "", false
+	}
+	return s, true
 }
 
 func sign(neg bool, s string) string {
@@ -207,9 +244,18 @@ func parseInteger(s, decimal, group string) (string, bool) {
 	return d, true
 }
 
-// boolean words, lower-case.
-var trueWords = map[string]bool{"true": true, "yes": true, "y": true, "t": true, "1": true, "on": true, "x": true}
-var falseWords = map[string]bool{"false": true, "no": true, "n": true, "f": true, "0": true, "off": true}
+// boolean words, compared without case.
+var trueWords = []string{"true", "yes", "y", "t", "1", "on", "x"}
+var falseWords = []string{"false", "no", "n", "f", "0", "off"}
+
+func foldIn(s string, words []string) bool {
+	for _, w := range words {
+		if len(w) == len(s) && strings.EqualFold(w, s) {
+			return true
+		}
+	}
+	return false
+}
 
 func parseBoolean(s string, trueValues, falseValues []string) (string, bool) {
 	for _, v := range trueValues {
@@ -222,11 +268,10 @@ func parseBoolean(s string, trueValues, falseValues []string) (string, bool) {
 			return "false", true
 		}
 	}
-	l := strings.ToLower(s)
 	switch {
-	case trueWords[l]:
+	case foldIn(s, trueWords):
 		return "true", true
-	case falseWords[l]:
+	case foldIn(s, falseWords):
 		return "false", true
 	}
 	return "", false

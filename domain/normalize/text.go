@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/nyaruka/phonenumbers"
@@ -18,7 +19,7 @@ import (
 // parseEmail lower-cases an address and checks it is plausibly
 // local@domain.tld (no spaces, one @, a dot in the domain, a letter TLD).
 func parseEmail(s string) (string, bool) {
-	s = strings.ToLower(s)
+	s = lowerASCII(s)
 	at := strings.IndexByte(s, '@')
 	if at <= 0 || at != strings.LastIndexByte(s, '@') || len(s) > 254 {
 		return "", false
@@ -96,7 +97,9 @@ func parseUUID(s string) (string, bool) {
 // area and exchange codes. Everything else goes to libphonenumber's
 // rules for the default region, which are thorough but ~50× slower.
 func parsePhone(s, region string) (string, bool) {
-	s = dropExtension(s)
+	if strings.ContainsAny(s, "xXtT#") {
+		s = dropExtension(s)
+	}
 	if strings.HasPrefix(s, "00") {
 		s = "+" + s[2:] // international call prefix
 	} else if strings.HasPrefix(s, "011") && nanpRegion(region) {
@@ -122,16 +125,24 @@ func parsePhone(s, region string) (string, bool) {
 	}
 	if !other {
 		d := digits[:n]
+		var out [24]byte
+		e164 := append(out[:0], '+')
 		switch {
 		case plus && n >= 8 && n <= 15 && d[0] != '0':
 			if d[0] != '1' || validNANP(d[1:]) {
-				return "+" + string(d), true
+				return string(append(e164, d...)), true
 			}
 			return "", false
-		case !plus && nanpRegion(region) && n == 10 && validNANP(d):
-			return "+1" + string(d), true
-		case !plus && nanpRegion(region) && n == 11 && d[0] == '1' && validNANP(d[1:]):
-			return "+" + string(d), true
+		case !plus && nanpRegion(region) && n == 10:
+			if !validNANP(d) {
+				return "", false // the numbering plan's own rules; no need to ask libphonenumber
+			}
+			return string(append(append(e164, '1'), d...)), true
+		case !plus && nanpRegion(region) && n == 11 && d[0] == '1':
+			if !validNANP(d[1:]) {
+				return "", false
+			}
+			return string(append(e164, d...)), true
 		case !plus && nanpRegion(region) && n < 10:
 			return "", false
 		}
@@ -172,6 +183,33 @@ func validRegion(r string) bool {
 	return len(phonenumbers.GetSupportedRegions()) > 0 && phonenumbers.GetCountryCodeForRegion(r) != 0
 }
 
+// lowerASCII lower-cases s, allocating only when it has upper-case
+// letters; non-ASCII text goes through strings.ToLower.
+func lowerASCII(s string) string {
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return strings.ToLower(s)
+		}
+		if c >= 'A' && c <= 'Z' {
+			upper = true
+		}
+	}
+	if !upper {
+		return s
+	}
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b)
+}
+
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
@@ -208,7 +246,7 @@ var reservedCodes = map[string]bool{"UK": true, "FX": true, "EU": true, "EZ": tr
 
 func loadCountries() {
 	countries = map[string]string{}
-	names := display.English.Regions()
+	regionNames := display.English.Regions()
 	for a := 'A'; a <= 'Z'; a++ {
 		for b := 'A'; b <= 'Z'; b++ {
 			code := string([]rune{a, b})
@@ -218,7 +256,7 @@ func loadCountries() {
 			}
 			countries[strings.ToLower(code)] = code
 			countries[strings.ToLower(r.ISO3())] = code
-			if name := countryKey(names.Name(r)); name != "" {
+			if name := countryKey(regionNames.Name(r)); name != "" {
 				if _, taken := countries[name]; !taken {
 					countries[name] = code
 				}
@@ -228,7 +266,22 @@ func loadCountries() {
 	for k, v := range countryAliases {
 		countries[countryKey(k)] = v
 	}
+	// Spellings as they usually come (DE, de, Germany, GERMANY) are looked
+	// up as they are, with no folding.
+	countryExact = map[string]string{}
+	names := display.English.Regions()
+	for key, code := range countries {
+		countryExact[key] = code
+		countryExact[strings.ToUpper(key)] = code
+	}
+	for _, code := range countries {
+		if r, err := language.ParseRegion(code); err == nil {
+			countryExact[names.Name(r)] = code
+		}
+	}
 }
+
+var countryExact map[string]string
 
 // countryKey folds case, accents and punctuation: "México" and "mexico"
 // are the same key.
@@ -243,15 +296,34 @@ func countryKey(s string) string {
 	}
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.TrimPrefix(s, "the ")
-	return strings.NewReplacer("&", "and", ".", "", ",", "", "’", "'").Replace(s)
+	return countryPunct.Replace(s)
 }
 
-// parseCountry maps alpha-2, alpha-3 and English names to alpha-2.
+var countryPunct = strings.NewReplacer("&", "and", ".", "", ",", "", "’", "'")
+
+// parseCountry maps alpha-2, alpha-3 and English names to alpha-2. The
+// exact spellings seen are remembered (a column repeats a few hundred
+// names at most), so folding runs once per spelling.
 func parseCountry(s string) (string, bool) {
 	countryOnce.Do(loadCountries)
-	code, ok := countries[countryKey(s)]
-	return code, ok
+	if code, ok := countryExact[s]; ok {
+		return code, true
+	}
+	if v, ok := countrySeen.Load(s); ok {
+		code := v.(string)
+		return code, code != ""
+	}
+	code := countries[countryKey(s)]
+	if countrySeenN.Add(1) < 100_000 {
+		countrySeen.Store(s, code)
+	}
+	return code, code != ""
 }
+
+var (
+	countrySeen  sync.Map
+	countrySeenN atomic.Int64
+)
 
 var currencySymbolCodes = map[string]string{
 	"$": "USD", "us$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "₽": "RUB", "₩": "KRW", "₺": "TRY",
@@ -268,9 +340,28 @@ func parseCurrency(s string) (string, bool) {
 	if len(s) != 3 {
 		return "", false
 	}
-	u, err := currency.ParseISO(strings.ToUpper(s))
-	if err != nil {
-		return "", false
+	currencyOnce.Do(loadCurrencies)
+	code := strings.ToUpper(s)
+	return code, currencyCodes[code]
+}
+
+var (
+	currencyOnce  sync.Once
+	currencyCodes map[string]bool
+)
+
+// loadCurrencies lists every ISO 4217 code x/text knows, once: parsing
+// each value through it costs far more than a map lookup.
+func loadCurrencies() {
+	currencyCodes = map[string]bool{}
+	for a := 'A'; a <= 'Z'; a++ {
+		for b := 'A'; b <= 'Z'; b++ {
+			for c := 'A'; c <= 'Z'; c++ {
+				code := string([]rune{a, b, c})
+				if u, err := currency.ParseISO(code); err == nil && u.String() == code {
+					currencyCodes[code] = true
+				}
+			}
+		}
 	}
-	return u.String(), true
 }

@@ -79,6 +79,9 @@ type Record struct {
 	// (e.g. a malformed JSON line); Cells is then nil.
 	RowIssue   *CellIssue
 	CellIssues []CellIssue
+	// Owned says Cells is a fresh slice the consumer may keep; otherwise
+	// it is reused by the next call to Next and must be copied.
+	Owned bool
 }
 
 // Reader streams one table. Next returns io.EOF after the last record.

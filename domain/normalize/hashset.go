@@ -1,0 +1,54 @@
+package normalize
+
+// hashSet is a set of non-zero 64-bit hashes with open addressing: about
+// 8 to 16 bytes a member (a Go map costs about twice that, and more time),
+// which is what bounds memory for unique columns and primary keys.
+type hashSet struct {
+	slots []uint64
+	n     int
+}
+
+// add inserts h and reports whether it was new. h must not be 0.
+func (s *hashSet) add(h uint64) bool {
+	if s.n*4 >= len(s.slots)*3 { // keep the load under 3/4
+		s.grow()
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case 0:
+			s.slots[i] = h
+			s.n++
+			return true
+		case h:
+			return false
+		}
+	}
+}
+
+func (s *hashSet) grow() {
+	old := s.slots
+	size := max(1024, len(old)*2)
+	s.slots, s.n = make([]uint64, size), 0
+	for _, h := range old {
+		if h != 0 {
+			s.add(h)
+		}
+	}
+}
+
+// has reports whether h is in the set.
+func (s *hashSet) has(h uint64) bool {
+	if len(s.slots) == 0 {
+		return false
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case 0:
+			return false
+		case h:
+			return true
+		}
+	}
+}
