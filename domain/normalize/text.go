@@ -159,7 +159,7 @@ func nanpRegion(r string) bool { return r == "US" || r == "CA" }
 // dropExtension removes "ext. 123", "x123" or "#123" after a number: E.164
 // has no extensions.
 func dropExtension(s string) string {
-	l := strings.ToLower(s)
+	l := foldASCII(s) // same length as s, so indexes carry over
 	for _, mark := range []string{" ext.", " ext", " extension", " x", "#"} {
 		if i := strings.LastIndex(l, mark); i > 6 {
 			rest := strings.TrimSpace(strings.TrimLeft(l[i+len(mark):], ". :"))
@@ -206,6 +206,17 @@ func lowerASCII(s string) string {
 			c += 'a' - 'A'
 		}
 		b[i] = c
+	}
+	return string(b)
+}
+
+// foldASCII lower-cases A–Z only, keeping every byte where it was.
+func foldASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
 	}
 	return string(b)
 }

@@ -1,0 +1,89 @@
+package normalize
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+func BenchmarkCoerce(b *testing.B) {
+	cases := []struct {
+		name   string
+		field  schema.Field
+		values []string
+	}{
+		{"integer", schema.Field{Type: schema.Integer}, []string{"42", "6,700", "7.0", "00081135561"}},
+		{"number", schema.Field{Type: schema.Number}, []string{"297.78", "1,234.50", "$12", "12.00 USD", "(7)"}},
+		{"boolean", schema.Field{Type: schema.Boolean}, []string{"yes", "N", "true", "FALSE", "1"}},
+		{"date", schema.Field{Type: schema.Date}, []string{"2024-01-31", "31/01/2024", "Jan 31 2024", "31 January 2024", "2024-01-31T10:22:00Z"}},
+		{"datetime", schema.Field{Type: schema.DateTime}, []string{"2024-01-31T10:22:00Z", "2024-01-31 10:22"}},
+		{"email", schema.Field{Type: schema.String, Format: schema.Email}, []string{"Ann.Lee@Example.com", "bob@mail.co.uk"}},
+		{"phone", schema.Field{Type: schema.String, Format: schema.Phone}, []string{"+1 (415) 555-2671", "415.555.2671", "+44 20 7946 0958"}},
+		{"country", schema.Field{Type: schema.String, Format: schema.Country}, []string{"DE", "Germany", "united states", "México"}},
+		{"currency", schema.Field{Type: schema.String, Format: schema.Currency}, []string{"USD", "€", "gbp"}},
+		{"string", schema.Field{Type: schema.String}, []string{"hello world"}},
+	}
+	for _, c := range cases {
+		col := compile(c.field, ModeNormalize, orderDMY, "US")
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				_, _ = col.value(c.values[i%len(c.values)])
+				i++
+			}
+		})
+	}
+}
+
+// contactsRows makes n contacts-like rows with the messiness of the
+// benchmark data (mixed formats, a few bad values).
+func contactsRows(n int) [][]string {
+	rows := [][]string{{"ID", "First Name", "E-mail", "Phone", "Signup Date", "Amount", "Qty", "Currency", "Country", "Active"}}
+	dates := []string{"2024-01-31", "31/01/2024", "Jan 31 2024", "2024-01-31T10:22:00Z", "15.03.2023"}
+	phones := []string{"+1 (415) 555-2671", "415.555.2671", "+44 20 7946 0958", ""}
+	amounts := []string{"1,234.50", "$12", " 7.0 ", "12.00 USD", "-3.25"}
+	for i := range n {
+		rows = append(rows, []string{fmt.Sprint(i + 1), "Ann", fmt.Sprintf("User%d@Example.com", i), phones[i%4], dates[i%5],
+			amounts[i%5], "6,700", "EUR", []string{"DE", "Germany", "usa"}[i%3], []string{"yes", "N", "true"}[i%3]})
+	}
+	return rows
+}
+
+func BenchmarkEngine(b *testing.B) {
+	s, err := schema.Parse([]byte(`{"fields":[
+		{"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
+		{"name":"first_name"},
+		{"name":"email","type":"string","format":"email"},
+		{"name":"phone","type":"string","format":"phone"},
+		{"name":"signup_date","type":"date"},
+		{"name":"amount","type":"number"},
+		{"name":"quantity","type":"integer","aliases":["qty"]},
+		{"name":"currency","type":"string","format":"currency"},
+		{"name":"country","type":"string","format":"country"},
+		{"name":"active","type":"boolean"}]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := contactsRows(100_000)
+	size := 0
+	for _, r := range rows {
+		for _, c := range r {
+			size += len(c) + 1
+		}
+	}
+	o, _ := ParseOptions(ModeNormalize, nil)
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		src := Source{Open: func() (table.Reader, error) { return &memReader{rows: rows}, nil }}
+		res, err := Run(context.Background(), Input{Mode: ModeNormalize, Schema: s, Options: o, Sources: []Source{src}}, Output{Rows: io.Discard, Issues: io.Discard})
+		if err != nil || res.RowCount != 100_000 {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+}
