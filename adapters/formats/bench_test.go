@@ -1,0 +1,126 @@
+package formats
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+var contactsHeader = []string{"ID", "First Name", "Last Name", "E-mail", "Phone", "Signup Date", "Amount", "Qty", "Currency", "Country", "Active", "Notes"}
+
+func contactsRecord(i int) []string {
+	return []string{fmt.Sprintf("%08d", i), "Ann", "Lee", fmt.Sprintf("ann.lee%d@example.com", i), "+1 (415) 555-2671", "31/01/2024",
+		"1,234.50", "6,700", "EUR", "Germany", "yes", `said "hi", twice`}
+}
+
+// benchFile writes 100k contacts-like records in a format and returns its path.
+func benchFile(b *testing.B, format string) string {
+	b.Helper()
+	dir := b.TempDir()
+	path := filepath.Join(dir, "contacts."+format)
+	const n = 100_000
+	switch format {
+	case "xlsx":
+		f := excelize.NewFile()
+		sw, err := f.NewStreamWriter("Sheet1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		row := make([]any, len(contactsHeader))
+		for i, h := range contactsHeader {
+			row[i] = h
+		}
+		_ = sw.SetRow("A1", row)
+		for i := range n {
+			for j, c := range contactsRecord(i) {
+				row[j] = c
+			}
+			cell, _ := excelize.CoordinatesToCellName(1, i+2)
+			_ = sw.SetRow(cell, row)
+		}
+		_ = sw.Flush()
+		if err := f.SaveAs(path); err != nil {
+			b.Fatal(err)
+		}
+		return path
+	}
+	var buf bytes.Buffer
+	write := func(rec []string) {
+		switch format {
+		case "csv":
+			for j, c := range rec {
+				if j > 0 {
+					buf.WriteByte(',')
+				}
+				if strings.ContainsAny(c, ",\"\n") {
+					c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+				}
+				buf.WriteString(c)
+			}
+		case "tsv":
+			buf.WriteString(strings.Join(rec, "\t"))
+		case "jsonl":
+			buf.WriteByte('{')
+			for j, c := range rec {
+				if j > 0 {
+					buf.WriteByte(',')
+				}
+				fmt.Fprintf(&buf, "%q:%q", contactsHeader[j], c)
+			}
+			buf.WriteByte('}')
+		}
+		buf.WriteByte('\n')
+	}
+	if format != "jsonl" {
+		write(contactsHeader)
+	}
+	for i := range n {
+		write(contactsRecord(i))
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+func benchReader(b *testing.B, format string) {
+	path := benchFile(b, format)
+	fi, _ := os.Stat(path)
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := NewOpener().Open(context.Background(), path, filepath.Base(path), table.ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			_, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		r.Close()
+		if n != 100_000 {
+			b.Fatalf("%d records", n)
+		}
+	}
+}
+
+func BenchmarkCSVReader(b *testing.B)   { benchReader(b, "csv") }
+func BenchmarkTSVReader(b *testing.B)   { benchReader(b, "tsv") }
+func BenchmarkJSONLReader(b *testing.B) { benchReader(b, "jsonl") }
+func BenchmarkXLSXReader(b *testing.B)  { benchReader(b, "xlsx") }

@@ -1,0 +1,287 @@
+package formats
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// corpusDir is the shared corpus of real-world files beside the repository.
+func corpusDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "corpus")
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("corpus missing at %s: CI must have it", dir)
+		}
+		t.Skipf("*** SKIPPING corpus conformance: %s not found (it sits beside the repository in CI) ***", dir)
+	}
+	return dir
+}
+
+type parsed struct {
+	format table.Format
+	header []string
+	recs   []table.Record
+	err    error
+}
+
+func readAll(t *testing.T, path string, opts table.ReadOptions) parsed {
+	t.Helper()
+	r, err := NewOpener().Open(context.Background(), path, filepath.Base(path), opts)
+	if err != nil {
+		return parsed{err: err}
+	}
+	defer r.Close()
+	p := parsed{format: r.Format(), header: r.Header()}
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return p
+		}
+		if err != nil {
+			p.err = err
+			return p
+		}
+		rec.Cells = append([]string(nil), rec.Cells...)
+		p.recs = append(p.recs, rec)
+	}
+}
+
+// cell is an expected value: record index (0-based among records), column, text.
+type cell struct {
+	rec, col int
+	want     string
+}
+
+type corpusCase struct {
+	file   string
+	opts   table.ReadOptions
+	format table.Format
+	header []string // a prefix of the expected header
+	count  int      // records
+	cells  []cell
+	err    error // expected failure kind, instead of the above
+	note   string
+}
+
+var corpusCases = []corpusCase{
+	{file: "calamine/any_sheets.xlsx", format: table.XLSX, header: []string{"1", "2"}, count: 3, cells: []cell{{0, 0, "3"}, {1, 1, "6"}},
+		note: "no header row in the sheet: the first row is taken as the header"},
+	{file: "calamine/date.xlsx", format: table.XLSX, header: []string{"2021-01-01", "15"}, count: 2, cells: []cell{{0, 0, "2021-01-02"}, {1, 0, "10.6320601851852"}},
+		note: "an elapsed-time format is a duration: the number is kept"},
+	{file: "calamine/date_1904.xlsx", format: table.XLSX, header: []string{"2021-01-01", "15"}, count: 2, cells: []cell{{0, 0, "2021-01-02"}}},
+	{file: "calamine/date_iso.xlsx", format: table.XLSX, header: []string{"2021-01-01"}, count: 5, cells: []cell{{0, 0, "2021-01-01T10:10:10"}, {1, 0, "10:10:10"}}},
+	{file: "calamine/empty_shared_string_value.xlsx", format: table.XLSX, header: []string{"Name", "City", "Status"}, count: 2,
+		cells: []cell{{0, 0, "Alice"}, {0, 1, ""}, {0, 2, "Active"}, {1, 1, "Berlin"}}},
+	{file: "calamine/empty_sheet.xlsx", format: table.XLSX, header: nil, count: 0},
+	{file: "calamine/errors.xlsx", format: table.XLSX, header: []string{"#DIV/0!"}, count: 6, cells: []cell{{0, 0, ""}}, note: "error cells become missing values with cell_error issues"},
+	{file: "calamine/has_x000D_.xlsx", format: table.XLSX, header: []string{"ABC\r\nDEF"}, count: 0},
+	{file: "calamine/header-row.xlsx", format: table.XLSX, header: []string{"Columns", "Column A", "Column B", "Column C"}, count: 1,
+		cells: []cell{{0, 0, "put data here"}, {0, 3, "3"}}, note: "the note above the table is passed over"},
+	{file: "calamine/inlineStr_cdata.xlsx", format: table.XLSX, header: []string{"Hello CDATA", "World"}, count: 1, cells: []cell{{0, 0, "12345"}, {0, 1, "NormalText"}}},
+	{file: "calamine/issue_261.xlsx", format: table.XLSX, count: 53, cells: []cell{}},
+	{file: "calamine/string-ref.xlsx", format: table.XLSX, header: []string{"col1"}, count: 1, cells: []cell{{0, 0, "-8086931554011838357"}}},
+	{file: "commons-csv/test.csv", format: table.CSV, header: []string{"A", "B", "C", "D"}, count: 6, note: "RFC 4180, no comment character: # lines are data"},
+	{file: "commons-csv/test_rfc4180.txt", format: table.CSV, count: 17, note: "an expected-output text file, read as the CSV it happens to be"},
+	{file: "csv-spectrum/csvs/comma_in_quotes.csv", format: table.CSV, header: []string{"first", "last", "address", "city", "zip"}, count: 1, cells: []cell{{0, 3, "Anytown, WW"}, {0, 4, "08123"}}},
+	{file: "csv-spectrum/csvs/empty.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2},
+	{file: "csv-spectrum/csvs/empty_crlf.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2},
+	{file: "csv-spectrum/csvs/escaped_quotes.csv", format: table.CSV, header: []string{"a", "b"}, count: 2, cells: []cell{{0, 1, `ha "ha" ha`}}},
+	{file: "csv-spectrum/csvs/json.csv", format: table.CSV, header: []string{"key", "val"}, count: 1, cells: []cell{{0, 1, `{"type": "Point", "coordinates": [102.0, 0.5]}`}}},
+	{file: "csv-spectrum/csvs/location_coordinates.csv", format: table.CSV, header: []string{"Contact Phone Number", "Location Coordinates", "Cities", "Counties"}, count: 1,
+		cells: []cell{{0, 0, "2095257564"}, {0, 2, "Modesto"}}, note: "bare quotes in unquoted fields are kept literally"},
+	{file: "csv-spectrum/csvs/newlines.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 3, cells: []cell{{1, 0, "Once upon \na time"}}},
+	{file: "csv-spectrum/csvs/newlines_crlf.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 3, cells: []cell{{1, 0, "Once upon \r\na time"}}},
+	{file: "csv-spectrum/csvs/quotes_and_newlines.csv", format: table.CSV, header: []string{"a", "b"}, count: 2, cells: []cell{{0, 1, "ha \n\"ha\" \nha"}}},
+	{file: "csv-spectrum/csvs/simple.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 1, cells: []cell{{0, 2, "3"}}},
+	{file: "csv-spectrum/csvs/simple_crlf.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 1, cells: []cell{{0, 2, "3"}}},
+	{file: "csv-spectrum/csvs/utf8.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 2, "ʤ"}}},
+	{file: "csvkit/mac_newlines.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 0, "Once upon\ra time"}, {1, 2, "6"}}},
+	{file: "csvkit/null_byte.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 1, cells: []cell{{0, 0, "\x00"}, {0, 2, "3"}}},
+	{file: "csvkit/sheets.xlsx", format: table.XLSX, count: 0, note: "the first sheet is empty"},
+	{file: "csvkit/sheets.xlsx", opts: table.ReadOptions{Sheet: "ʤ"}, format: table.XLSX, header: []string{"a", "b", "c"}, count: 1, cells: []cell{{0, 0, "1"}}},
+	{file: "csvkit/sheets.xlsx", opts: table.ReadOptions{Sheet: "2"}, format: table.XLSX, header: []string{"text", "date", "integer", "boolean", "float", "datetime"}, count: 5,
+		cells: []cell{{0, 1, "1971-01-01"}, {0, 5, "1971-01-01T04:14:00"}}},
+	{file: "csvkit/test.xlsx", format: table.XLSX, header: []string{"text", "date", "integer", "boolean", "float", "datetime", "empty_column"}, count: 5,
+		cells: []cell{{0, 1, "1971-01-01"}, {1, 1, "1948-01-01"}, {2, 1, "1920-01-01"}, {0, 5, "1971-01-01T04:14:00"}, {1, 5, "1948-01-01T14:57:13"}, {0, 3, "TRUE"}},
+		note: "1904 epoch"},
+	{file: "csvkit/test_header_newline.csv", format: table.CSV, header: []string{"\t\n\v\f\r start \t\n\v\f\r end \t\n\v\f\r", "b", "c"}, count: 1, cells: []cell{{0, 0, "d"}}},
+	{file: "csvkit/test_utf16_big.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 2, "ʤ"}}},
+	{file: "csvkit/test_utf16_little.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 2, "ʤ"}}},
+	{file: "csvkit/testjson_multiline.json", format: table.JSONL, header: []string{"a", "b", "d"}, count: 2, cells: []cell{{0, 0, "2"}, {0, 2, ""}, {1, 2, "4"}}},
+	{file: "csvkit/testxlsx_converted.csv", format: table.CSV, header: []string{"text", "date"}, count: 5},
+	{file: "csvlint/inconsistent-line-endings.csv", format: table.CSV, header: []string{"Foo", "Bsr", "Baz"}, count: 2, cells: []cell{{1, 2, "Doge"}}},
+	{file: "csvlint/invalid-byte-sequence.csv", format: table.CSV, header: []string{"Data", "Dependencia Origem", "Histórico"}, count: 23, cells: []cell{{0, 5, "100.00"}}},
+	{file: "csvlint/invalid_many_rows.csv", format: table.CSV, header: []string{"Foo", "Bar", "Baz"}, count: 9},
+	{file: "csvw/test009.csv", format: table.CSV, header: []string{"GID", "On Street", "Species", "Trim Cycle", "Inventory Date"}, count: 3,
+		cells: []cell{{0, 1, "ADDISON AV"}, {0, 4, "10/18/2010"}, {2, 4, "6/2/2010"}}},
+	{file: "data.table/1680-fread-header-encoding.csv", format: table.CSV, header: []string{"Ort", "Straße", "Bezeichnung"}, count: 4, cells: []cell{{0, 2, `Ministerium "Pestalozzi"`}}},
+	{file: "data.table/russellCRCRLF.csv", format: table.CSV, header: []string{"Index Name", "Date", "Value Without Dividends", "Value With Dividends"}, count: 19,
+		cells: []cell{{0, 0, "Russell Microcap® Value Index"}, {18, 3, "357.97"}}},
+	{file: "data.table/unescaped.csv", format: table.CSV, header: []string{"No", "Comment", "Type"}, count: 2,
+		cells: []cell{{1, 1, `The problem is: reading table, and also "a problem, yes." keep going on.`}}, note: "stray quotes kept literally; row 1 differs from fread's repair"},
+	{file: "duckdb/different_schemas.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5},
+	{file: "duckdb/inconsistent_schemas.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5},
+	{file: "duckdb/trailing_content.ndjson", format: table.JSONL, header: []string{"a"}, count: 3},
+	{file: "duckdb/unterminated_quotes.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5},
+	{file: "frictionless/adjust-floating-point-error.xlsx", format: table.XLSX, header: []string{"Sample Name", "peak PO4", "actual PO4 (formula)", "actual PO4 (values)"}, count: 5,
+		cells: []cell{{0, 2, "242.26"}}, note: "numbers as Excel shows them: 15 significant digits"},
+	{file: "frictionless/blank-headers.csv", format: table.CSV, header: []string{"id", "", "age"}, count: 2},
+	{file: "frictionless/blank-rows-no-fields.csv", format: table.CSV, header: []string{"id", "name", "age"}, count: 2, cells: []cell{{1, 1, "Julie"}}},
+	{file: "frictionless/bom.csv", format: table.CSV, header: []string{"id", "name"}, count: 2, cells: []cell{{1, 1, "中国人"}}},
+	{file: "frictionless/cast-int-to-string-issue-1251.xlsx", format: table.XLSX, header: []string{"A", "B", "C", "D", "E"}, count: 2, cells: []cell{{0, 0, "001"}, {1, 0, "002"}}},
+	{file: "frictionless/countries.csv", format: table.CSV, header: []string{"id", "neighbor_id", "name", "population"}, count: 5, cells: []cell{{0, 1, "Ireland"}},
+		note: "the comment line above the header is passed over"},
+	{file: "frictionless/defective-rows.csv", format: table.CSV, header: []string{"id", "name", "age"}, count: 2},
+	{file: "frictionless/duplicate-headers.csv", format: table.CSV, header: []string{"id", "name", "id", "age", "id"}, count: 2, cells: []cell{{0, 4, "001101"}}},
+	{file: "frictionless/encoding-issue-274.csv", format: table.CSV, header: []string{"id", "name"}, count: 507},
+	{file: "frictionless/escaping.csv", format: table.CSV, header: []string{"ID", " Test"}, count: 3, note: "no escape character in API.md: backslashes are literal"},
+	{file: "frictionless/issue-1066-largecellsize.csv", format: table.CSV, header: []string{"Description", "status"}, count: 19, cells: []cell{{18, 1, "test"}}},
+	{file: "frictionless/latin1.csv", format: table.CSV, header: []string{"id", "name"}, count: 2, cells: []cell{{1, 1, "©"}}},
+	{file: "frictionless/merged-cells.xlsx", format: table.XLSX, header: []string{"data"}, count: 0},
+	{file: "frictionless/table-with-accents.csv", format: table.CSV, header: []string{"Classement", "Quartier", "Date", "Année"}, count: 638, cells: []cell{{0, 4, "0,611553068"}}},
+	{file: "frictionless/table.jsonl", format: table.JSONL, header: []string{"id", "name"}, count: 2, cells: []cell{{0, 0, "1"}, {1, 1, "中国人"}}},
+	{file: "frictionless/table.tsv", format: table.TSV, header: []string{"id", "name"}, count: 3, cells: []cell{{2, 1, `\N`}}},
+	{file: "frictionless/wide.csv", err: table.ErrUnreadable, note: "9,074 columns: over the 1,000-column limit"},
+	{file: "libvroom/large_field.csv", format: table.CSV, header: []string{"id", "description"}, count: 1},
+	{file: "messytables/excel_pasting.csv", format: table.CSV, header: []string{"Year", "2000", "2001"}, count: 16, cells: []cell{{0, 0, "Timber"}, {0, 1, "2,666"}}},
+	{file: "messytables/mixedGLB.csv", format: table.CSV, header: []string{"Year", "Jan", "Feb"}, count: 133, cells: []cell{{0, 0, "1880"}, {132, 0, "2012"}}},
+	{file: "messytables/spanish_chars.csv", format: table.CSV, header: []string{"GF_ID", "FN_ID", "SF_ID", "GF", "F", "SF", "Gasto total 2011", "Descripción"}, count: 115, cells: []cell{{0, 6, "229,932.50"}}},
+	{file: "messytables/utf-16le_encoded.csv", format: table.CSV, header: []string{"Organisation_code", "Organisation_name"}, count: 327, cells: []cell{{0, 1, "Enfield PCT"}}},
+	{file: "messytables/weird_head_padding.csv", format: table.CSV, header: []string{"", "1985", "1993"}, count: 76},
+	{file: "phpspreadsheet/NumberFormatTest.de.csv", format: table.CSV, header: []string{"-123", "1.234", "12.345,67"}, count: 4},
+	{file: "phpspreadsheet/premiere.utf16be.csv", format: table.CSV, header: []string{"première", "second", "troisième"}, count: 1, cells: []cell{{0, 2, "sixième"}}},
+	{file: "phpspreadsheet/sep.csv", format: table.CSV, header: []string{"A", "1"}, count: 1, cells: []cell{{0, 0, "2"}, {0, 1, "3"}}},
+	{file: "qsv/FCOServices_TransparencySpend_May2011.csv", format: table.CSV, header: []string{"Department", "Entity", "Payment Date"}, count: 4, cells: []cell{{0, 7, "47,072.02"}, {0, 2, "11-May-11"}}},
+	{file: "qsv/NYC311-5.jsonl", format: table.JSONL, header: []string{"Unique Key", "Created Date"}, count: 5, cells: []cell{{0, 0, "34675190"}, {0, 1, "10/31/2016 11:07:15 PM"}}},
+	{file: "qsv/excel-1904-epoch.xlsx", format: table.XLSX, header: []string{"item", "date"}, count: 2, cells: []cell{{0, 1, "2024-01-15T00:00:00"}, {1, 1, "2020-07-04T00:00:00"}}},
+	{file: "qsv/excel-large-floats.xlsx", format: table.XLSX, header: []string{"A"}, count: 1, cells: []cell{{0, 0, "9.22337203685478E+19"}}},
+	{file: "qsv/excel-numeric-header.xlsx", format: table.XLSX, header: []string{"location ", "2020", "2021", "2022"}, count: 2, cells: []cell{{1, 3, "6"}}},
+	{file: "qsv/excel-rounding.xlsx", format: table.XLSX, header: []string{"column 1", "large_negative_float"}, count: 2, cells: []cell{{0, 1, "-100.01"}, {1, 5, "0.02"}}},
+	{file: "qsv/excel-xlsx.xlsx", format: table.XLSX, header: []string{"URL", "City", "number", "date"}, count: 8, cells: []cell{{0, 2, "42"}, {0, 3, "2001-09-11"}}},
+	{file: "qsv/excel-xlsx.xlsx", opts: table.ReadOptions{Sheet: "cellerrors"}, format: table.XLSX, header: []string{"col1", "col 2", "column-3"}},
+	{file: "qsv/spendover25kdownloadSep.csv", format: table.CSV, header: []string{"Department", "Entity"}, count: 189, cells: []cell{{0, 7, " 27,275.25 "}}},
+	{file: "rust-csv/strange.csv", format: table.CSV, count: 6, note: "no escape or comment characters in API.md: backslashes and # are data"},
+}
+
+func TestCorpusConformance(t *testing.T) {
+	t.Parallel()
+	dir := corpusDir(t)
+	for _, c := range corpusCases {
+		name := c.file
+		if c.opts.Sheet != "" {
+			name += "#" + c.opts.Sheet
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := readAll(t, filepath.Join(dir, c.file), c.opts)
+			if c.err != nil {
+				if !errors.Is(got.err, c.err) {
+					t.Fatalf("err = %v, want %v", got.err, c.err)
+				}
+				return
+			}
+			if got.err != nil {
+				t.Fatalf("unexpected error: %v", got.err)
+			}
+			if got.format != c.format {
+				t.Errorf("format %s, want %s", got.format, c.format)
+			}
+			for i, h := range c.header {
+				if i >= len(got.header) || got.header[i] != h {
+					t.Fatalf("header %q, want it to start %q", got.header, c.header)
+				}
+			}
+			if c.count >= 0 && c.opts.Sheet != "cellerrors" && len(got.recs) != c.count {
+				t.Errorf("%d records, want %d", len(got.recs), c.count)
+			}
+			for _, want := range c.cells {
+				if want.rec >= len(got.recs) || want.col >= len(got.recs[want.rec].Cells) {
+					t.Errorf("no cell [%d][%d]", want.rec, want.col)
+					continue
+				}
+				if v := got.recs[want.rec].Cells[want.col]; v != want.want {
+					t.Errorf("cell [%d][%d] = %q, want %q", want.rec, want.col, v, want.want)
+				}
+			}
+			for i, rec := range got.recs {
+				if i > 0 && rec.Number <= got.recs[i-1].Number {
+					t.Fatalf("record numbers not increasing: %d after %d", rec.Number, got.recs[i-1].Number)
+				}
+			}
+		})
+	}
+}
+
+// TestCorpusSpectrum compares every csv-spectrum file with its expected JSON.
+func TestCorpusSpectrum(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(corpusDir(t), "csv-spectrum")
+	files, _ := filepath.Glob(filepath.Join(dir, "csvs", "*.csv"))
+	if len(files) < 10 {
+		t.Fatalf("found %d csv-spectrum files", len(files))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".csv")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(dir, "json", name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []map[string]string
+			if err := json.Unmarshal(raw, &want); err != nil {
+				t.Skipf("upstream expectation is not an array of objects (%v): covered by TestCorpusConformance", err)
+			}
+			got := readAll(t, f, table.ReadOptions{})
+			if got.err != nil {
+				t.Fatal(got.err)
+			}
+			if len(got.recs) != len(want) {
+				t.Fatalf("%d records, want %d", len(got.recs), len(want))
+			}
+			for i, w := range want {
+				for j, h := range got.header {
+					if got.recs[i].Cells[j] != w[h] {
+						t.Errorf("record %d %s = %q, want %q", i, h, got.recs[i].Cells[j], w[h])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCorpusIsCovered fails when a corpus input has no case above.
+func TestCorpusIsCovered(t *testing.T) {
+	t.Parallel()
+	dir := corpusDir(t)
+	listed := map[string]bool{}
+	for _, c := range corpusCases {
+		listed[c.file] = true
+	}
+	var missing []string
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		rel = filepath.ToSlash(rel)
+		expected := strings.HasPrefix(rel, "csv-spectrum/json/") || rel == "csvw/test009.json" || rel == "MANIFEST.md"
+		if !expected && !listed[rel] {
+			missing = append(missing, rel)
+		}
+		return nil
+	})
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Fatalf("corpus inputs without a conformance case: %v", missing)
+	}
+}

@@ -1,0 +1,273 @@
+package formats
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
+
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+func writeFile(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSniff(t *testing.T) {
+	t.Parallel()
+	o := NewOpener()
+	cases := []struct {
+		name, file string
+		data       []byte
+		want       table.Format
+		err        error
+	}{
+		{"csv", "a.csv", []byte("a,b\n1,2\n"), table.CSV, nil},
+		{"tsv by content", "a.txt", []byte("a\tb\tc\n1\t2\t3\n"), table.TSV, nil},
+		{"semicolons stay csv", "a.csv", []byte("a;b\n1;2\n"), table.CSV, nil},
+		{"jsonl", "a.txt", []byte(`{"a":1}` + "\n" + `{"a":2}` + "\n"), table.JSONL, nil},
+		{"jsonl named csv", "a.csv", []byte(`{"a":1}` + "\n"), table.JSONL, nil},
+		{"json array", "a.json", []byte(`[{"a":1}]`), "", table.ErrUnsupportedFormat},
+		{"xlsx by magic", "a.bin", append([]byte("PK\x03\x04"), []byte("....[Content_Types].xml....xl/workbook.xml")...), table.XLSX, nil},
+		{"plain zip", "a.xlsx", append([]byte("PK\x03\x04"), []byte("....readme.txt")...), "", table.ErrUnsupportedFormat},
+		{"png", "a.csv", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\x00\x00\x01\x00\x08\x06\x00\x00\x00"), "", table.ErrUnsupportedFormat},
+		{"pdf-ish binary", "a.csv", bytes.Repeat([]byte{0x00, 0x01, 0x02, 0x03, 0x1b}, 200), "", table.ErrUnsupportedFormat},
+		{"empty", "a.csv", nil, "", table.ErrUnsupportedFormat},
+	}
+	for _, c := range cases {
+		got, err := o.Sniff(c.data, c.file)
+		if !errors.Is(err, c.err) || got != c.want {
+			t.Errorf("%s: %s, %v; want %s, %v", c.name, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestDelimiterSniffing(t *testing.T) {
+	t.Parallel()
+	cases := map[string]byte{
+		"a,b,c\n1,2,3\n4,5,6\n":                ',',
+		"a;b;c\n1;2,5;3\n4;5;6\n":              ';',
+		"a|b|c\n1|2|3\n":                       '|',
+		"a\tb\n1\t2\n":                         '\t',
+		"sep=;\na;b\n1;2\n":                    ';',
+		"\"x,y\";b;c\n\"1,2\";2;3\n\"3,4\";5;6\n": ';',
+	}
+	for text, want := range cases {
+		if got, _ := sniffDelimiter(text, "f.csv"); got != want {
+			t.Errorf("%q: %q, want %q", text, got, want)
+		}
+	}
+	if got, _ := sniffDelimiter("one column\nx\n", "f.tsv"); got != '\t' {
+		t.Errorf("a .tsv name should break a tie toward tab, got %q", got)
+	}
+}
+
+func TestEncodings(t *testing.T) {
+	t.Parallel()
+	text := "name,city\nJosé,Zürich\n"
+	utf16le, _ := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(text))
+	utf16beNoBOM, _ := unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewEncoder().Bytes([]byte(text))
+	cp1252, _ := charmap.Windows1252.NewEncoder().Bytes([]byte("name,price\nCafé,5 €\n"))
+	cases := []struct {
+		name string
+		data []byte
+		opts table.ReadOptions
+		want string
+	}{
+		{"utf-8", []byte(text), table.ReadOptions{}, "José|Zürich"},
+		{"utf-8 with BOM", append([]byte("\xEF\xBB\xBF"), text...), table.ReadOptions{}, "José|Zürich"},
+		{"utf-16le with BOM", utf16le, table.ReadOptions{}, "José|Zürich"},
+		{"utf-16be without BOM", utf16beNoBOM, table.ReadOptions{}, "José|Zürich"},
+		{"windows-1252 fallback", cp1252, table.ReadOptions{}, "Café|5 €"},
+		{"latin-1 forced", []byte("name,city\nJos\xe9,Z\xfcrich\n"), table.ReadOptions{Encoding: "latin-1"}, "José|Zürich"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := readAll(t, writeFile(t, "f.csv", c.data), c.opts)
+			if got.err != nil || len(got.recs) != 1 || strings.Join(got.recs[0].Cells, "|") != c.want || got.header[0] != "name" {
+				t.Fatalf("%q %v %v", got.header, got.recs, got.err)
+			}
+		})
+	}
+}
+
+func TestLineEndingsAndQuotes(t *testing.T) {
+	t.Parallel()
+	for name, data := range map[string]string{
+		"lf":    "a,b\n1,\"x\ny\"\n2,z\n",
+		"crlf":  "a,b\r\n1,\"x\ny\"\r\n2,z\r\n",
+		"cr":    "a,b\r1,\"x\ny\"\r2,z",
+		"mixed": "a,b\r\n1,\"x\ny\"\n2,z\r",
+	} {
+		got := readAll(t, writeFile(t, "f.csv", []byte(data)), table.ReadOptions{})
+		if got.err != nil || len(got.recs) != 2 || got.recs[0].Cells[1] != "x\ny" || got.recs[1].Cells[1] != "z" {
+			t.Errorf("%s: %v %v", name, got.recs, got.err)
+		}
+	}
+}
+
+func TestHeaderDetection(t *testing.T) {
+	t.Parallel()
+	data := "Quarterly report\nGenerated 2024-01-31\n\nid,name,amount\n1,a,2\n2,b,3\n"
+	got := readAll(t, writeFile(t, "f.csv", []byte(data)), table.ReadOptions{})
+	if strings.Join(got.header, ",") != "id,name,amount" || len(got.recs) != 2 || got.recs[0].Number != 1 {
+		t.Fatalf("%q %v", got.header, got.recs)
+	}
+	got = readAll(t, writeFile(t, "f.csv", []byte(data)), table.ReadOptions{HeaderRow: 2})
+	if got.header[0] != "Generated 2024-01-31" {
+		t.Fatalf("header_row 2: %q", got.header)
+	}
+	got = readAll(t, writeFile(t, "f.csv", []byte("x\n"+data)), table.ReadOptions{SkipRows: 1})
+	if strings.Join(got.header, ",") != "id,name,amount" {
+		t.Fatalf("skip_rows: %q", got.header)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	wide := strings.Repeat("c,", 20) + "c\n"
+	if got := readAll(t, writeFile(t, "f.csv", []byte(wide+wide)), table.ReadOptions{Limits: table.Limits{MaxColumns: 10}}); !errors.Is(got.err, table.ErrUnreadable) ||
+		!strings.Contains(got.err.Error(), "limit is 10 columns") {
+		t.Fatalf("columns: %v", got.err)
+	}
+	unterminated := "a,b\n1,\"" + strings.Repeat("x", 5000) + "\n2,3\n"
+	got := readAll(t, writeFile(t, "f.csv", []byte(unterminated)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}})
+	if !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "unterminated quote") {
+		t.Fatalf("cell: %v", got.err)
+	}
+}
+
+func TestJSONLines(t *testing.T) {
+	t.Parallel()
+	data := `{"id":1,"name":"a","tags":["x","y"],"n":1.50,"ok":true,"gone":null}` + "\n\n" +
+		`not json` + "\n" + `{"id":2,"name":"b\u00e9","extra":{"k":1}}` + "\n"
+	got := readAll(t, writeFile(t, "f.jsonl", []byte(data)), table.ReadOptions{})
+	if got.err != nil || strings.Join(got.header, ",") != "id,name,tags,n,ok,gone,extra" || len(got.recs) != 3 {
+		t.Fatalf("%q %v %v", got.header, got.recs, got.err)
+	}
+	first := got.recs[0]
+	if first.Cells[2] != `["x","y"]` || first.Cells[3] != "1.50" || first.Cells[4] != "true" || first.Cells[5] != "" {
+		t.Fatalf("values %q", first.Cells)
+	}
+	if got.recs[1].RowIssue == nil || got.recs[1].RowIssue.Code != "malformed_json" || got.recs[1].Number != 3 {
+		t.Fatalf("malformed line: %+v", got.recs[1])
+	}
+	if got.recs[2].Cells[1] != "bé" || got.recs[2].Cells[6] != `{"k":1}` {
+		t.Fatalf("last %q", got.recs[2].Cells)
+	}
+}
+
+// workbook writes an XLSX with excelize.
+func workbook(t testing.TB, fill func(f *excelize.File)) string {
+	t.Helper()
+	f := excelize.NewFile()
+	fill(f)
+	p := filepath.Join(t.TempDir(), "w.xlsx")
+	if err := f.SaveAs(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestXLSXDatesAndValues(t *testing.T) {
+	t.Parallel()
+	for _, epoch1904 := range []bool{false, true} {
+		t.Run(fmt.Sprint("1904=", epoch1904), func(t *testing.T) {
+			p := workbook(t, func(f *excelize.File) {
+				if err := f.SetWorkbookProps(&excelize.WorkbookPropsOptions{Date1904: &epoch1904}); err != nil {
+					t.Fatal(err)
+				}
+				dateStyle, _ := f.NewStyle(&excelize.Style{NumFmt: 14})
+				custom := "dd/mm/yyyy hh:mm"
+				dtStyle, _ := f.NewStyle(&excelize.Style{CustomNumFmt: &custom})
+				text := "@"
+				textStyle, _ := f.NewStyle(&excelize.Style{CustomNumFmt: &text})
+				_ = f.SetSheetRow("Sheet1", "A1", &[]any{"date", "when", "zip", "n", "formula"})
+				serial := 45322.0 // 2024-01-31 in the 1900 system
+				if epoch1904 {
+					serial -= 1462
+				}
+				_ = f.SetCellValue("Sheet1", "A2", serial)
+				_ = f.SetCellStyle("Sheet1", "A2", "A2", dateStyle)
+				_ = f.SetCellValue("Sheet1", "B2", serial+0.5)
+				_ = f.SetCellStyle("Sheet1", "B2", "B2", dtStyle)
+				_ = f.SetCellStr("Sheet1", "C2", "00501")
+				_ = f.SetCellStyle("Sheet1", "C2", "C2", textStyle)
+				_ = f.SetCellValue("Sheet1", "D2", 12.5)
+				_ = f.SetCellFormula("Sheet1", "E2", "1/0")
+				_ = f.SetCellValue("Sheet1", "E2", "#DIV/0!")
+			})
+			got := readAll(t, p, table.ReadOptions{})
+			if got.err != nil || len(got.recs) != 1 {
+				t.Fatalf("%v %v", got.recs, got.err)
+			}
+			c := got.recs[0].Cells
+			if c[0] != "2024-01-31" || c[1] != "2024-01-31T12:00:00" || c[2] != "00501" || c[3] != "12.5" {
+				t.Fatalf("cells %q", c)
+			}
+		})
+	}
+	p := workbook(t, func(f *excelize.File) {
+		_, _ = f.NewSheet("Second")
+		_ = f.SetSheetRow("Second", "A1", &[]any{"x"})
+		_ = f.SetSheetRow("Second", "A2", &[]any{"y"})
+	})
+	if got := readAll(t, p, table.ReadOptions{Sheet: "Second"}); got.err != nil || got.header[0] != "x" || got.recs[0].Cells[0] != "y" {
+		t.Fatalf("sheet by name: %v %v", got.recs, got.err)
+	}
+	if got := readAll(t, p, table.ReadOptions{Sheet: "Nope"}); !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "Second") {
+		t.Fatalf("unknown sheet: %v", got.err)
+	}
+}
+
+func TestXLSXZipBomb(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
+		w, _ := zw.Create(name)
+		_, _ = w.Write([]byte("<x/>"))
+	}
+	w, _ := zw.Create("xl/worksheets/sheet1.xml")
+	_, _ = w.Write(bytes.Repeat([]byte("A"), 20<<20)) // 20 MiB of one letter: compresses ~1000:1
+	_ = zw.Close()
+	got := readAll(t, writeFile(t, "bomb.xlsx", buf.Bytes()), table.ReadOptions{})
+	if !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "zip bomb") {
+		t.Fatalf("zip bomb: %v", got.err)
+	}
+	got = readAll(t, writeFile(t, "small.xlsx", buf.Bytes()), table.ReadOptions{Limits: table.Limits{MaxUnzipBytes: 1 << 20, MaxCompressRatio: 1 << 30}})
+	if !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "unpacks to") {
+		t.Fatalf("size limit: %v", got.err)
+	}
+}
+
+func TestDateKind(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"yyyy-mm-dd": "date", "dd/mm/yyyy hh:mm": "datetime", "h:mm AM/PM": "time", "[h]:mm:ss": "",
+		"0.00": "", "#,##0": "", `"Date: "0`: "", "mmm": "date", "[Red]0.00": "", "General": "", "0.00E+00": "",
+		`[$-409]mmmm d, yyyy;@`: "date",
+	}
+	for code, want := range cases {
+		if got := kindOfCode(code); got != want {
+			t.Errorf("%q: %q, want %q", code, got, want)
+		}
+	}
+	if dateKind(14, nil) != "date" || dateKind(22, nil) != "datetime" || dateKind(20, nil) != "time" || dateKind(46, nil) != "" || dateKind(2, nil) != "" {
+		t.Fatal("built-in formats")
+	}
+}
+
