@@ -113,7 +113,7 @@ var corpusCases = []corpusCase{
 		cells: []cell{{0, 1, "1971-01-01"}, {0, 5, "1971-01-01T04:14:00"}}},
 	{file: "csvkit/test.xlsx", format: table.XLSX, header: []string{"text", "date", "integer", "boolean", "float", "datetime", "empty_column"}, count: 5,
 		cells: []cell{{0, 1, "1971-01-01"}, {1, 1, "1948-01-01"}, {2, 1, "1920-01-01"}, {0, 5, "1971-01-01T04:14:00"}, {1, 5, "1948-01-01T14:57:13"}, {0, 3, "TRUE"}},
-		note: "1904 epoch"},
+		note:  "1904 epoch"},
 	{file: "csvkit/test_header_newline.csv", format: table.CSV, header: []string{"\t\n\v\f\r start \t\n\v\f\r end \t\n\v\f\r", "b", "c"}, count: 1, cells: []cell{{0, 0, "d"}}},
 	{file: "csvkit/test_utf16_big.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 2, "ʤ"}}},
 	{file: "csvkit/test_utf16_little.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 2, "ʤ"}}},

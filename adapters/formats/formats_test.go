@@ -58,11 +58,11 @@ func TestSniff(t *testing.T) {
 func TestDelimiterSniffing(t *testing.T) {
 	t.Parallel()
 	cases := map[string]byte{
-		"a,b,c\n1,2,3\n4,5,6\n":                ',',
-		"a;b;c\n1;2,5;3\n4;5;6\n":              ';',
-		"a|b|c\n1|2|3\n":                       '|',
-		"a\tb\n1\t2\n":                         '\t',
-		"sep=;\na;b\n1;2\n":                    ';',
+		"a,b,c\n1,2,3\n4,5,6\n":                   ',',
+		"a;b;c\n1;2,5;3\n4;5;6\n":                 ';',
+		"a|b|c\n1|2|3\n":                          '|',
+		"a\tb\n1\t2\n":                            '\t',
+		"sep=;\na;b\n1;2\n":                       ';',
 		"\"x,y\";b;c\n\"1,2\";2;3\n\"3,4\";5;6\n": ';',
 	}
 	for text, want := range cases {
@@ -270,4 +270,3 @@ func TestDateKind(t *testing.T) {
 		t.Fatal("built-in formats")
 	}
 }
-
