@@ -23,8 +23,8 @@ if ((${#need[@]})); then apt-get update -qq && DEBIAN_FRONTEND=noninteractive ap
 go build -o "$TOOLS/tabnorm" ./cmd/tabnorm
 (cd "$BENCH/gofloor" && go build -o "$TOOLS/gofloor" .)
 [[ -f $DATA/contacts_1m.csv && -f $DATA/contacts_100k.xlsx ]] || $PY "$BENCH/gen.py" --out "$DATA"
-[[ -f $DATA5M/contacts_5m.csv || -f $DATA5M/contacts_1m.csv ]] || $PY "$BENCH/gen.py" --out "$DATA5M" --rows 5000000 --small 1000 --no-xlsx
-BIG5M=$(ls "$DATA5M"/contacts_*.csv | grep -v 1000 | head -n 1)
+[[ -f $DATA5M/contacts_5m.csv ]] || $PY "$BENCH/gen.py" --out "$DATA5M" --rows 5000000 --small 1000 --no-xlsx
+BIG5M=$DATA5M/contacts_5m.csv
 
 SCHEMA=$BENCH/contacts.schema.json
 TN="$TOOLS/tabnorm normalize --schema $SCHEMA --errors /dev/null"
@@ -38,8 +38,10 @@ for f in s["fields"]:
 print(json.dumps(s))
 PYEOF
 
+ONLY=${ONLY:-.}
 bench() { # name command...
   local name=$1; shift
+  [[ $name =~ $ONLY ]] || return 0
   rm -f "$RES/$name.rss"
   hyperfine --style basic --runs "$RUNS" --warmup 1 --export-json "$RES/$name.json" -n "$name" \
     "/usr/bin/time -f %M -a -o $RES/$name.rss $*" >&2
