@@ -3,23 +3,30 @@ package bootstrap
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
+	"github.com/tabnorm/tabnorm/adapters/blob"
 	"github.com/tabnorm/tabnorm/adapters/clock"
+	"github.com/tabnorm/tabnorm/adapters/formats"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/domain/license"
+	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -71,6 +78,8 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewSessions, fx.As(new(ports.Sessions))),
 		fx.Annotate(sqlstore.NewAuditLog, fx.As(new(ports.AuditLog))),
 		fx.Annotate(sqlstore.NewCredentials, fx.As(new(ports.Credentials))),
+		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.Jobs))),
+		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
 	),
 )
 
@@ -114,6 +123,75 @@ var HTTP = fx.Module("httpapi",
 	fx.Invoke(func(*httpapi.API) {}),
 )
 
+// Blob opens the file store.
+var Blob = fx.Module("blob", fx.Provide(
+	func(lc fx.Lifecycle, cfg Config) (ports.BlobStore, error) {
+		s, err := blob.Open(context.Background(), cfg.BlobURL)
+		if err != nil {
+			return nil, err
+		}
+		lc.Append(fx.StopHook(s.Close))
+		return s, nil
+	},
+))
+
+// Formats provides the table readers.
+var Formats = fx.Module("formats", fx.Provide(fx.Annotate(formats.NewOpener, fx.As(new(ports.TableOpener)))))
+
+// Queue provides the inserting side of the job queue.
+var Queue = fx.Module("queue", fx.Provide(
+	func(db *sqlstore.DB, log *slog.Logger) (ports.Queue, error) { return queue.NewInserter(db, log) },
+))
+
+// Jobs provides the jobs service.
+var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, q ports.Queue, b ports.BlobStore,
+	t ports.TableOpener, tx ports.Transactor, c ports.Clock, log *slog.Logger) *jobs.Service {
+	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
+		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, q, b, t, tx, c, log)
+}))
+
+// Workers run queued jobs for the process's lifetime, and requeue jobs
+// whose worker was lost.
+var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, log *slog.Logger, _ Migrated) error {
+	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout}, svc, log)
+	if err != nil {
+		return err
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := w.Start(ctx); err != nil {
+				return err
+			}
+			go func() { // the lease reaper
+				defer close(done)
+				t := time.NewTicker(max(time.Second, cfg.JobLease/3))
+				defer t.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-t.C:
+						if n, err := svc.Reap(context.Background()); err != nil {
+							log.Error("requeue lost jobs", "error", err)
+						} else if n > 0 {
+							log.Warn("requeued jobs whose worker was lost", "jobs", n)
+						}
+					}
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			close(stop)
+			<-done
+			return w.Stop(ctx)
+		},
+	})
+	return nil
+}))
+
 // apiDeps gathers what the router needs.
 type apiDeps struct {
 	fx.In
@@ -121,13 +199,14 @@ type apiDeps struct {
 	DB      *sqlstore.DB
 	Auth    *auth.Service
 	Keys    *keys.Service
+	Jobs    *jobs.Service
 	License license.Gate
 	Clock   ports.Clock
 }
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: d.DB, Auth: d.Auth, Keys: d.Keys, License: d.License, Clock: d.Clock})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, License: d.License, Clock: d.Clock})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {
@@ -142,6 +221,19 @@ func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *htt
 	return api
 }
 
+// readiness adds the queue's tables to the database's readiness.
+type readiness struct{ db *sqlstore.DB }
+
+func (r readiness) Ready(ctx context.Context) error {
+	if err := r.db.Ready(ctx); err != nil {
+		return err
+	}
+	if n, err := queue.Pending(ctx, r.db); err != nil || n > 0 {
+		return errors.New("queue migrations pending (run tabnorm migrate)")
+	}
+	return nil
+}
+
 // Migrated is a token for the parts that must start after the database is
 // migrated: taking it as a parameter orders their start hooks after ours.
 type Migrated struct{}
@@ -153,6 +245,9 @@ func migrateAndSeed(lc fx.Lifecycle, db *sqlstore.DB, svc *accounts.Service, log
 	lc.Append(fx.StartHook(func(ctx context.Context) error {
 		applied, err := db.Migrate(ctx)
 		if err != nil {
+			return err
+		}
+		if _, err := queue.Migrate(ctx, db); err != nil {
 			return err
 		}
 		if len(applied) > 0 {
@@ -198,12 +293,19 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		fxLogs,
 		SQLStore,
 		Accounts,
+		Blob,
+		Formats,
+		Queue,
+		Jobs,
 		fx.Provide(migrateAndSeed),
 		fx.Invoke(func(Migrated) {}),
 		fx.StopTimeout(cfg.HTTP.ShutdownTimeout + 5*time.Second),
 	}
 	if role == RoleAll || role == RoleAPI {
 		opts = append(opts, HTTP)
+	}
+	if role == RoleAll || role == RoleWorker {
+		opts = append(opts, Workers)
 	}
 	return fx.Options(opts...)
 }

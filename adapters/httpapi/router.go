@@ -15,7 +15,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/license"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -26,6 +28,7 @@ type Config struct {
 	ShutdownTimeout time.Duration // how long in-flight requests may finish
 	CookieSecure    bool          // mark the session cookie Secure
 	RateLimit       RateLimit
+	MaxUploadBytes  int64
 }
 
 // Deps are what the router needs from the application.
@@ -34,6 +37,7 @@ type Deps struct {
 	Readiness Readiness
 	Auth      *auth.Service
 	Keys      *keys.Service
+	Jobs      *jobs.Service
 	License   license.Gate
 	Clock     ports.Clock
 }
@@ -87,6 +91,16 @@ func New(cfg Config, deps Deps) *API {
 	account.POST("/keys", a.createKey)
 	account.DELETE("/keys/:id", a.revokeKey)
 	account.GET("/organizations", a.listOrganizations)
+
+	normalizeRoutes := append(a.v1Chain(), a.entitled(identity.Normalize))
+	jobRoutes := v1.Group("/jobs", mw(normalizeRoutes...))
+	jobRoutes.POST("", a.createJob)
+	jobRoutes.GET("", a.listJobs)
+	jobRoutes.GET("/:id", a.getJob)
+	jobRoutes.DELETE("/:id", a.deleteJob)
+	jobRoutes.POST("/:id/cancel", a.cancelJob)
+	jobRoutes.GET("/:id/rows", a.jobResult(jobs.Rows))
+	jobRoutes.GET("/:id/errors", a.jobResult(jobs.Issues))
 
 	a.engine = r
 	return a

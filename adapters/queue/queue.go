@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
@@ -39,18 +38,40 @@ type Config struct {
 	JobTimeout time.Duration // wall-time limit of one job
 }
 
-// Queue implements ports.Queue.
-type Queue struct {
-	db     *sqlstore.DB
-	insert *river.Client[*sql.Tx]
-	worker interface {
-		Start(context.Context) error
-		Stop(context.Context) error
-	}
-	log *slog.Logger
+// Inserter implements ports.Queue: it adds entries inside the
+// application's transactions.
+type Inserter struct {
+	client *river.Client[*sql.Tx]
 }
 
-var _ ports.Queue = (*Queue)(nil)
+var _ ports.Queue = (*Inserter)(nil)
+
+// NewInserter returns the queue's inserting side.
+func NewInserter(db *sqlstore.DB, log *slog.Logger) (*Inserter, error) {
+	var driver riverdriver.Driver[*sql.Tx]
+	if db.Dialect == sqlstore.SQLite {
+		driver = riversqlite.New(db.Bun.DB)
+	} else {
+		driver = riverdatabasesql.New(db.Bun.DB)
+	}
+	c, err := river.NewClient(driver, &river.Config{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return &Inserter{client: c}, nil
+}
+
+// Enqueue inserts the job's queue entry in the context's transaction.
+func (q *Inserter) Enqueue(ctx context.Context, jobID string) error {
+	tx, ok := sqlstore.TxFrom(ctx)
+	if !ok {
+		return errors.New("enqueue outside a transaction")
+	}
+	if _, err := q.client.InsertTx(ctx, tx.Tx, RunArgs{JobID: jobID}, nil); err != nil {
+		return fmt.Errorf("enqueue job %s: %w", jobID, err)
+	}
+	return nil
+}
 
 type runWorker struct {
 	river.WorkerDefaults[RunArgs]
@@ -66,77 +87,45 @@ func (w *runWorker) Work(ctx context.Context, j *river.Job[RunArgs]) error {
 	return w.runner.RunJob(ctx, j.Args.JobID)
 }
 
-// New builds the queue. runner may be nil for processes that only insert
-// (the api role); then no worker starts.
-func New(db *sqlstore.DB, cfg Config, runner ports.JobRunner, log *slog.Logger) (*Queue, error) {
+// Workers fetch queue entries and run them. On PostgreSQL they use the
+// pgx driver, which listens for new entries instead of polling.
+type Workers struct {
+	client interface {
+		Start(context.Context) error
+		Stop(context.Context) error
+	}
+}
+
+// NewWorkers returns the queue's working side.
+func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, log *slog.Logger) (*Workers, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
 	}
-	q := &Queue{db: db, log: log}
-	var workers *river.Workers
-	queues := map[string]river.QueueConfig(nil)
-	if runner != nil {
-		workers = river.NewWorkers()
-		river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout})
-		queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
-	}
-	base := func() *river.Config {
-		return &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 200 * time.Millisecond,
-			RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute}
-	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout})
+	c := &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 200 * time.Millisecond,
+		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers,
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}}
 	var err error
-	switch db.Dialect {
-	case sqlstore.SQLite:
-		c := base()
-		c.Workers, c.Queues = workers, queues
-		q.insert, err = river.NewClient(riversqlite.New(db.Bun.DB), c)
-		if runner != nil {
-			q.worker = q.insert
-		}
-	case sqlstore.Postgres:
-		q.insert, err = river.NewClient(riverdatabasesql.New(db.Bun.DB), base())
-		if err == nil && runner != nil {
-			c := base()
-			c.Workers, c.Queues = workers, queues
-			var w *river.Client[pgx.Tx]
-			w, err = river.NewClient(riverpgxv5.New(db.Pool), c)
-			q.worker = w
-		}
+	w := &Workers{}
+	if db.Dialect == sqlstore.SQLite {
+		w.client, err = river.NewClient(riversqlite.New(db.Bun.DB), c)
+	} else {
+		w.client, err = river.NewClient(riverpgxv5.New(db.Pool), c)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}
-	return q, nil
+	return w, nil
 }
 
-// Enqueue inserts the job's queue entry in the context's transaction.
-func (q *Queue) Enqueue(ctx context.Context, jobID string) error {
-	tx, ok := sqlstore.TxFrom(ctx)
-	if !ok {
-		return errors.New("enqueue outside a transaction")
-	}
-	if _, err := q.insert.InsertTx(ctx, tx.Tx, RunArgs{JobID: jobID}, nil); err != nil {
-		return fmt.Errorf("enqueue job %s: %w", jobID, err)
-	}
-	return nil
-}
+// Start starts fetching. River runs until Stop or until the context it
+// was started with ends, so it gets one that outlives a start-up deadline.
+func (w *Workers) Start(ctx context.Context) error { return w.client.Start(context.WithoutCancel(ctx)) }
 
-// Start starts the workers, if this process has any.
-func (q *Queue) Start(ctx context.Context) error {
-	if q.worker == nil {
-		return nil
-	}
-	return q.worker.Start(ctx)
-}
-
-// Stop lets running jobs finish until ctx ends, then cancels them; a
-// canceled job is picked up again by a live worker.
-func (q *Queue) Stop(ctx context.Context) error {
-	if q.worker == nil {
-		return nil
-	}
-	return q.worker.Stop(ctx)
-}
+// Stop lets running jobs finish until ctx ends, then cancels them; their
+// leases lapse and another worker picks them up.
+func (w *Workers) Stop(ctx context.Context) error { return w.client.Stop(ctx) }
 
 // Migrate applies River's own migrations.
 func Migrate(ctx context.Context, db *sqlstore.DB) (int, error) {

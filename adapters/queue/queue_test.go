@@ -51,14 +51,18 @@ func TestQueue_transactionalEnqueueAndWork(t *testing.T) {
 				t.Fatalf("pending after migrate: %d %v", n, err)
 			}
 			rec := &recorder{done: make(chan string, 10)}
-			q, err := queue.New(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, rec, slog.New(slog.DiscardHandler))
+			q, err := queue.NewInserter(db, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := q.Start(ctx); err != nil {
+			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, rec, slog.New(slog.DiscardHandler))
+			if err != nil {
 				t.Fatal(err)
 			}
-			defer q.Stop(ctx)
+			if err := w.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop(ctx)
 			tx := sqlstore.NewTransactor(db)
 			boom := errors.New("rolled back")
 			if err := tx.InTx(ctx, func(ctx context.Context) error {

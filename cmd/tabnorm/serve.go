@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/fx"
 
+	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/bootstrap"
 )
@@ -51,6 +52,13 @@ func newMigrateCmd() *cobra.Command {
 				applied, err := db.Migrate(ctx)
 				if err != nil {
 					return err
+				}
+				river, err := queue.Migrate(ctx, db)
+				if err != nil {
+					return err
+				}
+				if river > 0 {
+					applied = append(applied, fmt.Sprintf("%d queue migrations", river))
 				}
 				if len(applied) == 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), "database is up to date")

@@ -60,8 +60,15 @@ type App struct {
 // Option changes the settings before the app starts.
 type Option func(*bootstrap.Config)
 
-// Start boots the service on target and stops it when the test ends.
+// Start boots the whole service (API and workers) on target and stops it
+// when the test ends.
 func Start(t testing.TB, target sqltest.Target, opts ...Option) *App {
+	return StartRole(t, target, bootstrap.RoleAll, opts...)
+}
+
+// StartRole boots one role of the service: RoleAPI has no workers, so its
+// jobs stay queued.
+func StartRole(t testing.TB, target sqltest.Target, role bootstrap.Role, opts ...Option) *App {
 	t.Helper()
 	cfg, err := bootstrap.Load(func(k string) string {
 		return map[string]string{
@@ -80,7 +87,7 @@ func Start(t testing.TB, target sqltest.Target, opts ...Option) *App {
 	a := &App{t: t, Clock: &Clock{}, Config: cfg, Client: &http.Client{Timeout: 30 * time.Second}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h, stop, err := bootstrap.Start(ctx, cfg, bootstrap.RoleAll, io.Discard, bootstrap.Overrides{Clock: a.Clock})
+	h, stop, err := bootstrap.Start(ctx, cfg, role, io.Discard, bootstrap.Overrides{Clock: a.Clock})
 	if err != nil {
 		t.Fatalf("start app on %s: %v", target.Name, err)
 	}
@@ -233,6 +240,30 @@ func (a *App) Do(method, path string, who Caller, body any, header ...string) Re
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := a.Client.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return Response{StatusCode: res.StatusCode, Header: res.Header, Body: string(raw), Cookies: res.Cookies()}
+}
+
+// Request sends a prepared request with the caller's credentials.
+func (a *App) Request(req *http.Request, who Caller) Response {
+	a.t.Helper()
+	if who.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+who.Key)
+	}
+	if who.Session != "" {
+		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: who.Session})
+	}
+	if who.CSRF != "" {
+		req.Header.Set("X-CSRF-Token", who.CSRF)
 	}
 	res, err := a.Client.Do(req)
 	if err != nil {

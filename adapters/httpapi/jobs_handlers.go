@@ -1,0 +1,329 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// maxField bounds each non-file part of an upload (schema, options, …).
+const maxField = 1 << 20
+
+// createJob streams the multipart body: the file part goes straight to
+// storage (never to memory or a temporary file here), small fields are
+// read as they come, in any order.
+func (a *API) createJob(c *gin.Context) {
+	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		fail(c, domain.Errorf(domain.ErrInvalid, "unsupported_media_type", "Send the job as multipart/form-data with a file part."))
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxUploadBytes+8*maxField)
+	mr, err := c.Request.MultipartReader()
+	if err != nil {
+		fail(c, domain.Invalid("The multipart body cannot be read: %v.", err))
+		return
+	}
+	ctx := c.Request.Context()
+	p := principal(c)
+	var up *jobs.Upload
+	var in jobs.Params
+	abort := func(err error) {
+		a.deps.Jobs.Discard(ctx, up)
+		fail(c, uploadError(err, a.cfg.MaxUploadBytes))
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			abort(err)
+			return
+		}
+		name := part.FormName()
+		if name == "file" {
+			if up != nil {
+				abort(domain.Invalid("Send exactly one file part."))
+				return
+			}
+			up = a.deps.Jobs.NewUpload(p, part.FileName())
+			limited := &limitReader{r: part, n: a.cfg.MaxUploadBytes}
+			if err := a.deps.Jobs.Store(ctx, up, limited); err != nil {
+				abort(err)
+				return
+			}
+			continue
+		}
+		value, err := io.ReadAll(io.LimitReader(part, maxField+1))
+		if err != nil {
+			abort(err)
+			return
+		}
+		if len(value) > maxField {
+			abort(domain.Invalid("The %s part is over %d bytes.", name, maxField))
+			return
+		}
+		switch name {
+		case "mode":
+			in.Mode = string(value)
+		case "schema":
+			in.Schema = value
+		case "schema_id":
+			in.SchemaID = string(value)
+		case "options":
+			in.Options = value
+		case "name":
+			in.Name = string(value)
+		default:
+			abort(&domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "Unknown part " + strconv.Quote(name) + ".",
+				Fields: []domain.FieldError{{Field: name, Message: "unknown part"}}})
+			return
+		}
+	}
+	if up == nil {
+		fail(c, domain.Errorf(domain.ErrInvalid, "file_required", "The request has no file part."))
+		return
+	}
+	j, err := a.deps.Jobs.Create(ctx, p, up, in)
+	if err != nil {
+		a.deps.Jobs.Discard(ctx, up)
+		fail(c, err)
+		return
+	}
+	c.Header("Location", "/v1/jobs/"+j.ID)
+	c.JSON(http.StatusAccepted, jobs.NewView(j))
+}
+
+// limitReader fails once more than n bytes are read: the upload is cut
+// off at the limit, not read to its end.
+type limitReader struct {
+	r io.Reader
+	n int64
+}
+
+var errTooLarge = errors.New("file too large")
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+func uploadError(err error, limit int64) error {
+	var tooBig *http.MaxBytesError
+	if errors.Is(err, errTooLarge) || errors.As(err, &tooBig) {
+		return domain.Errorf(domain.ErrInvalid, "file_too_large", "The file is over the limit of %d bytes.", limit)
+	}
+	if domain.CodeOf(err) != "" {
+		return err
+	}
+	return domain.Invalid("The upload was cut short: %v.", err)
+}
+
+func (a *API) getJob(c *gin.Context) {
+	j, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, jobs.NewView(j))
+}
+
+func (a *API) listJobs(c *gin.Context) {
+	page, err := pageOf(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	var f ports.JobFilter
+	if s := c.Query("status"); s != "" {
+		if f.Status, err = job.ParseStatus(s); err != nil {
+			fail(c, err)
+			return
+		}
+	}
+	list, next, err := a.deps.Jobs.List(c.Request.Context(), principal(c), f, page)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	views := make([]jobs.View, len(list))
+	for i, j := range list {
+		views[i] = jobs.NewView(j)
+	}
+	c.JSON(http.StatusOK, newList(views, next))
+}
+
+func (a *API) cancelJob(c *gin.Context) {
+	j, err := a.deps.Jobs.Cancel(c.Request.Context(), principal(c), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, jobs.NewView(j))
+}
+
+func (a *API) deleteJob(c *gin.Context) {
+	if err := a.deps.Jobs.Delete(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+var issueColumns = []string{"row", "source_file", "column", "field", "severity", "code", "message", "value"}
+
+// jobResult serves rows or issues: a JSON page (cursor = byte offset, so
+// page N costs what page 1 costs), or every line as JSON lines or CSV.
+func (a *API) jobResult(which jobs.Result) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		format := c.DefaultQuery("format", "json")
+		if format != "json" && format != "jsonl" && format != "csv" {
+			fail(c, domain.Invalid("format must be json, jsonl or csv"))
+			return
+		}
+		var offset int64
+		page := ports.Page{Limit: 50}
+		if format == "json" {
+			var err error
+			if page, err = pageOf(c); err != nil {
+				fail(c, err)
+				return
+			}
+			if page.Cursor != "" {
+				raw, err := base64.RawURLEncoding.DecodeString(page.Cursor)
+				if err != nil {
+					fail(c, domain.Invalid("cursor is not valid"))
+					return
+				}
+				if offset, err = strconv.ParseInt(string(raw), 10, 64); err != nil || offset < 0 {
+					fail(c, domain.Invalid("cursor is not valid"))
+					return
+				}
+			}
+		}
+		j, rc, err := a.deps.Jobs.OpenResult(c.Request.Context(), principal(c), c.Param("id"), which, offset)
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		defer rc.Close()
+		// Downloads take as long as the client reads: no write deadline.
+		_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
+		switch format {
+		case "jsonl":
+			c.Header("Content-Type", "application/x-ndjson")
+			c.Status(http.StatusOK)
+			_, _ = io.Copy(c.Writer, rc)
+		case "csv":
+			columns := issueColumns
+			if which == jobs.Rows {
+				columns = jobs.FieldNames(j)
+			}
+			c.Header("Content-Type", "text/csv; charset=utf-8")
+			c.Header("Content-Disposition", `attachment; filename="`+j.ID+"-"+string(which)[:len(which)-6]+`.csv"`)
+			c.Status(http.StatusOK)
+			writeCSV(c.Writer, rc, columns)
+		default:
+			writePage(c, rc, offset, page.Limit)
+		}
+	}
+}
+
+// writePage answers one JSON page of at most limit lines from offset.
+func writePage(c *gin.Context, rc io.Reader, offset int64, limit int) {
+	br := bufio.NewReaderSize(rc, 64<<10)
+	var buf bytes.Buffer
+	buf.WriteString(`{"object":"list","data":[`)
+	n := 0
+	pos := offset
+	more := false
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if n == limit {
+				more = true
+				break
+			}
+			if n > 0 {
+				buf.WriteByte(',')
+			}
+			buf.Write(bytes.TrimRight(line, "\n"))
+			pos += int64(len(line))
+			n++
+		}
+		if err != nil {
+			break
+		}
+	}
+	buf.WriteString(`],"next_cursor":`)
+	if more {
+		buf.WriteString(strconv.Quote(base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(pos, 10)))))
+	} else {
+		buf.WriteString("null")
+	}
+	buf.WriteString("}")
+	c.Data(http.StatusOK, "application/json; charset=utf-8", buf.Bytes())
+}
+
+// writeCSV turns JSON lines into CSV with the given columns.
+func writeCSV(w io.Writer, rc io.Reader, columns []string) {
+	cw := csv.NewWriter(w)
+	_ = cw.Write(columns)
+	dec := json.NewDecoder(bufio.NewReaderSize(rc, 64<<10))
+	dec.UseNumber()
+	rec := make([]string, len(columns))
+	for {
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			break
+		}
+		for i, col := range columns {
+			rec[i] = csvText(obj[col])
+		}
+		if err := cw.Write(rec); err != nil {
+			return
+		}
+	}
+	cw.Flush()
+}
+
+func csvText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,258 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/bootstrap"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/apptest"
+)
+
+const peopleSchema = `{"fields":[
+	{"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
+	{"name":"email","type":"string","format":"email"},
+	{"name":"joined","type":"date"}]}`
+
+const peopleCSV = "ID,E-mail,Joined\n1,ANN@x.io,31/01/2024\n2,bob@,01/02/2024\n3,cy@x.io,2024-03-04\n1,dup@x.io,2024-03-05\n"
+
+// upload builds a multipart job request; fields come after the file to
+// show that order does not matter.
+func upload(t *testing.T, app *apptest.App, filename, content string, fields map[string]string) *http.Request {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	if filename != "" {
+		fw, _ := mw.CreateFormFile("file", filename)
+		_, _ = fw.Write([]byte(content))
+	}
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
+	_ = mw.Close()
+	req, _ := http.NewRequest("POST", app.URL+"/v1/jobs", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return req
+}
+
+type jobView struct {
+	ID       string `json:"id"`
+	Status   string `json:"status"`
+	Mode     string `json:"mode"`
+	Attempts int    `json:"attempts"`
+	Source   struct {
+		Type  string `json:"type"`
+		Files []struct {
+			Filename  string `json:"filename"`
+			Format    string `json:"format"`
+			SizeBytes int64  `json:"size_bytes"`
+			SHA256    string `json:"sha256"`
+		} `json:"files"`
+	} `json:"source"`
+	Progress struct {
+		RowsRead  int64   `json:"rows_read"`
+		RowsValid int64   `json:"rows_valid"`
+		Percent   float64 `json:"percent"`
+	} `json:"progress"`
+	Mapping []struct {
+		SourceColumn string  `json:"source_column"`
+		Field        *string `json:"field"`
+		Method       *string `json:"method"`
+	} `json:"mapping"`
+	Result *struct {
+		RowCount      int64  `json:"row_count"`
+		RejectedCount int64  `json:"rejected_count"`
+		IssueCount    int64  `json:"issue_count"`
+		RowsURL       string `json:"rows_url"`
+	} `json:"result"`
+	Error *struct{ Code, Message string } `json:"error"`
+}
+
+func waitJob(t *testing.T, app *apptest.App, who apptest.Caller, id string) jobView {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var j jobView
+		res := app.Do("GET", "/v1/jobs/"+id, who, nil)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET job: %d %s", res.StatusCode, res.Body)
+		}
+		res.JSON(t, &j)
+		if j.Status == "succeeded" || j.Status == "failed" || j.Status == "canceled" {
+			return j
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("job %s did not finish in 30 s", id)
+	return jobView{}
+}
+
+func TestJobs_endToEnd(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.Start(t, target)
+			org := app.Org("Acme", identity.Normalize)
+			key := apptest.Caller{Key: app.Key(org)}
+
+			res := app.Request(upload(t, app, "people.csv", peopleCSV, map[string]string{"schema": peopleSchema, "name": "people"}), key)
+			expect(t, res, 202, "")
+			var created jobView
+			res.JSON(t, &created)
+			if res.Header.Get("Location") != "/v1/jobs/"+created.ID || created.Status != "queued" || created.Mode != "normalize" ||
+				created.Source.Type != "upload" || created.Source.Files[0].Format != "csv" || created.Source.Files[0].SizeBytes != int64(len(peopleCSV)) ||
+				len(created.Source.Files[0].SHA256) != 64 {
+				t.Fatalf("created %s (Location %q)", res.Body, res.Header.Get("Location"))
+			}
+			j := waitJob(t, app, key, created.ID)
+			if j.Status != "succeeded" || j.Result == nil || j.Result.RowCount != 2 || j.Result.RejectedCount != 2 || j.Result.IssueCount != 2 ||
+				j.Attempts != 1 || j.Progress.RowsRead != 4 || j.Progress.Percent != 100 {
+				t.Fatalf("finished job %+v (error %+v)", j, j.Error)
+			}
+			if len(j.Mapping) != 3 || *j.Mapping[1].Field != "email" || *j.Mapping[1].Method != "normalized" {
+				t.Fatalf("mapping %+v", j.Mapping)
+			}
+
+			// Rows: a JSON page, its cursor, JSON lines and CSV.
+			var page struct {
+				Data       []map[string]any `json:"data"`
+				NextCursor *string          `json:"next_cursor"`
+			}
+			app.Do("GET", "/v1/jobs/"+j.ID+"/rows?limit=1", key, nil).JSON(t, &page)
+			if len(page.Data) != 1 || page.Data[0]["email"] != "ann@x.io" || page.Data[0]["joined"] != "2024-01-31" || page.NextCursor == nil {
+				t.Fatalf("page 1 %+v", page)
+			}
+			cursor := *page.NextCursor
+			page.NextCursor = nil
+			app.Do("GET", "/v1/jobs/"+j.ID+"/rows?limit=1&cursor="+url.QueryEscape(cursor), key, nil).JSON(t, &page)
+			if len(page.Data) != 1 || page.Data[0]["id"] != 3.0 || page.NextCursor != nil {
+				t.Fatalf("page 2 %+v", page)
+			}
+			jsonl := app.Do("GET", "/v1/jobs/"+j.ID+"/rows?format=jsonl", key, nil)
+			if jsonl.Header.Get("Content-Type") != "application/x-ndjson" || strings.Count(jsonl.Body, "\n") != 2 {
+				t.Fatalf("jsonl %q", jsonl.Body)
+			}
+			csv := app.Do("GET", "/v1/jobs/"+j.ID+"/rows?format=csv", key, nil)
+			if csv.Body != "id,email,joined\n1,ann@x.io,2024-01-31\n3,cy@x.io,2024-03-04\n" {
+				t.Fatalf("csv %q", csv.Body)
+			}
+			var issues struct{ Data []map[string]any }
+			app.Do("GET", "/v1/jobs/"+j.ID+"/errors", key, nil).JSON(t, &issues)
+			if len(issues.Data) != 2 || issues.Data[0]["code"] != "invalid_email" || issues.Data[0]["row"] != 2.0 || issues.Data[1]["code"] != "not_unique" {
+				t.Fatalf("issues %+v", issues.Data)
+			}
+			errCSV := app.Do("GET", "/v1/jobs/"+j.ID+"/errors?format=csv", key, nil)
+			if !strings.HasPrefix(errCSV.Body, "row,source_file,column,field,severity,code,message,value\n2,,E-mail,email,error,invalid_email,") {
+				t.Fatalf("errors csv %q", errCSV.Body)
+			}
+
+			// List, filter, cancel a finished job, delete.
+			var list struct{ Data []jobView }
+			app.Do("GET", "/v1/jobs?status=succeeded", key, nil).JSON(t, &list)
+			if len(list.Data) != 1 || list.Data[0].ID != j.ID {
+				t.Fatalf("list %+v", list)
+			}
+			app.Do("GET", "/v1/jobs?status=failed", key, nil).JSON(t, &list)
+			if len(list.Data) != 0 {
+				t.Fatalf("failed list %+v", list)
+			}
+			expect(t, app.Do("GET", "/v1/jobs?status=lost", key, nil), 400, "invalid_request")
+			expect(t, app.Do("POST", "/v1/jobs/"+j.ID+"/cancel", key, nil), 409, "job_not_cancelable")
+			other := apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize))}
+			expect(t, app.Do("GET", "/v1/jobs/"+j.ID, other, nil), 404, "not_found")
+			expect(t, app.Do("GET", "/v1/jobs/"+j.ID+"/rows", other, nil), 404, "not_found")
+			expect(t, app.Do("DELETE", "/v1/jobs/"+j.ID, other, nil), 404, "not_found")
+			expect(t, app.Do("DELETE", "/v1/jobs/"+j.ID, key, nil), 204, "")
+			expect(t, app.Do("GET", "/v1/jobs/"+j.ID, key, nil), 404, "not_found")
+		})
+	}
+}
+
+func TestJobs_failuresAndInfer(t *testing.T) {
+	t.Parallel()
+	app := apptest.Start(t, sqltest.SQLite(t))
+	org := app.Org("Acme", identity.Normalize)
+	key := apptest.Caller{Key: app.Key(org)}
+
+	res := app.Request(upload(t, app, "people.csv", peopleCSV, map[string]string{"schema": `{"fields":[{"name":"sku","constraints":{"required":true}}]}`}), key)
+	expect(t, res, 202, "")
+	var created jobView
+	res.JSON(t, &created)
+	j := waitJob(t, app, key, created.ID)
+	if j.Status != "failed" || j.Error == nil || j.Error.Code != "required_field_unmapped" {
+		t.Fatalf("job %+v %+v", j, j.Error)
+	}
+	expect(t, app.Do("GET", "/v1/jobs/"+j.ID+"/rows", key, nil), 409, "job_not_finished")
+
+	res = app.Request(upload(t, app, "people.txt", peopleCSV, map[string]string{"mode": "infer"}), key)
+	expect(t, res, 202, "")
+	res.JSON(t, &created)
+	j = waitJob(t, app, key, created.ID)
+	var full map[string]any
+	app.Do("GET", "/v1/jobs/"+j.ID, key, nil).JSON(t, &full)
+	result, _ := full["result"].(map[string]any)
+	inferred, _ := result["inferred_schema"].(map[string]any)
+	if j.Status != "succeeded" || inferred == nil || len(inferred["fields"].([]any)) != 3 {
+		t.Fatalf("infer job %v", full)
+	}
+	// The inferred schema is a valid schema for a later job.
+	schemaText, _ := json.Marshal(inferred)
+	expect(t, app.Request(upload(t, app, "again.csv", peopleCSV, map[string]string{"schema": string(schemaText)}), key), 202, "")
+}
+
+func TestJobs_requestErrors(t *testing.T) {
+	t.Parallel()
+	app := apptest.StartRole(t, sqltest.SQLite(t), bootstrap.RoleAPI, func(c *bootstrap.Config) { c.HTTP.MaxUploadBytes = 1000 })
+	org := app.Org("Acme", identity.Normalize)
+	key := apptest.Caller{Key: app.Key(org)}
+	cases := []struct {
+		name   string
+		req    *http.Request
+		status int
+		code   string
+	}{
+		{"no file", upload(t, app, "", "", map[string]string{"schema": peopleSchema}), 400, "file_required"},
+		{"bad mode", upload(t, app, "a.csv", peopleCSV, map[string]string{"mode": "transform", "schema": peopleSchema}), 400, "invalid_mode"},
+		{"no schema", upload(t, app, "a.csv", peopleCSV, nil), 400, "invalid_request"},
+		{"bad schema", upload(t, app, "a.csv", peopleCSV, map[string]string{"schema": `{"fields":[{"name":"a","type":"money"}]}`}), 422, "invalid_schema"},
+		{"bad options", upload(t, app, "a.csv", peopleCSV, map[string]string{"schema": peopleSchema, "options": `{"colour":1}`}), 400, "invalid_request"},
+		{"unknown part", upload(t, app, "a.csv", peopleCSV, map[string]string{"schema": peopleSchema, "priority": "high"}), 400, "invalid_request"},
+		{"binary file", upload(t, app, "a.csv", "\x00\x01\x02\x03\x04\x05\x06\x07", map[string]string{"schema": peopleSchema}), 415, "unsupported_file_format"},
+		{"too large", upload(t, app, "a.csv", "a\n"+strings.Repeat("x\n", 2000), map[string]string{"schema": peopleSchema}), 413, "file_too_large"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			expect(t, app.Request(c.req, key), c.status, c.code)
+		})
+	}
+	req, _ := http.NewRequest("POST", app.URL+"/v1/jobs", strings.NewReader(`{"file":"x"}`))
+	req.Header.Set("Content-Type", "application/json")
+	expect(t, app.Request(req, key), 415, "unsupported_media_type")
+
+	bad := app.Request(upload(t, app, "a.csv", peopleCSV, map[string]string{"schema": `{"fields":[{"name":"a","type":"money"}]}`}), key)
+	if !strings.Contains(bad.Body, `"field":"schema.fields[0].type"`) {
+		t.Fatalf("schema errors are not located: %s", bad.Body)
+	}
+
+	// Without workers the job stays queued: results are not there yet, and
+	// it can be canceled.
+	res := app.Request(upload(t, app, "a.csv", peopleCSV, map[string]string{"schema": peopleSchema}), key)
+	expect(t, res, 202, "")
+	var j jobView
+	res.JSON(t, &j)
+	expect(t, app.Do("GET", "/v1/jobs/"+j.ID+"/rows", key, nil), 409, "job_not_finished")
+	res = app.Do("POST", "/v1/jobs/"+j.ID+"/cancel", key, nil)
+	expect(t, res, 200, "")
+	if !strings.Contains(res.Body, `"status":"canceled"`) {
+		t.Fatalf("cancel %s", res.Body)
+	}
+	expect(t, app.Do("POST", "/v1/jobs/"+j.ID+"/cancel", key, nil), 409, "job_not_cancelable")
+}

@@ -1,0 +1,294 @@
+// Package jobs runs normalization jobs: it takes uploads into storage,
+// queues jobs transactionally, runs them on a worker with leases,
+// progress and cancellation, and serves their results.
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Config holds the job limits.
+type Config struct {
+	MaxUploadBytes int64
+	MaxRows        int64
+	Limits         table.Limits
+	JobTimeout     time.Duration
+	Lease          time.Duration
+}
+
+// Service is the jobs use cases.
+type Service struct {
+	cfg    Config
+	jobs   ports.Jobs
+	events ports.JobEvents
+	queue  ports.Queue
+	blobs  ports.BlobStore
+	tables ports.TableOpener
+	tx     ports.Transactor
+	clock  ports.Clock
+	log    *slog.Logger
+}
+
+// NewService returns the jobs service.
+func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, queue ports.Queue, blobs ports.BlobStore,
+	tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = time.Hour
+	}
+	return &Service{cfg: cfg, jobs: jobs, events: events, queue: queue, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
+}
+
+func sourceKey(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/source" }
+func resultKey(orgID, jobID, name string) string {
+	return "org/" + orgID + "/jobs/" + jobID + "/" + name
+}
+func jobPrefix(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/" }
+
+// Upload is a job's file while it streams in.
+type Upload struct {
+	JobID    string
+	Filename string
+	key      string
+	size     int64
+	sha      string
+	format   table.Format
+}
+
+// NewUpload reserves a job id for an upload; the file goes to storage
+// under it before the job row exists.
+func (s *Service) NewUpload(p identity.Principal, filename string) *Upload {
+	jobID := id.New(id.Job)
+	if len(filename) > 255 {
+		filename = filename[:255]
+	}
+	return &Upload{JobID: jobID, Filename: filename, key: sourceKey(p.OrgID, jobID)}
+}
+
+// Store streams the file into storage while hashing it and keeping its
+// first bytes to tell the format. A read error (the body over its limit,
+// a dropped connection) abandons the blob.
+func (s *Service) Store(ctx context.Context, u *Upload, r io.Reader) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := s.blobs.Create(ctx, u.key)
+	if err != nil {
+		return fmt.Errorf("store upload: %w", err)
+	}
+	h := sha256.New()
+	head := &headBuffer{max: 64 << 10}
+	n, err := io.Copy(io.MultiWriter(w, h, head), r)
+	if err != nil {
+		cancel()
+		_ = w.Close()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("store upload: %w", err)
+	}
+	u.size, u.sha = n, hex.EncodeToString(h.Sum(nil))
+	format, err := s.tables.Sniff(head.Bytes(), u.Filename)
+	if err != nil {
+		_ = s.blobs.Delete(context.WithoutCancel(ctx), u.key)
+		return domain.Errorf(domain.ErrInvalid, "unsupported_file_format", "The file is not CSV, TSV, JSON lines or XLSX.")
+	}
+	u.format = format
+	return nil
+}
+
+// Discard removes an upload that did not become a job.
+func (s *Service) Discard(ctx context.Context, u *Upload) {
+	if u != nil {
+		_ = s.blobs.Delete(context.WithoutCancel(ctx), u.key)
+	}
+}
+
+// headBuffer keeps the first max bytes written to it.
+type headBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (h *headBuffer) Write(p []byte) (int, error) {
+	if room := h.max - h.Len(); room > 0 {
+		h.Buffer.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// Params are a job's settings as the client sent them.
+type Params struct {
+	Mode     string
+	Schema   []byte // JSON, or nil
+	SchemaID string
+	Options  []byte
+	Name     string
+}
+
+// Create validates the parameters and, in one transaction, inserts the
+// job, its job.queued event and its queue entry.
+func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, in Params) (job.Job, error) {
+	mode, err := normalize.ParseMode(in.Mode)
+	if err != nil {
+		return job.Job{}, err
+	}
+	var sch *schema.Schema
+	switch {
+	case in.SchemaID != "":
+		return job.Job{}, domain.Errorf(domain.ErrInvalid, "invalid_request", "schema_id is not supported yet; send the schema itself.")
+	case len(bytes.TrimSpace(in.Schema)) > 0:
+		if sch, err = schema.Parse(in.Schema); err != nil {
+			return job.Job{}, prefixFields(err, "schema.")
+		}
+	case mode != normalize.ModeInfer:
+		return job.Job{}, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "A schema is required in " + string(mode) + " mode.",
+			Fields: []domain.FieldError{{Field: "schema", Message: "required"}}}
+	}
+	opts, err := normalize.ParseOptions(mode, in.Options)
+	if err != nil {
+		return job.Job{}, err
+	}
+	if len(in.Name) > 200 {
+		return job.Job{}, domain.Invalid("name must be at most 200 characters")
+	}
+	now := s.clock.Now()
+	j := job.Job{ID: u.JobID, OrgID: p.OrgID, Name: in.Name, Mode: string(mode), Status: job.Queued, SourceType: "upload",
+		Files:   []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(u.format), SizeBytes: u.size, SHA256: u.sha}},
+		Options: opts.JSON(), Progress: job.Progress{BytesTotal: u.size}, CreatedAt: now}
+	if sch != nil {
+		j.Schema = sch.JSON()
+	}
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.jobs.Create(ctx, j); err != nil {
+			return err
+		}
+		if _, err := s.events.Append(ctx, j.ID, job.EventQueued, eventJSON(j, now, false), now); err != nil {
+			return err
+		}
+		return s.queue.Enqueue(ctx, j.ID)
+	})
+	if err != nil {
+		return job.Job{}, fmt.Errorf("create job: %w", err)
+	}
+	return j, nil
+}
+
+func prefixFields(err error, prefix string) error {
+	var coded *domain.Error
+	if errors.As(err, &coded) {
+		c := *coded
+		c.Fields = make([]domain.FieldError, len(coded.Fields))
+		for i, f := range coded.Fields {
+			c.Fields[i] = domain.FieldError{Field: prefix + f.Field, Message: f.Message}
+		}
+		return &c
+	}
+	return err
+}
+
+// Get returns one of the organization's jobs.
+func (s *Service) Get(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
+	return s.jobs.Get(ctx, p.OrgID, jobID)
+}
+
+// List returns the organization's jobs, newest first.
+func (s *Service) List(ctx context.Context, p identity.Principal, f ports.JobFilter, page ports.Page) ([]job.Job, string, error) {
+	return s.jobs.List(ctx, p.OrgID, f, page)
+}
+
+// Cancel stops a queued or running job; a running job's worker notices at
+// its next heartbeat (within a second) and stops.
+func (s *Service) Cancel(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
+	var out job.Job
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		now := s.clock.Now()
+		j, err := s.jobs.Update(ctx, p.OrgID, jobID, func(j *job.Job) error { return j.Cancel(now) })
+		if err != nil {
+			return err
+		}
+		out = j
+		_, err = s.events.Append(ctx, j.ID, job.EventCanceled, eventJSON(j, now, true), now)
+		return err
+	})
+	return out, err
+}
+
+// Delete removes a job, its file and its results. A running job is
+// canceled first.
+func (s *Service) Delete(ctx context.Context, p identity.Principal, jobID string) error {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return err
+	}
+	if !j.Status.Terminal() {
+		if _, err := s.Cancel(ctx, p, jobID); err != nil && domain.CodeOf(err) != "job_not_cancelable" {
+			return err
+		}
+	}
+	if err := s.jobs.Delete(ctx, p.OrgID, jobID); err != nil {
+		return err
+	}
+	if err := s.blobs.DeletePrefix(ctx, jobPrefix(p.OrgID, jobID)); err != nil {
+		s.log.ErrorContext(ctx, "delete job files", "job_id", jobID, "error", err)
+	}
+	return nil
+}
+
+// Result names a result file of a job.
+type Result string
+
+const (
+	Rows   Result = "rows.jsonl"
+	Issues Result = "issues.jsonl"
+)
+
+// OpenResult opens a finished job's rows or issues from a byte offset.
+func (s *Service) OpenResult(ctx context.Context, p identity.Principal, jobID string, r Result, offset int64) (job.Job, io.ReadCloser, error) {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return j, nil, err
+	}
+	if j.Status != job.Succeeded {
+		return j, nil, j.NotFinished()
+	}
+	rc, err := s.blobs.Open(ctx, resultKey(j.OrgID, j.ID, string(r)), offset, -1)
+	if errors.Is(err, domain.ErrNotFound) {
+		return j, nil, domain.Errorf(domain.ErrNotFound, "not_found", "The job's results were deleted (retention).")
+	}
+	return j, rc, err
+}
+
+// FieldNames returns a job's schema field names in order (the CSV header).
+func FieldNames(j job.Job) []string {
+	if j.Schema == nil {
+		return nil
+	}
+	s, err := schema.Parse(j.Schema)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		names[i] = f.Name
+	}
+	return names
+}

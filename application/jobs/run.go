@@ -1,0 +1,326 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+var _ ports.JobRunner = (*Service)(nil)
+
+// errSkip means the queue entry has nothing to do: the job was canceled,
+// finished, or is being run by a live worker.
+var errSkip = errors.New("nothing to run")
+
+// RunJob runs one queued job to its end. It is what the queue's workers
+// call; an error asks the queue to try again later.
+func (s *Service) RunJob(ctx context.Context, jobID string) error {
+	now := s.clock.Now()
+	j, err := s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
+		if j.Status != job.Queued {
+			return errSkip
+		}
+		return j.Start(now)
+	})
+	if errors.Is(err, errSkip) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("start job %s: %w", jobID, err)
+	}
+	if _, err := s.jobs.Heartbeat(ctx, j.ID, j.Progress, now.Add(s.cfg.Lease)); err != nil {
+		return err
+	}
+	s.event(ctx, j, job.EventStarted, false)
+
+	runCtx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
+	defer cancel()
+	res, runErr := s.run(runCtx, cancel, j)
+	end := s.clock.Now()
+	switch {
+	case runErr == nil:
+		j, err = s.finish(ctx, j.ID, func(j *job.Job) error { return j.Succeed(end, res) })
+	case errors.Is(runErr, errCanceled):
+		return nil // Cancel already moved the job and told its subscribers
+	case errors.Is(runErr, context.DeadlineExceeded) && ctx.Err() == nil:
+		j, err = s.finish(ctx, j.ID, func(j *job.Job) error {
+			return j.Fail(end, job.Failure{Code: "job_timeout", Message: fmt.Sprintf("The job ran longer than %s.", s.cfg.JobTimeout)})
+		})
+	case ctx.Err() != nil:
+		return ctx.Err() // the worker is stopping: the queue retries, the lease reaper requeues
+	default:
+		var f *normalize.Failure
+		if !errors.As(runErr, &f) {
+			return fmt.Errorf("run job %s: %w", j.ID, runErr) // infrastructure trouble: try again
+		}
+		j, err = s.finish(ctx, j.ID, func(j *job.Job) error { return j.Fail(end, job.Failure{Code: f.Code, Message: f.Message}) })
+	}
+	if errors.Is(err, errSkip) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	kind := job.EventSucceeded
+	if j.Status == job.Failed {
+		kind = job.EventFailed
+	}
+	s.event(ctx, j, kind, true)
+	return nil
+}
+
+var errCanceled = errors.New("job canceled")
+
+// finish applies the final transition unless the job was canceled meanwhile.
+func (s *Service) finish(ctx context.Context, jobID string, fn func(*job.Job) error) (job.Job, error) {
+	return s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
+		if j.Status != job.Running {
+			return errSkip
+		}
+		return fn(j)
+	})
+}
+
+func (s *Service) event(ctx context.Context, j job.Job, kind string, withJob bool) {
+	now := s.clock.Now()
+	if _, err := s.events.Append(ctx, j.ID, kind, eventJSON(j, now, withJob), now); err != nil {
+		s.log.ErrorContext(ctx, "store job event", "job_id", j.ID, "kind", kind, "error", err)
+	}
+}
+
+type resultJSON struct {
+	RowCount        int64           `json:"row_count"`
+	RejectedCount   int64           `json:"rejected_count"`
+	IssueCount      int64           `json:"issue_count"`
+	IssuesTruncated bool            `json:"issues_truncated"`
+	RowsURL         string          `json:"rows_url"`
+	ErrorsURL       string          `json:"errors_url"`
+	InferredSchema  json.RawMessage `json:"inferred_schema"`
+	Profile         json.RawMessage `json:"profile"`
+}
+
+type mappingJSON struct {
+	SourceFile   *string  `json:"source_file,omitempty"`
+	SourceColumn string   `json:"source_column"`
+	Field        *string  `json:"field"`
+	Method       *string  `json:"method"`
+	Confidence   *float64 `json:"confidence"`
+}
+
+type profileJSON struct {
+	Column         string   `json:"column"`
+	Field          string   `json:"field"`
+	Type           string   `json:"type"`
+	Format         string   `json:"format"`
+	NullRate       float64  `json:"null_rate"`
+	DistinctCount  int64    `json:"distinct_count"`
+	DistinctCapped bool     `json:"distinct_capped"`
+	Examples       []string `json:"examples"`
+}
+
+// run copies the source to a local file (readers need to seek and
+// re-read), runs the engine into the result blobs, and keeps the lease
+// alive with progress until it ends or the job is canceled.
+func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "tabnorm-job-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	f := j.Files[0]
+	local := filepath.Join(tmp, "source")
+	if err := s.download(ctx, sourceKey(j.OrgID, j.ID), local); err != nil {
+		return nil, err
+	}
+	mode, _ := normalize.ParseMode(j.Mode)
+	opts, err := normalize.ParseOptions(mode, j.Options)
+	if err != nil {
+		return nil, &normalize.Failure{Code: "invalid_request", Message: err.Error()}
+	}
+	var sch *schema.Schema
+	if j.Schema != nil {
+		if sch, err = schema.Parse(j.Schema); err != nil {
+			return nil, &normalize.Failure{Code: "invalid_schema", Message: err.Error()}
+		}
+	}
+	rows, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Rows)))
+	if err != nil {
+		return nil, err
+	}
+	issues, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Issues)))
+	if err != nil {
+		rows.Close()
+		return nil, err
+	}
+
+	var mu sync.Mutex
+	var canceled bool
+	latest := job.Progress{BytesTotal: j.Progress.BytesTotal}
+	beat := func() {
+		mu.Lock()
+		p := latest
+		mu.Unlock()
+		status, err := s.jobs.Heartbeat(context.WithoutCancel(ctx), j.ID, p, s.clock.Now().Add(s.cfg.Lease))
+		if err == nil && status == job.Canceled {
+			mu.Lock()
+			canceled = true
+			mu.Unlock()
+			cancel()
+		}
+	}
+	stopBeats := make(chan struct{})
+	beatsDone := make(chan struct{})
+	go func() { // the lease and the cancellation check, also while the engine is between reports
+		defer close(beatsDone)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopBeats:
+				return
+			case <-t.C:
+				beat()
+			}
+		}
+	}()
+	lastEvent := time.Time{}
+	onProgress := func(p normalize.Progress) {
+		mu.Lock()
+		latest = job.Progress{RowsRead: p.RowsRead, RowsValid: p.RowsValid, RowsRejected: p.RowsRejected, BytesRead: p.BytesRead, BytesTotal: j.Progress.BytesTotal}
+		cur := latest
+		mu.Unlock()
+		if now := time.Now(); now.Sub(lastEvent) >= 250*time.Millisecond { // at most 4 events a second
+			lastEvent = now
+			jj := j
+			jj.Progress = cur
+			s.event(ctx, jj, job.EventProgress, false)
+		}
+	}
+	src := normalize.Source{Open: func() (table.Reader, error) {
+		return s.tables.Open(ctx, local, f.Filename, opts.ReadOptions(s.cfg.Limits))
+	}}
+	res, runErr := normalize.Run(ctx, normalize.Input{Mode: mode, Schema: sch, Options: opts, Sources: []normalize.Source{src},
+		MaxRows: s.cfg.MaxRows, OnProgress: onProgress}, normalize.Output{Rows: rows, Issues: issues})
+	close(stopBeats)
+	<-beatsDone
+	mu.Lock()
+	wasCanceled := canceled
+	mu.Unlock()
+	if wasCanceled {
+		_ = rows.Close()
+		_ = issues.Close()
+		return nil, errCanceled
+	}
+	if runErr != nil {
+		_ = rows.Close()
+		_ = issues.Close()
+		return nil, runErr
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := issues.Close(); err != nil {
+		return nil, err
+	}
+	mapping := make([]mappingJSON, len(res.Mapping))
+	for i, m := range res.Mapping {
+		e := mappingJSON{SourceColumn: m.SourceColumn}
+		if m.Field != "" {
+			field, method, conf := m.Field, m.Method, m.Confidence
+			e.Field, e.Method, e.Confidence = &field, &method, &conf
+		}
+		mapping[i] = e
+	}
+	mappingBytes, _ := json.Marshal(mapping)
+	_, err = s.jobs.Update(context.WithoutCancel(ctx), "", j.ID, func(jj *job.Job) error {
+		jj.Mapping = mappingBytes
+		jj.Progress = job.Progress{RowsRead: res.Progress.RowsRead, RowsValid: res.Progress.RowsValid, RowsRejected: res.Progress.RowsRejected,
+			BytesRead: jj.Progress.BytesTotal, BytesTotal: jj.Progress.BytesTotal}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := resultJSON{RowCount: res.RowCount, RejectedCount: res.RejectedCount, IssueCount: res.IssueCount, IssuesTruncated: res.IssuesTruncated,
+		RowsURL: "/v1/jobs/" + j.ID + "/rows", ErrorsURL: "/v1/jobs/" + j.ID + "/errors", InferredSchema: json.RawMessage("null"), Profile: json.RawMessage("null")}
+	if res.InferredSchema != nil {
+		out.InferredSchema = res.InferredSchema.JSON()
+		profile := make([]profileJSON, len(res.Profile))
+		for i, p := range res.Profile {
+			profile[i] = profileJSON{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
+				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples}
+		}
+		out.Profile, _ = json.Marshal(profile)
+	}
+	return json.Marshal(out)
+}
+
+func (s *Service) download(ctx context.Context, key, path string) error {
+	r, err := s.blobs.Open(ctx, key, 0, -1)
+	if err != nil {
+		return &normalize.Failure{Code: "unreadable_file", Message: "The uploaded file is no longer in storage."}
+	}
+	defer r.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Reap requeues running jobs whose worker stopped renewing its lease, or
+// fails them with worker_lost after their third attempt. Any node may run
+// it; the row lock makes each requeue happen once.
+func (s *Service) Reap(ctx context.Context) (int, error) {
+	expired, err := s.jobs.Expired(ctx, s.clock.Now())
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, pair := range expired {
+		err := s.tx.InTx(ctx, func(ctx context.Context) error {
+			now := s.clock.Now()
+			var again bool
+			j, err := s.jobs.Update(ctx, pair[0], pair[1], func(j *job.Job) error {
+				if j.Status != job.Running {
+					return errSkip
+				}
+				var err error
+				again, err = j.Requeue(now)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if again {
+				return s.queue.Enqueue(ctx, j.ID)
+			}
+			_, err = s.events.Append(ctx, j.ID, job.EventFailed, eventJSON(j, now, true), now)
+			return err
+		})
+		if errors.Is(err, errSkip) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
