@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/adapters/blob"
 	"github.com/tabnorm/tabnorm/adapters/clock"
+	"github.com/tabnorm/tabnorm/adapters/events"
 	"github.com/tabnorm/tabnorm/adapters/formats"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/queue"
@@ -143,11 +144,22 @@ var Queue = fx.Module("queue", fx.Provide(
 	func(db *sqlstore.DB, log *slog.Logger) (ports.Queue, error) { return queue.NewInserter(db, log) },
 ))
 
+// Events provides the job event bus: in-process on SQLite (one node),
+// LISTEN/NOTIFY on PostgreSQL (any number of nodes).
+var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.DB, log *slog.Logger) ports.EventBus {
+	if db.Dialect != sqlstore.Postgres {
+		return events.NewLocal()
+	}
+	bus := events.NewPostgres(db, log)
+	lc.Append(fx.Hook{OnStart: bus.Start, OnStop: bus.Stop})
+	return bus
+}))
+
 // Jobs provides the jobs service.
-var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, q ports.Queue, b ports.BlobStore,
+var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, bus ports.EventBus, q ports.Queue, b ports.BlobStore,
 	t ports.TableOpener, tx ports.Transactor, c ports.Clock, log *slog.Logger) *jobs.Service {
 	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
-		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, q, b, t, tx, c, log)
+		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, bus, q, b, t, tx, c, log)
 }))
 
 // Workers run queued jobs for the process's lifetime, and requeue jobs
@@ -296,6 +308,7 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		Blob,
 		Formats,
 		Queue,
+		Events,
 		Jobs,
 		fx.Provide(migrateAndSeed),
 		fx.Invoke(func(Migrated) {}),

@@ -101,6 +101,7 @@ func New(cfg Config, deps Deps) *API {
 	jobRoutes.POST("/:id/cancel", a.cancelJob)
 	jobRoutes.GET("/:id/rows", a.jobResult(jobs.Rows))
 	jobRoutes.GET("/:id/errors", a.jobResult(jobs.Issues))
+	jobRoutes.GET("/:id/events", a.jobEvents)
 
 	a.engine = r
 	return a

@@ -38,6 +38,7 @@ type Service struct {
 	cfg    Config
 	jobs   ports.Jobs
 	events ports.JobEvents
+	bus    ports.EventBus
 	queue  ports.Queue
 	blobs  ports.BlobStore
 	tables ports.TableOpener
@@ -47,7 +48,7 @@ type Service struct {
 }
 
 // NewService returns the jobs service.
-func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, queue ports.Queue, blobs ports.BlobStore,
+func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, bus ports.EventBus, queue ports.Queue, blobs ports.BlobStore,
 	tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
@@ -55,7 +56,7 @@ func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, queue ports
 	if cfg.JobTimeout <= 0 {
 		cfg.JobTimeout = time.Hour
 	}
-	return &Service{cfg: cfg, jobs: jobs, events: events, queue: queue, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
+	return &Service{cfg: cfg, jobs: jobs, events: events, bus: bus, queue: queue, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
 }
 
 func sourceKey(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/source" }
@@ -181,7 +182,7 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, i
 		if err := s.jobs.Create(ctx, j); err != nil {
 			return err
 		}
-		if _, err := s.events.Append(ctx, j.ID, job.EventQueued, eventJSON(j, now, false), now); err != nil {
+		if err := s.append(ctx, j, job.EventQueued, now, false); err != nil {
 			return err
 		}
 		return s.queue.Enqueue(ctx, j.ID)
@@ -205,6 +206,27 @@ func prefixFields(err error, prefix string) error {
 	return err
 }
 
+// append stores an event and announces it (inside a transaction, the
+// announcement goes out on commit where the bus supports it).
+func (s *Service) append(ctx context.Context, j job.Job, kind string, at time.Time, withJob bool) error {
+	ev, err := s.events.Append(ctx, j.ID, kind, eventJSON(j, at, withJob), at)
+	if err != nil {
+		return err
+	}
+	return s.bus.Publish(ctx, j.ID, ev.Seq)
+}
+
+// Events returns a job's stored events after a sequence number.
+func (s *Service) Events(ctx context.Context, p identity.Principal, jobID string, after int) ([]ports.Event, error) {
+	if _, err := s.jobs.Get(ctx, p.OrgID, jobID); err != nil {
+		return nil, err
+	}
+	return s.events.After(ctx, jobID, after)
+}
+
+// Subscribe notifies of a job's new events; the caller reads them with Events.
+func (s *Service) Subscribe(jobID string) (<-chan int, func()) { return s.bus.Subscribe(jobID) }
+
 // Get returns one of the organization's jobs.
 func (s *Service) Get(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
 	return s.jobs.Get(ctx, p.OrgID, jobID)
@@ -226,8 +248,7 @@ func (s *Service) Cancel(ctx context.Context, p identity.Principal, jobID string
 			return err
 		}
 		out = j
-		_, err = s.events.Append(ctx, j.ID, job.EventCanceled, eventJSON(j, now, true), now)
-		return err
+		return s.append(ctx, j, job.EventCanceled, now, true)
 	})
 	return out, err
 }

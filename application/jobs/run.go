@@ -94,8 +94,7 @@ func (s *Service) finish(ctx context.Context, jobID string, fn func(*job.Job) er
 }
 
 func (s *Service) event(ctx context.Context, j job.Job, kind string, withJob bool) {
-	now := s.clock.Now()
-	if _, err := s.events.Append(ctx, j.ID, kind, eventJSON(j, now, withJob), now); err != nil {
+	if err := s.append(context.WithoutCancel(ctx), j, kind, s.clock.Now(), withJob); err != nil {
 		s.log.ErrorContext(ctx, "store job event", "job_id", j.ID, "kind", kind, "error", err)
 	}
 }
@@ -311,8 +310,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 			if again {
 				return s.queue.Enqueue(ctx, j.ID)
 			}
-			_, err = s.events.Append(ctx, j.ID, job.EventFailed, eventJSON(j, now, true), now)
-			return err
+			return s.append(ctx, j, job.EventFailed, now, true)
 		})
 		if errors.Is(err, errSkip) {
 			continue

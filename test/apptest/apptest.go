@@ -97,8 +97,10 @@ func StartRole(t testing.TB, target sqltest.Target, role bootstrap.Role, opts ..
 		_ = stop(ctx)
 	})
 	a.DB, a.Accounts, a.Keys = h.DB, h.Accounts, h.Keys
-	a.URL = "http://" + h.API.Addr()
-	a.Handler = h.API.Handler()
+	if h.API != nil { // the worker role serves no HTTP
+		a.URL = "http://" + h.API.Addr()
+		a.Handler = h.API.Handler()
+	}
 	return a
 }
 

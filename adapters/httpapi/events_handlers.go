@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// keepAlive is how often an idle stream gets a comment line; safetyRead is
+// how often it reads the store even without a notice.
+const (
+	keepAlive  = 15 * time.Second
+	safetyRead = 5 * time.Second
+)
+
+var errInvalidLastEventID = domain.Invalid("Last-Event-ID must be an event id (a whole number).")
+
+func terminal(kind string) bool {
+	return kind == job.EventSucceeded || kind == job.EventFailed || kind == job.EventCanceled
+}
+
+// jobEvents streams a job's events as Server-Sent Events: the stored
+// history after Last-Event-ID first, then new events as they are stored,
+// until the terminal event.
+func (a *API) jobEvents(c *gin.Context) {
+	ctx := c.Request.Context()
+	p := principal(c)
+	jobID := c.Param("id")
+	last := 0
+	if h := c.GetHeader("Last-Event-ID"); h != "" {
+		n, err := strconv.Atoi(h)
+		if err != nil || n < 0 {
+			fail(c, errInvalidLastEventID)
+			return
+		}
+		last = n
+	}
+	// Subscribe before reading the history, so nothing falls in between.
+	notices, unsubscribe := a.deps.Jobs.Subscribe(jobID)
+	defer unsubscribe()
+	history, err := a.deps.Jobs.Events(ctx, p, jobID, last)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	rc := http.NewResponseController(c.Writer)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream lasts as long as its job
+	h := c.Writer.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	c.Status(http.StatusOK)
+	write := func(evs []ports.Event) (done bool) {
+		for _, ev := range evs {
+			fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Kind, ev.Data)
+			last = ev.Seq
+			if terminal(ev.Kind) {
+				done = true
+			}
+		}
+		_ = rc.Flush()
+		return done
+	}
+	if write(history) {
+		return
+	}
+	ping := time.NewTicker(keepAlive)
+	defer ping.Stop()
+	safety := time.NewTicker(safetyRead)
+	defer safety.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ping.C:
+			fmt.Fprint(c.Writer, ": keep-alive\n\n")
+			_ = rc.Flush()
+			continue
+		case <-notices:
+		case <-safety.C:
+		}
+		evs, err := a.deps.Jobs.Events(ctx, p, jobID, last)
+		if err != nil {
+			return // the job was deleted, or the store is gone: end the stream
+		}
+		if write(evs) {
+			return
+		}
+	}
+}
