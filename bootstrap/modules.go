@@ -26,6 +26,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/application/schemas"
 	"github.com/tabnorm/tabnorm/domain/license"
 	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/ports"
@@ -81,6 +82,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewCredentials, fx.As(new(ports.Credentials))),
 		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.Jobs))),
 		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
+		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
 	),
 )
 
@@ -156,11 +158,11 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 }))
 
 // Jobs provides the jobs service.
-var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, bus ports.EventBus, q ports.Queue, b ports.BlobStore,
+var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, bus ports.EventBus, q ports.Queue, b ports.BlobStore,
 	t ports.TableOpener, tx ports.Transactor, c ports.Clock, log *slog.Logger) *jobs.Service {
 	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
-		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, bus, q, b, t, tx, c, log)
-}))
+		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, sch, bus, q, b, t, tx, c, log)
+}), fx.Provide(schemas.NewService))
 
 // Workers run queued jobs for the process's lifetime, and requeue jobs
 // whose worker was lost.
@@ -212,13 +214,14 @@ type apiDeps struct {
 	Auth    *auth.Service
 	Keys    *keys.Service
 	Jobs    *jobs.Service
+	Schemas *schemas.Service
 	License license.Gate
 	Clock   ports.Clock
 }
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, License: d.License, Clock: d.Clock})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Schemas: d.Schemas, License: d.License, Clock: d.Clock})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

@@ -69,3 +69,19 @@ func CodeOf(err error) string {
 	}
 	return ""
 }
+
+// PrefixFields returns err with prefix added to each field path, so a
+// problem found inside a nested document ("fields[2].type") is located
+// in the request ("schema.fields[2].type"). Other errors pass unchanged.
+func PrefixFields(err error, prefix string) error {
+	var coded *Error
+	if !errors.As(err, &coded) {
+		return err
+	}
+	c := *coded
+	c.Fields = make([]FieldError, len(coded.Fields))
+	for i, f := range coded.Fields {
+		c.Fields[i] = FieldError{Field: prefix + f.Field, Message: f.Message}
+	}
+	return &c
+}

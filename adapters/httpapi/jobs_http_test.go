@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -255,4 +256,87 @@ func TestJobs_requestErrors(t *testing.T) {
 		t.Fatalf("cancel %s", res.Body)
 	}
 	expect(t, app.Do("POST", "/v1/jobs/"+j.ID+"/cancel", key, nil), 409, "job_not_cancelable")
+}
+
+func TestSchemas_savedAndUsedByJobs(t *testing.T) {
+	t.Parallel()
+	app := apptest.Start(t, sqltest.SQLite(t))
+	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+	other := apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize))}
+	res := app.Do("POST", "/v1/schemas", key, map[string]any{"name": "people", "schema": json.RawMessage(peopleSchema)})
+	expect(t, res, 201, "")
+	var saved struct {
+		ID, Object, Name string
+		Schema           map[string]any
+	}
+	res.JSON(t, &saved)
+	if !strings.HasPrefix(saved.ID, "sch_") || saved.Object != "schema" || saved.Name != "people" || len(saved.Schema["fields"].([]any)) != 3 {
+		t.Fatalf("saved %s", res.Body)
+	}
+	expect(t, app.Do("POST", "/v1/schemas", key, map[string]any{"name": "bad", "schema": map[string]any{"fields": []any{map[string]any{"name": "a", "type": "money"}}}}), 422, "invalid_schema")
+	expect(t, app.Do("POST", "/v1/schemas", key, map[string]any{"schema": json.RawMessage(peopleSchema)}), 400, "invalid_request")
+	expect(t, app.Do("GET", "/v1/schemas/"+saved.ID, other, nil), 404, "not_found")
+	var list struct{ Data []map[string]any }
+	app.Do("GET", "/v1/schemas", key, nil).JSON(t, &list)
+	if len(list.Data) != 1 {
+		t.Fatalf("list %+v", list)
+	}
+
+	res = app.Request(upload(t, app, "p.csv", peopleCSV, map[string]string{"schema_id": saved.ID}), key)
+	expect(t, res, 202, "")
+	var j jobView
+	res.JSON(t, &j)
+	if done := waitJob(t, app, key, j.ID); done.Status != "succeeded" || done.Result.RowCount != 2 {
+		t.Fatalf("job with schema_id: %+v", done)
+	}
+	if body := app.Do("GET", "/v1/jobs/"+j.ID, key, nil).Body; !strings.Contains(body, `"schema_id":"`+saved.ID+`"`) {
+		t.Fatalf("job does not name its schema: %s", body)
+	}
+	expect(t, app.Request(upload(t, app, "p.csv", peopleCSV, map[string]string{"schema_id": saved.ID}), other), 404, "not_found")
+	expect(t, app.Request(upload(t, app, "p.csv", peopleCSV, map[string]string{"schema_id": saved.ID, "schema": peopleSchema}), key), 400, "invalid_request")
+	expect(t, app.Do("DELETE", "/v1/schemas/"+saved.ID, key, nil), 204, "")
+	expect(t, app.Do("GET", "/v1/schemas/"+saved.ID, key, nil), 404, "not_found")
+	if done := waitJob(t, app, key, j.ID); done.Status != "succeeded" {
+		t.Fatal("deleting the schema changed the job")
+	}
+}
+
+// TestJobs_concurrent submits 20 jobs at once; each must finish with its
+// own rows.
+func TestJobs_concurrent(t *testing.T) {
+	t.Parallel()
+	app := apptest.Start(t, sqltest.SQLite(t))
+	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+	type sub struct {
+		id string
+		n  int
+	}
+	subs := make(chan sub, 20)
+	for i := range 20 {
+		go func() {
+			var b strings.Builder
+			b.WriteString("ID,E-mail,Joined\n")
+			for r := range i + 1 {
+				fmt.Fprintf(&b, "%d,u%d-%d@x.io,2024-01-%02d\n", r+1, i, r, r%28+1)
+			}
+			res := app.Request(upload(t, app, "p.csv", b.String(), map[string]string{"schema": peopleSchema}), key)
+			var j jobView
+			_ = json.Unmarshal([]byte(res.Body), &j)
+			subs <- sub{j.ID, i + 1}
+		}()
+	}
+	for range 20 {
+		s := <-subs
+		if s.id == "" {
+			t.Fatal("a submission failed")
+		}
+		j := waitJob(t, app, key, s.id)
+		if j.Status != "succeeded" || j.Result.RowCount != int64(s.n) {
+			t.Fatalf("job %s: %s with %+v rows, want %d", s.id, j.Status, j.Result, s.n)
+		}
+		rows := app.Do("GET", "/v1/jobs/"+s.id+"/rows?format=jsonl", key, nil).Body
+		if strings.Count(rows, "\n") != s.n || !strings.Contains(rows, fmt.Sprintf(`"email":"u%d-0@x.io"`, s.n-1)) {
+			t.Fatalf("job %s rows are not its own: %q", s.id, rows)
+		}
+	}
 }

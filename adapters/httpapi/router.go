@@ -17,6 +17,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/application/schemas"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/license"
 	"github.com/tabnorm/tabnorm/ports"
@@ -38,6 +39,7 @@ type Deps struct {
 	Auth      *auth.Service
 	Keys      *keys.Service
 	Jobs      *jobs.Service
+	Schemas   *schemas.Service
 	License   license.Gate
 	Clock     ports.Clock
 }
@@ -102,6 +104,11 @@ func New(cfg Config, deps Deps) *API {
 	jobRoutes.GET("/:id/rows", a.jobResult(jobs.Rows))
 	jobRoutes.GET("/:id/errors", a.jobResult(jobs.Issues))
 	jobRoutes.GET("/:id/events", a.jobEvents)
+	schemaRoutes := v1.Group("/schemas", mw(normalizeRoutes...))
+	schemaRoutes.POST("", a.createSchema)
+	schemaRoutes.GET("", a.listSchemas)
+	schemaRoutes.GET("/:id", a.getSchema)
+	schemaRoutes.DELETE("/:id", a.deleteSchema)
 
 	a.engine = r
 	return a

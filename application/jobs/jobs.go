@@ -35,20 +35,21 @@ type Config struct {
 
 // Service is the jobs use cases.
 type Service struct {
-	cfg    Config
-	jobs   ports.Jobs
-	events ports.JobEvents
-	bus    ports.EventBus
-	queue  ports.Queue
-	blobs  ports.BlobStore
-	tables ports.TableOpener
-	tx     ports.Transactor
-	clock  ports.Clock
-	log    *slog.Logger
+	cfg     Config
+	jobs    ports.Jobs
+	events  ports.JobEvents
+	schemas ports.Schemas
+	bus     ports.EventBus
+	queue   ports.Queue
+	blobs   ports.BlobStore
+	tables  ports.TableOpener
+	tx      ports.Transactor
+	clock   ports.Clock
+	log     *slog.Logger
 }
 
 // NewService returns the jobs service.
-func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, bus ports.EventBus, queue ports.Queue, blobs ports.BlobStore,
+func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas ports.Schemas, bus ports.EventBus, queue ports.Queue, blobs ports.BlobStore,
 	tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
@@ -56,7 +57,7 @@ func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, bus ports.E
 	if cfg.JobTimeout <= 0 {
 		cfg.JobTimeout = time.Hour
 	}
-	return &Service{cfg: cfg, jobs: jobs, events: events, bus: bus, queue: queue, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
+	return &Service{cfg: cfg, jobs: jobs, events: events, schemas: schemas, bus: bus, queue: queue, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
 }
 
 func sourceKey(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/source" }
@@ -154,11 +155,19 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, i
 	}
 	var sch *schema.Schema
 	switch {
+	case in.SchemaID != "" && len(bytes.TrimSpace(in.Schema)) > 0:
+		return job.Job{}, domain.Invalid("Send schema or schema_id, not both.")
 	case in.SchemaID != "":
-		return job.Job{}, domain.Errorf(domain.ErrInvalid, "invalid_request", "schema_id is not supported yet; send the schema itself.")
+		saved, err := s.schemas.Get(ctx, p.OrgID, in.SchemaID)
+		if err != nil {
+			return job.Job{}, err
+		}
+		if sch, err = schema.Parse(saved.Document); err != nil {
+			return job.Job{}, fmt.Errorf("saved schema %s: %w", saved.ID, err)
+		}
 	case len(bytes.TrimSpace(in.Schema)) > 0:
 		if sch, err = schema.Parse(in.Schema); err != nil {
-			return job.Job{}, prefixFields(err, "schema.")
+			return job.Job{}, domain.PrefixFields(err, "schema.")
 		}
 	case mode != normalize.ModeInfer:
 		return job.Job{}, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "A schema is required in " + string(mode) + " mode.",
@@ -172,7 +181,7 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, i
 		return job.Job{}, domain.Invalid("name must be at most 200 characters")
 	}
 	now := s.clock.Now()
-	j := job.Job{ID: u.JobID, OrgID: p.OrgID, Name: in.Name, Mode: string(mode), Status: job.Queued, SourceType: "upload",
+	j := job.Job{ID: u.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: string(mode), Status: job.Queued, SourceType: "upload",
 		Files:   []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(u.format), SizeBytes: u.size, SHA256: u.sha}},
 		Options: opts.JSON(), Progress: job.Progress{BytesTotal: u.size}, CreatedAt: now}
 	if sch != nil {
@@ -191,19 +200,6 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, i
 		return job.Job{}, fmt.Errorf("create job: %w", err)
 	}
 	return j, nil
-}
-
-func prefixFields(err error, prefix string) error {
-	var coded *domain.Error
-	if errors.As(err, &coded) {
-		c := *coded
-		c.Fields = make([]domain.FieldError, len(coded.Fields))
-		for i, f := range coded.Fields {
-			c.Fields[i] = domain.FieldError{Field: prefix + f.Field, Message: f.Message}
-		}
-		return &c
-	}
-	return err
 }
 
 // append stores an event and announces it (inside a transaction, the

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
 )
@@ -445,3 +446,12 @@ func (p *parser) value(v any, t Type, path string) (string, bool) {
 }
 
 var isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// Saved is a schema an organization stored under a name for later jobs.
+type Saved struct {
+	ID        string
+	OrgID     string
+	Name      string
+	Document  []byte // canonical JSON
+	CreatedAt time.Time
+}

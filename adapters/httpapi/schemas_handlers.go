@@ -1,0 +1,77 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+)
+
+type schemaJSON struct {
+	ID        string          `json:"id"`
+	Object    string          `json:"object"`
+	Name      string          `json:"name"`
+	Schema    json.RawMessage `json:"schema"`
+	CreatedAt string          `json:"created_at"`
+}
+
+func newSchemaJSON(s schema.Saved) schemaJSON {
+	return schemaJSON{ID: s.ID, Object: "schema", Name: s.Name, Schema: s.Document, CreatedAt: formatTime(s.CreatedAt)}
+}
+
+type createSchemaRequest struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+func (a *API) createSchema(c *gin.Context) {
+	var req createSchemaRequest
+	if err := decodeJSON(c, &req); err != nil {
+		fail(c, err)
+		return
+	}
+	s, err := a.deps.Schemas.Create(c.Request.Context(), principal(c), req.Name, req.Schema)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Header("Location", "/v1/schemas/"+s.ID)
+	c.JSON(http.StatusCreated, newSchemaJSON(s))
+}
+
+func (a *API) getSchema(c *gin.Context) {
+	s, err := a.deps.Schemas.Get(c.Request.Context(), principal(c), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newSchemaJSON(s))
+}
+
+func (a *API) listSchemas(c *gin.Context) {
+	page, err := pageOf(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	list, next, err := a.deps.Schemas.List(c.Request.Context(), principal(c), page)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	out := make([]schemaJSON, len(list))
+	for i, s := range list {
+		out[i] = newSchemaJSON(s)
+	}
+	c.JSON(http.StatusOK, newList(out, next))
+}
+
+func (a *API) deleteSchema(c *gin.Context) {
+	if err := a.deps.Schemas.Delete(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
