@@ -24,6 +24,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/application/schemas"
@@ -83,6 +84,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.Jobs))),
 		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
+		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
 	),
 )
 
@@ -162,7 +164,7 @@ var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.J
 	t ports.TableOpener, tx ports.Transactor, c ports.Clock, log *slog.Logger) *jobs.Service {
 	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
 		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, sch, bus, q, b, t, tx, c, log)
-}), fx.Provide(schemas.NewService))
+}), fx.Provide(schemas.NewService, idempotency.NewService))
 
 // Workers run queued jobs for the process's lifetime, and requeue jobs
 // whose worker was lost.
@@ -215,13 +217,14 @@ type apiDeps struct {
 	Keys    *keys.Service
 	Jobs    *jobs.Service
 	Schemas *schemas.Service
+	Idem    *idempotency.Service
 	License license.Gate
 	Clock   ports.Clock
 }
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Schemas: d.Schemas, License: d.License, Clock: d.Clock})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Schemas: d.Schemas, Idempotency: d.Idem, License: d.License, Clock: d.Clock})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

@@ -3,8 +3,11 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -100,14 +104,47 @@ func (a *API) createJob(c *gin.Context) {
 		fail(c, domain.Errorf(domain.ErrInvalid, "file_required", "The request has no file part."))
 		return
 	}
-	j, err := a.deps.Jobs.Create(ctx, p, up, in)
+	// The same request means the same fields and the same file content,
+	// whatever the multipart boundary (API.md §1).
+	hash := requestHash(c, in.Mode, string(in.Schema), in.SchemaID, string(in.Options), in.Name, up.SHA256())
+	res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, c.GetHeader("Idempotency-Key"), hash, func(ctx context.Context) (idempotency.Response, error) {
+		j, err := a.deps.Jobs.Create(ctx, p, up, in)
+		if err != nil {
+			return idempotency.Response{}, err
+		}
+		body, err := json.Marshal(jobs.NewView(j))
+		return idempotency.Response{Status: http.StatusAccepted, Location: "/v1/jobs/" + j.ID, Body: body}, err
+	})
+	if err != nil || replayed {
+		a.deps.Jobs.Discard(ctx, up) // refused, or a replay: this upload is not a job
+	}
 	if err != nil {
-		a.deps.Jobs.Discard(ctx, up)
 		fail(c, err)
 		return
 	}
-	c.Header("Location", "/v1/jobs/"+j.ID)
-	c.JSON(http.StatusAccepted, jobs.NewView(j))
+	writeCreated(c, res, replayed)
+}
+
+// requestHash fingerprints a creating request for Idempotency-Key.
+func requestHash(c *gin.Context, parts ...string) string {
+	h := sha256.New()
+	h.Write([]byte(c.Request.Method + " " + c.Request.URL.Path))
+	for _, p := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeCreated answers a creation, first or replayed.
+func writeCreated(c *gin.Context, res idempotency.Response, replayed bool) {
+	if res.Location != "" {
+		c.Header("Location", res.Location)
+	}
+	if replayed {
+		c.Header("Idempotent-Replayed", "true")
+	}
+	c.Data(res.Status, "application/json; charset=utf-8", res.Body)
 }
 
 // limitReader fails once more than n bytes are read: the upload is cut

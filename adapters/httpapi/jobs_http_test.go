@@ -340,3 +340,47 @@ func TestJobs_concurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestJobs_idempotencyKey(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.StartRole(t, target, bootstrap.RoleAPI)
+			key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+			other := apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize))}
+			send := func(who apptest.Caller, content, idemKey string) apptest.Response {
+				req := upload(t, app, "p.csv", content, map[string]string{"schema": peopleSchema, "name": "n"})
+				req.Header.Set("Idempotency-Key", idemKey)
+				return app.Request(req, who)
+			}
+			first := send(key, peopleCSV, "k-1")
+			expect(t, first, 202, "")
+			again := send(key, peopleCSV, "k-1") // a new multipart boundary, the same request
+			expect(t, again, 202, "")
+			if again.Body != first.Body || again.Header.Get("Idempotent-Replayed") != "true" || again.Header.Get("Location") != first.Header.Get("Location") ||
+				first.Header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("replay:\n%s\n%s", first.Body, again.Body)
+			}
+			expect(t, send(key, peopleCSV+"9,z@x.io,2024-01-01\n", "k-1"), 409, "idempotency_key_reused")
+			var list struct{ Data []jobView }
+			app.Do("GET", "/v1/jobs", key, nil).JSON(t, &list)
+			if len(list.Data) != 1 {
+				t.Fatalf("%d jobs made under one key", len(list.Data))
+			}
+			// Keys belong to an organization.
+			if res := send(other, peopleCSV, "k-1"); res.StatusCode != 202 || res.Header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("another organization's key replayed: %d %v", res.StatusCode, res.Header)
+			}
+			// Saved schemas honour keys too.
+			body := map[string]any{"name": "people", "schema": json.RawMessage(peopleSchema)}
+			s1 := app.Do("POST", "/v1/schemas", key, body, "Idempotency-Key", "s-1")
+			s2 := app.Do("POST", "/v1/schemas", key, body, "Idempotency-Key", "s-1")
+			if s1.StatusCode != 201 || s2.Body != s1.Body || s2.Header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("schema replay: %d %s / %s", s1.StatusCode, s1.Body, s2.Body)
+			}
+			expect(t, app.Do("POST", "/v1/schemas", key, map[string]any{"name": "other", "schema": json.RawMessage(peopleSchema)}, "Idempotency-Key", "s-1"), 409, "idempotency_key_reused")
+			expect(t, app.Do("POST", "/v1/schemas", key, body, "Idempotency-Key", strings.Repeat("k", 300)), 400, "invalid_request")
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/application/schemas"
@@ -34,14 +35,15 @@ type Config struct {
 
 // Deps are what the router needs from the application.
 type Deps struct {
-	Log       *slog.Logger
-	Readiness Readiness
-	Auth      *auth.Service
-	Keys      *keys.Service
-	Jobs      *jobs.Service
-	Schemas   *schemas.Service
-	License   license.Gate
-	Clock     ports.Clock
+	Log         *slog.Logger
+	Readiness   Readiness
+	Auth        *auth.Service
+	Keys        *keys.Service
+	Jobs        *jobs.Service
+	Schemas     *schemas.Service
+	Idempotency *idempotency.Service
+	License     license.Gate
+	Clock       ports.Clock
 }
 
 // API is the HTTP face of tabnorm: a router and the server that runs it.

@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/domain/schema"
 )
 
@@ -32,13 +35,23 @@ func (a *API) createSchema(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	s, err := a.deps.Schemas.Create(c.Request.Context(), principal(c), req.Name, req.Schema)
+	p := principal(c)
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, req.Schema)
+	hash := requestHash(c, req.Name, compact.String())
+	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), p.OrgID, c.GetHeader("Idempotency-Key"), hash, func(ctx context.Context) (idempotency.Response, error) {
+		s, err := a.deps.Schemas.Create(ctx, p, req.Name, req.Schema)
+		if err != nil {
+			return idempotency.Response{}, err
+		}
+		body, err := json.Marshal(newSchemaJSON(s))
+		return idempotency.Response{Status: http.StatusCreated, Location: "/v1/schemas/" + s.ID, Body: body}, err
+	})
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.Header("Location", "/v1/schemas/"+s.ID)
-	c.JSON(http.StatusCreated, newSchemaJSON(s))
+	writeCreated(c, res, replayed)
 }
 
 func (a *API) getSchema(c *gin.Context) {

@@ -117,6 +117,9 @@ func (s *Service) Store(ctx context.Context, u *Upload, r io.Reader) error {
 	return nil
 }
 
+// SHA256 is the uploaded file's hash, once stored.
+func (u *Upload) SHA256() string { return u.sha }
+
 // Discard removes an upload that did not become a job.
 func (s *Service) Discard(ctx context.Context, u *Upload) {
 	if u != nil {

@@ -1,0 +1,83 @@
+// Package idempotency makes creating POSTs safe to retry: the same
+// Idempotency-Key with the same request within 24 hours gets the first
+// answer again; with another request it is refused.
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Window is how long an answer is kept.
+const Window = 24 * time.Hour
+
+// MaxKeyLength bounds the header.
+const MaxKeyLength = 255
+
+// Response is an answer to replay.
+type Response struct {
+	Status   int
+	Location string
+	Body     []byte
+}
+
+// Service runs creations under idempotency keys.
+type Service struct {
+	store ports.Idempotency
+	tx    ports.Transactor
+	clock ports.Clock
+}
+
+// NewService returns the idempotency service.
+func NewService(store ports.Idempotency, tx ports.Transactor, clock ports.Clock) *Service {
+	return &Service{store: store, tx: tx, clock: clock}
+}
+
+var errReused = domain.Errorf(domain.ErrConflict, "idempotency_key_reused", "This Idempotency-Key was used with a different request.")
+
+// Do runs create once per (organization, key, request): create runs in
+// the same transaction that records its answer, so two racing requests
+// cannot both create; the loser replays the winner's answer.
+func (s *Service) Do(ctx context.Context, orgID, key, requestHash string, create func(ctx context.Context) (Response, error)) (Response, bool, error) {
+	if key == "" {
+		r, err := create(ctx)
+		return r, false, err
+	}
+	if len(key) > MaxKeyLength {
+		return Response{}, false, domain.Invalid("Idempotency-Key must be at most %d characters.", MaxKeyLength)
+	}
+	for attempt := 0; ; attempt++ {
+		var out Response
+		var replayed bool
+		err := s.tx.InTx(ctx, func(ctx context.Context) error {
+			now := s.clock.Now()
+			if err := s.store.DeleteBefore(ctx, orgID, key, now.Add(-Window)); err != nil {
+				return err
+			}
+			prev, err := s.store.Get(ctx, orgID, key)
+			switch {
+			case err == nil:
+				if prev.RequestHash != requestHash {
+					return errReused
+				}
+				out, replayed = Response{Status: prev.Status, Location: prev.Location, Body: prev.Body}, true
+				return nil
+			case !errors.Is(err, domain.ErrNotFound):
+				return err
+			}
+			if out, err = create(ctx); err != nil {
+				return err
+			}
+			return s.store.Put(ctx, ports.IdempotentResponse{OrgID: orgID, Key: key, RequestHash: requestHash, Status: out.Status,
+				Location: out.Location, Body: out.Body, CreatedAt: now})
+		})
+		if errors.Is(err, domain.ErrConflict) && domain.CodeOf(err) == "conflict" && attempt == 0 {
+			continue // a concurrent request stored the key first: replay its answer
+		}
+		return out, replayed, err
+	}
+}
