@@ -12,19 +12,23 @@ import (
 
 // delimitedReader reads CSV and TSV files. Decisions (API.md §7 leaves
 // them open):
-//   - Blank lines and records whose cells are all empty are not records:
-//     they are skipped and not numbered (a line break inside quotes does
-//     not start a record either).
 //   - Records before the header (title lines, notes, blank lines) are not
 //     data and are not numbered.
+//   - Blank lines and records whose cells are all empty (or white space)
+//     after the header are skipped but numbered: record n is the n-th
+//     record under the header, so for a file without line breaks inside
+//     quotes, row n is the n-th line under the header in any editor. (A
+//     line break inside quotes does not start a record.)
 //   - An Excel "sep=;" first line sets the delimiter and is not a record.
+//   - Quoting problems are warnings on the record (stray_quote,
+//     unterminated_quote), never a failed file; see scanner.
 type delimitedReader struct {
 	f       *os.File
 	counter *countingReader
 	sc      *scanner
 	format  table.Format
 	header  []string
-	pending [][]string // records read while looking for the header
+	pending []scanned // records read while looking for the header
 	number  int
 	limits  table.Limits
 }
@@ -59,6 +63,7 @@ func openDelimited(f *os.File, sample []byte, filename string, opts table.ReadOp
 	counter := &countingReader{r: f, n: int64(bom)}
 	src := bufio.NewReaderSize(counter, 256<<10)
 	d := &delimitedReader{f: f, counter: counter, sc: newScanner(decoder(src, enc), delim, limits), format: table.CSV, limits: limits}
+	d.sc.fixUTF8 = enc == encUTF8 && opts.Encoding == ""
 	if delim == '\t' {
 		d.format = table.TSV
 	}
@@ -80,7 +85,7 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 			return d.emptyOr(err)
 		}
 	}
-	var sample [][]string
+	var sample []scanned
 	want := sampleRecords
 	if opts.HeaderRow > 0 {
 		want = opts.HeaderRow
@@ -93,18 +98,22 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 		if err != nil {
 			return err
 		}
-		sample = append(sample, rec)
+		sample = append(sample, scanned{rec, d.sc.issues})
 	}
 	if len(sample) == 0 {
 		return nil // an empty file: no header, no records
 	}
 	at := opts.HeaderRow - 1
 	if opts.HeaderRow == 0 {
-		at = DetectHeader(sample)
+		cells := make([][]string, len(sample))
+		for i, s := range sample {
+			cells[i] = s.cells
+		}
+		at = DetectHeader(cells)
 	} else if at >= len(sample) {
 		return fmt.Errorf("%w: header_row %d is past the end of the file (%d rows)", table.ErrUnreadable, opts.HeaderRow, len(sample))
 	}
-	d.header = sample[at]
+	d.header = sample[at].cells
 	if len(d.header) > d.limits.MaxColumns {
 		return fmt.Errorf("%w: the file has %d columns; the limit is %d", table.ErrUnreadable, len(d.header), d.limits.MaxColumns)
 	}
@@ -124,26 +133,30 @@ func (d *delimitedReader) Header() []string     { return d.header }
 func (d *delimitedReader) BytesRead() int64     { return d.counter.n }
 func (d *delimitedReader) Close() error         { return d.f.Close() }
 
+// scanned is a record with the scanner's warnings about it.
+type scanned struct {
+	cells  []string
+	issues []table.CellIssue
+}
+
 // Next returns the next non-blank data record.
 func (d *delimitedReader) Next() (table.Record, error) {
 	for {
-		var rec []string
+		var rec scanned
 		if len(d.pending) > 0 {
 			rec, d.pending = d.pending[0], d.pending[1:]
 		} else {
-			var err error
-			if rec, err = d.sc.next(); err != nil {
+			cells, err := d.sc.next()
+			if err != nil {
 				return table.Record{}, err
 			}
-		}
-		if blank(rec) {
-			continue
+			rec = scanned{cells, d.sc.issues}
 		}
 		d.number++
-		if len(rec) > d.limits.MaxColumns {
-			return table.Record{}, fmt.Errorf("%w: record %d has %d cells; the limit is %d columns", table.ErrUnreadable, d.number, len(rec), d.limits.MaxColumns)
+		if blank(rec.cells) && len(rec.issues) == 0 {
+			continue
 		}
-		return table.Record{Number: d.number, Cells: rec, Owned: true}, nil
+		return table.Record{Number: d.number, Cells: rec.cells, CellIssues: rec.issues, Owned: true}, nil
 	}
 }
 
@@ -173,14 +186,17 @@ func sniffDelimiter(text, filename string) (delim byte, sepLine bool) {
 		best = '\t'
 	}
 	limits := table.Limits{MaxColumns: 100_000, MaxCellBytes: len(text) + 1}
+	bestIssues := 0
 	for _, c := range []byte{',', ';', '\t', '|'} {
 		sc := newScanner(strings.NewReader(text), c, limits)
 		counts := map[int]int{}
+		issues := 0
 		for range 40 {
 			rec, err := sc.next()
 			if err != nil {
 				break
 			}
+			issues += len(sc.issues)
 			if len(rec) > 1 {
 				counts[len(rec)]++
 			}
@@ -191,9 +207,12 @@ func sniffDelimiter(text, filename string) (delim byte, sepLine bool) {
 				mode, freq = n, f
 			}
 		}
-		// Records that agree matter most; more cells break ties.
-		if score := freq*100_000 + mode; freq > 0 && score > bestScore {
-			best, bestScore = c, score
+		// Quotes that do not pair up mean the quoting was read with the
+		// wrong delimiter; then records that agree matter most, and more
+		// cells break ties.
+		score := freq*100_000 + mode
+		if freq > 0 && (bestScore < 0 || issues < bestIssues || issues == bestIssues && score > bestScore) {
+			best, bestScore, bestIssues = c, score, issues
 		}
 	}
 	return best, false

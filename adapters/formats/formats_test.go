@@ -140,7 +140,7 @@ func TestLimits(t *testing.T) {
 	t.Parallel()
 	wide := strings.Repeat("c,", 20) + "c\n"
 	if got := readAll(t, writeFile(t, "f.csv", []byte(wide+wide)), table.ReadOptions{Limits: table.Limits{MaxColumns: 10}}); !errors.Is(got.err, table.ErrUnreadable) ||
-		!strings.Contains(got.err.Error(), "limit is 10 columns") {
+		!strings.Contains(got.err.Error(), "the file has 21 columns (on line 1); the limit is 10") {
 		t.Fatalf("columns: %v", got.err)
 	}
 	unterminated := "a,b\n1,\"" + strings.Repeat("x", 5000) + "\n2,3\n"

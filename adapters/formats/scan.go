@@ -6,29 +6,53 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
 
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
 // scanner splits delimited text into records. It follows RFC 4180 and is
-// lenient where real files are not: a quote inside an unquoted field is a
-// literal character; a quote inside a quoted field that is neither doubled
-// nor followed by the delimiter or a line end is kept literally; records
-// end at LF, CRLF or a lone CR (classic Mac files), and line breaks inside
-// quotes are kept as they are. Unlike encoding/csv it bounds memory: a
-// cell over the limit (for example everything after an unterminated quote)
-// stops the file with a clear error instead of being buffered whole.
+// lenient where real files are not:
+//   - a quote inside an unquoted field is a literal character (37.8"N);
+//   - a closing quote may be followed by blanks before the delimiter or the
+//     line end (" i " , …): the blanks are dropped;
+//   - a quote inside a quoted field that is neither doubled nor followed by
+//     the delimiter or a line end is kept literally, with a stray_quote
+//     warning; once a field has such a quote, a doubled quote right before
+//     the delimiter or a line end is read as a literal quote that closes
+//     the field ("he said:"wonderful."", as fread repairs it);
+//   - a quote still open at the end of the file does not swallow the rest
+//     of the file: the field is read again from its opening quote, taken
+//     literally, and the record gets an unterminated_quote warning;
+//   - records end at LF, CRLF, a lone CR (classic Mac files) or a run of
+//     CRs before an LF (\r\r\r\n); line breaks inside quotes are kept as
+//     they are.
+//
+// Unlike encoding/csv it bounds memory: a cell over the limit stops the
+// file with a clear error instead of being buffered whole, and a record
+// over the column limit is counted, not stored. It is also about 1.4×
+// faster than encoding/csv on the contacts benchmark (BenchmarkCSVReader
+// against BenchmarkEncodingCSVFloor), because it finds field ends with a
+// lookup table over bufio's buffer and allocates twice a record.
 type scanner struct {
 	r       *bufio.Reader
 	delim   byte
 	stops   [256]bool // bytes that end an unquoted field
 	maxCell int
 	maxCols int
+	// fixUTF8 decodes bytes that are not UTF-8 as Windows-1252, for files
+	// whose sample was UTF-8 but whose later lines are not.
+	fixUTF8 bool
 
-	buf   []byte // the current record's field bytes, back to back
-	ends  []int  // end offset of each field in buf
-	line  int    // physical line where the current record started (1-based)
-	lines int    // physical lines consumed so far
+	buf    []byte // the current record's field bytes, back to back
+	ends   []int  // end offset of each field in buf
+	raw    []byte // the current quoted field as it stands in the file
+	over   int    // fields past the column limit in the current record
+	issues []table.CellIssue
+	line   int // physical line where the current record started (1-based)
+	lines  int // physical lines consumed so far
 }
 
 func newScanner(r io.Reader, delim byte, limits table.Limits) *scanner {
@@ -38,9 +62,10 @@ func newScanner(r io.Reader, delim byte, limits table.Limits) *scanner {
 }
 
 // next returns the next record's fields (a new slice the caller may
-// keep), or io.EOF. A blank line is a record with one empty field.
+// keep), or io.EOF. A blank line is a record with one empty field. Issues
+// found in the record are in s.issues until the next call.
 func (s *scanner) next() ([]string, error) {
-	s.buf, s.ends = s.buf[:0], s.ends[:0]
+	s.buf, s.ends, s.issues, s.over = s.buf[:0], s.ends[:0], nil, 0
 	s.line = s.lines + 1
 	if _, err := s.r.Peek(1); err != nil {
 		return nil, err
@@ -55,9 +80,11 @@ func (s *scanner) next() ([]string, error) {
 		} else {
 			stop, err = s.unquoted(start)
 		}
-		s.ends = append(s.ends, len(s.buf))
-		if len(s.ends) > s.maxCols {
-			return nil, fmt.Errorf("%w: line %d has more than %d cells; the limit is %d columns", table.ErrUnreadable, s.line, s.maxCols, s.maxCols)
+		if len(s.ends) < s.maxCols {
+			s.ends = append(s.ends, len(s.buf))
+		} else {
+			s.over++ // counted for the error message, not kept
+			s.buf = s.buf[:start]
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -75,6 +102,12 @@ func (s *scanner) next() ([]string, error) {
 		}
 	}
 	s.lines++
+	if s.over > 0 {
+		return nil, fmt.Errorf("%w: the file has %d columns (on line %d); the limit is %d", table.ErrUnreadable, len(s.ends)+s.over, s.line, s.maxCols)
+	}
+	if s.fixUTF8 && !utf8.Valid(s.buf) {
+		s.decodeInvalid()
+	}
 	// Two allocations per record, both handed to the caller: the text, and
 	// the fields slicing it.
 	rec := string(s.buf)
@@ -85,6 +118,27 @@ func (s *scanner) next() ([]string, error) {
 		from = end
 	}
 	return fields, nil
+}
+
+// decodeInvalid rewrites the record's bytes that are not UTF-8 as
+// Windows-1252 characters, keeping the field ends in step.
+func (s *scanner) decodeInvalid() {
+	out := make([]byte, 0, len(s.buf)+16)
+	from := 0
+	for i, end := range s.ends {
+		field := s.buf[from:end]
+		for len(field) > 0 {
+			r, n := utf8.DecodeRune(field)
+			if r == utf8.RuneError && n == 1 {
+				r = charmap.Windows1252.DecodeByte(field[0])
+			}
+			out = utf8.AppendRune(out, r)
+			field = field[n:]
+		}
+		from = end
+		s.ends[i] = len(out)
+	}
+	s.buf = out
 }
 
 // unquoted reads to the delimiter or a line end and reports which ('\n'
@@ -110,15 +164,34 @@ func (s *scanner) unquoted(start int) (byte, error) {
 	}
 }
 
-// lineEnd folds CRLF and a lone CR into '\n'.
+// lineEnd folds CRLF, a lone CR and \r\r…\n into '\n'.
 func (s *scanner) lineEnd(c byte) byte {
 	if c != '\r' {
 		return c
 	}
-	if p, err := s.r.Peek(1); err == nil && p[0] == '\n' {
-		_, _ = s.r.Discard(1)
+	for {
+		p, err := s.r.Peek(1)
+		if err != nil {
+			return '\n'
+		}
+		switch p[0] {
+		case '\n':
+			_, _ = s.r.Discard(1)
+			return '\n'
+		case '\r':
+			// Only a run that ends in LF is one line end; a CR-only
+			// file's blank line (\r\r then text) is kept.
+			q, _ := s.r.Peek(s.r.Buffered())
+			i := bytes.IndexFunc(q, func(r rune) bool { return r != '\r' })
+			if i < 0 || q[i] != '\n' {
+				return '\n'
+			}
+			_, _ = s.r.Discard(i + 1)
+			return '\n'
+		default:
+			return '\n'
+		}
 	}
-	return '\n'
 }
 
 // peekAll returns what the buffer holds, filling it when empty.
@@ -134,34 +207,60 @@ func (s *scanner) peekAll() ([]byte, error) {
 // quoted reads a quoted field after its opening quote and reports what
 // follows the closing quote (delimiter or '\n').
 func (s *scanner) quoted(start int) (byte, error) {
+	s.raw = s.raw[:0]
+	lines := s.lines
+	stray := false
 	for {
 		b, err := s.peekAll()
 		if err != nil {
-			return 0, err // EOF inside quotes: the field ends with the file
+			return s.unterminated(start, lines)
 		}
 		i := bytes.IndexByte(b, '"')
 		if i < 0 {
 			s.lines += bytes.Count(b, []byte{'\n'})
 			s.buf = append(s.buf, b...)
+			s.raw = append(s.raw, b...)
 			_, _ = s.r.Discard(len(b))
 		} else {
 			s.lines += bytes.Count(b[:i], []byte{'\n'})
 			s.buf = append(s.buf, b[:i]...)
+			s.raw = append(s.raw, b[:i+1]...)
 			_, _ = s.r.Discard(i + 1)
 			next, err := s.r.ReadByte()
 			if err != nil {
-				return 0, err
+				return 0, err // the closing quote ends the file
 			}
+			s.raw = append(s.raw, next)
 			switch {
 			case next == '"':
+				if stray && s.endsField() {
+					s.buf = append(s.buf, '"')
+					c, err := s.r.ReadByte()
+					if err != nil {
+						return 0, err
+					}
+					return s.lineEnd(c), nil
+				}
 				s.buf = append(s.buf, '"')
 			case next == s.delim:
 				return next, nil
 			case next == '\n' || next == '\r':
 				return s.lineEnd(next), nil
+			case (next == ' ' || next == '\t') && s.spacesThenEnd():
+				// "x" followed by blanks, then the delimiter or a line
+				// end: a closing quote with padding, which is dropped.
+				c, err := s.r.ReadByte()
+				if err != nil {
+					return 0, err
+				}
+				return s.lineEnd(c), nil
 			default:
 				// A stray quote: keep it and go on inside the field, as
 				// spreadsheet programs do.
+				if !stray {
+					s.warn("stray_quote", fmt.Sprintf("A quote inside a quoted cell on line %d is neither doubled nor closing; it is kept as a character.", s.lines+1))
+				}
+				stray = true
 				s.buf = append(s.buf, '"', next)
 			}
 		}
@@ -169,6 +268,48 @@ func (s *scanner) quoted(start int) (byte, error) {
 			return 0, s.cellTooBig()
 		}
 	}
+}
+
+// spacesThenEnd skips blanks when the delimiter, a line end or the end of
+// the file follows them within the buffered bytes.
+func (s *scanner) spacesThenEnd() bool {
+	p, _ := s.r.Peek(s.r.Buffered())
+	i := 0
+	for i < len(p) && (p[i] == ' ' || p[i] == '\t') && p[i] != s.delim {
+		i++
+	}
+	if i < len(p) && p[i] != s.delim && p[i] != '\n' && p[i] != '\r' {
+		return false
+	}
+	if i == len(p) {
+		if _, err := s.r.Peek(i + 1); err == nil {
+			return false // more blanks than buffered: not padding
+		}
+		_, _ = s.r.Discard(i)
+		return true // blanks to the end of the file
+	}
+	_, _ = s.r.Discard(i)
+	return true
+}
+
+// endsField tells whether the next byte ends a field (or the file is over).
+func (s *scanner) endsField() bool {
+	p, err := s.r.Peek(1)
+	return err != nil || p[0] == s.delim || p[0] == '\n' || p[0] == '\r'
+}
+
+// unterminated handles a quote still open at the end of the file: the
+// field's bytes are read again with the opening quote as a character.
+func (s *scanner) unterminated(start, lines int) (byte, error) {
+	s.warn("unterminated_quote", fmt.Sprintf("A quote opened on line %d is never closed; it is read as a character.", lines+1))
+	s.lines = lines
+	s.buf = append(s.buf[:start], '"')
+	s.r = bufio.NewReaderSize(bytes.NewReader(append([]byte(nil), s.raw...)), 64<<10)
+	return s.unquoted(start)
+}
+
+func (s *scanner) warn(code, msg string) {
+	s.issues = append(s.issues, table.CellIssue{Column: len(s.ends), Code: code, Message: msg})
 }
 
 func (s *scanner) cellTooBig() error {
