@@ -65,9 +65,10 @@ var _ ports.EventBus = (*Local)(nil)
 // NewLocal returns the in-process bus.
 func NewLocal() *Local { return &Local{h: newHub()} }
 
-// Publish delivers at once.
-func (l *Local) Publish(_ context.Context, jobID string, seq int) error {
-	l.h.deliver(jobID, seq)
+// Publish delivers once the event's transaction commits (at once outside
+// one), so a subscriber that reads on the notice finds the event.
+func (l *Local) Publish(ctx context.Context, jobID string, seq int) error {
+	sqlstore.AfterCommit(ctx, func() { l.h.deliver(jobID, seq) })
 	return nil
 }
 

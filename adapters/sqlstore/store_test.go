@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -244,6 +245,30 @@ func TestTransactor_rollsBack(t *testing.T) {
 		}
 		if _, err := orgs.Get(ctx, org.ID); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("rolled-back org is visible: %v", err)
+		}
+	})
+}
+
+func TestTransactor_afterCommit(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := context.Background()
+		tx := sqlstore.NewTransactor(db)
+		var ran []string
+		_ = tx.InTx(ctx, func(ctx context.Context) error {
+			sqlstore.AfterCommit(ctx, func() { ran = append(ran, "committed") })
+			if len(ran) != 0 {
+				t.Error("ran before the commit")
+			}
+			return nil
+		})
+		_ = tx.InTx(ctx, func(ctx context.Context) error {
+			sqlstore.AfterCommit(ctx, func() { ran = append(ran, "rolled back") })
+			return errors.New("no")
+		})
+		sqlstore.AfterCommit(ctx, func() { ran = append(ran, "no transaction") })
+		if strings.Join(ran, ",") != "committed,no transaction" {
+			t.Fatalf("ran %v", ran)
 		}
 	})
 }

@@ -16,6 +16,22 @@ import (
 
 type txKey struct{}
 
+type afterCommitKey struct{}
+
+// afterCommit collects what runs once the outermost transaction commits.
+type afterCommit struct{ fns []func() }
+
+// AfterCommit runs fn once the transaction carried by ctx commits (never
+// if it rolls back), or at once outside a transaction. Notices about rows
+// written in a transaction use it, so nobody is told before they can read.
+func AfterCommit(ctx context.Context, fn func()) {
+	if ac, ok := ctx.Value(afterCommitKey{}).(*afterCommit); ok {
+		ac.fns = append(ac.fns, fn)
+		return
+	}
+	fn()
+}
+
 // Transactor implements ports.Transactor on a DB.
 type Transactor struct{ db *DB }
 
@@ -29,9 +45,17 @@ func (t *Transactor) InTx(ctx context.Context, fn func(ctx context.Context) erro
 	if _, ok := ctx.Value(txKey{}).(bun.Tx); ok {
 		return fn(ctx)
 	}
-	return t.db.Bun.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
-		return fn(context.WithValue(ctx, txKey{}, tx))
+	ac := &afterCommit{}
+	err := t.db.Bun.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+		ctx = context.WithValue(context.WithValue(ctx, txKey{}, tx), afterCommitKey{}, ac)
+		return fn(ctx)
 	})
+	if err == nil {
+		for _, f := range ac.fns {
+			f()
+		}
+	}
+	return err
 }
 
 // TxFrom returns the transaction carried by ctx, if any, so that other

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/fx"
@@ -27,14 +30,23 @@ func newServeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// Signals are caught before anything starts, so a SIGTERM during
+			// start-up still leads to a graceful stop.
+			sigCtx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stopSignals()
 			app := fx.New(bootstrap.Serve(cfg, r, cmd.OutOrStdout()))
 			if err := app.Err(); err != nil {
 				return err
 			}
-			// Run starts the app, waits for SIGINT or SIGTERM and stops it
-			// gracefully; a failed start is reported by Err.
-			app.Run()
-			return app.Err()
+			startCtx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
+			defer cancel()
+			if err := app.Start(startCtx); err != nil {
+				return err
+			}
+			<-sigCtx.Done()
+			stopCtx, cancelStop := context.WithTimeout(context.Background(), app.StopTimeout())
+			defer cancelStop()
+			return app.Stop(stopCtx)
 		},
 	}
 	cmd.Flags().StringVar(&role, "role", "all", "which part to run: api, worker or all")
