@@ -85,6 +85,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
 		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
+		fx.Annotate(sqlstore.NewLearnedMappings, fx.As(new(ports.LearnedMappings))),
 	),
 )
 
@@ -160,10 +161,10 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 }))
 
 // Jobs provides the jobs service.
-var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, bus ports.EventBus, q ports.Queue, b ports.BlobStore,
+var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, q ports.Queue, b ports.BlobStore,
 	t ports.TableOpener, tx ports.Transactor, c ports.Clock, log *slog.Logger) *jobs.Service {
 	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
-		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, sch, bus, q, b, t, tx, c, log)
+		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, sch, learned, bus, q, b, t, tx, c, log)
 }), fx.Provide(schemas.NewService, idempotency.NewService))
 
 // Workers run queued jobs for the process's lifetime, and requeue jobs

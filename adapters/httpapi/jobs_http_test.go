@@ -384,3 +384,43 @@ func TestJobs_idempotencyKey(t *testing.T) {
 		})
 	}
 }
+
+// TestJobs_learnedMappings: an explicit mapping made with a saved schema
+// is used, as "learned", by the organization's next job with that schema.
+func TestJobs_learnedMappings(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.Start(t, target)
+			key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+			var saved struct{ ID string }
+			app.Do("POST", "/v1/schemas", key, map[string]any{"name": "people", "schema": json.RawMessage(peopleSchema)}).JSON(t, &saved)
+			csv := "ID,Courriel,Joined\n1,a@x.io,2024-01-01\n"
+			methodOf := func(res apptest.Response) string {
+				var j jobView
+				res.JSON(t, &j)
+				done := waitJob(t, app, key, j.ID)
+				for _, m := range done.Mapping {
+					if m.SourceColumn == "Courriel" && m.Method != nil {
+						return *m.Method + ":" + *m.Field
+					}
+				}
+				return "unmapped"
+			}
+			first := app.Request(upload(t, app, "p.csv", csv, map[string]string{"schema_id": saved.ID, "options": `{"mapping":{"Courriel":"email"}}`}), key)
+			if got := methodOf(first); got != "explicit:email" {
+				t.Fatalf("first job: %s", got)
+			}
+			second := app.Request(upload(t, app, "p.csv", csv, map[string]string{"schema_id": saved.ID}), key)
+			if got := methodOf(second); got != "learned:email" {
+				t.Fatalf("second job: %s", got)
+			}
+			// Only for that schema and organization.
+			plain := app.Request(upload(t, app, "p.csv", csv, map[string]string{"schema": peopleSchema}), key)
+			if got := methodOf(plain); got != "unmapped" {
+				t.Fatalf("a job without the saved schema learned it: %s", got)
+			}
+		})
+	}
+}

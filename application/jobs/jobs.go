@@ -39,6 +39,7 @@ type Service struct {
 	jobs    ports.Jobs
 	events  ports.JobEvents
 	schemas ports.Schemas
+	learned ports.LearnedMappings
 	bus     ports.EventBus
 	queue   ports.Queue
 	blobs   ports.BlobStore
@@ -49,7 +50,7 @@ type Service struct {
 }
 
 // NewService returns the jobs service.
-func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas ports.Schemas, bus ports.EventBus, queue ports.Queue, blobs ports.BlobStore,
+func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, queue ports.Queue, blobs ports.BlobStore,
 	tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
@@ -57,7 +58,7 @@ func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas por
 	if cfg.JobTimeout <= 0 {
 		cfg.JobTimeout = time.Hour
 	}
-	return &Service{cfg: cfg, jobs: jobs, events: events, schemas: schemas, bus: bus, queue: queue, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
+	return &Service{cfg: cfg, jobs: jobs, events: events, schemas: schemas, learned: learned, bus: bus, queue: queue, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
 }
 
 func sourceKey(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/source" }

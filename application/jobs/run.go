@@ -210,8 +210,14 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	src := normalize.Source{Open: func() (table.Reader, error) {
 		return s.tables.Open(ctx, local, f.Filename, opts.ReadOptions(s.cfg.Limits))
 	}}
+	var learned map[string]string
+	if j.SchemaID != "" {
+		if learned, err = s.learned.Get(ctx, j.OrgID, j.SchemaID); err != nil {
+			return nil, err
+		}
+	}
 	res, runErr := normalize.Run(ctx, normalize.Input{Mode: mode, Schema: sch, Options: opts, Sources: []normalize.Source{src},
-		MaxRows: s.cfg.MaxRows, OnProgress: onProgress}, normalize.Output{Rows: rows, Issues: issues})
+		Learned: learned, MaxRows: s.cfg.MaxRows, OnProgress: onProgress}, normalize.Output{Rows: rows, Issues: issues})
 	close(stopBeats)
 	<-beatsDone
 	mu.Lock()
@@ -243,6 +249,17 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		mapping[i] = e
 	}
 	mappingBytes, _ := json.Marshal(mapping)
+	// Explicit mappings made for a saved schema are remembered for the
+	// organization's next jobs with that schema (method "learned").
+	if j.SchemaID != "" {
+		for _, m := range res.Mapping {
+			if m.Method == normalize.MethodExplicit {
+				if err := s.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.NormalizeHeader(m.SourceColumn), m.Field, s.clock.Now()); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	_, err = s.jobs.Update(context.WithoutCancel(ctx), "", j.ID, func(jj *job.Job) error {
 		jj.Mapping = mappingBytes
 		jj.Progress = job.Progress{RowsRead: res.Progress.RowsRead, RowsValid: res.Progress.RowsValid, RowsRejected: res.Progress.RowsRejected,
