@@ -163,14 +163,15 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 // Jobs provides the jobs service.
 var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, q ports.Queue, b ports.BlobStore,
 	t ports.TableOpener, tx ports.Transactor, c ports.Clock, log *slog.Logger) *jobs.Service {
-	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
+	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease, Retention: cfg.Retention,
 		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, sch, learned, bus, q, b, t, tx, c, log)
 }), fx.Provide(schemas.NewService, idempotency.NewService))
 
 // Workers run queued jobs for the process's lifetime, and requeue jobs
 // whose worker was lost.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, log *slog.Logger, _ Migrated) error {
-	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout}, svc, log)
+	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
+	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, svc, log)
 	if err != nil {
 		return err
 	}

@@ -14,3 +14,8 @@ type Queue interface {
 type JobRunner interface {
 	RunJob(ctx context.Context, jobID string) error
 }
+
+// Purger deletes the files of jobs finished longer ago than the retention.
+type Purger interface {
+	Purge(ctx context.Context) (int, error)
+}

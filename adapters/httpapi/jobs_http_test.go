@@ -424,3 +424,30 @@ func TestJobs_learnedMappings(t *testing.T) {
 		})
 	}
 }
+
+// TestJobs_retention: a finished job's files are deleted after the
+// retention by the periodic purge; the job stays and its results are 404.
+func TestJobs_retention(t *testing.T) {
+	t.Parallel()
+	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) { c.Retention = 200 * time.Millisecond })
+	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+	res := app.Request(upload(t, app, "p.csv", peopleCSV, map[string]string{"schema": peopleSchema}), key)
+	var j jobView
+	res.JSON(t, &j)
+	waitJob(t, app, key, j.ID)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res := app.Do("GET", "/v1/jobs/"+j.ID+"/rows", key, nil)
+		if res.StatusCode == 404 {
+			if !strings.Contains(res.Body, "retention") {
+				t.Fatalf("404 without saying why: %s", res.Body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("results still served after the retention: %d", res.StatusCode)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	expect(t, app.Do("GET", "/v1/jobs/"+j.ID, key, nil), 200, "")
+}

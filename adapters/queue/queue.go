@@ -36,6 +36,23 @@ func (RunArgs) Kind() string { return "tabnorm.run_job" }
 type Config struct {
 	Workers    int           // concurrent jobs per process
 	JobTimeout time.Duration // wall-time limit of one job
+	PurgeEvery time.Duration // how often retention runs (0: hourly)
+}
+
+// PurgeArgs is the periodic retention job; River runs it on one node.
+type PurgeArgs struct{}
+
+// Kind names the entry type in River's table.
+func (PurgeArgs) Kind() string { return "tabnorm.purge" }
+
+type purgeWorker struct {
+	river.WorkerDefaults[PurgeArgs]
+	purger ports.Purger
+}
+
+func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
+	_, err := w.purger.Purge(ctx)
+	return err
 }
 
 // Inserter implements ports.Queue: it adds entries inside the
@@ -97,14 +114,23 @@ type Workers struct {
 }
 
 // NewWorkers returns the queue's working side.
-func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, log *slog.Logger) (*Workers, error) {
+func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger ports.Purger, log *slog.Logger) (*Workers, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
 	}
+	if cfg.PurgeEvery <= 0 {
+		cfg.PurgeEvery = time.Hour
+	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout})
+	var periodic []*river.PeriodicJob
+	if purger != nil {
+		river.AddWorker(workers, &purgeWorker{purger: purger})
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.PurgeEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}))
+	}
 	c := &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 200 * time.Millisecond,
-		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers,
+		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers, PeriodicJobs: periodic,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}}
 	var err error
 	w := &Workers{}

@@ -55,7 +55,7 @@ func TestQueue_transactionalEnqueueAndWork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, rec, slog.New(slog.DiscardHandler))
+			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, rec, nil, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}

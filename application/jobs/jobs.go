@@ -31,6 +31,7 @@ type Config struct {
 	Limits         table.Limits
 	JobTimeout     time.Duration
 	Lease          time.Duration
+	Retention      time.Duration // finished jobs' files are deleted after this (0: kept)
 }
 
 // Service is the jobs use cases.
@@ -272,6 +273,33 @@ func (s *Service) Delete(ctx context.Context, p identity.Principal, jobID string
 		s.log.ErrorContext(ctx, "delete job files", "job_id", jobID, "error", err)
 	}
 	return nil
+}
+
+var _ ports.Purger = (*Service)(nil)
+
+// Purge deletes the files (source and results) of jobs that finished more
+// than the retention ago; the jobs themselves stay, and their results then
+// answer 404. It works in batches until none is left.
+func (s *Service) Purge(ctx context.Context) (int, error) {
+	if s.cfg.Retention <= 0 {
+		return 0, nil
+	}
+	n := 0
+	for {
+		old, err := s.jobs.FinishedBefore(ctx, s.clock.Now().Add(-s.cfg.Retention), 200)
+		if err != nil || len(old) == 0 {
+			return n, err
+		}
+		for _, pair := range old {
+			if err := s.blobs.DeletePrefix(ctx, jobPrefix(pair[0], pair[1])); err != nil {
+				return n, err
+			}
+			if err := s.jobs.MarkPurged(ctx, pair[1], s.clock.Now()); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
 }
 
 // Result names a result file of a job.
