@@ -92,7 +92,7 @@ var corpusCases = []corpusCase{
 	{file: "calamine/string-ref.xlsx", format: table.XLSX, header: []string{"col1"}, count: 1, cells: []cell{{0, 0, "-8086931554011838357"}}},
 	{file: "commons-csv/test.csv", format: table.CSV, header: []string{"A", "B", "C", "D"}, count: 10,
 		cells: []cell{{0, 0, "# plain values"}, {3, 2, " g"}, {5, 0, " i "}, {5, 1, ` " j " `}, {5, 2, ` " k "`}, {5, 3, " l "}, {9, 0, "# EOF on next line"}},
-		note: "test_rfc4180.txt: # lines are data (no comment character); blank records skipped; padding after a closing quote dropped"},
+		note:  "test_rfc4180.txt: # lines are data (no comment character); blank records skipped; padding after a closing quote dropped"},
 	{file: "commons-csv/test_rfc4180.txt", format: table.CSV, count: 17, note: "an expected-output text file, read as the CSV it happens to be"},
 	{file: "csv-spectrum/csvs/comma_in_quotes.csv", format: table.CSV, header: []string{"first", "last", "address", "city", "zip"}, count: 1, cells: []cell{{0, 3, "Anytown, WW"}, {0, 4, "08123"}}},
 	{file: "csv-spectrum/csvs/empty.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2},

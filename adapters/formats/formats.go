@@ -6,8 +6,10 @@
 package formats
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,9 +39,7 @@ func (*Opener) Sniff(head []byte, filename string) (table.Format, error) {
 		return "", fmt.Errorf("%w: the file is empty", table.ErrUnsupportedFormat)
 	}
 	if bytes.HasPrefix(head, zipMagic) {
-		// A workbook's parts are named in its first local headers; the
-		// central directory is checked again when the file is opened.
-		if bytes.Contains(head, []byte("xl/")) || bytes.Contains(head, []byte("[Content_Types].xml")) {
+		if zipHasWorkbook(head) {
 			return table.XLSX, nil
 		}
 		return "", fmt.Errorf("%w: a zip file that is not an XLSX workbook", table.ErrUnsupportedFormat)
@@ -59,6 +59,46 @@ func (*Opener) Sniff(head []byte, filename string) (table.Format, error) {
 		return table.TSV, nil
 	}
 	return table.CSV, nil
+}
+
+// zipHasWorkbook tells whether a zip file's first bytes hold an XLSX
+// workbook. A head holding the whole file is read as a zip; otherwise the
+// local file headers are walked: writers put xl/workbook.xml or other xl/
+// parts first, where word/ or ppt/ parts mean another Office document.
+// Open checks the central directory again.
+func zipHasWorkbook(head []byte) bool {
+	if zr, err := zip.NewReader(bytes.NewReader(head), int64(len(head))); err == nil {
+		for _, f := range zr.File {
+			if f.Name == "xl/workbook.xml" {
+				return true
+			}
+		}
+		return false
+	}
+	for p := head; len(p) >= 30 && bytes.HasPrefix(p, zipMagic); {
+		nameLen := int(binary.LittleEndian.Uint16(p[26:]))
+		extraLen := int(binary.LittleEndian.Uint16(p[28:]))
+		size := int(binary.LittleEndian.Uint32(p[18:]))
+		if 30+nameLen > len(p) {
+			break
+		}
+		name := string(p[30 : 30+nameLen])
+		switch {
+		case name == "xl/workbook.xml", strings.HasPrefix(name, "xl/"):
+			return true
+		case strings.HasPrefix(name, "word/"), strings.HasPrefix(name, "ppt/"):
+			return false
+		}
+		if p[6]&0x08 != 0 { // sizes follow the data: the next header cannot be found
+			return bytes.Contains(head, []byte("xl/workbook.xml"))
+		}
+		next := 30 + nameLen + extraLen + size
+		if next > len(p) || next < 0 {
+			return bytes.Contains(head, []byte("xl/workbook.xml"))
+		}
+		p = p[next:]
+	}
+	return bytes.Contains(head, []byte("xl/workbook.xml"))
 }
 
 // looksLikeText refuses binary files: control characters other than tab,

@@ -56,7 +56,10 @@ func FuzzJSONL(f *testing.F) {
 	for _, s := range []string{`{"a":1}` + "\n" + `{"b":[1,{"c":null}]}`, `{"a":"\u00e9\ud83d"}`, "{\n", `{"a":1}` + "\nnot json\n", `{"":""}`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { readFuzz(t, data, "f.jsonl") })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkObjectScanner(t, data)
+		readFuzz(t, data, "f.jsonl")
+	})
 }
 
 func FuzzXLSX(f *testing.F) {

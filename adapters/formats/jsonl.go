@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -21,7 +23,11 @@ import (
 //     true/false as text; null is missing; nested objects and arrays
 //     become their compact JSON text.
 //   - A line that is not a JSON object is a row issue (malformed_json),
-//     never a failed file. Blank lines are skipped but numbered.
+//     never a failed file. Blank lines are skipped but numbered, so record
+//     n is line n of the file.
+//   - A .json file holding one object per line is JSON lines; a JSON array
+//     or a pretty-printed document is refused by Sniff with a message
+//     saying so (it cannot be streamed line by line).
 type jsonlReader struct {
 	f       *os.File
 	counter *countingReader
@@ -31,6 +37,9 @@ type jsonlReader struct {
 	pending [][]byte
 	number  int
 	cells   []string
+	line    []byte   // the current line, reused
+	unknown []string // keys of the current line that are not columns
+	set     func(key []byte, val string)
 	limits  table.Limits
 	maxLine int
 }
@@ -42,6 +51,7 @@ func openJSONL(f *os.File, opts table.ReadOptions) (*jsonlReader, error) {
 	counter := &countingReader{r: f}
 	j := &jsonlReader{f: f, counter: counter, r: bufio.NewReaderSize(counter, 256<<10), index: map[string]int{},
 		limits: limits, maxLine: limits.MaxCellBytes * 8}
+	j.set = j.setCell
 	for len(j.pending) < headerSampleLines {
 		line, err := j.readLine()
 		if err == io.EOF {
@@ -50,6 +60,7 @@ func openJSONL(f *os.File, opts table.ReadOptions) (*jsonlReader, error) {
 		if err != nil {
 			return nil, err
 		}
+		line = bytes.Clone(line) // kept until replayed
 		j.pending = append(j.pending, line)
 		j.learnKeys(line)
 		if len(j.header) > limits.MaxColumns {
@@ -82,19 +93,20 @@ func (j *jsonlReader) learnKeys(line []byte) {
 	}
 }
 
-// readLine returns the next line without its line end (a copy).
+// readLine returns the next line without its line end. The bytes are only
+// valid until the next call.
 func (j *jsonlReader) readLine() ([]byte, error) {
-	var line []byte
+	j.line = j.line[:0]
 	for {
 		chunk, err := j.r.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > j.maxLine {
-			return nil, fmt.Errorf("%w: a line is over %d bytes", table.ErrUnreadable, j.maxLine)
+		j.line = append(j.line, chunk...)
+		if len(j.line) > j.maxLine {
+			return nil, fmt.Errorf("%w: line %d is over %d bytes", table.ErrUnreadable, j.number+len(j.pending)+1, j.maxLine)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if err == io.EOF && len(line) > 0 {
+		if err == io.EOF && len(j.line) > 0 {
 			break
 		}
 		if err != nil {
@@ -102,7 +114,7 @@ func (j *jsonlReader) readLine() ([]byte, error) {
 		}
 		break
 	}
-	return bytes.TrimRight(line, "\r\n"), nil
+	return bytes.TrimRight(j.line, "\r\n"), nil
 }
 
 func (j *jsonlReader) Format() table.Format { return table.JSONL }
@@ -132,31 +144,45 @@ func (j *jsonlReader) Next() (table.Record, error) {
 
 func (j *jsonlReader) record(line []byte) table.Record {
 	rec := table.Record{Number: j.number}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
-		preview := string(line)
-		if len(preview) > 200 {
-			preview = preview[:200] + "…"
-		}
-		rec.RowIssue = &table.CellIssue{Column: -1, Code: "malformed_json", Message: "The line is not a JSON object: " + jsonProblem(err), Value: preview}
-		return rec
-	}
 	if cap(j.cells) < len(j.header) {
 		j.cells = make([]string, len(j.header))
 	}
 	j.cells = j.cells[:len(j.header)]
 	clear(j.cells)
-	for k, raw := range obj {
-		i, ok := j.index[k]
-		if !ok {
-			rec.CellIssues = append(rec.CellIssues, table.CellIssue{Column: -1, Code: "unexpected_key",
-				Message: fmt.Sprintf("Key %q first appears after the first %d lines, so it is not a column.", k, headerSampleLines)})
-			continue
+	j.unknown = j.unknown[:0]
+	if !utf8.Valid(line) || scanObject(line, j.set) != nil {
+		// The slow path decides and explains: invalid UTF-8, escaped
+		// keys, or a line that is no JSON object at all.
+		clear(j.cells)
+		j.unknown = j.unknown[:0]
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
+			preview := string(line)
+			if len(preview) > 200 {
+				preview = strings.ToValidUTF8(preview[:200], "") + "…"
+			}
+			rec.RowIssue = &table.CellIssue{Column: -1, Code: "malformed_json", Message: "The line is not a JSON object: " + jsonProblem(err), Value: preview}
+			return rec
 		}
-		j.cells[i] = jsonText(raw)
+		for k, raw := range obj {
+			j.set([]byte(k), jsonText(raw))
+		}
+	}
+	for _, k := range j.unknown {
+		rec.CellIssues = append(rec.CellIssues, table.CellIssue{Column: -1, Code: "unexpected_key",
+			Message: fmt.Sprintf("Key %q first appears after the first %d lines, so it is not a column.", k, headerSampleLines)})
 	}
 	rec.Cells = j.cells
 	return rec
+}
+
+// setCell puts one member's value in its column.
+func (j *jsonlReader) setCell(key []byte, val string) {
+	if i, ok := j.index[string(key)]; ok {
+		j.cells[i] = val
+		return
+	}
+	j.unknown = append(j.unknown, string(key))
 }
 
 func jsonProblem(err error) string {
