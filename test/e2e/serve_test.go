@@ -76,6 +76,13 @@ func startServe(t *testing.T, dir string, env ...string) *server {
 	return s
 }
 
+// execCommand prepares a tabnorm command in dir with extra settings.
+func execCommand(dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(binary, args...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	return cmd
+}
+
 // stop sends SIGTERM and returns the exit error.
 func (s *server) stop(t *testing.T) error {
 	t.Helper()
