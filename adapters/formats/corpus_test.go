@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -62,15 +63,33 @@ type cell struct {
 	want     string
 }
 
+// issue is an expected reader warning or row issue on a record.
+type issue struct {
+	rec, col int
+	code     string
+}
+
+// keyed is an expected value in the record whose first cell is key.
+type keyed struct {
+	key  string
+	col  int
+	want string
+}
+
 type corpusCase struct {
-	file   string
-	opts   table.ReadOptions
-	format table.Format
-	header []string // a prefix of the expected header
-	count  int      // records
-	cells  []cell
-	err    error // expected failure kind, instead of the above
-	note   string
+	file    string
+	opts    table.ReadOptions
+	format  table.Format
+	header  []string // a prefix of the expected header
+	width   int      // the header's width, when checked
+	count   int      // records
+	cells   []cell
+	keyed   []keyed
+	numbers []int   // the records' numbers, when checked
+	issues  []issue // every issue the records carry, when checked
+	err     error   // expected failure kind, instead of the above
+	errHas  string  // and a phrase of its message
+	note    string
 }
 
 var corpusCases = []corpusCase{
@@ -83,12 +102,15 @@ var corpusCases = []corpusCase{
 	{file: "calamine/empty_shared_string_value.xlsx", format: table.XLSX, header: []string{"Name", "City", "Status"}, count: 2,
 		cells: []cell{{0, 0, "Alice"}, {0, 1, ""}, {0, 2, "Active"}, {1, 1, "Berlin"}}},
 	{file: "calamine/empty_sheet.xlsx", format: table.XLSX, header: nil, count: 0},
-	{file: "calamine/errors.xlsx", format: table.XLSX, header: []string{"#DIV/0!"}, count: 6, cells: []cell{{0, 0, ""}}, note: "error cells become missing values with cell_error issues"},
+	{file: "calamine/errors.xlsx", format: table.XLSX, header: []string{"#DIV/0!"}, count: 6, cells: []cell{{0, 0, ""}},
+		issues: []issue{{0, 0, "cell_error"}, {1, 0, "cell_error"}, {2, 0, "cell_error"}, {3, 0, "cell_error"}, {4, 0, "cell_error"}, {5, 0, "cell_error"}},
+		note:   "no header row: the first error is taken as the header; error cells become missing values with cell_error issues"},
 	{file: "calamine/has_x000D_.xlsx", format: table.XLSX, header: []string{"ABC\r\nDEF"}, count: 0},
 	{file: "calamine/header-row.xlsx", format: table.XLSX, header: []string{"Columns", "Column A", "Column B", "Column C"}, count: 1,
 		cells: []cell{{0, 0, "put data here"}, {0, 3, "3"}}, note: "the note above the table is passed over"},
 	{file: "calamine/inlineStr_cdata.xlsx", format: table.XLSX, header: []string{"Hello CDATA", "World"}, count: 1, cells: []cell{{0, 0, "12345"}, {0, 1, "NormalText"}}},
-	{file: "calamine/issue_261.xlsx", format: table.XLSX, count: 53, cells: []cell{}},
+	{file: "calamine/issue_261.xlsx", format: table.XLSX, header: []string{"String Value 29", "2023-03-15"}, width: 7, count: 53,
+		cells: []cell{{0, 0, "String Value 35"}, {3, 0, "2023-03-15"}, {3, 3, "903"}}, note: "rows and cells without r attributes; the one-cell title row above the table is passed over"},
 	{file: "calamine/string-ref.xlsx", format: table.XLSX, header: []string{"col1"}, count: 1, cells: []cell{{0, 0, "-8086931554011838357"}}},
 	{file: "commons-csv/test.csv", format: table.CSV, header: []string{"A", "B", "C", "D"}, count: 10,
 		cells: []cell{{0, 0, "# plain values"}, {3, 2, " g"}, {5, 0, " i "}, {5, 1, ` " j " `}, {5, 2, ` " k "`}, {5, 3, " l "}, {9, 0, "# EOF on next line"}},
@@ -113,9 +135,10 @@ var corpusCases = []corpusCase{
 	{file: "csvkit/sheets.xlsx", opts: table.ReadOptions{Sheet: "ʤ"}, format: table.XLSX, header: []string{"a", "b", "c"}, count: 1, cells: []cell{{0, 0, "1"}}},
 	{file: "csvkit/sheets.xlsx", opts: table.ReadOptions{Sheet: "2"}, format: table.XLSX, header: []string{"text", "date", "integer", "boolean", "float", "datetime"}, count: 5,
 		cells: []cell{{0, 1, "1971-01-01"}, {0, 5, "1971-01-01T04:14:00"}}},
-	{file: "csvkit/test.xlsx", format: table.XLSX, header: []string{"text", "date", "integer", "boolean", "float", "datetime", "empty_column"}, count: 5,
-		cells: []cell{{0, 1, "1971-01-01"}, {1, 1, "1948-01-01"}, {2, 1, "1920-01-01"}, {0, 5, "1971-01-01T04:14:00"}, {1, 5, "1948-01-01T14:57:13"}, {0, 3, "TRUE"}},
-		note:  "1904 epoch"},
+	{file: "csvkit/test.xlsx", format: table.XLSX, header: []string{"text", "date", "integer", "boolean", "float", "datetime", "empty_column", ""}, width: 8, count: 5,
+		cells: []cell{{0, 1, "1971-01-01"}, {1, 1, "1948-01-01"}, {2, 1, "1920-01-01"}, {0, 5, "1971-01-01T04:14:00"}, {1, 5, "1948-01-01T14:57:13"}, {2, 5, "1920-01-01"},
+			{0, 3, "TRUE"}, {2, 3, "FALSE"}, {2, 4, "41800000.01"}, {1, 7, "Extra data beyond headers will be trimmed"}, {4, 0, "Unicode! Σ"}, {4, 6, ""}},
+		note: "1904 epoch; a datetime at midnight is a whole day, so a date; the unlabeled column H is kept under a blank header"},
 	{file: "csvkit/test_header_newline.csv", format: table.CSV, header: []string{"\t\n\v\f\r start \t\n\v\f\r end \t\n\v\f\r", "b", "c"}, count: 1, cells: []cell{{0, 0, "d"}}},
 	{file: "csvkit/test_utf16_big.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 2, "ʤ"}}},
 	{file: "csvkit/test_utf16_little.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 2, "ʤ"}}},
@@ -123,7 +146,9 @@ var corpusCases = []corpusCase{
 	{file: "csvkit/testxlsx_converted.csv", format: table.CSV, header: []string{"text", "date"}, count: 5},
 	{file: "csvlint/inconsistent-line-endings.csv", format: table.CSV, header: []string{"Foo", "Bsr", "Baz"}, count: 2, cells: []cell{{1, 2, "Doge"}}},
 	{file: "csvlint/invalid-byte-sequence.csv", format: table.CSV, header: []string{"Data", "Dependencia Origem", "Histórico"}, count: 23, cells: []cell{{0, 5, "100.00"}}},
-	{file: "csvlint/invalid_many_rows.csv", format: table.CSV, header: []string{"Foo", "Bar", "Baz"}, count: 9},
+	{file: "csvlint/invalid_many_rows.csv", format: table.CSV, header: []string{"Foo", "Bar", "Baz"}, count: 9, numbers: []int{1, 2, 3, 4, 5, 6, 8, 9, 11},
+		cells: []cell{{2, 2, `3" `}, {3, 1, "two"}}, issues: []issue{{2, 2, "stray_quote"}},
+		note: "the stray quote is kept with a warning; the blank line 7 and the all-empty line 10 are skipped but numbered"},
 	{file: "csvw/test009.csv", format: table.CSV, header: []string{"GID", "On Street", "Species", "Trim Cycle", "Inventory Date"}, count: 3,
 		cells: []cell{{0, 1, "ADDISON AV"}, {0, 4, "10/18/2010"}, {2, 4, "6/2/2010"}}},
 	{file: "data.table/1680-fread-header-encoding.csv", format: table.CSV, header: []string{"Ort", "Straße", "Bezeichnung"}, count: 4, cells: []cell{{0, 2, `Ministerium "Pestalozzi"`}}},
@@ -131,10 +156,12 @@ var corpusCases = []corpusCase{
 		cells: []cell{{0, 0, "Russell Microcap® Value Index"}, {18, 3, "357.97"}}},
 	{file: "data.table/unescaped.csv", format: table.CSV, header: []string{"No", "Comment", "Type"}, count: 2,
 		cells: []cell{{1, 1, `The problem is: reading table, and also "a problem, yes." keep going on.`}}, note: "stray quotes kept literally; row 1 differs from fread's repair"},
-	{file: "duckdb/different_schemas.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5},
-	{file: "duckdb/inconsistent_schemas.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5},
-	{file: "duckdb/trailing_content.ndjson", format: table.JSONL, header: []string{"a"}, count: 3},
-	{file: "duckdb/unterminated_quotes.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5},
+	{file: "duckdb/different_schemas.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5, cells: []cell{{1, 1, ""}, {3, 1, ""}, {4, 0, "5"}}},
+	{file: "duckdb/inconsistent_schemas.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5, cells: []cell{{0, 0, "1"}, {0, 1, ""}, {1, 0, "2"}, {2, 0, "[3]"}},
+		note: "null is missing; an array is its compact JSON text"},
+	{file: "duckdb/trailing_content.ndjson", format: table.JSONL, header: []string{"a"}, count: 3, cells: []cell{{2, 0, "3"}}, issues: []issue{{1, -1, "malformed_json"}}},
+	{file: "duckdb/unterminated_quotes.ndjson", format: table.JSONL, header: []string{"id", "name"}, count: 5, numbers: []int{1, 2, 3, 4, 5},
+		cells: []cell{{3, 1, "Broadcast News"}}, issues: []issue{{2, -1, "malformed_json"}}},
 	{file: "frictionless/adjust-floating-point-error.xlsx", format: table.XLSX, header: []string{"Sample Name", "peak PO4", "actual PO4 (formula)", "actual PO4 (values)"}, count: 5,
 		cells: []cell{{0, 2, "242.26"}}, note: "numbers as Excel shows them: 15 significant digits"},
 	{file: "frictionless/blank-headers.csv", format: table.CSV, header: []string{"id", "", "age"}, count: 2},
@@ -153,14 +180,18 @@ var corpusCases = []corpusCase{
 	{file: "frictionless/table-with-accents.csv", format: table.CSV, header: []string{"Classement", "Quartier", "Date", "Année"}, count: 638, cells: []cell{{0, 4, "0,611553068"}}},
 	{file: "frictionless/table.jsonl", format: table.JSONL, header: []string{"id", "name"}, count: 2, cells: []cell{{0, 0, "1"}, {1, 1, "中国人"}}},
 	{file: "frictionless/table.tsv", format: table.TSV, header: []string{"id", "name"}, count: 3, cells: []cell{{2, 1, `\N`}}},
-	{file: "frictionless/wide.csv", err: table.ErrUnreadable, note: "9,074 columns: over the 1,000-column limit"},
+	{file: "frictionless/wide.csv", err: table.ErrUnreadable, errHas: "the file has 9074 columns (on line 1); the limit is 1000", note: "over the 1,000-column limit"},
 	{file: "libvroom/large_field.csv", format: table.CSV, header: []string{"id", "description"}, count: 1},
-	{file: "messytables/excel_pasting.csv", format: table.CSV, header: []string{"Year", "2000", "2001"}, count: 16, cells: []cell{{0, 0, "Timber"}, {0, 1, "2,666"}}},
-	{file: "messytables/mixedGLB.csv", format: table.CSV, header: []string{"Year", "Jan", "Feb"}, count: 133, cells: []cell{{0, 0, "1880"}, {132, 0, "2012"}}},
+	{file: "messytables/excel_pasting.csv", format: table.CSV, header: []string{"Year", "2000", "2001"}, width: 9, count: 16, cells: []cell{{0, 0, "Timber"}, {0, 1, "2,666"}},
+		keyed: []keyed{{"Machinery and \nequipment", 1, "27,173"}, {"Total", 0, "Total"}, {"Source: Office for National Statistics.", 0, "Source: Office for National Statistics."}},
+		note:  "title, unit and blank rows above the header are passed over; the footnotes are records (ragged)"},
+	{file: "messytables/mixedGLB.csv", format: table.CSV, header: []string{"Year", "Jan", "Feb"}, width: 19, count: 133, cells: []cell{{0, 0, "1880"}, {0, 14, "****"}, {132, 0, "2012"}}},
 	{file: "messytables/spanish_chars.csv", format: table.CSV, header: []string{"GF_ID", "FN_ID", "SF_ID", "GF", "F", "SF", "Gasto total 2011", "Descripción"}, count: 115, cells: []cell{{0, 6, "229,932.50"}}},
 	{file: "messytables/utf-16le_encoded.csv", format: table.CSV, header: []string{"Organisation_code", "Organisation_name"}, count: 327, cells: []cell{{0, 1, "Enfield PCT"}}},
-	{file: "messytables/weird_head_padding.csv", format: table.CSV, header: []string{"", "1985", "1993"}, count: 76},
-	{file: "phpspreadsheet/NumberFormatTest.de.csv", format: table.CSV, header: []string{"-123", "1.234", "12.345,67"}, count: 4},
+	{file: "messytables/weird_head_padding.csv", format: table.CSV, header: []string{"", "1985", "1993"}, width: 11, count: 76,
+		keyed: []keyed{{"      Gefäßchirurgie", 1, "."}, {"      Gefäßchirurgie", 2, "379"}}},
+	{file: "phpspreadsheet/NumberFormatTest.de.csv", format: table.CSV, header: []string{"-123", "1.234", "12.345,67"}, count: 4,
+		cells: []cell{{0, 0, "123,4567"}, {1, 0, "-1.234,567"}, {2, 0, "WAHR"}, {3, 1, "TRUE"}}, note: "no header row in the file: the first record is taken; ragged rows are passed through"},
 	{file: "phpspreadsheet/premiere.utf16be.csv", format: table.CSV, header: []string{"première", "second", "troisième"}, count: 1, cells: []cell{{0, 2, "sixième"}}},
 	{file: "phpspreadsheet/sep.csv", format: table.CSV, header: []string{"A", "1"}, count: 1, cells: []cell{{0, 0, "2"}, {0, 1, "3"}}},
 	{file: "qsv/FCOServices_TransparencySpend_May2011.csv", format: table.CSV, header: []string{"Department", "Entity", "Payment Date"}, count: 4, cells: []cell{{0, 7, "47,072.02"}, {0, 2, "11-May-11"}}},
@@ -170,8 +201,15 @@ var corpusCases = []corpusCase{
 	{file: "qsv/excel-numeric-header.xlsx", format: table.XLSX, header: []string{"location ", "2020", "2021", "2022"}, count: 2, cells: []cell{{1, 3, "6"}}},
 	{file: "qsv/excel-rounding.xlsx", format: table.XLSX, header: []string{"column 1", "large_negative_float"}, count: 2, cells: []cell{{0, 1, "-100.01"}, {1, 5, "0.02"}}},
 	{file: "qsv/excel-xlsx.xlsx", format: table.XLSX, header: []string{"URL", "City", "number", "date"}, count: 8, cells: []cell{{0, 2, "42"}, {0, 3, "2001-09-11T08:30:00"}}},
-	{file: "qsv/excel-xlsx.xlsx", opts: table.ReadOptions{Sheet: "cellerrors"}, format: table.XLSX, header: []string{"col1", "col 2", "column-3"}},
-	{file: "qsv/spendover25kdownloadSep.csv", format: table.CSV, header: []string{"Department", "Entity"}, count: 189, cells: []cell{{0, 7, " 27,275.25 "}}},
+	{file: "qsv/excel-xlsx.xlsx", opts: table.ReadOptions{Sheet: "cellerrors"}, format: table.XLSX, header: []string{"col1", "col 2", "column-3"}, count: 9,
+		cells:  []cell{{1, 1, ""}, {3, 1, "33.3333333333333"}, {7, 1, "Hello"}},
+		issues: []issue{{1, 1, "cell_error"}, {1, 2, "cell_error"}, {5, 0, "cell_error"}, {5, 1, "cell_error"}, {5, 2, "cell_error"}, {6, 2, "cell_error"}}},
+	{file: "qsv/excel-xlsx.xlsx", opts: table.ReadOptions{Sheet: "firstnonemptyrow"}, format: table.XLSX, header: []string{"col1", "col2", "col3", "col4"}, count: 5, cells: []cell{{2, 3, "3.333333"}},
+		note: "the table starts at row 13: the empty rows above it are passed over"},
+	{file: "qsv/excel-xlsx.xlsx", opts: table.ReadOptions{Sheet: "safe_header_name_test"}, format: table.XLSX, count: -1,
+		header: []string{"col1", "  col with leading and trailing spaces.  ", "123_starts_with_123", "With * / special ? ! Characters. ", "col1", "col1"}},
+	{file: "qsv/spendover25kdownloadSep.csv", format: table.CSV, header: []string{"Department", "Entity", "Date of Payment", "Expense Type", "Expense Area", "Supplier", "Transaction No", " Amount in Sterling "},
+		count: 189, cells: []cell{{0, 5, "Appleby Health Centre"}, {0, 6, "Exeter 23/09/2011"}, {0, 7, " 27,275.25 "}, {1, 6, "0081135561"}}},
 	{file: "rust-csv/strange.csv", format: table.CSV, count: 6, note: "no escape or comment characters in API.md: backslashes and # are data"},
 }
 
@@ -187,8 +225,8 @@ func TestCorpusConformance(t *testing.T) {
 			t.Parallel()
 			got := readAll(t, filepath.Join(dir, c.file), c.opts)
 			if c.err != nil {
-				if !errors.Is(got.err, c.err) {
-					t.Fatalf("err = %v, want %v", got.err, c.err)
+				if !errors.Is(got.err, c.err) || !strings.Contains(got.err.Error(), c.errHas) {
+					t.Fatalf("err = %v, want %v with %q", got.err, c.err, c.errHas)
 				}
 				return
 			}
@@ -203,7 +241,7 @@ func TestCorpusConformance(t *testing.T) {
 					t.Fatalf("header %q, want it to start %q", got.header, c.header)
 				}
 			}
-			if c.count >= 0 && c.opts.Sheet != "cellerrors" && len(got.recs) != c.count {
+			if c.count >= 0 && len(got.recs) != c.count {
 				t.Errorf("%d records, want %d", len(got.recs), c.count)
 			}
 			for _, want := range c.cells {
@@ -213,6 +251,46 @@ func TestCorpusConformance(t *testing.T) {
 				}
 				if v := got.recs[want.rec].Cells[want.col]; v != want.want {
 					t.Errorf("cell [%d][%d] = %q, want %q", want.rec, want.col, v, want.want)
+				}
+			}
+			if c.width > 0 && len(got.header) != c.width {
+				t.Errorf("header has %d columns, want %d", len(got.header), c.width)
+			}
+			for _, want := range c.keyed {
+				found := false
+				for _, rec := range got.recs {
+					if len(rec.Cells) > want.col && rec.Cells[0] == want.key {
+						found = true
+						if rec.Cells[want.col] != want.want {
+							t.Errorf("record %q column %d = %q, want %q", want.key, want.col, rec.Cells[want.col], want.want)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("no record %q", want.key)
+				}
+			}
+			if c.numbers != nil {
+				var nums []int
+				for _, rec := range got.recs {
+					nums = append(nums, rec.Number)
+				}
+				if !slices.Equal(nums, c.numbers) {
+					t.Errorf("record numbers %v, want %v", nums, c.numbers)
+				}
+			}
+			if c.issues != nil {
+				var issues []issue
+				for i, rec := range got.recs {
+					if rec.RowIssue != nil {
+						issues = append(issues, issue{i, rec.RowIssue.Column, rec.RowIssue.Code})
+					}
+					for _, ci := range rec.CellIssues {
+						issues = append(issues, issue{i, ci.Column, ci.Code})
+					}
+				}
+				if !slices.Equal(issues, c.issues) {
+					t.Errorf("issues %v, want %v", issues, c.issues)
 				}
 			}
 			for i, rec := range got.recs {
