@@ -3,12 +3,14 @@ package formats
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -312,5 +314,243 @@ func TestObjectScanner(t *testing.T) {
 		`{"a":1,}`, `{"a" 1}`, `{"a":tru}`, `{"\u0061":1}`, `{"a":1,"a":2}`, `{"a":"\x"}`, `{"a":{"b":"}"}}`, `[1]`, `null`,
 	} {
 		checkObjectScanner(t, []byte(line))
+	}
+}
+
+func TestQuotingRepairs(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		recs   [][]string
+		issues []string // "record/column/code"
+	}
+	cases := map[string]struct {
+		data string
+		want want
+	}{
+		"unterminated quote does not swallow the file": {"a,b\n1,\"oops\n2,3\n4,5\n",
+			want{[][]string{{"1", `"oops`}, {"2", "3"}, {"4", "5"}}, []string{"1/1/unterminated_quote"}}},
+		"stray quote kept, doubled quote before the delimiter closes": {"a,b\n\"x\"y\"\",z\n",
+			want{[][]string{{`x"y"`, "z"}}, []string{"1/0/stray_quote"}}},
+		"padding after a closing quote": {"a,b\n\"x\"  ,y\n\"p\" \n",
+			want{[][]string{{"x", "y"}, {"p"}}, nil}},
+		"bare quotes in unquoted cells": {"a,b\n12\" pipe,5'11\"\n",
+			want{[][]string{{`12" pipe`, `5'11"`}}, nil}},
+		"doubled quotes and delimiters in quotes": {"a,b\n\"say \"\"hi\"\", ok\",2\n",
+			want{[][]string{{`say "hi", ok`, "2"}}, nil}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := readAll(t, writeFile(t, "f.csv", []byte(c.data)), table.ReadOptions{})
+			if got.err != nil {
+				t.Fatal(got.err)
+			}
+			var recs [][]string
+			var issues []string
+			for _, r := range got.recs {
+				recs = append(recs, r.Cells)
+				for _, ci := range r.CellIssues {
+					issues = append(issues, fmt.Sprintf("%d/%d/%s", r.Number, ci.Column, ci.Code))
+				}
+			}
+			if fmt.Sprint(recs) != fmt.Sprint(c.want.recs) || !slices.Equal(issues, c.want.issues) {
+				t.Fatalf("got %q %v, want %q %v", recs, issues, c.want.recs, c.want.issues)
+			}
+		})
+	}
+}
+
+func TestRecordNumbers(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		file, data string
+		want       []int
+	}{
+		"blank and all-empty records are numbered": {"f.csv", "title\n\na,b\n1,2\n\n,\n \t, \n3,4\n", []int{1, 5}},
+		"CR runs before LF are one line end":       {"f.csv", "a,b\r\r\r\n1,2\r\r\r\n3,4\r\n", []int{1, 2}},
+		"CR-only blank line":                       {"f.csv", "a,b\r1,2\r\r3,4", []int{1, 3}},
+		"JSON lines: the line number":              {"f.jsonl", "{\"a\":1}\n\n{\"a\":2}\r\n  \n{\"a\":3}", []int{1, 3, 5}},
+	} {
+		got := readAll(t, writeFile(t, c.file, []byte(c.data)), table.ReadOptions{})
+		var nums []int
+		for _, r := range got.recs {
+			nums = append(nums, r.Number)
+		}
+		if got.err != nil || !slices.Equal(nums, c.want) {
+			t.Errorf("%s: numbers %v (%v), want %v", name, nums, got.err, c.want)
+		}
+	}
+}
+
+func TestEncodingFallbackAndOverrides(t *testing.T) {
+	t.Parallel()
+	// Past the sniffed sample, a Latin-1 byte still reads as its character.
+	late := "id,name\n" + strings.Repeat("1,plain ascii text\n", 5000) + "2,Caf\xe9\n"
+	got := readAll(t, writeFile(t, "f.csv", []byte(late)), table.ReadOptions{})
+	if got.err != nil || got.recs[len(got.recs)-1].Cells[1] != "Café" {
+		t.Fatalf("late Latin-1: %v %q", got.err, got.recs[len(got.recs)-1].Cells)
+	}
+	utf16le, _ := unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewEncoder().Bytes([]byte("a,b\nà,ü\n"))
+	cases := []struct {
+		name string
+		data []byte
+		opts table.ReadOptions
+		want string
+	}{
+		{"utf-16le without BOM", utf16le, table.ReadOptions{}, "à|ü"},
+		{"encoding forced over valid UTF-8", []byte("a,b\n\xc3\xa9,x\n"), table.ReadOptions{Encoding: "windows-1252"}, "Ã©|x"},
+		{"delimiter forced", []byte("a;b,c\n1;2,3\n"), table.ReadOptions{Delimiter: ';'}, "1|2,3"},
+		{"sep= line", []byte("sep=|\r\na|b\r\n1|2\r\n"), table.ReadOptions{}, "1|2"},
+		{"pipes sniffed", []byte("a|b|c\n1|2,5|3\n4|5|6\n"), table.ReadOptions{}, "1|2,5|3"},
+	}
+	for _, c := range cases {
+		got := readAll(t, writeFile(t, "f.csv", c.data), c.opts)
+		if got.err != nil || len(got.recs) == 0 || strings.Join(got.recs[0].Cells, "|") != c.want {
+			t.Errorf("%s: %v %v", c.name, got.recs, got.err)
+		}
+	}
+	if got := readAll(t, writeFile(t, "f.csv", []byte("a\n1\n")), table.ReadOptions{Encoding: "ebcdic"}); !errors.Is(got.err, table.ErrUnreadable) {
+		t.Errorf("unknown encoding: %v", got.err)
+	}
+}
+
+func TestSniffZips(t *testing.T) {
+	t.Parallel()
+	zipOf := func(names ...string) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, n := range names {
+			w, _ := zw.CreateHeader(&zip.FileHeader{Name: n, Method: zip.Store})
+			_, _ = w.Write([]byte("<x/>"))
+		}
+		_ = zw.Close()
+		return buf.Bytes()
+	}
+	o := NewOpener()
+	xlsx := zipOf("[Content_Types].xml", "_rels/.rels", "xl/workbook.xml", "xl/worksheets/sheet1.xml")
+	docx := zipOf("[Content_Types].xml", "_rels/.rels", "word/document.xml")
+	for _, c := range []struct {
+		name string
+		head []byte
+		want table.Format
+	}{
+		{"whole workbook", xlsx, table.XLSX},
+		{"workbook head only", xlsx[:180], table.XLSX},
+		{"word document", docx, ""},
+		{"word document head only", docx[:110], ""},
+	} {
+		got, err := o.Sniff(c.head, "f.xlsx")
+		if got != c.want || (c.want == "" && !errors.Is(err, table.ErrUnsupportedFormat)) {
+			t.Errorf("%s: %s, %v", c.name, got, err)
+		}
+	}
+	if _, err := o.Sniff([]byte("{\n  \"a\": 1\n}\n"), "f.json"); !errors.Is(err, table.ErrUnsupportedFormat) || !strings.Contains(err.Error(), "JSON document") {
+		t.Errorf("pretty-printed JSON: %v", err)
+	}
+	if got, _ := o.Sniff([]byte("only\none\ncolumn\n"), "f.tsv"); got != table.TSV {
+		t.Errorf("a .tsv name breaks the tie: %s", got)
+	}
+}
+
+func TestBytesReadReachesFileSize(t *testing.T) {
+	t.Parallel()
+	xlsx := workbook(t, func(f *excelize.File) {
+		for i := 1; i <= 50; i++ {
+			_ = f.SetSheetRow("Sheet1", fmt.Sprintf("A%d", i), &[]any{"x", i})
+		}
+	})
+	for _, p := range []string{
+		writeFile(t, "f.csv", []byte("a,b\n"+strings.Repeat("1,2\n", 1000))),
+		writeFile(t, "f.jsonl", []byte(strings.Repeat(`{"a":1}`+"\n", 1000))),
+		xlsx,
+	} {
+		r, err := NewOpener().Open(context.Background(), p, filepath.Base(p), table.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := os.Stat(p)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			if r.BytesRead() > fi.Size() {
+				t.Fatalf("%s: BytesRead %d past the size %d", p, r.BytesRead(), fi.Size())
+			}
+		}
+		if r.BytesRead() != fi.Size() {
+			t.Errorf("%s: BytesRead %d at the end, want %d", filepath.Base(p), r.BytesRead(), fi.Size())
+		}
+		r.Close()
+	}
+}
+
+func TestDateText(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		serial string
+		d1904  bool
+		want   string
+	}{
+		{"45322", false, "2024-01-31"},
+		{"45322.431944444444", false, "2024-01-31T10:22:00"},
+		{"45322.5000057870", false, "2024-01-31T12:00:00.500"},
+		{"43860", true, "2024-01-31"},
+		{"43860.25", true, "2024-01-31T06:00:00"},
+		{"0.431944444444", false, "10:22:00"},
+		{"0.75", true, "18:00:00"},
+		{"1", false, "1900-01-01"},
+		{"59", false, "1900-02-28"},
+		{"60", false, "60"}, // Excel's 1900-02-29 does not exist
+		{"61", false, "1900-03-01"},
+		{"45322.999999999", false, "2024-02-01"}, {"45322.99999999", false, "2024-01-31T23:59:59.999"},
+		{"-1", false, "-1"},
+		{"3000000", false, "3000000"},
+	} {
+		if got := dateText(dateMarker+c.serial, c.d1904); got != c.want {
+			t.Errorf("%s (1904=%v): %q, want %q", c.serial, c.d1904, got, c.want)
+		}
+	}
+}
+
+func TestXLSXRows(t *testing.T) {
+	t.Parallel()
+	p := workbook(t, func(f *excelize.File) {
+		timeStyle, _ := f.NewStyle(&excelize.Style{NumFmt: 21}) // h:mm:ss
+		_ = f.SetCellValue("Sheet1", "A1", "Monthly export")    // a title above the table
+		_ = f.SetSheetRow("Sheet1", "A3", &[]any{"name", "at", "n"})
+		_ = f.SetSheetRow("Sheet1", "A4", &[]any{"x", 0.25, 15.0})
+		_ = f.SetCellStyle("Sheet1", "B4", "B4", timeStyle)
+		_ = f.SetCellValue("Sheet1", "A5", "only a name") // trailing empty cells
+		_ = f.SetSheetRow("Sheet1", "A7", &[]any{"z", nil, 1e21, "beyond"})
+		_ = f.SetCellFormula("Sheet1", "B7", "NA()")
+		_ = f.SetCellValue("Sheet1", "B7", "#N/A")
+	})
+	got := readAll(t, p, table.ReadOptions{})
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	if strings.Join(got.header, "|") != "name|at|n|" {
+		t.Fatalf("header %q", got.header)
+	}
+	want := []struct {
+		number int
+		cells  string
+	}{{1, "x|06:00:00|15|"}, {2, "only a name|||"}, {4, "z||1E+21|beyond"}}
+	if len(got.recs) != len(want) {
+		t.Fatalf("records %v", got.recs)
+	}
+	for i, w := range want {
+		if r := got.recs[i]; r.Number != w.number || strings.Join(r.Cells, "|") != w.cells {
+			t.Errorf("record %d: %d %q, want %d %q", i, r.Number, r.Cells, w.number, w.cells)
+		}
+	}
+	if is := got.recs[2].CellIssues; len(is) != 1 || is[0].Code != "cell_error" || is[0].Value != "#N/A" || is[0].Column != 1 {
+		t.Errorf("error cell: %+v", is)
+	}
+	if got := readAll(t, p, table.ReadOptions{HeaderRow: 9}); !errors.Is(got.err, table.ErrUnreadable) {
+		t.Errorf("header_row past the end: %v", got.err)
+	}
+	if got := readAll(t, p, table.ReadOptions{HeaderRow: 1}); got.header[0] != "Monthly export" || len(got.recs) != 4 {
+		t.Errorf("header_row 1: %q %d", got.header, len(got.recs))
 	}
 }
