@@ -3,6 +3,29 @@
 // Windows-1252/Latin-1), JSON lines and XLSX. The format is told from the
 // bytes; the file name is only a hint. Readers stream: memory does not
 // grow with the file.
+//
+// Decisions the contract leaves open, kept the same in every format:
+//   - Record numbers count data records under the header, 1-based. Blank
+//     records (every cell empty or white space) are skipped but numbered,
+//     so row n of an issue is the n-th line under the header in an editor
+//     (for CSV without line breaks inside quotes), line n of a JSON-lines
+//     file, and the n-th sheet row under the header in a spreadsheet.
+//   - Encodings: a BOM decides; without one, NUL bytes in every other
+//     position of the first 4 KiB mean UTF-16 (which half tells the byte
+//     order); bytes that are not UTF-8 in the first 64 KiB mean
+//     Windows-1252 for the whole file (it decodes Latin-1's printable range
+//     identically, so © never becomes U+FFFD). A file whose sample is UTF-8
+//     but which has a stray non-UTF-8 byte later gets that byte read as
+//     Windows-1252 too, record by record. ReadOptions.Encoding overrides.
+//   - JSON lines: the columns are the keys of the first 1,000 objects in
+//     first-seen order (see jsonlReader). A .json file that is a JSON array
+//     or a pretty-printed document is refused as unsupported with a message
+//     saying so: it cannot be read a line at a time.
+//   - XLSX: BytesRead is an estimate (see xlsxReader); the text formats
+//     count the bytes consumed from the file.
+//   - Problems in one record (quoting, malformed JSON, spreadsheet error
+//     cells) are issues on that record; only a file that cannot be read at
+//     all, or breaks a limit, fails with table.ErrUnreadable.
 package formats
 
 import (
