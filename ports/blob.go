@@ -19,4 +19,7 @@ type BlobStore interface {
 	Delete(ctx context.Context, key string) error
 	// DeletePrefix removes every key under prefix.
 	DeletePrefix(ctx context.Context, prefix string) error
+	// LocalPath returns the file holding key when the store is a local
+	// folder, so a worker on the same machine can read it in place.
+	LocalPath(key string) (string, bool)
 }

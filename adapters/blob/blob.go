@@ -24,7 +24,10 @@ import (
 )
 
 // Store implements ports.BlobStore on a gocloud bucket.
-type Store struct{ bucket *gcblob.Bucket }
+type Store struct {
+	bucket *gcblob.Bucket
+	dir    string // the folder of a file:// store, else ""
+}
 
 var _ ports.BlobStore = (*Store)(nil)
 
@@ -48,7 +51,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open blob folder %s: %w", abs, err)
 		}
-		return &Store{bucket: b}, nil
+		return &Store{bucket: b, dir: abs}, nil
 	}
 	if _, err := url.Parse(rawURL); err != nil {
 		return nil, err
@@ -58,6 +61,19 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("open blob store: %w", err)
 	}
 	return &Store{bucket: b}, nil
+}
+
+// LocalPath implements ports.BlobStore for file:// stores (keys made of
+// safe characters map to paths one to one).
+func (s *Store) LocalPath(key string) (string, bool) {
+	if s.dir == "" || strings.Contains(key, "..") {
+		return "", false
+	}
+	p := filepath.Join(s.dir, filepath.FromSlash(key))
+	if _, err := os.Stat(p); err != nil {
+		return "", false
+	}
+	return p, true
 }
 
 // Close releases the bucket.

@@ -123,3 +123,28 @@ func TestOpen_relativeFolderIsCreated(t *testing.T) {
 		t.Fatalf("folder not created: %v", err)
 	}
 }
+
+func TestStore_localPath(t *testing.T) {
+	t.Parallel()
+	stores := stores(t)
+	ctx := context.Background()
+	for name, s := range stores {
+		w, _ := s.Create(ctx, "org/o/jobs/j/source")
+		_, _ = w.Write([]byte("a,b\n"))
+		_ = w.Close()
+		p, ok := s.LocalPath("org/o/jobs/j/source")
+		if name == "mem" {
+			if ok {
+				t.Fatal("a memory store has no local path")
+			}
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if !ok || err != nil || string(b) != "a,b\n" {
+			t.Fatalf("%s: %q %v %v", name, p, ok, err)
+		}
+		if _, ok := s.LocalPath("org/o/../../etc/passwd"); ok {
+			t.Fatal("a path outside the store")
+		}
+	}
+}

@@ -129,7 +129,9 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.PurgeEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}))
 	}
-	c := &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 200 * time.Millisecond,
+	// SQLite has no LISTEN: workers poll, often enough that a job waits
+	// for a worker a few tens of milliseconds, not a second.
+	c := &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 20 * time.Millisecond,
 		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers, PeriodicJobs: periodic,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}}
 	var err error

@@ -139,9 +139,14 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	}
 	defer os.RemoveAll(tmp)
 	f := j.Files[0]
-	local := filepath.Join(tmp, "source")
-	if err := s.download(ctx, sourceKey(j.OrgID, j.ID), local); err != nil {
-		return nil, err
+	// Readers need a file they can seek and re-read: the store's own when
+	// it is a local folder, else a temporary copy.
+	local, inPlace := s.blobs.LocalPath(sourceKey(j.OrgID, j.ID))
+	if !inPlace {
+		local = filepath.Join(tmp, "source")
+		if err := s.download(ctx, sourceKey(j.OrgID, j.ID), local); err != nil {
+			return nil, err
+		}
 	}
 	mode, _ := normalize.ParseMode(j.Mode)
 	opts, err := normalize.ParseOptions(mode, j.Options)

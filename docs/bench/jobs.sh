@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Measures the service end to end on the embedded SQLite default:
+#  1. a 1M-row contacts job, upload → succeeded, against `tabnorm normalize` offline;
+#  2. the API node's peak RSS while it takes a 1 GiB upload (API role: no job runs).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BENCH=${BENCH:-../shared/bench}
+DATA=${BENCHDATA:-/tmp/benchdata}
+WORK=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+go build -o "$WORK/tabnorm" ./cmd/tabnorm
+[[ -f $DATA/contacts_1m.csv ]] || /usr/bin/python3 "$BENCH/gen.py" --out "$DATA" --no-xlsx
+SCHEMA=$BENCH/contacts.schema.json
+export TABNORM_DATABASE_URL="sqlite://$WORK/db.sqlite" TABNORM_BLOB_URL="file://$WORK/blobs" TABNORM_LOG_LEVEL=error
+TN=$WORK/tabnorm
+$TN migrate >/dev/null
+ORG=$($TN admin create-org --name bench --json | sed 's/.*"id":"\([^"]*\)".*/\1/')
+KEY=$($TN admin create-key --org "$ORG" --name bench --json | sed 's/.*"key":"\([^"]*\)".*/\1/')
+
+serve() { # role port
+  TABNORM_HTTP_ADDR=127.0.0.1:$2 TABNORM_MAX_UPLOAD_BYTES=$((2 << 30)) $TN serve --role "$1" > "$WORK/serve-$1.log" 2>&1 &
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$2/readyz" >/dev/null && return; sleep 0.1; done
+  echo "serve did not start:" >&2; cat "$WORK/serve-$1.log" >&2; exit 1
+}
+now() { date +%s.%N; }
+
+serve all 18181
+start=$(now)
+JOB=$(curl -sf -H "Authorization: Bearer $KEY" -F "file=@$DATA/contacts_1m.csv" -F "schema=<$SCHEMA" \
+      http://127.0.0.1:18181/v1/jobs | sed 's/.*"id":"\(job_[^"]*\)".*/\1/')
+until curl -sf -H "Authorization: Bearer $KEY" "http://127.0.0.1:18181/v1/jobs/$JOB" | grep -q '"status":"succeeded"'; do sleep 0.05; done
+e2e=$(echo "$(now) - $start" | bc)
+start=$(now)
+$TN normalize --schema "$SCHEMA" --errors /dev/null "$DATA/contacts_1m.csv" > /dev/null 2>&1
+offline=$(echo "$(now) - $start" | bc)
+kill %1; wait %1 2>/dev/null || true
+printf '1M-row job end to end: %.2f s; offline normalize: %.2f s; ratio %.2f (goal <= 1.3)\n' "$e2e" "$offline" "$(echo "$e2e / $offline" | bc -l)"
+
+# 1 GiB upload to an API-only node: nothing runs the job, so this is the upload path alone.
+BIG=$WORK/big.csv
+head -n 1 "$DATA/contacts_1m.csv" > "$BIG"
+while [ "$(stat -c %s "$BIG")" -lt $((1 << 30)) ]; do tail -n +2 "$DATA/contacts_1m.csv" >> "$BIG"; done
+serve api 18182
+PID=$(pgrep -f "tabnorm serve --role api" | head -n 1)
+start=$(now)
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" -F "file=@$BIG" -F "schema=<$SCHEMA" http://127.0.0.1:18182/v1/jobs)
+upload=$(echo "$(now) - $start" | bc)
+hwm=$(grep VmHWM "/proc/$PID/status" | awk '{print $2}')
+printf '%d-byte upload: HTTP %s in %.1f s; API node peak RSS %d MiB (goal < 100)\n' "$(stat -c %s "$BIG")" "$code" "$upload" $((hwm / 1024))
