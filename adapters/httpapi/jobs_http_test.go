@@ -211,7 +211,16 @@ func TestJobs_failuresAndInfer(t *testing.T) {
 
 func TestJobs_requestErrors(t *testing.T) {
 	t.Parallel()
-	app := apptest.StartRole(t, sqltest.SQLite(t), bootstrap.RoleAPI, func(c *bootstrap.Config) { c.HTTP.MaxUploadBytes = 1000 })
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			jobRequestErrors(t, target)
+		})
+	}
+}
+
+func jobRequestErrors(t *testing.T, target sqltest.Target) {
+	app := apptest.StartRole(t, target, bootstrap.RoleAPI, func(c *bootstrap.Config) { c.HTTP.MaxUploadBytes = 1000 })
 	org := app.Org("Acme", identity.Normalize)
 	key := apptest.Caller{Key: app.Key(org)}
 	cases := []struct {
