@@ -169,7 +169,7 @@ var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.J
 
 // Workers run queued jobs for the process's lifetime, and requeue jobs
 // whose worker was lost.
-var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, log *slog.Logger, _ Migrated) error {
+var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
 	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, svc, log)
 	if err != nil {
@@ -182,6 +182,7 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 			if err := w.Start(ctx); err != nil {
 				return err
 			}
+			fmt.Fprintf(out, "tabnorm is working: %d job workers\n", runtime.GOMAXPROCS(0))
 			go func() { // the lease reaper
 				defer close(done)
 				t := time.NewTicker(max(time.Second, cfg.JobLease/3))

@@ -69,7 +69,7 @@ func TestWorkerCrash(t *testing.T) {
 	}
 }
 
-func createKey(t *testing.T, dir string, env []string) string {
+func createKey(t testing.TB, dir string, env []string) string {
 	t.Helper()
 	run := func(args ...string) []byte {
 		cmd := execCommand(dir, env, args...)
@@ -89,7 +89,7 @@ func createKey(t *testing.T, dir string, env []string) string {
 	return key.Key
 }
 
-func submit(t *testing.T, base, key, content, schema string) string {
+func submit(t testing.TB, base, key, content, schema string) string {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -113,7 +113,7 @@ func submit(t *testing.T, base, key, content, schema string) string {
 	return j.ID
 }
 
-func get(t *testing.T, url, key string) []byte {
+func get(t testing.TB, url, key string) []byte {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
@@ -129,7 +129,7 @@ func get(t *testing.T, url, key string) []byte {
 	return raw
 }
 
-func waitStatus(t *testing.T, base, key, jobID, want string, timeout time.Duration) map[string]any {
+func waitStatus(t testing.TB, base, key, jobID, want string, timeout time.Duration) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {

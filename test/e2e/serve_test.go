@@ -32,9 +32,16 @@ var passwordLine = regexp.MustCompile(`password: (\S+)`)
 
 // startServe runs the binary's serve command in dir with env, and waits
 // until it says where it listens.
-func startServe(t *testing.T, dir string, env ...string) *server {
+func startServe(t testing.TB, dir string, env ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binary, "serve")
+	return startServeRole(t, dir, "all", env...)
+}
+
+// startServeRole runs `serve --role role`; the worker role has no HTTP
+// server, so it is ready once its start-up line is printed.
+func startServeRole(t testing.TB, dir, role string, env ...string) *server {
+	t.Helper()
+	cmd := exec.Command(binary, "serve", "--role", role)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), append([]string{"TABNORM_HTTP_ADDR=127.0.0.1:0", "TABNORM_LOG_LEVEL=warn"}, env...)...)
 	stdout, err := cmd.StdoutPipe()
@@ -56,6 +63,8 @@ func startServe(t *testing.T, dir string, env ...string) *server {
 			}
 			if m := listening.FindStringSubmatch(line); m != nil {
 				s.url = "http://" + m[1]
+				close(found)
+			} else if role == "worker" && strings.HasPrefix(line, "tabnorm is working") {
 				close(found)
 			}
 		}
@@ -84,7 +93,7 @@ func execCommand(dir string, env []string, args ...string) *exec.Cmd {
 }
 
 // stop sends SIGTERM and returns the exit error.
-func (s *server) stop(t *testing.T) error {
+func (s *server) stop(t testing.TB) error {
 	t.Helper()
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -96,14 +105,14 @@ func (s *server) stop(t *testing.T) error {
 	}
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w *testWriter) Write(p []byte) (int, error) {
 	w.t.Logf("serve: %s", strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
 
-func getStatus(t *testing.T, url string) int {
+func getStatus(t testing.TB, url string) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
