@@ -146,4 +146,3 @@ func waitStatus(t testing.TB, base, key, jobID, want string, timeout time.Durati
 	t.Fatalf("job did not become %s within %s", want, timeout)
 	return nil
 }
-
