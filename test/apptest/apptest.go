@@ -231,28 +231,10 @@ func (a *App) Do(method, path string, who Caller, body any, header ...string) Re
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
-	if who.Key != "" {
-		req.Header.Set("Authorization", "Bearer "+who.Key)
-	}
-	if who.Session != "" {
-		req.AddCookie(&http.Cookie{Name: httpapi.SessionCookie, Value: who.Session})
-	}
-	if who.CSRF != "" {
-		req.Header.Set("X-CSRF-Token", who.CSRF)
-	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := a.Client.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return Response{StatusCode: res.StatusCode, Header: res.Header, Body: string(raw), Cookies: res.Cookies()}
+	return a.Request(req, who)
 }
 
 // Request sends a prepared request with the caller's credentials.
