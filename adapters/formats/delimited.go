@@ -148,7 +148,7 @@ func (d *delimitedReader) Next() (table.Record, error) {
 		} else {
 			cells, err := d.sc.next()
 			if err != nil {
-				return table.Record{}, err
+				return table.Record{}, unreadable(err)
 			}
 			rec = scanned{cells, d.sc.issues}
 		}

@@ -34,6 +34,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -67,6 +68,9 @@ func (*Opener) Sniff(head []byte, filename string) (table.Format, error) {
 		}
 		return "", fmt.Errorf("%w: a zip file that is not an XLSX workbook", table.ErrUnsupportedFormat)
 	}
+	if what := binaryKind(head); what != "" {
+		return "", fmt.Errorf("%w: %s", table.ErrUnsupportedFormat, what)
+	}
 	enc, bom := detectEncoding(head)
 	text := decodeSample(head, enc, bom)
 	if !looksLikeText(text) {
@@ -82,6 +86,27 @@ func (*Opener) Sniff(head []byte, filename string) (table.Format, error) {
 		return table.TSV, nil
 	}
 	return table.CSV, nil
+}
+
+// binaryKind names well-known binary formats by their magic bytes, so that
+// the message says what was sent (an old .xls most of all).
+func binaryKind(head []byte) string {
+	for _, m := range []struct{ magic, what string }{
+		{"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1", "an Excel 97-2003 workbook (.xls) or another OLE document; save it as .xlsx or CSV"},
+		{"%PDF-", "a PDF document"},
+		{"\x89PNG\r\n\x1a\n", "a PNG image"},
+		{"\xFF\xD8\xFF", "a JPEG image"},
+		{"GIF8", "a GIF image"},
+		{"\x1F\x8B", "a gzip file; send it unpacked"},
+		{"Rar!\x1A\x07", "a RAR archive"},
+		{"7z\xBC\xAF\x27\x1C", "a 7-Zip archive"},
+		{"PAR1", "a Parquet file"},
+	} {
+		if bytes.HasPrefix(head, []byte(m.magic)) {
+			return m.what
+		}
+	}
+	return ""
 }
 
 // zipHasWorkbook tells whether a zip file's first bytes hold an XLSX
@@ -166,7 +191,7 @@ func isJSONLines(text string) bool {
 func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadOptions) (table.Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
 	}
 	head := make([]byte, SniffSize)
 	n, err := io.ReadFull(f, head)
@@ -196,7 +221,16 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 		if format != table.XLSX {
 			f.Close()
 		}
-		return nil, err
+		return nil, unreadable(err)
 	}
 	return r, nil
+}
+
+// unreadable makes sure an error wraps one of the contract's two kinds:
+// anything else (an I/O error) means the file cannot be read.
+func unreadable(err error) error {
+	if err == nil || err == io.EOF || errors.Is(err, table.ErrUnreadable) || errors.Is(err, table.ErrUnsupportedFormat) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", table.ErrUnreadable, err)
 }

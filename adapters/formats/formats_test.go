@@ -51,6 +51,10 @@ func TestSniff(t *testing.T) {
 		{"png", "a.csv", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00\x00\x00\x01\x00\x08\x06\x00\x00\x00"), "", table.ErrUnsupportedFormat},
 		{"pdf-ish binary", "a.csv", bytes.Repeat([]byte{0x00, 0x01, 0x02, 0x03, 0x1b}, 200), "", table.ErrUnsupportedFormat},
 		{"empty", "a.csv", nil, "", table.ErrUnsupportedFormat},
+		{"old xls", "a.xls", []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\x00\x00"), "", table.ErrUnsupportedFormat},
+		{"pdf", "a.csv", []byte("%PDF-1.7\n1 0 obj\n<< /Type /Catalog >>\nendobj\n"), "", table.ErrUnsupportedFormat},
+		{"gzip", "a.csv.gz", []byte("\x1F\x8B\x08\x00\x00\x00\x00\x00"), "", table.ErrUnsupportedFormat},
+		{"utf-16 text", "a.csv", []byte("\xFF\xFEa\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00"), table.CSV, nil},
 	}
 	for _, c := range cases {
 		got, err := o.Sniff(c.data, c.file)
@@ -147,6 +151,14 @@ func TestLimits(t *testing.T) {
 	if got := readAll(t, writeFile(t, "f.csv", []byte(wide+wide)), table.ReadOptions{Limits: table.Limits{MaxColumns: 10}}); !errors.Is(got.err, table.ErrUnreadable) ||
 		!strings.Contains(got.err.Error(), "the file has 21 columns (on line 1); the limit is 10") {
 		t.Fatalf("columns: %v", got.err)
+	}
+	jsonCell := `{"a":"` + strings.Repeat("x", 2000) + `"}` + "\n"
+	if got := readAll(t, writeFile(t, "f.jsonl", []byte(jsonCell)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}}); !errors.Is(got.err, table.ErrUnreadable) ||
+		!strings.Contains(got.err.Error(), "line 1 is over 1000 bytes") {
+		t.Fatalf("JSON value: %v", got.err)
+	}
+	if got := readAll(t, filepath.Join(t.TempDir(), "missing.csv"), table.ReadOptions{}); !errors.Is(got.err, table.ErrUnreadable) {
+		t.Fatalf("missing file: %v", got.err)
 	}
 	unterminated := "a,b\n1,\"" + strings.Repeat("x", 5000) + "\n2,3\n"
 	got := readAll(t, writeFile(t, "f.csv", []byte(unterminated)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}})

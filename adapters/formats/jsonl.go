@@ -131,14 +131,20 @@ func (j *jsonlReader) Next() (table.Record, error) {
 		} else {
 			var err error
 			if line, err = j.readLine(); err != nil {
-				return table.Record{}, err
+				return table.Record{}, unreadable(err)
 			}
 		}
 		j.number++
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		return j.record(line), nil
+		rec := j.record(line)
+		for _, c := range rec.Cells {
+			if len(c) > j.limits.MaxCellBytes {
+				return table.Record{}, fmt.Errorf("%w: a value on line %d is over %d bytes", table.ErrUnreadable, j.number, j.limits.MaxCellBytes)
+			}
+		}
+		return rec, nil
 	}
 }
 
