@@ -321,7 +321,13 @@ func TestCorpusSpectrum(t *testing.T) {
 			}
 			var want []map[string]string
 			if err := json.Unmarshal(raw, &want); err != nil {
-				t.Skipf("upstream expectation is not an array of objects (%v): covered by TestCorpusConformance", err)
+				// Upstream's location_coordinates.json is a single object that
+				// disagrees with its CSV (MANIFEST.md: trust the CSV); that file is
+				// checked against the CSV in TestCorpusConformance instead.
+				if name != "location_coordinates" {
+					t.Fatalf("expected output is not an array of objects: %v", err)
+				}
+				return
 			}
 			got := readAll(t, f, table.ReadOptions{})
 			if got.err != nil {
