@@ -21,6 +21,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/formats"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/queue"
+	"github.com/tabnorm/tabnorm/adapters/spill"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/auth"
@@ -163,7 +164,7 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 // Jobs provides the jobs service.
 var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, q ports.Queue, b ports.BlobStore,
 	t ports.TableOpener, tx ports.Transactor, c ports.Clock, log *slog.Logger) *jobs.Service {
-	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease, Retention: cfg.Retention,
+	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease, Retention: cfg.Retention, NewIndex: spill.Factory(""),
 		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, sch, learned, bus, q, b, t, tx, c, log)
 }), fx.Provide(schemas.NewService, idempotency.NewService))
 

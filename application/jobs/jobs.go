@@ -32,6 +32,8 @@ type Config struct {
 	JobTimeout     time.Duration
 	Lease          time.Duration
 	Retention      time.Duration // finished jobs' files are deleted after this (0: kept)
+	// NewIndex makes the engine's unique-value indexes (nil: in memory).
+	NewIndex func() normalize.UniqueIndex
 }
 
 // Service is the jobs use cases.

@@ -222,7 +222,7 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		}
 	}
 	res, runErr := normalize.Run(ctx, normalize.Input{Mode: mode, Schema: sch, Options: opts, Sources: []normalize.Source{src},
-		Learned: learned, MaxRows: s.cfg.MaxRows, OnProgress: onProgress}, normalize.Output{Rows: rows, Issues: issues})
+		Learned: learned, MaxRows: s.cfg.MaxRows, OnProgress: onProgress, NewIndex: s.cfg.NewIndex}, normalize.Output{Rows: rows, Issues: issues})
 	close(stopBeats)
 	<-beatsDone
 	mu.Lock()

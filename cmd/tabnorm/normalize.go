@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tabnorm/tabnorm/adapters/formats"
+	"github.com/tabnorm/tabnorm/adapters/spill"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
@@ -120,7 +121,7 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 	bar := progressBar(stderr, fi.Size())
 	start := time.Now()
 	res, err := normalize.Run(cmd.Context(), normalize.Input{Mode: m, Schema: s, Options: opts, Sources: []normalize.Source{src},
-		OnProgress: bar}, normalize.Output{Rows: rows, Issues: issues})
+		OnProgress: bar, NewIndex: spill.Factory("")}, normalize.Output{Rows: rows, Issues: issues})
 	if bar != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

@@ -46,6 +46,8 @@ type Input struct {
 	// the result says issues_truncated. 0: 1,000,000.
 	MaxIssues  int64
 	OnProgress func(Progress) // at most every ProgressEvery
+	// NewIndex makes the indexes of unique values; nil keeps them in memory.
+	NewIndex func() UniqueIndex
 	// ProgressEvery is the least time between progress reports (250 ms).
 	ProgressEvery time.Duration
 }
@@ -114,6 +116,7 @@ func Run(ctx context.Context, in Input, out Output) (Result, error) {
 		in.ProgressEvery = 250 * time.Millisecond
 	}
 	w := newWriter(in, out)
+	defer w.closeIndexes()
 	for _, src := range in.Sources {
 		if err := w.runSource(ctx, src); err != nil {
 			_ = w.flush()
@@ -182,8 +185,8 @@ type writer struct {
 	rows        *bufio.Writer
 	issues      *bufio.Writer
 	seed        maphash.Seed
-	uniqSeen    []*hashSet
-	pkSeen      hashSet
+	uniqSeen    []UniqueIndex
+	pkSeen      UniqueIndex
 	res         Result
 	errorsCount int64
 	lastReport  time.Time
@@ -192,13 +195,31 @@ type writer struct {
 func newWriter(in Input, out Output) *writer {
 	w := &writer{in: in, rows: bufio.NewWriterSize(out.Rows, 256<<10), issues: bufio.NewWriterSize(out.Issues, 64<<10),
 		seed: maphash.MakeSeed(), lastReport: time.Now()}
-	w.uniqSeen = make([]*hashSet, len(in.Schema.Fields))
+	newIndex := in.NewIndex
+	if newIndex == nil {
+		newIndex = func() UniqueIndex { return NewMemoryIndex() }
+	}
+	w.uniqSeen = make([]UniqueIndex, len(in.Schema.Fields))
 	for i, f := range in.Schema.Fields {
 		if f.Constraints.Unique {
-			w.uniqSeen[i] = &hashSet{}
+			w.uniqSeen[i] = newIndex()
 		}
 	}
+	if len(in.Schema.PrimaryKey) > 0 {
+		w.pkSeen = newIndex()
+	}
 	return w
+}
+
+func (w *writer) closeIndexes() {
+	for _, ix := range w.uniqSeen {
+		if ix != nil {
+			_ = ix.Close()
+		}
+	}
+	if w.pkSeen != nil {
+		_ = w.pkSeen.Close()
+	}
 }
 
 func (w *writer) flush() error {
@@ -656,7 +677,7 @@ func (w *writer) checkUnique(p *plan, ro *rowOut) {
 	// rejected row's values do not make a later row a duplicate. A row with
 	// two unique fields is rare enough to check them before adding.
 	if len(p.uniq) == 1 && !ro.hasPK { // the common case: one lookup-and-insert
-		if hv := ro.uniques[0]; hv != 0 && !w.uniqSeen[p.uniq[0]].add(hv) {
+		if hv := ro.uniques[0]; hv != 0 && !w.uniqSeen[p.uniq[0]].Add(hv) {
 			ro.ok = false
 			ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(p.uniq[0]), p.uniq[0], "error", "not_unique",
 				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[p.uniq[0]].field.Name), nil))
@@ -665,13 +686,13 @@ func (w *writer) checkUnique(p *plan, ro *rowOut) {
 	}
 	for k, f := range p.uniq {
 		hv := ro.uniques[k]
-		if hv != 0 && w.uniqSeen[f].has(hv) {
+		if hv != 0 && w.uniqSeen[f].Has(hv) {
 			ro.ok = false
 			ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(f), f, "error", "not_unique",
 				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[f].field.Name), nil))
 		}
 	}
-	if ro.hasPK && ro.ok && w.pkSeen.has(ro.pk) {
+	if ro.hasPK && ro.ok && w.pkSeen.Has(ro.pk) {
 		ro.ok = false
 		if w.in.Options.Dedupe {
 			ro.issues = append(ro.issues, p.issue(int(ro.number), -1, -1, "error", "duplicate_row", "The primary key repeats an earlier row's; the row was dropped (dedupe).", nil))
@@ -684,11 +705,11 @@ func (w *writer) checkUnique(p *plan, ro *rowOut) {
 	}
 	for k, f := range p.uniq {
 		if hv := ro.uniques[k]; hv != 0 {
-			w.uniqSeen[f].add(hv)
+			w.uniqSeen[f].Add(hv)
 		}
 	}
 	if ro.hasPK {
-		w.pkSeen.add(ro.pk)
+		w.pkSeen.Add(ro.pk)
 	}
 }
 

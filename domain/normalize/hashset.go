@@ -1,5 +1,44 @@
 package normalize
 
+// UniqueIndex remembers the 64-bit hashes of accepted unique values and
+// primary keys. The engine keeps one per unique field and one for the
+// primary key; the default is in memory (NewMemoryIndex), and callers with
+// disk space pass one that spills, so memory stays flat however many rows
+// a file has.
+type UniqueIndex interface {
+	Has(h uint64) bool
+	// Add inserts h (never 0) and reports whether it was new.
+	Add(h uint64) bool
+	Close() error
+}
+
+// NewMemoryIndex returns the in-memory index.
+func NewMemoryIndex() *MemoryIndex { return &MemoryIndex{} }
+
+// MemoryIndex is a UniqueIndex held in memory.
+type MemoryIndex = hashSet
+
+// Has implements UniqueIndex.
+func (s *hashSet) Has(h uint64) bool { return s.has(h) }
+
+// Add implements UniqueIndex.
+func (s *hashSet) Add(h uint64) bool { return s.add(h) }
+
+// Close implements UniqueIndex.
+func (s *hashSet) Close() error { return nil }
+
+// Len is how many hashes the set holds.
+func (s *hashSet) Len() int { return s.n }
+
+// Each calls fn with every hash in the set.
+func (s *hashSet) Each(fn func(uint64)) {
+	for _, h := range s.slots {
+		if h != 0 {
+			fn(h)
+		}
+	}
+}
+
 // hashSet is a set of non-zero 64-bit hashes with open addressing: about
 // 8 to 16 bytes a member (a Go map costs about twice that, and more time),
 // which is what bounds memory for unique columns and primary keys.

@@ -1,0 +1,173 @@
+// Package spill is a unique-value index that keeps memory flat: it holds
+// up to a fixed number of 64-bit hashes in memory and spills the rest to
+// sorted run files on disk, each with a Bloom filter and a sparse index in
+// memory, so a lookup touches the disk only for about one hash in two
+// thousand, and then reads one small block.
+package spill
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/tabnorm/tabnorm/domain/normalize"
+)
+
+const (
+	// A blocked Bloom filter: all probes of a hash fall in one 64-byte
+	// block, so a lookup costs one cache miss per run, not one per probe.
+	// 16 bits an entry and 7 probes give about 0.1 % false positives.
+	bloomBitsPerEntry = 16
+	bloomProbes       = 7
+	blockEntries      = 512 // hashes per block of a run file (4 KiB)
+)
+
+// Index implements normalize.UniqueIndex.
+type Index struct {
+	dir    string
+	memMax int
+	mem    *normalize.MemoryIndex
+	runs   []*run
+	err    error // the first disk error; Has and Add then refuse nothing new
+}
+
+var _ normalize.UniqueIndex = (*Index)(nil)
+
+// New returns an index that keeps at most memMax hashes in memory and
+// writes the rest under dir.
+func New(dir string, memMax int) *Index {
+	return &Index{dir: dir, memMax: max(memMax, blockEntries), mem: normalize.NewMemoryIndex()}
+}
+
+// run is one spilled, sorted batch of hashes.
+type run struct {
+	f      *os.File
+	n      int
+	bloom  []uint64
+	sparse []uint64 // the first hash of every block
+}
+
+// Has implements normalize.UniqueIndex.
+func (x *Index) Has(h uint64) bool {
+	if x.mem.Has(h) {
+		return true
+	}
+	for _, r := range x.runs {
+		if r.has(h, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// Add implements normalize.UniqueIndex.
+func (x *Index) Add(h uint64) bool {
+	if x.Has(h) {
+		return false
+	}
+	x.mem.Add(h)
+	if x.mem.Len() >= x.memMax && x.err == nil {
+		if err := x.spill(); err != nil {
+			x.err = err
+		}
+	}
+	return true
+}
+
+// Err reports the first disk error (the index then kept growing in memory).
+func (x *Index) Err() error { return x.err }
+
+// spill writes the in-memory hashes as a sorted run and starts afresh.
+func (x *Index) spill() error {
+	hashes := make([]uint64, 0, x.mem.Len())
+	x.mem.Each(func(h uint64) { hashes = append(hashes, h) })
+	slices.Sort(hashes)
+	f, err := os.CreateTemp(x.dir, "unique-*.run")
+	if err != nil {
+		return fmt.Errorf("spill unique index: %w", err)
+	}
+	_ = os.Remove(f.Name())                                  // unlinked: the file goes with its descriptor
+	words := (len(hashes)*bloomBitsPerEntry + 511) / 512 * 8 // whole 512-bit blocks
+	r := &run{f: f, n: len(hashes), bloom: make([]uint64, words)}
+	buf := make([]byte, 8*len(hashes))
+	for i, h := range hashes {
+		binary.LittleEndian.PutUint64(buf[8*i:], h)
+		r.setBloom(h)
+		if i%blockEntries == 0 {
+			r.sparse = append(r.sparse, h)
+		}
+	}
+	if _, err := f.Write(buf); err != nil {
+		f.Close()
+		return fmt.Errorf("spill unique index: %w", err)
+	}
+	x.runs = append(x.runs, r)
+	x.mem = normalize.NewMemoryIndex()
+	return nil
+}
+
+// block returns the first word of h's 512-bit block and the bits to probe
+// in it (9 bits each, from a second mix of the hash).
+func (r *run) block(h uint64) (int, uint64) {
+	blocks := uint64(len(r.bloom) / 8)
+	return int((h>>32)%blocks) * 8, h * 0x9E3779B97F4A7C15
+}
+
+func (r *run) setBloom(h uint64) {
+	base, bits := r.block(h)
+	for i := range bloomProbes {
+		b := (bits >> (9 * i)) & 511
+		r.bloom[base+int(b/64)] |= 1 << (b % 64)
+	}
+}
+
+func (r *run) has(h uint64, x *Index) bool {
+	base, bits := r.block(h)
+	for i := range bloomProbes {
+		b := (bits >> (9 * i)) & 511
+		if r.bloom[base+int(b/64)]&(1<<(b%64)) == 0 {
+			return false
+		}
+	}
+	// Maybe: find the block by the sparse index and read it.
+	blk := sort.Search(len(r.sparse), func(i int) bool { return r.sparse[i] > h }) - 1
+	if blk < 0 {
+		return false
+	}
+	start := blk * blockEntries
+	n := min(blockEntries, r.n-start)
+	buf := make([]byte, 8*n)
+	if _, err := r.f.ReadAt(buf, int64(8*start)); err != nil {
+		if x.err == nil {
+			x.err = fmt.Errorf("read unique index: %w", err)
+		}
+		return false
+	}
+	i := sort.Search(n, func(i int) bool { return binary.LittleEndian.Uint64(buf[8*i:]) >= h })
+	return i < n && binary.LittleEndian.Uint64(buf[8*i:]) == h
+}
+
+// Close releases the run files.
+func (x *Index) Close() error {
+	for _, r := range x.runs {
+		_ = r.f.Close()
+	}
+	x.runs = nil
+	return x.err
+}
+
+// DefaultMemory is how many hashes an index keeps in memory before it
+// spills: its open-addressing table then stays at 1M slots (8 MiB), just
+// under the size at which it would double.
+const DefaultMemory = 700_000
+
+// Factory returns a maker of indexes that spill under dir (os.TempDir
+// when dir is "").
+func Factory(dir string) func() normalize.UniqueIndex {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return func() normalize.UniqueIndex { return New(dir, DefaultMemory) }
+}
