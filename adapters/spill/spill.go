@@ -38,7 +38,8 @@ var _ normalize.UniqueIndex = (*Index)(nil)
 // New returns an index that keeps at most memMax hashes in memory and
 // writes the rest under dir.
 func New(dir string, memMax int) *Index {
-	return &Index{dir: dir, memMax: max(memMax, blockEntries), mem: normalize.NewMemoryIndex()}
+	memMax = max(memMax, blockEntries)
+	return &Index{dir: dir, memMax: memMax, mem: normalize.NewMemoryIndexSized(memMax)}
 }
 
 // run is one spilled, sorted batch of hashes.
@@ -104,7 +105,7 @@ func (x *Index) spill() error {
 		return fmt.Errorf("spill unique index: %w", err)
 	}
 	x.runs = append(x.runs, r)
-	x.mem = normalize.NewMemoryIndex()
+	x.mem = normalize.NewMemoryIndexSized(x.memMax)
 	return nil
 }
 

@@ -15,6 +15,16 @@ type UniqueIndex interface {
 // NewMemoryIndex returns the in-memory index.
 func NewMemoryIndex() *MemoryIndex { return &MemoryIndex{} }
 
+// NewMemoryIndexSized returns an in-memory index with room for n hashes
+// before it first grows, so filling it rehashes nothing.
+func NewMemoryIndexSized(n int) *MemoryIndex {
+	size := 1024
+	for size*3 < n*4+4 { // keep the load under 3/4 at n members
+		size *= 2
+	}
+	return &MemoryIndex{slots: make([]uint64, size)}
+}
+
 // MemoryIndex is a UniqueIndex held in memory.
 type MemoryIndex = hashSet
 
