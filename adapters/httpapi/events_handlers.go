@@ -42,9 +42,9 @@ func (a *API) jobEvents(c *gin.Context) {
 		}
 		last = n
 	}
-	// Subscribe before reading the history, so nothing falls in between.
-	notices, unsubscribe := a.deps.Jobs.Subscribe(jobID)
-	defer unsubscribe()
+	// Follow before reading the history, so nothing falls in between.
+	live, unfollow := a.deps.Jobs.Follow(jobID, last)
+	defer unfollow()
 	history, err := a.deps.Jobs.Events(ctx, p, jobID, last)
 	if err != nil {
 		fail(c, err)
@@ -76,6 +76,8 @@ func (a *API) jobEvents(c *gin.Context) {
 	safety := time.NewTicker(safetyRead)
 	defer safety.Stop()
 	for {
+		var evs []ports.Event
+		catchUp := false
 		select {
 		case <-ctx.Done():
 			return
@@ -83,12 +85,26 @@ func (a *API) jobEvents(c *gin.Context) {
 			fmt.Fprint(c.Writer, ": keep-alive\n\n")
 			_ = rc.Flush()
 			continue
-		case <-notices:
+		case shared := <-live:
+			// Events read once for every stream on this node; only a gap
+			// (this stream fell behind) sends it to the store itself.
+			if len(shared) == 0 || shared[0].Seq > last+1 {
+				catchUp = true
+				break
+			}
+			for _, ev := range shared {
+				if ev.Seq > last {
+					evs = append(evs, ev)
+				}
+			}
 		case <-safety.C:
+			catchUp = true
 		}
-		evs, err := a.deps.Jobs.Events(ctx, p, jobID, last)
-		if err != nil {
-			return // the job was deleted, or the store is gone: end the stream
+		if catchUp {
+			var err error
+			if evs, err = a.deps.Jobs.Events(ctx, p, jobID, last); err != nil {
+				return // the job was deleted, or the store is gone: end the stream
+			}
 		}
 		if write(evs) {
 			return

@@ -50,6 +50,7 @@ type Service struct {
 	tx      ports.Transactor
 	clock   ports.Clock
 	log     *slog.Logger
+	feeds   feeds // shared event feeds of the jobs followed on this node
 }
 
 // NewService returns the jobs service.
