@@ -25,6 +25,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
@@ -87,6 +88,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
 		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
 		fx.Annotate(sqlstore.NewLearnedMappings, fx.As(new(ports.LearnedMappings))),
+		fx.Annotate(sqlstore.NewFiles, fx.As(new(ports.Files))),
 	),
 )
 
@@ -168,6 +170,10 @@ var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.J
 		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, sch, learned, bus, q, b, t, tx, c, log)
 }), fx.Provide(schemas.NewService, idempotency.NewService))
 
+// Connect provides the connect product's service (files library and
+// multi-file jobs).
+var Connect = fx.Module("connect", fx.Provide(connect.NewService))
+
 // Workers run queued jobs for the process's lifetime, and requeue jobs
 // whose worker was lost.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, log *slog.Logger, out Output, _ Migrated) error {
@@ -220,6 +226,7 @@ type apiDeps struct {
 	Auth    *auth.Service
 	Keys    *keys.Service
 	Jobs    *jobs.Service
+	Connect *connect.Service
 	Schemas *schemas.Service
 	Idem    *idempotency.Service
 	License license.Gate
@@ -228,7 +235,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Schemas: d.Schemas, Idempotency: d.Idem, License: d.License, Clock: d.Clock})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Idempotency: d.Idem, License: d.License, Clock: d.Clock})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {
@@ -320,6 +327,7 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		Queue,
 		Events,
 		Jobs,
+		Connect,
 		fx.Provide(migrateAndSeed),
 		fx.Invoke(func(Migrated) {}),
 		fx.StopTimeout(cfg.HTTP.ShutdownTimeout + 5*time.Second),

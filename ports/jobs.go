@@ -9,7 +9,8 @@ import (
 
 // JobFilter narrows a job list.
 type JobFilter struct {
-	Status job.Status // "" for every status
+	Status     job.Status // "" for every status
+	SourceType string     // "" for every source ("upload", "connect")
 }
 
 // Jobs stores jobs. Reads and writes of an organization's job take its

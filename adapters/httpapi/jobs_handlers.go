@@ -28,61 +28,17 @@ import (
 // maxField bounds each non-file part of an upload (schema, options, …).
 const maxField = 1 << 20
 
-// createJob streams the multipart body: the file part goes straight to
-// storage (never to memory or a temporary file here), small fields are
-// read as they come, in any order.
+// createJob streams the multipart body: the file goes straight to
+// storage, the settings are read as they come, in any order.
 func (a *API) createJob(c *gin.Context) {
-	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
-	if err != nil || mt != "multipart/form-data" {
-		fail(c, domain.Errorf(domain.ErrInvalid, "unsupported_media_type", "Send the job as multipart/form-data with a file part."))
-		return
-	}
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxUploadBytes+8*maxField)
-	mr, err := c.Request.MultipartReader()
-	if err != nil {
-		fail(c, domain.Invalid("The multipart body cannot be read: %v.", err))
-		return
-	}
 	ctx := c.Request.Context()
 	p := principal(c)
 	var up *jobs.Upload
 	var in jobs.Params
-	abort := func(err error) {
-		a.deps.Jobs.Discard(ctx, up)
-		fail(c, uploadError(err, a.cfg.MaxUploadBytes))
-	}
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			abort(err)
-			return
-		}
-		name := part.FormName()
-		if name == "file" {
-			if up != nil {
-				abort(domain.Invalid("Send exactly one file part."))
-				return
-			}
-			up = a.deps.Jobs.NewUpload(p, part.FileName())
-			limited := &limitReader{r: part, n: a.cfg.MaxUploadBytes}
-			if err := a.deps.Jobs.Store(ctx, up, limited); err != nil {
-				abort(err)
-				return
-			}
-			continue
-		}
-		value, err := io.ReadAll(io.LimitReader(part, maxField+1))
-		if err != nil {
-			abort(err)
-			return
-		}
-		if len(value) > maxField {
-			abort(domain.Invalid("The %s part is over %d bytes.", name, maxField))
-			return
-		}
+	err := a.readUpload(c, func(filename string, r io.Reader) error {
+		up = a.deps.Jobs.NewUpload(p, filename)
+		return a.deps.Jobs.Store(ctx, up, r)
+	}, func(name string, value []byte) error {
 		switch name {
 		case "mode":
 			in.Mode = string(value)
@@ -95,13 +51,13 @@ func (a *API) createJob(c *gin.Context) {
 		case "name":
 			in.Name = string(value)
 		default:
-			abort(&domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "Unknown part " + strconv.Quote(name) + ".",
-				Fields: []domain.FieldError{{Field: name, Message: "unknown part"}}})
-			return
+			return unknownPart(name)
 		}
-	}
-	if up == nil {
-		fail(c, domain.Errorf(domain.ErrInvalid, "file_required", "The request has no file part."))
+		return nil
+	})
+	if err != nil {
+		a.deps.Jobs.Discard(ctx, up)
+		fail(c, err)
 		return
 	}
 	// The same request means the same fields and the same file content,
@@ -123,6 +79,63 @@ func (a *API) createJob(c *gin.Context) {
 		return
 	}
 	writeCreated(c, res, replayed)
+}
+
+// readUpload reads a multipart/form-data body as a stream (never
+// FormFile, which buffers): the one "file" part goes to store as it
+// arrives, cut off at the upload limit; every other part, at most
+// maxField bytes, goes to field. Parts may come in any order. No file part
+// is 400 file_required.
+func (a *API) readUpload(c *gin.Context, store func(filename string, r io.Reader) error, field func(name string, value []byte) error) error {
+	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		return domain.Errorf(domain.ErrInvalid, "unsupported_media_type", "Send the request as multipart/form-data with a file part.")
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxUploadBytes+8*maxField)
+	mr, err := c.Request.MultipartReader()
+	if err != nil {
+		return domain.Invalid("The multipart body cannot be read: %v.", err)
+	}
+	gotFile := false
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return uploadError(err, a.cfg.MaxUploadBytes)
+		}
+		name := part.FormName()
+		if name == "file" {
+			if gotFile {
+				return domain.Invalid("Send exactly one file part.")
+			}
+			gotFile = true
+			if err := store(part.FileName(), &limitReader{r: part, n: a.cfg.MaxUploadBytes}); err != nil {
+				return uploadError(err, a.cfg.MaxUploadBytes)
+			}
+			continue
+		}
+		value, err := io.ReadAll(io.LimitReader(part, maxField+1))
+		if err != nil {
+			return uploadError(err, a.cfg.MaxUploadBytes)
+		}
+		if len(value) > maxField {
+			return domain.Invalid("The %s part is over %d bytes.", name, maxField)
+		}
+		if err := field(name, value); err != nil {
+			return err
+		}
+	}
+	if !gotFile {
+		return domain.Errorf(domain.ErrInvalid, "file_required", "The request has no file part.")
+	}
+	return nil
+}
+
+func unknownPart(name string) error {
+	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "Unknown part " + strconv.Quote(name) + ".",
+		Fields: []domain.FieldError{{Field: name, Message: "unknown part"}}}
 }
 
 // requestHash fingerprints a creating request for Idempotency-Key.
@@ -191,29 +204,32 @@ func (a *API) getJob(c *gin.Context) {
 	c.JSON(http.StatusOK, jobs.NewView(j))
 }
 
-func (a *API) listJobs(c *gin.Context) {
-	page, err := pageOf(c)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	var f ports.JobFilter
-	if s := c.Query("status"); s != "" {
-		if f.Status, err = job.ParseStatus(s); err != nil {
+// listJobs lists the organization's jobs of one source type ("" for all).
+func (a *API) listJobs(sourceType string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		page, err := pageOf(c)
+		if err != nil {
 			fail(c, err)
 			return
 		}
+		f := ports.JobFilter{SourceType: sourceType}
+		if s := c.Query("status"); s != "" {
+			if f.Status, err = job.ParseStatus(s); err != nil {
+				fail(c, err)
+				return
+			}
+		}
+		list, next, err := a.deps.Jobs.List(c.Request.Context(), principal(c), f, page)
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		views := make([]jobs.View, len(list))
+		for i, j := range list {
+			views[i] = jobs.NewView(j)
+		}
+		c.JSON(http.StatusOK, newList(views, next))
 	}
-	list, next, err := a.deps.Jobs.List(c.Request.Context(), principal(c), f, page)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	views := make([]jobs.View, len(list))
-	for i, j := range list {
-		views[i] = jobs.NewView(j)
-	}
-	c.JSON(http.StatusOK, newList(views, next))
 }
 
 func (a *API) cancelJob(c *gin.Context) {

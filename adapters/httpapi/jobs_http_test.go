@@ -28,6 +28,13 @@ const peopleCSV = "ID,E-mail,Joined\n1,ANN@x.io,31/01/2024\n2,bob@,01/02/2024\n3
 // show that order does not matter.
 func upload(t *testing.T, app *apptest.App, filename, content string, fields map[string]string) *http.Request {
 	t.Helper()
+	return uploadTo(t, app, "/v1/jobs", filename, content, fields)
+}
+
+// uploadTo builds a multipart request with a file part (none when
+// filename is "") and fields, for path.
+func uploadTo(t *testing.T, app *apptest.App, path, filename, content string, fields map[string]string) *http.Request {
+	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	if filename != "" {
@@ -38,7 +45,7 @@ func upload(t *testing.T, app *apptest.App, filename, content string, fields map
 		_ = mw.WriteField(k, v)
 	}
 	_ = mw.Close()
-	req, _ := http.NewRequest("POST", app.URL+"/v1/jobs", &body)
+	req, _ := http.NewRequest("POST", app.URL+path, &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	return req
 }

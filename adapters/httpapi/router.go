@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/application/auth"
+	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
@@ -40,6 +41,7 @@ type Deps struct {
 	Auth        *auth.Service
 	Keys        *keys.Service
 	Jobs        *jobs.Service
+	Connect     *connect.Service
 	Schemas     *schemas.Service
 	Idempotency *idempotency.Service
 	License     license.Gate
@@ -99,21 +101,35 @@ func New(cfg Config, deps Deps) *API {
 	normalizeRoutes := append(a.v1Chain(), a.entitled(identity.Normalize))
 	jobRoutes := v1.Group("/jobs", mw(normalizeRoutes...))
 	jobRoutes.POST("", a.createJob)
-	jobRoutes.GET("", a.listJobs)
-	jobRoutes.GET("/:id", a.getJob)
-	jobRoutes.DELETE("/:id", a.deleteJob)
-	jobRoutes.POST("/:id/cancel", a.cancelJob)
-	jobRoutes.GET("/:id/rows", a.jobResult(jobs.Rows))
-	jobRoutes.GET("/:id/errors", a.jobResult(jobs.Issues))
-	jobRoutes.GET("/:id/events", a.jobEvents)
+	jobRoutes.GET("", a.listJobs(""))
+	a.jobRoutes(jobRoutes)
 	schemaRoutes := v1.Group("/schemas", mw(normalizeRoutes...))
 	schemaRoutes.POST("", a.createSchema)
 	schemaRoutes.GET("", a.listSchemas)
 	schemaRoutes.GET("/:id", a.getSchema)
 	schemaRoutes.DELETE("/:id", a.deleteSchema)
+	connectRoutes := v1.Group("/connect", mw(append(a.v1Chain(), a.entitled(identity.Connect))...))
+	connectRoutes.POST("/files", a.createFile)
+	connectRoutes.GET("/files", a.listFiles)
+	connectRoutes.GET("/files/:id", a.getFile)
+	connectRoutes.DELETE("/files/:id", a.deleteFile)
+	connectRoutes.POST("/jobs", a.createConnectJob)
+	connectRoutes.GET("/jobs", a.listJobs(jobs.SourceConnect))
+	a.jobRoutes(connectRoutes.Group("/jobs"))
 
 	a.engine = r
 	return a
+}
+
+// jobRoutes are the routes of one job, under /v1/jobs and, for the
+// connect product, /v1/connect/jobs.
+func (a *API) jobRoutes(g *gin.RouterGroup) {
+	g.GET("/:id", a.getJob)
+	g.DELETE("/:id", a.deleteJob)
+	g.POST("/:id/cancel", a.cancelJob)
+	g.GET("/:id/rows", a.jobResult(jobs.Rows))
+	g.GET("/:id/errors", a.jobResult(jobs.Issues))
+	g.GET("/:id/events", a.jobEvents)
 }
 
 // Handler returns the router, for tests that serve it themselves.

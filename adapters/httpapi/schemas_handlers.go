@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -36,9 +35,7 @@ func (a *API) createSchema(c *gin.Context) {
 		return
 	}
 	p := principal(c)
-	var compact bytes.Buffer
-	_ = json.Compact(&compact, req.Schema)
-	hash := requestHash(c, req.Name, compact.String())
+	hash := requestHash(c, req.Name, compactJSON(req.Schema))
 	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), p.OrgID, c.GetHeader("Idempotency-Key"), hash, func(ctx context.Context) (idempotency.Response, error) {
 		s, err := a.deps.Schemas.Create(ctx, p, req.Name, req.Schema)
 		if err != nil {

@@ -128,6 +128,9 @@ func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page p
 	if f.Status != "" {
 		q = q.Where("status = ?", string(f.Status))
 	}
+	if f.SourceType != "" {
+		q = q.Where("source_type = ?", f.SourceType)
+	}
 	next, err := listPage(ctx, q, page, func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
 	if err != nil {
 		return nil, "", translate(err, "job")

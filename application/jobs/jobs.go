@@ -6,14 +6,13 @@ package jobs
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/upload"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -76,73 +75,31 @@ type Upload struct {
 	JobID    string
 	Filename string
 	key      string
-	size     int64
-	sha      string
-	format   table.Format
+	file     upload.File
 }
 
 // NewUpload reserves a job id for an upload; the file goes to storage
 // under it before the job row exists.
 func (s *Service) NewUpload(p identity.Principal, filename string) *Upload {
 	jobID := id.New(id.Job)
-	if len(filename) > 255 {
-		filename = filename[:255]
-	}
-	return &Upload{JobID: jobID, Filename: filename, key: sourceKey(p.OrgID, jobID)}
+	return &Upload{JobID: jobID, Filename: upload.Filename(filename), key: sourceKey(p.OrgID, jobID)}
 }
 
-// Store streams the file into storage while hashing it and keeping its
-// first bytes to tell the format. A read error (the body over its limit,
-// a dropped connection) abandons the blob.
+// Store streams the file into storage (see upload.Put).
 func (s *Service) Store(ctx context.Context, u *Upload, r io.Reader) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := s.blobs.Create(ctx, u.key)
-	if err != nil {
-		return fmt.Errorf("store upload: %w", err)
-	}
-	h := sha256.New()
-	head := &headBuffer{max: 64 << 10}
-	n, err := io.Copy(io.MultiWriter(w, h, head), r)
-	if err != nil {
-		cancel()
-		_ = w.Close()
-		return err
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("store upload: %w", err)
-	}
-	u.size, u.sha = n, hex.EncodeToString(h.Sum(nil))
-	format, err := s.tables.Sniff(head.Bytes(), u.Filename)
-	if err != nil {
-		_ = s.blobs.Delete(context.WithoutCancel(ctx), u.key)
-		return domain.Errorf(domain.ErrInvalid, "unsupported_file_format", "The file is not CSV, TSV, JSON lines or XLSX.")
-	}
-	u.format = format
-	return nil
+	f, err := upload.Put(ctx, s.blobs, s.tables, u.key, u.Filename, r)
+	u.file = f
+	return err
 }
 
 // SHA256 is the uploaded file's hash, once stored.
-func (u *Upload) SHA256() string { return u.sha }
+func (u *Upload) SHA256() string { return u.file.SHA256 }
 
 // Discard removes an upload that did not become a job.
 func (s *Service) Discard(ctx context.Context, u *Upload) {
 	if u != nil {
 		_ = s.blobs.Delete(context.WithoutCancel(ctx), u.key)
 	}
-}
-
-// headBuffer keeps the first max bytes written to it.
-type headBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-func (h *headBuffer) Write(p []byte) (int, error) {
-	if room := h.max - h.Len(); room > 0 {
-		h.Buffer.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
 
 // Params are a job's settings as the client sent them.
@@ -155,8 +112,32 @@ type Params struct {
 }
 
 // Create validates the parameters and, in one transaction, inserts the
-// job, its job.queued event and its queue entry.
+// job of an uploaded file, its job.queued event and its queue entry.
 func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, in Params) (job.Job, error) {
+	f := u.file
+	return s.Submit(ctx, p, Submission{JobID: u.JobID, SourceType: SourceUpload, Params: in,
+		Files: []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(f.Format), SizeBytes: f.Size, SHA256: f.SHA256}}})
+}
+
+// Source types of a job (source.type).
+const (
+	SourceUpload  = "upload"  // one file uploaded with the job
+	SourceConnect = "connect" // files of the connect library, read in order as one table
+)
+
+// Submission is a new job: where its files are and how to run it.
+type Submission struct {
+	JobID      string // "" for a new id
+	SourceType string
+	Files      []job.File
+	Params     Params
+}
+
+// Submit validates the parameters and, in one transaction (joining the
+// caller's, if any), inserts the job, its job.queued event and its queue
+// entry.
+func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submission) (job.Job, error) {
+	in := sub.Params
 	mode, err := normalize.ParseMode(in.Mode)
 	if err != nil {
 		return job.Job{}, err
@@ -188,10 +169,16 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, i
 	if len(in.Name) > 200 {
 		return job.Job{}, domain.Invalid("name must be at most 200 characters")
 	}
+	if sub.JobID == "" {
+		sub.JobID = id.New(id.Job)
+	}
+	var total int64
+	for _, f := range sub.Files {
+		total += f.SizeBytes
+	}
 	now := s.clock.Now()
-	j := job.Job{ID: u.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: string(mode), Status: job.Queued, SourceType: "upload",
-		Files:   []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(u.format), SizeBytes: u.size, SHA256: u.sha}},
-		Options: opts.JSON(), Progress: job.Progress{BytesTotal: u.size}, CreatedAt: now}
+	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: string(mode), Status: job.Queued, SourceType: sub.SourceType,
+		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: now}
 	if sch != nil {
 		j.Schema = sch.JSON()
 	}

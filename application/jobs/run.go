@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/connect"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -138,15 +140,9 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	f := j.Files[0]
-	// Readers need a file they can seek and re-read: the store's own when
-	// it is a local folder, else a temporary copy.
-	local, inPlace := s.blobs.LocalPath(sourceKey(j.OrgID, j.ID))
-	if !inPlace {
-		local = filepath.Join(tmp, "source")
-		if err := s.download(ctx, sourceKey(j.OrgID, j.ID), local); err != nil {
-			return nil, err
-		}
+	locals, err := s.localFiles(ctx, j, tmp)
+	if err != nil {
+		return nil, err
 	}
 	mode, _ := normalize.ParseMode(j.Mode)
 	opts, err := normalize.ParseOptions(mode, j.Options)
@@ -212,16 +208,22 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 			s.event(ctx, jj, job.EventProgress, false)
 		}
 	}
-	src := normalize.Source{Open: func() (table.Reader, error) {
-		return s.tables.Open(ctx, local, f.Filename, opts.ReadOptions(s.cfg.Limits))
-	}}
+	sources := make([]normalize.Source, len(j.Files))
+	for i, f := range j.Files {
+		sources[i] = normalize.Source{Open: func() (table.Reader, error) {
+			return s.tables.Open(ctx, locals[i], f.Filename, opts.ReadOptions(s.cfg.Limits))
+		}}
+		if j.SourceType == SourceConnect { // issues and mappings name the file they come from
+			sources[i].FileID = f.ID
+		}
+	}
 	var learned map[string]string
 	if j.SchemaID != "" {
 		if learned, err = s.learned.Get(ctx, j.OrgID, j.SchemaID); err != nil {
 			return nil, err
 		}
 	}
-	res, runErr := normalize.Run(ctx, normalize.Input{Mode: mode, Schema: sch, Options: opts, Sources: []normalize.Source{src},
+	res, runErr := normalize.Run(ctx, normalize.Input{Mode: mode, Schema: sch, Options: opts, Sources: sources,
 		Learned: learned, MaxRows: s.cfg.MaxRows, OnProgress: onProgress, NewIndex: s.cfg.NewIndex}, normalize.Output{Rows: rows, Issues: issues})
 	close(stopBeats)
 	<-beatsDone
@@ -247,6 +249,9 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	mapping := make([]mappingJSON, len(res.Mapping))
 	for i, m := range res.Mapping {
 		e := mappingJSON{SourceColumn: m.SourceColumn}
+		if m.SourceFile != "" {
+			e.SourceFile = &m.SourceFile
+		}
 		if m.Field != "" {
 			field, method, conf := m.Field, m.Method, m.Confidence
 			e.Field, e.Method, e.Confidence = &field, &method, &conf
@@ -275,7 +280,7 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		return nil, err
 	}
 	out := resultJSON{RowCount: res.RowCount, RejectedCount: res.RejectedCount, IssueCount: res.IssueCount, IssuesTruncated: res.IssuesTruncated,
-		RowsURL: "/v1/jobs/" + j.ID + "/rows", ErrorsURL: "/v1/jobs/" + j.ID + "/errors", InferredSchema: json.RawMessage("null"), Profile: json.RawMessage("null")}
+		RowsURL: Path(j) + "/rows", ErrorsURL: Path(j) + "/errors", InferredSchema: json.RawMessage("null"), Profile: json.RawMessage("null")}
 	if res.InferredSchema != nil {
 		out.InferredSchema = res.InferredSchema.JSON()
 		profile := make([]profileJSON, len(res.Profile))
@@ -288,10 +293,42 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	return json.Marshal(out)
 }
 
+// localFiles returns a path for each of the job's files that readers can
+// seek and re-read: the store's own file when it is a local folder, else
+// a copy in tmp.
+func (s *Service) localFiles(ctx context.Context, j job.Job, tmp string) ([]string, error) {
+	paths := make([]string, len(j.Files))
+	for i, f := range j.Files {
+		key := sourceKey(j.OrgID, j.ID)
+		if j.SourceType == SourceConnect {
+			key = connect.BlobKey(j.OrgID, f.ID)
+		}
+		local, inPlace := s.blobs.LocalPath(key)
+		if !inPlace {
+			local = filepath.Join(tmp, fmt.Sprintf("source-%d", i))
+			err := s.download(ctx, key, local)
+			if errors.Is(err, domain.ErrNotFound) {
+				return nil, missingFile(f)
+			}
+			if err != nil {
+				return nil, err
+			}
+		} else if _, err := os.Stat(local); err != nil {
+			return nil, missingFile(f)
+		}
+		paths[i] = local
+	}
+	return paths, nil
+}
+
+func missingFile(f job.File) error {
+	return &normalize.Failure{Code: "unreadable_file", Message: fmt.Sprintf("The file %s (%s) is no longer in storage.", f.ID, f.Filename)}
+}
+
 func (s *Service) download(ctx context.Context, key, path string) error {
 	r, err := s.blobs.Open(ctx, key, 0, -1)
 	if err != nil {
-		return &normalize.Failure{Code: "unreadable_file", Message: "The uploaded file is no longer in storage."}
+		return err
 	}
 	defer r.Close()
 	f, err := os.Create(path)

@@ -73,6 +73,17 @@ func raw(b []byte) json.RawMessage {
 	return b
 }
 
+// Path is where a job is served: a connect job under the connect
+// product's routes, so an organization with connect alone can follow it;
+// every other job under /v1/jobs. Both paths serve any of the
+// organization's jobs.
+func Path(j job.Job) string {
+	if j.SourceType == SourceConnect {
+		return "/v1/connect/jobs/" + j.ID
+	}
+	return "/v1/jobs/" + j.ID
+}
+
 // NewView renders a job.
 func NewView(j job.Job) View {
 	v := View{ID: j.ID, Object: "job", Mode: j.Mode, Status: string(j.Status), Schema: raw(j.Schema), Options: raw(j.Options),
