@@ -158,6 +158,7 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	c.DashboardURL = strings.TrimRight(c.DashboardURL, "/")
 	c.CookieSecure = p.boolean("TABNORM_COOKIE_SECURE", strings.HasPrefix(c.BaseURL, "https://"))
 	c.HTTP.CookieSecure = c.CookieSecure
+	c.HTTP.BaseOrigin, c.HTTP.DashboardOrigin = httpapi.Origin(c.BaseURL), httpapi.Origin(c.DashboardURL)
 	c.HTTP.MaxUploadBytes = c.MaxUploadBytes
 	if key := p.str("TABNORM_LICENSE_PUBLIC_KEY", ""); key != "" {
 		raw, err := base64.StdEncoding.DecodeString(key)

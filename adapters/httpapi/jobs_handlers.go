@@ -288,9 +288,12 @@ func (a *API) jobResult(which jobs.Result) gin.HandlerFunc {
 		defer rc.Close()
 		// Downloads take as long as the client reads: no write deadline.
 		_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
+		// The streamed formats are downloads, named after the job and result.
+		attachment := `attachment; filename="` + j.ID + "-" + string(which)[:len(which)-len(".jsonl")]
 		switch format {
 		case "jsonl":
 			c.Header("Content-Type", "application/x-ndjson")
+			c.Header("Content-Disposition", attachment+`.jsonl"`)
 			c.Status(http.StatusOK)
 			_, _ = io.Copy(c.Writer, rc)
 		case "csv":
@@ -299,7 +302,7 @@ func (a *API) jobResult(which jobs.Result) gin.HandlerFunc {
 				columns = jobs.FieldNames(j)
 			}
 			c.Header("Content-Type", "text/csv; charset=utf-8")
-			c.Header("Content-Disposition", `attachment; filename="`+j.ID+"-"+string(which)[:len(which)-6]+`.csv"`)
+			c.Header("Content-Disposition", attachment+`.csv"`)
 			c.Status(http.StatusOK)
 			writeCSV(c.Writer, rc, columns)
 		default:

@@ -32,6 +32,11 @@ type Config struct {
 	CookieSecure    bool          // mark the session cookie Secure
 	RateLimit       RateLimit
 	MaxUploadBytes  int64
+	// BaseOrigin and DashboardOrigin are the origins of TABNORM_BASE_URL
+	// and TABNORM_DASHBOARD_URL; when they differ, /v1 and /auth allow
+	// CORS with credentials from the dashboard's origin, and only from it.
+	BaseOrigin      string
+	DashboardOrigin string
 }
 
 // Deps are what the router needs from the application.
@@ -75,7 +80,11 @@ func New(cfg Config, deps Deps) *API {
 	// the audit log see.
 	_ = r.SetTrustedProxies(nil)
 	r.Use(withRequestID, accessLog(deps.Log), a.renderErrors)
-	r.NoRoute(a.guardUnrouted, notFound)
+	if cfg.DashboardOrigin != "" && cfg.DashboardOrigin != cfg.BaseOrigin {
+		r.Use(crossOrigin(cfg.DashboardOrigin))
+	}
+	dashboardPage := a.mountDashboard(r)
+	r.NoRoute(a.guardUnrouted, dashboardPage, notFound)
 	r.NoMethod(methodNotAllowed)
 
 	h := health{ready: deps.Readiness, draining: &a.draining}

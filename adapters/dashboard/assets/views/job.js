@@ -1,0 +1,177 @@
+// One job: its facts, a progress bar fed by the job's event stream (SSE),
+// cancel and delete, and once it has succeeded the column mapping, the
+// rows and issues a page at a time, and the downloads.
+import * as api from '../api.js';
+import { busy, confirm, count, h, notice, problem, show, size, slot, status, table, when } from '../ui.js';
+import { ACTIVE, jobTitle } from './jobs.js';
+
+const PAGE = 25;
+
+// follow calls progress for each event of a running job and done with the
+// final job. A broken stream (network, restart, expired session) is
+// replaced by reading the job, and followed again while it runs.
+function follow(id, progress, done, failed) {
+  const events = new EventSource(api.url(`/v1/jobs/${id}/events`), { withCredentials: true });
+  for (const kind of ['job.queued', 'job.started', 'job.progress']) {
+    events.addEventListener(kind, (e) => progress(JSON.parse(e.data)));
+  }
+  for (const kind of ['job.succeeded', 'job.failed', 'job.canceled']) {
+    events.addEventListener(kind, (e) => {
+      events.close();
+      done(JSON.parse(e.data).job);
+    });
+  }
+  events.addEventListener('error', () => {
+    events.close();
+    api.get(`/v1/jobs/${id}`).then((j) => {
+      if (ACTIVE.includes(j.status)) setTimeout(() => follow(id, progress, done, failed), 2000);
+      else done(j);
+    }, failed);
+  });
+}
+
+// pager shows one result (rows or issues) a page at a time; the API's
+// cursors make any page as cheap as the first.
+function pager(path, caption, columns) {
+  const box = slot({ id: `${caption.toLowerCase()}-table` });
+  const cursors = [null];
+  let at = 0;
+  const load = async () => {
+    const c = cursors[at];
+    const page = await api.get(`${path}?format=json&limit=${PAGE}${c ? `&cursor=${encodeURIComponent(c)}` : ''}`);
+    cursors[at + 1] = page.next_cursor;
+    const prev = h('button', { type: 'button', disabled: at === 0 }, '← Previous');
+    const next = h('button', { type: 'button', disabled: !page.next_cursor }, 'Next →');
+    prev.addEventListener('click', () => { at--; load().catch((err) => box.set(problem(err))); });
+    next.addEventListener('click', () => { at++; load().catch((err) => box.set(problem(err))); });
+    const cols = typeof columns === 'function' ? columns(page.data) : columns;
+    box.set(table(caption, cols, page.data, `No ${caption.toLowerCase()}.`),
+      h('p', { class: 'pager' }, h('span', { class: 'muted' }, `Page ${at + 1}`), ' ', prev, ' ', next));
+  };
+  return { el: box, load };
+}
+
+function cellText(v) {
+  if (v == null) return h('span', { class: 'muted' }, '—');
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+function rowColumns(j) {
+  return (rows) => {
+    const names = j.schema?.fields?.map((f) => f.name) ?? Object.keys(rows[0] ?? {});
+    return names.map((n) => [n, (r) => cellText(r[n])]);
+  };
+}
+
+const issueColumns = [
+  ['Row', (i) => i.row], ['Column', (i) => cellText(i.column)], ['Field', (i) => cellText(i.field)],
+  ['Severity', (i) => i.severity], ['Code', (i) => h('code', {}, i.code)], ['Message', (i) => i.message],
+  ['Value', (i) => cellText(i.value)],
+];
+
+function downloads(id) {
+  const link = (what, format, label) => h('li', {}, h('a', {
+    href: api.url(`/v1/jobs/${id}/${what}?format=${format}`), download: '', id: `download-${what}-${format}`,
+  }, label));
+  return h('section', { 'aria-labelledby': 'downloads-h' }, h('h2', { id: 'downloads-h' }, 'Downloads'),
+    h('ul', { class: 'downloads' },
+      link('rows', 'csv', 'Rows as CSV'), link('rows', 'jsonl', 'Rows as JSON lines'),
+      link('errors', 'csv', 'Issues as CSV'), link('errors', 'jsonl', 'Issues as JSON lines')));
+}
+
+function mapping(j) {
+  if (!j.mapping?.length) return null;
+  return h('section', { 'aria-labelledby': 'mapping-h' }, h('h2', { id: 'mapping-h' }, 'Column mapping'),
+    table('Column mapping', [
+      ['Source column', (m) => m.source_column], ['Field', (m) => cellText(m.field)],
+      ['Method', (m) => m.method ?? '—'], ['Confidence', (m) => (m.confidence == null ? '—' : `${Math.round(m.confidence * 100)}%`)],
+    ], j.mapping));
+}
+
+function facts(j) {
+  const file = j.source.files.map((f) => `${f.filename} (${f.format}, ${size(f.size_bytes)})`).join(', ');
+  const row = (term, value) => [h('dt', {}, term), h('dd', {}, value)];
+  return h('dl', { class: 'facts' },
+    row('ID', h('code', {}, j.id)), row('Mode', j.mode), row(j.source.type === 'connect' ? 'Files' : 'File', file || '—'),
+    row('Created', when(j.created_at)), row('Started', when(j.started_at)), row('Finished', when(j.finished_at)),
+    row('Attempts', String(j.attempts)));
+}
+
+export default async function job(main, { params: [id] }) {
+  const j = await api.get(`/v1/jobs/${id}`);
+  const bar = h('div', { class: 'bar' });
+  const meter = h('div', { class: 'progress', role: 'progressbar', id: 'progress', 'aria-labelledby': 'progress-h',
+    'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0' }, bar);
+  const line = h('p', { id: 'progress-text' });
+  const state = h('p', { id: 'job-status', 'aria-live': 'polite' });
+  const about = slot();
+  const actions = slot({ class: 'actions' });
+  const outcome = slot({ id: 'outcome' });
+  const message = slot();
+  show(main, jobTitle(j), message, about,
+    h('section', { 'aria-labelledby': 'progress-h' }, h('h2', { id: 'progress-h' }, 'Progress'), state, meter, line),
+    actions, outcome);
+
+  let shown = '';
+  const progress = (s, p) => {
+    meter.setAttribute('aria-valuenow', String(p.percent));
+    meter.setAttribute('aria-valuetext', `${p.percent}%, ${s}`);
+    bar.style.width = `${p.percent}%`;
+    line.textContent = `${count(p.rows_read)} rows read · ${count(p.rows_valid)} valid · ${count(p.rows_rejected)} rejected · ${p.percent}%`;
+    if (s !== shown) { // only a change of status is read out, not every tick
+      shown = s;
+      state.replaceChildren('Status: ', status(s));
+    }
+  };
+  const failed = (err) => message.set(problem(err));
+
+  const cancel = h('button', { type: 'button', id: 'cancel-job' }, 'Cancel job');
+  const remove = h('button', { type: 'button', id: 'delete-job', class: 'danger' }, 'Delete job');
+  cancel.addEventListener('click', () => busy(cancel, async () => {
+    try {
+      render(await api.post(`/v1/jobs/${id}/cancel`));
+    } catch (err) {
+      failed(err);
+    }
+  }));
+  remove.addEventListener('click', async () => {
+    const sure = await confirm('Delete this job?', 'The uploaded file, the rows and the issues are deleted. This cannot be undone.', 'Delete job');
+    if (!sure) return;
+    busy(remove, async () => {
+      try {
+        await api.del(`/v1/jobs/${id}`);
+        location.assign('/jobs');
+      } catch (err) {
+        failed(err);
+      }
+    });
+  });
+
+  function render(v) {
+    progress(v.status, v.progress);
+    about.set(facts(v));
+    actions.set(ACTIVE.includes(v.status) ? cancel : null, remove);
+    if (v.status === 'failed') {
+      outcome.set(notice('error', h('p', {}, h('strong', {}, v.error.code), ': ', v.error.message)), mapping(v));
+    } else if (v.status === 'succeeded') {
+      const r = v.result;
+      const rows = pager(`/v1/jobs/${id}/rows`, 'Rows', rowColumns(v));
+      const issues = pager(`/v1/jobs/${id}/errors`, 'Issues', issueColumns);
+      outcome.set(
+        notice('ok', h('p', { id: 'result-summary' }, `${count(r.row_count)} valid rows, ${count(r.rejected_count)} rejected, ${count(r.issue_count)} issues.`),
+          r.issues_truncated ? h('p', {}, 'The issue report stopped at max_errors; more rows had issues.') : null),
+        downloads(id), mapping(v),
+        h('section', { 'aria-labelledby': 'rows-h' }, h('h2', { id: 'rows-h' }, 'Rows'), rows.el),
+        h('section', { 'aria-labelledby': 'issues-h' }, h('h2', { id: 'issues-h' }, 'Issues'), issues.el),
+        r.inferred_schema ? h('section', { 'aria-labelledby': 'inferred-h' }, h('h2', { id: 'inferred-h' }, 'Inferred schema'),
+          h('pre', { class: 'code', tabindex: '0' }, JSON.stringify(r.inferred_schema, null, 2))) : null);
+      rows.load().catch(failed);
+      issues.load().catch(failed);
+    } else {
+      outcome.set(mapping(v));
+    }
+  }
+
+  render(j);
+  if (ACTIVE.includes(j.status)) follow(id, (e) => progress(e.status, e.progress), render, failed);
+}

@@ -1,0 +1,53 @@
+// Saved target schemas: the list, saving a new one, deleting one.
+import * as api from '../api.js';
+import { busy, confirm, h, notice, problem, show, slot, table, when } from '../ui.js';
+import { parseJSON } from '../forms.js';
+
+export default async function schemas(main) {
+  const list = slot({ id: 'schemas-list' });
+  const message = slot();
+  const load = async () => {
+    const page = await api.get('/v1/schemas?limit=200');
+    list.set(table('Saved schemas', [
+      ['Name', (s) => s.name],
+      ['ID', (s) => h('code', {}, s.id)],
+      ['Fields', (s) => h('details', {}, h('summary', {}, `${s.schema.fields?.length ?? 0} fields`),
+        h('pre', { class: 'code' }, JSON.stringify(s.schema, null, 2)))],
+      ['Created', (s) => when(s.created_at)],
+      ['', (s) => {
+        const del = h('button', { type: 'button', class: 'danger', 'aria-label': `Delete schema ${s.name}` }, 'Delete');
+        del.addEventListener('click', async () => {
+          if (!await confirm(`Delete schema "${s.name}"?`, 'Jobs that used it keep their own copy.', 'Delete schema')) return;
+          busy(del, () => api.del(`/v1/schemas/${s.id}`).then(load).catch((err) => message.set(problem(err))));
+        });
+        return del;
+      }],
+    ], page.data, 'No saved schemas yet.'));
+  };
+
+  const name = h('input', { type: 'text', id: 'schema-name', required: true, maxlength: '200' });
+  const doc = h('textarea', { id: 'schema-json', rows: '10', required: true, spellcheck: 'false',
+    placeholder: '{"fields":[{"name":"email","type":"string","format":"email","constraints":{"required":true}}]}' });
+  const submit = h('button', { type: 'submit', id: 'save-schema' }, 'Save schema');
+  const form = h('form', { id: 'new-schema' },
+    h('p', {}, h('label', { for: 'schema-name' }, 'Name'), name),
+    h('p', {}, h('label', { for: 'schema-json' }, 'Schema (JSON, a Table Schema)'), doc),
+    h('p', {}, submit));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    busy(submit, async () => {
+      try {
+        const s = await api.post('/v1/schemas', { name: name.value, schema: parseJSON(doc.value, 'schema') });
+        message.set(notice('ok', h('p', {}, `Saved schema "${s.name}".`)));
+        form.reset();
+        await load();
+      } catch (err) {
+        message.set(problem(err));
+      }
+    });
+  });
+
+  show(main, 'Schemas', message, list,
+    h('section', { 'aria-labelledby': 'new-schema-h' }, h('h2', { id: 'new-schema-h' }, 'Save a schema'), form));
+  await load();
+}
