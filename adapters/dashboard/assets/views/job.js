@@ -63,11 +63,16 @@ function rowColumns(j) {
   };
 }
 
-const issueColumns = [
-  ['Row', (i) => i.row], ['Column', (i) => cellText(i.column)], ['Field', (i) => cellText(i.field)],
-  ['Severity', (i) => i.severity], ['Code', (i) => h('code', {}, i.code)], ['Message', (i) => i.message],
-  ['Value', (i) => cellText(i.value)],
-];
+// issueColumns name each issue's file too when the job read several.
+function issueColumns(j) {
+  const names = Object.fromEntries(j.source.files.map((f) => [f.id, f.filename]));
+  return [
+    j.source.files.length > 1 ? ['File', (i) => names[i.source_file] ?? cellText(i.source_file)] : null,
+    ['Row', (i) => i.row], ['Column', (i) => cellText(i.column)], ['Field', (i) => cellText(i.field)],
+    ['Severity', (i) => i.severity], ['Code', (i) => h('code', {}, i.code)], ['Message', (i) => i.message],
+    ['Value', (i) => cellText(i.value)],
+  ].filter(Boolean);
+}
 
 function downloads(id) {
   const link = (what, format, label) => h('li', {}, h('a', {
@@ -156,7 +161,7 @@ export default async function job(main, { params: [id] }) {
     } else if (v.status === 'succeeded') {
       const r = v.result;
       const rows = pager(`/v1/jobs/${id}/rows`, 'Rows', rowColumns(v));
-      const issues = pager(`/v1/jobs/${id}/errors`, 'Issues', issueColumns);
+      const issues = pager(`/v1/jobs/${id}/errors`, 'Issues', issueColumns(v));
       outcome.set(
         notice('ok', h('p', { id: 'result-summary' }, `${count(r.row_count)} valid rows, ${count(r.rejected_count)} rejected, ${count(r.issue_count)} issues.`),
           r.issues_truncated ? h('p', {}, 'The issue report stopped at max_errors; more rows had issues.') : null),

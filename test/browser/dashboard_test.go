@@ -1,0 +1,401 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/bootstrap"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/apptest"
+)
+
+const peopleSchema = `{"fields":[
+  {"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
+  {"name":"email","type":"string","format":"email"},
+  {"name":"joined","type":"date"}]}`
+
+// Rows 2, 4 and 5 have an issue each: a bad email, a repeated id, a date
+// that does not exist.
+const peopleCSV = "ID,E-mail,Joined\n1,ANN@x.io,31/01/2024\n2,bob@,01/02/2024\n3,cy@x.io,2024-03-04\n1,dup@x.io,2024-03-05\n4,dee@x.io,2024-02-30\n5,eve@x.io,2024-03-06\n"
+
+// TestJob_uploadWatchDownload: sign in, save a schema, upload a CSV with
+// it, watch the progress bar reach done over the event stream, read the
+// rows and issues, download the rows as CSV.
+//
+// The app runs as an API node alone at first, so the job waits queued
+// while the page follows its stream; a worker node on the same database
+// then runs it. Without that, a small job can finish before its page has
+// loaded, and the page would have nothing to follow.
+func TestJob_uploadWatchDownload(t *testing.T) {
+	target := sqltest.SQLite(t)
+	app := apptest.StartRole(t, target, bootstrap.RoleAPI)
+	org := app.Org("Acme", identity.Normalize)
+	admin := app.User(org, identity.Admin, false)
+	p := open(t, app)
+	p.visit("/login")
+	p.shot("login")
+	p.login(admin.Email)
+
+	p.visit("/schemas")
+	p.do(
+		chromedp.SendKeys(chromedp.ID("schema-name"), "people"),
+		chromedp.SetValue(chromedp.ID("schema-json"), peopleSchema),
+		chromedp.Click(chromedp.ID("save-schema")),
+	)
+	p.until("the saved schema in the list", `document.querySelector('#schemas-list')?.innerText.includes('people')`)
+	p.shot("schemas")
+
+	p.visit("/jobs/new")
+	file := filepath.Join(t.TempDir(), "people.csv")
+	if err := os.WriteFile(file, []byte(peopleCSV), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{file}))
+	p.until("the chosen file", `document.querySelector('#file-chosen').innerText.includes('people.csv')`)
+	if got := eval[string](p, `document.querySelector('#schema-id option:checked').textContent`); !strings.HasPrefix(got, "people") {
+		t.Fatalf("the saved schema is not picked: %q", got)
+	}
+	if eval[bool](p, `document.querySelector('#schema-text').checkVisibility()`) {
+		t.Error("the pasted-schema field shows while a saved schema is picked")
+	}
+	if missing := p.unlabelled(); missing != "" {
+		t.Errorf("form controls without a label on /jobs/new: %s", missing)
+	}
+	p.shot("new-job")
+	p.do(chromedp.Click(chromedp.ID("start-job")))
+	p.until("the job's page", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status')?.innerText.includes('queued')`)
+	jobID := strings.TrimPrefix(eval[string](p, `location.pathname`), "/jobs/")
+	if now := eval[string](p, `document.querySelector('#progress').getAttribute('aria-valuenow')`); now != "0" {
+		t.Fatalf("a queued job's progress is %s%%", now)
+	}
+	p.shot("job-queued")
+
+	apptest.StartRole(t, target, bootstrap.RoleWorker, func(c *bootstrap.Config) { c.BlobURL = app.Config.BlobURL })
+	p.until("the progress bar at done", `document.querySelector('#progress').getAttribute('aria-valuenow') === '100' &&
+		document.querySelector('#job-status').innerText.includes('succeeded') && document.querySelector('#rows-table table')`)
+	sse := strings.Join(p.events(), "\n")
+	for _, kind := range []string{"job.queued", "job.started", "job.succeeded"} {
+		if !strings.Contains(sse, kind+`: {"job_id":"`+jobID+`"`) {
+			t.Errorf("no %s for %s came over the event stream:\n%s", kind, jobID, sse)
+		}
+	}
+
+	if got := p.text("#result-summary"); got != "3 valid rows, 3 rejected, 3 issues." {
+		t.Errorf("summary %q", got)
+	}
+	p.until("the issues", `document.querySelector('#issues-table table')`)
+	rows, issues, mapping := p.text("#rows-table"), p.text("#issues-table"), p.text("#outcome")
+	for _, want := range []string{"ann@x.io", "2024-01-31", "eve@x.io"} {
+		if !strings.Contains(rows, want) {
+			t.Errorf("rows table lacks %q:\n%s", want, rows)
+		}
+	}
+	if strings.Contains(rows, "bob@") || strings.Contains(rows, "ANN@x.io") {
+		t.Errorf("rows table shows a rejected or uncleaned value:\n%s", rows)
+	}
+	for _, want := range []string{"invalid_email", "not_unique", "invalid_date", "bob@", "2024-02-30"} {
+		if !strings.Contains(issues, want) {
+			t.Errorf("issues table lacks %q:\n%s", want, issues)
+		}
+	}
+	if !strings.Contains(mapping, "E-mail") || !strings.Contains(mapping, "Column mapping") {
+		t.Errorf("no column mapping:\n%s", mapping)
+	}
+	p.shot("job")
+
+	// The real download, as a person gets it.
+	ctx, cancel := context.WithTimeout(p.ctx, wait)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: p.downloads}); err != nil {
+		t.Fatal(err)
+	}
+	p.do(chromedp.Click(chromedp.ID("download-rows-csv")))
+	got := p.downloaded(jobID + "-rows.csv")
+	if want := "id,email,joined\n1,ann@x.io,2024-01-31\n3,cy@x.io,2024-03-04\n5,eve@x.io,2024-03-06\n"; got != want {
+		t.Errorf("downloaded CSV %q, want %q", got, want)
+	}
+
+	p.visit("/jobs")
+	p.until("the job in the list", fmt.Sprintf(`document.querySelector('#jobs-list a[href="/jobs/%s"]') && document.querySelector('#jobs-list').innerText.includes('succeeded')`, jobID))
+	p.shot("jobs")
+}
+
+// TestKeys: create a key on /admin/keys, read it from the page once, use
+// it, revoke it in the page, and find its plaintext nowhere afterwards.
+func TestKeys(t *testing.T) {
+	app := apptest.Start(t, sqltest.SQLite(t))
+	org := app.Org("Acme", identity.Normalize)
+	admin := app.User(org, identity.Admin, false)
+	p := open(t, app)
+	p.login(admin.Email)
+	if nav := p.text("nav"); !strings.Contains(nav, "API keys") {
+		t.Fatalf("an admin's navigation has no API keys: %q", nav)
+	}
+	p.visit("/admin/keys")
+	if missing := p.unlabelled(); missing != "" {
+		t.Errorf("form controls without a label on /admin/keys: %s", missing)
+	}
+	p.do(chromedp.SendKeys(chromedp.ID("key-name"), "ci"), chromedp.Click(chromedp.ID("create-key")))
+	p.until("the new key", `document.querySelector('#new-key')?.value.startsWith('svc_live_')`)
+	key := eval[string](p, `document.querySelector('#new-key').value`)
+	if len(key) != len("svc_live_")+38 || !eval[bool](p, `document.querySelector('#new-key').readOnly`) {
+		t.Fatalf("the key field: %q", key)
+	}
+	if w := p.text("#new-key-warning"); !strings.Contains(w, "it will not be shown again") {
+		t.Errorf("warning %q", w)
+	}
+	p.do(chromedp.Click(chromedp.ID("copy-key")))
+	p.until("the copy button's answer", `document.querySelector('#copy-status').innerText !== ''`)
+	p.until("the key in the list", fmt.Sprintf(`document.querySelector('#keys-list')?.innerText.includes('svc_live_…%s')`, key[len(key)-4:]))
+	p.shot("keys-created")
+
+	key200 := app.Do("GET", "/v1/jobs", apptest.Caller{Key: key}, nil)
+	if key200.StatusCode != http.StatusOK {
+		t.Fatalf("the new key on /v1/jobs: %d %s", key200.StatusCode, key200.Body)
+	}
+
+	// Leaving and coming back (back/forward cache included) shows no key.
+	p.visit("/jobs")
+	p.do(chromedp.NavigateBack())
+	p.ready("/admin/keys")
+	p.until("the list", `document.querySelector('#keys-list table')`)
+	p.noTrace(key)
+
+	p.do(chromedp.Click(chromedp.CSS(`#keys-list button[id^="revoke-"]`)))
+	p.until("the confirmation", `document.querySelector('#confirm')?.open`)
+	p.do(chromedp.Click(chromedp.CSS(`#confirm button.danger`)))
+	p.until("the key revoked", `document.querySelector('#keys-list').innerText.includes('Revoked')`)
+	refused := app.Do("GET", "/v1/jobs", apptest.Caller{Key: key}, nil)
+	if refused.StatusCode != http.StatusUnauthorized || refused.Problem(t) != "invalid_api_key" {
+		t.Fatalf("the revoked key on /v1/jobs: %d %s", refused.StatusCode, refused.Body)
+	}
+
+	p.do(chromedp.Reload())
+	p.ready("/admin/keys")
+	p.until("the list", `document.querySelector('#keys-list table')`)
+	p.noTrace(key)
+	if used := p.text("#keys-list tbody tr td:nth-child(4)"); used == "—" || used == "" {
+		t.Errorf("the key's last use is not shown: %q", used)
+	}
+	p.shot("keys")
+}
+
+// TestMemberWithoutConnect: a member sees no key management, and an
+// organization without connect gets the explanation; both as the API says.
+func TestMemberWithoutConnect(t *testing.T) {
+	app := apptest.Start(t, sqltest.SQLite(t))
+	org := app.Org("Bare", identity.Normalize)
+	member := app.User(org, identity.Member, false)
+	p := open(t, app)
+	p.login(member.Email)
+	if nav := p.text("nav"); strings.Contains(nav, "API keys") || !strings.Contains(nav, "Jobs") {
+		t.Errorf("a member's navigation: %q", nav)
+	}
+
+	p.visit("/admin/keys")
+	if msg := p.text("#keys-forbidden"); !strings.Contains(msg, "Only organization admins manage API keys") {
+		t.Errorf("keys page for a member: %q", msg)
+	}
+	if eval[bool](p, `!!document.querySelector('#create-key, #keys-list')`) {
+		t.Error("a member is offered key management")
+	}
+	p.expect("/v1/admin/keys", "403")
+	if status, code := p.fetch("/v1/admin/keys"); status != 403 || code != "insufficient_permissions" {
+		t.Errorf("the API for a member's keys: %d %s", status, code)
+	}
+	p.shot("keys-member")
+
+	p.visit("/connect")
+	if msg := p.text("#connect-unavailable"); !strings.Contains(msg, "Your organization does not have the connect product; ask your account team") {
+		t.Errorf("connect page without connect: %q", msg)
+	}
+	if eval[bool](p, `!!document.querySelector('#upload-form, #connect-job')`) {
+		t.Error("connect is offered to an organization without it")
+	}
+	p.expect("/v1/connect/files", "403")
+	if status, code := p.fetch("/v1/connect/files"); status != 403 || code != "forbidden_entitlement_missing" {
+		t.Errorf("the API for connect without it: %d %s", status, code)
+	}
+	p.shot("connect-unavailable")
+
+	// A phone: the page fits 375 px, nothing scrolls sideways but tables.
+	p.do(chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile))
+	for _, path := range []string{"/jobs/new", "/jobs"} {
+		p.visit(path)
+		if w := eval[int](p, `document.documentElement.scrollWidth`); w > 375 {
+			t.Errorf("%s is %d px wide on a 375 px screen", path, w)
+		}
+	}
+	p.shot("phone-jobs")
+}
+
+// TestStaffImpersonation: staff act as an organization with a banner on
+// every page, under that organization's entitlements (API.md §3), and stop.
+func TestStaffImpersonation(t *testing.T) {
+	app := apptest.Start(t, sqltest.SQLite(t))
+	home := app.Org("Tabnorm staff", identity.Normalize)
+	staff := app.User(home, identity.Member, true)
+	acme := app.Org("Acme", identity.Normalize)
+	p := open(t, app)
+	p.login(staff.Email)
+	if nav := p.text("nav"); !strings.Contains(nav, "Organizations") || strings.Contains(nav, "API keys") {
+		t.Errorf("a staff member's navigation: %q", nav)
+	}
+	p.visit("/staff/organizations")
+	p.until("Acme in the list", `document.querySelector('#organizations-list')?.innerText.includes('Acme')`)
+	p.shot("organizations")
+
+	p.do(chromedp.Click(chromedp.ID("impersonate-" + acme.ID)))
+	p.ready("/jobs")
+	for _, path := range []string{"/jobs", "/schemas", "/connect"} {
+		if path != "/jobs" {
+			p.visit(path)
+		}
+		if banner := p.text("#banner"); banner != "You are acting as Acme — Stop" {
+			t.Errorf("banner on %s: %q", path, banner)
+		}
+	}
+	if nav := p.text("nav"); !strings.Contains(nav, "API keys") || strings.Contains(nav, "Organizations") {
+		t.Errorf("navigation while acting as an admin of Acme: %q", nav)
+	}
+	if msg := p.text("#connect-unavailable"); !strings.Contains(msg, "does not have the connect product") {
+		t.Errorf("connect page while acting as Acme: %q", msg)
+	}
+	// The staff bypass is off while impersonating: Acme's entitlements apply.
+	p.expect("/v1/connect/files", "403")
+	if status, code := p.fetch("/v1/connect/files"); status != 403 || code != "forbidden_entitlement_missing" {
+		t.Errorf("connect while acting as Acme: %d %s", status, code)
+	}
+	if got := eval[string](p, `fetch('/auth/me').then((r) => r.json()).then((m) => m.impersonating?.organization_id ?? '')`); got != acme.ID {
+		t.Errorf("/auth/me impersonating %q, want %s", got, acme.ID)
+	}
+	p.shot("impersonating")
+
+	p.do(chromedp.Click(chromedp.ID("stop-impersonating")))
+	p.ready("/staff/organizations")
+	if banner := p.text("#banner"); banner != "" {
+		t.Errorf("banner after stopping: %q", banner)
+	}
+	// Staff again: the bypass applies (their own organization has no connect).
+	if status, code := p.fetch("/v1/connect/files"); status != 200 {
+		t.Errorf("connect as staff after stopping: %d %s", status, code)
+	}
+}
+
+// TestSessions: the CSP is enforced, logout ends the session, and an
+// expired session goes back to the login page with a message.
+func TestSessions(t *testing.T) {
+	app := apptest.Start(t, sqltest.SQLite(t))
+	org := app.Org("Acme", identity.Normalize)
+	u := app.User(org, identity.Admin, false)
+	p := open(t, app)
+	p.login(u.Email)
+
+	// An injected inline script is refused by the browser, and reported.
+	p.expect("Content Security Policy")
+	ran := eval[bool](p, `new Promise((resolve) => {
+		document.addEventListener('securitypolicyviolation', () => setTimeout(() => resolve(!!window.injected), 50), { once: true });
+		const s = document.createElement('script');
+		s.textContent = 'window.injected = true';
+		document.body.append(s);
+	})`)
+	if ran {
+		t.Error("an inline script ran despite the Content-Security-Policy")
+	}
+
+	cookie := p.cookie()
+	if me := app.Do("GET", "/auth/me", apptest.Caller{Session: cookie}, nil); cookie == "" || me.StatusCode != 200 {
+		t.Fatalf("session cookie %q on /auth/me: %d", cookie, me.StatusCode)
+	}
+	p.do(chromedp.Click(chromedp.ID("sign-out")))
+	p.ready("/login")
+	if msg := p.text("#login-message"); msg != "You have signed out." {
+		t.Errorf("after signing out: %q", msg)
+	}
+	if left := p.cookie(); left != "" {
+		t.Errorf("the browser still has a session cookie")
+	}
+	if me := app.Do("GET", "/auth/me", apptest.Caller{Session: cookie}, nil); me.StatusCode != 401 || me.Problem(t) != "unauthenticated" {
+		t.Errorf("the old cookie after logout: %d %s", me.StatusCode, me.Body)
+	}
+
+	p.login(u.Email)
+	p.visit("/schemas")
+	app.Clock.Advance(13 * time.Hour) // past the 12 h idle limit
+	p.expect("/auth/me", "401")
+	p.do(chromedp.Reload())
+	p.ready("/login")
+	if msg := p.text("#login-message"); msg != "Your session has expired, please sign in again." {
+		t.Errorf("after expiry: %q", msg)
+	}
+	if missing := p.unlabelled(); missing != "" {
+		t.Errorf("form controls without a label on /login: %s", missing)
+	}
+	p.shot("login-expired")
+	p.do(
+		chromedp.SendKeys(chromedp.ID("email"), u.Email),
+		chromedp.SendKeys(chromedp.ID("password"), apptest.Password),
+		chromedp.Click(chromedp.ID("sign-in")),
+	)
+	p.ready("/schemas") // back where the session ended
+}
+
+// TestConnect: an organization with connect uploads files to its library,
+// picks two in an order, and runs one job over them.
+func TestConnect(t *testing.T) {
+	app := apptest.Start(t, sqltest.SQLite(t))
+	org := app.Org("Acme", identity.Normalize, identity.Connect)
+	admin := app.User(org, identity.Admin, false)
+	p := open(t, app)
+	p.login(admin.Email)
+	p.visit("/connect")
+	dir := t.TempDir()
+	jan, feb := filepath.Join(dir, "january.csv"), filepath.Join(dir, "february.csv")
+	for path, content := range map[string]string{
+		jan: "ID,E-mail,Joined\n1,ann@x.io,2024-01-31\n2,bob@,2024-01-02\n",
+		feb: "id,email,joined\n3,cy@x.io,2024-02-03\n",
+	} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.do(chromedp.SetUploadFiles(chromedp.ID("connect-file"), []string{jan, feb}), chromedp.Click(chromedp.ID("upload-files")))
+	p.until("both files in the library", `document.querySelector('#files-list').innerText.includes('january.csv') &&
+		document.querySelector('#files-list').innerText.includes('february.csv')`)
+	p.do(
+		chromedp.Click(chromedp.CSS(`input[aria-label="Use february.csv"]`)),
+		chromedp.Click(chromedp.CSS(`input[aria-label="Use january.csv"]`)),
+		chromedp.Click(chromedp.ID("schema-source-pasted")),
+		chromedp.SetValue(chromedp.ID("schema-text"), peopleSchema),
+	)
+	if order := p.text("#chosen-files"); order != "Read in this order: february.csv, january.csv" {
+		t.Errorf("chosen files: %q", order)
+	}
+	if missing := p.unlabelled(); missing != "" {
+		t.Errorf("form controls without a label on /connect: %s", missing)
+	}
+	p.shot("connect")
+
+	p.do(chromedp.Click(chromedp.ID("start-connect-job")))
+	p.until("the job done", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status')?.innerText.includes('succeeded') &&
+		document.querySelector('#rows-table table') && document.querySelector('#issues-table table')`)
+	rows, issues := p.text("#rows-table"), p.text("#issues-table")
+	if i, j := strings.Index(rows, "cy@x.io"), strings.Index(rows, "ann@x.io"); i < 0 || j < 0 || i > j {
+		t.Errorf("rows not in the chosen file order:\n%s", rows)
+	}
+	if !strings.Contains(issues, "january.csv") || !strings.Contains(issues, "invalid_email") {
+		t.Errorf("issues do not name their file:\n%s", issues)
+	}
+	p.shot("connect-job")
+}
