@@ -37,6 +37,7 @@ const peopleCSV = "ID,E-mail,Joined\n1,ANN@x.io,31/01/2024\n2,bob@,01/02/2024\n3
 // then runs it. Without that, a small job can finish before its page has
 // loaded, and the page would have nothing to follow.
 func TestJob_uploadWatchDownload(t *testing.T) {
+	browserTest(t)
 	target := sqltest.SQLite(t)
 	app := apptest.StartRole(t, target, bootstrap.RoleAPI)
 	org := app.Org("Acme", identity.Normalize)
@@ -134,6 +135,7 @@ func TestJob_uploadWatchDownload(t *testing.T) {
 // TestKeys: create a key on /admin/keys, read it from the page once, use
 // it, revoke it in the page, and find its plaintext nowhere afterwards.
 func TestKeys(t *testing.T) {
+	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	org := app.Org("Acme", identity.Normalize)
 	admin := app.User(org, identity.Admin, false)
@@ -194,6 +196,7 @@ func TestKeys(t *testing.T) {
 // TestMemberWithoutConnect: a member sees no key management, and an
 // organization without connect gets the explanation; both as the API says.
 func TestMemberWithoutConnect(t *testing.T) {
+	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	org := app.Org("Bare", identity.Normalize)
 	member := app.User(org, identity.Member, false)
@@ -243,6 +246,7 @@ func TestMemberWithoutConnect(t *testing.T) {
 // TestStaffImpersonation: staff act as an organization with a banner on
 // every page, under that organization's entitlements (API.md §3), and stop.
 func TestStaffImpersonation(t *testing.T) {
+	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	home := app.Org("Tabnorm staff", identity.Normalize)
 	staff := app.User(home, identity.Member, true)
@@ -296,6 +300,7 @@ func TestStaffImpersonation(t *testing.T) {
 // TestSessions: the CSP is enforced, logout ends the session, and an
 // expired session goes back to the login page with a message.
 func TestSessions(t *testing.T) {
+	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	org := app.Org("Acme", identity.Normalize)
 	u := app.User(org, identity.Admin, false)
@@ -354,6 +359,7 @@ func TestSessions(t *testing.T) {
 // TestConnect: an organization with connect uploads files to its library,
 // picks two in an order, and runs one job over them.
 func TestConnect(t *testing.T) {
+	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	org := app.Org("Acme", identity.Normalize, identity.Connect)
 	admin := app.User(org, identity.Admin, false)

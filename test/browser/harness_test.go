@@ -37,6 +37,14 @@ func chromium(t *testing.T) string {
 	return path
 }
 
+// browserTest starts a browser test: in parallel with the others, and
+// only when there is a browser to run it (checked before the app starts).
+func browserTest(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	chromium(t)
+}
+
 // page is one browser tab on the app, which fails its test on any console
 // error, uncaught exception or browser log error (a CSP violation, a failed
 // load) that the test did not announce with expect.
