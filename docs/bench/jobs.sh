@@ -28,13 +28,20 @@ serve all 18181
 start=$(now)
 JOB=$(curl -sf -H "Authorization: Bearer $KEY" -F "file=@$DATA/contacts_1m.csv" -F "schema=<$SCHEMA" \
       http://127.0.0.1:18181/v1/jobs | sed 's/.*"id":"\(job_[^"]*\)".*/\1/')
-until curl -sf -H "Authorization: Bearer $KEY" "http://127.0.0.1:18181/v1/jobs/$JOB" | grep -q '"status":"succeeded"'; do sleep 0.05; done
+# The job's event stream ends with its terminal event: no polling, which
+# would itself take CPU from the job on a small machine.
+curl -sfN -H "Authorization: Bearer $KEY" "http://127.0.0.1:18181/v1/jobs/$JOB/events" | grep -q '^event: job.succeeded'
 e2e=$(echo "$(now) - $start" | bc)
+kill %1; wait %1 2>/dev/null || true
+# Offline, writing rows and issues to files as the job does, and to /dev/null.
+start=$(now)
+$TN normalize --schema "$SCHEMA" --out "$WORK/rows.jsonl" --errors "$WORK/issues.jsonl" "$DATA/contacts_1m.csv" 2>/dev/null
+files=$(echo "$(now) - $start" | bc)
 start=$(now)
 $TN normalize --schema "$SCHEMA" --errors /dev/null "$DATA/contacts_1m.csv" > /dev/null 2>&1
-offline=$(echo "$(now) - $start" | bc)
-kill %1; wait %1 2>/dev/null || true
-printf '1M-row job end to end: %.2f s; offline normalize: %.2f s; ratio %.2f (goal <= 1.3)\n' "$e2e" "$offline" "$(echo "$e2e / $offline" | bc -l)"
+devnull=$(echo "$(now) - $start" | bc)
+printf '1M-row job end to end: %.2f s; offline normalize writing files: %.2f s (ratio %.2f), to /dev/null: %.2f s (ratio %.2f); goal <= 1.3\n' \
+  "$e2e" "$files" "$(echo "$e2e / $files" | bc -l)" "$devnull" "$(echo "$e2e / $devnull" | bc -l)"
 
 # 1 GiB upload to an API-only node: nothing runs the job, so this is the upload path alone.
 BIG=$WORK/big.csv
