@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/application/accounts"
+	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
 )
 
@@ -35,6 +37,17 @@ func chromium(t *testing.T) string {
 		t.Skipf("*** SKIPPING browser tests: install chromium (apt-get install -y chromium) or set TABNORM_TEST_CHROMIUM *** (%v)", err)
 	}
 	return path
+}
+
+// person creates a user with a readable address, for readable screenshots.
+func person(t *testing.T, app *apptest.App, org identity.Organization, email string, role identity.Role, staff bool) identity.User {
+	t.Helper()
+	u, err := app.Accounts.CreateUser(context.Background(), accounts.NewUser{OrgID: org.ID, Email: email,
+		Password: apptest.Password, Role: role, IsStaff: staff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // browserTest starts a browser test: in parallel with the others, and

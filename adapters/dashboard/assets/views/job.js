@@ -45,8 +45,9 @@ function pager(path, caption, columns) {
     prev.addEventListener('click', () => { at--; load().catch((err) => box.set(problem(err))); });
     next.addEventListener('click', () => { at++; load().catch((err) => box.set(problem(err))); });
     const cols = typeof columns === 'function' ? columns(page.data) : columns;
+    const paged = at > 0 || page.next_cursor;
     box.set(table(caption, cols, page.data, `No ${caption.toLowerCase()}.`),
-      h('p', { class: 'pager' }, h('span', { class: 'muted' }, `Page ${at + 1}`), ' ', prev, ' ', next));
+      paged ? h('p', { class: 'pager' }, h('span', { class: 'muted' }, `Page ${at + 1}`), ' ', prev, ' ', next) : null);
   };
   return { el: box, load };
 }
