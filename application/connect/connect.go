@@ -35,40 +35,33 @@ func NewService(files ports.Files, jobs *jobs.Service, blobs ports.BlobStore, ta
 
 // Upload is a library file while it streams in.
 type Upload struct {
-	id       string
-	key      string
-	filename string
-	file     upload.File
+	id string
+	upload.Upload
 }
 
 // NewUpload reserves a file id; the bytes go to storage under it before
 // the record exists.
 func (s *Service) NewUpload(p identity.Principal, filename string) *Upload {
 	fileID := id.New(id.File)
-	return &Upload{id: fileID, key: connect.BlobKey(p.OrgID, fileID), filename: filename}
+	return &Upload{id: fileID, Upload: upload.New(connect.BlobKey(p.OrgID, fileID), filename)}
 }
 
 // Store streams the file into storage, exactly as job uploads are.
 func (s *Service) Store(ctx context.Context, u *Upload, r io.Reader) error {
-	f, err := upload.Put(ctx, s.blobs, s.tables, u.key, u.filename, r)
-	u.file = f
-	return err
+	return upload.Store(ctx, s.blobs, s.tables, &u.Upload, r)
 }
-
-// SHA256 is the uploaded file's hash, once stored.
-func (u *Upload) SHA256() string { return u.file.SHA256 }
 
 // Discard removes an upload that did not become a file record.
 func (s *Service) Discard(ctx context.Context, u *Upload) {
 	if u != nil {
-		_ = s.blobs.Delete(context.WithoutCancel(ctx), u.key)
+		upload.Discard(ctx, s.blobs, &u.Upload)
 	}
 }
 
 // CreateFile records a stored upload in the organization's library.
 func (s *Service) CreateFile(ctx context.Context, p identity.Principal, u *Upload) (connect.File, error) {
-	f := connect.File{ID: u.id, OrgID: p.OrgID, Filename: u.file.Filename, Format: string(u.file.Format), SizeBytes: u.file.Size,
-		SHA256: u.file.SHA256, CreatedAt: s.clock.Now()}
+	f := connect.File{ID: u.id, OrgID: p.OrgID, Filename: u.File.Filename, Format: string(u.File.Format), SizeBytes: u.File.Size,
+		SHA256: u.File.SHA256, CreatedAt: s.clock.Now()}
 	return f, s.files.Create(ctx, f)
 }
 

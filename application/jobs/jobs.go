@@ -72,33 +72,26 @@ func jobPrefix(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + 
 
 // Upload is a job's file while it streams in.
 type Upload struct {
-	JobID    string
-	Filename string
-	key      string
-	file     upload.File
+	JobID string
+	upload.Upload
 }
 
 // NewUpload reserves a job id for an upload; the file goes to storage
 // under it before the job row exists.
 func (s *Service) NewUpload(p identity.Principal, filename string) *Upload {
 	jobID := id.New(id.Job)
-	return &Upload{JobID: jobID, Filename: upload.Filename(filename), key: sourceKey(p.OrgID, jobID)}
+	return &Upload{JobID: jobID, Upload: upload.New(sourceKey(p.OrgID, jobID), filename)}
 }
 
-// Store streams the file into storage (see upload.Put).
+// Store streams the file into storage.
 func (s *Service) Store(ctx context.Context, u *Upload, r io.Reader) error {
-	f, err := upload.Put(ctx, s.blobs, s.tables, u.key, u.Filename, r)
-	u.file = f
-	return err
+	return upload.Store(ctx, s.blobs, s.tables, &u.Upload, r)
 }
-
-// SHA256 is the uploaded file's hash, once stored.
-func (u *Upload) SHA256() string { return u.file.SHA256 }
 
 // Discard removes an upload that did not become a job.
 func (s *Service) Discard(ctx context.Context, u *Upload) {
 	if u != nil {
-		_ = s.blobs.Delete(context.WithoutCancel(ctx), u.key)
+		upload.Discard(ctx, s.blobs, &u.Upload)
 	}
 }
 
@@ -114,7 +107,7 @@ type Params struct {
 // Create validates the parameters and, in one transaction, inserts the
 // job of an uploaded file, its job.queued event and its queue entry.
 func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, in Params) (job.Job, error) {
-	f := u.file
+	f := u.File
 	return s.Submit(ctx, p, Submission{JobID: u.JobID, SourceType: SourceUpload, Params: in,
 		Files: []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(f.Format), SizeBytes: f.Size, SHA256: f.SHA256}}})
 }

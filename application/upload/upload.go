@@ -36,6 +36,32 @@ func Filename(name string) string {
 	return name
 }
 
+// Upload is a client's file reserved under a blob key before it
+// arrives; Store fills in File.
+type Upload struct {
+	Key      string
+	Filename string
+	File     File
+}
+
+// New reserves an upload under key.
+func New(key, filename string) Upload { return Upload{Key: key, Filename: Filename(filename)} }
+
+// SHA256 is the stored file's hash.
+func (u *Upload) SHA256() string { return u.File.SHA256 }
+
+// Store streams r into the upload's key (see Put).
+func Store(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener, u *Upload, r io.Reader) error {
+	f, err := Put(ctx, blobs, tables, u.Key, u.Filename, r)
+	u.File = f
+	return err
+}
+
+// Discard removes the bytes of an upload that did not become a record.
+func Discard(ctx context.Context, blobs ports.BlobStore, u *Upload) {
+	_ = blobs.Delete(context.WithoutCancel(ctx), u.Key)
+}
+
 // Put streams r into the blob key while hashing it and keeping its first
 // bytes to tell the format. A read error (the body over its limit, a
 // dropped connection) abandons the blob and is returned as it is; a file
