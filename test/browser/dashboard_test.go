@@ -136,11 +136,8 @@ func TestJob_uploadWatchDownload(t *testing.T) {
 // it, revoke it in the page, and find its plaintext nowhere afterwards.
 func TestKeys(t *testing.T) {
 	browserTest(t)
-	app := apptest.Start(t, sqltest.SQLite(t))
-	org := app.Org("Acme", identity.Normalize)
-	admin := person(t, app, org, "ann@acme.test", identity.Admin, false)
-	p := open(t, app)
-	p.login(admin.Email)
+	p := signedIn(t, "Acme", "ann@acme.test", identity.Admin, identity.Normalize)
+	app := p.app
 	if nav := p.text("nav"); !strings.Contains(nav, "API keys") {
 		t.Fatalf("an admin's navigation has no API keys: %q", nav)
 	}
@@ -197,39 +194,16 @@ func TestKeys(t *testing.T) {
 // organization without connect gets the explanation; both as the API says.
 func TestMemberWithoutConnect(t *testing.T) {
 	browserTest(t)
-	app := apptest.Start(t, sqltest.SQLite(t))
-	org := app.Org("Bare", identity.Normalize)
-	member := person(t, app, org, "bo@bare.test", identity.Member, false)
-	p := open(t, app)
-	p.login(member.Email)
+	p := signedIn(t, "Bare", "bo@bare.test", identity.Member, identity.Normalize)
 	if nav := p.text("nav"); strings.Contains(nav, "API keys") || !strings.Contains(nav, "Jobs") {
 		t.Errorf("a member's navigation: %q", nav)
 	}
 
-	p.visit("/admin/keys")
-	if msg := p.text("#keys-forbidden"); !strings.Contains(msg, "Only organization admins manage API keys") {
-		t.Errorf("keys page for a member: %q", msg)
-	}
-	if eval[bool](p, `!!document.querySelector('#create-key, #keys-list')`) {
-		t.Error("a member is offered key management")
-	}
-	p.expect("/v1/admin/keys", "403")
-	if status, code := p.fetch("/v1/admin/keys"); status != 403 || code != "insufficient_permissions" {
-		t.Errorf("the API for a member's keys: %d %s", status, code)
-	}
+	p.refusal("/admin/keys", "Only organization admins manage API keys", "#create-key, #keys-list",
+		"/v1/admin/keys", "insufficient_permissions")
 	p.shot("keys-member")
-
-	p.visit("/connect")
-	if msg := p.text("#connect-unavailable"); !strings.Contains(msg, "Your organization does not have the connect product; ask your account team") {
-		t.Errorf("connect page without connect: %q", msg)
-	}
-	if eval[bool](p, `!!document.querySelector('#upload-form, #connect-job')`) {
-		t.Error("connect is offered to an organization without it")
-	}
-	p.expect("/v1/connect/files", "403")
-	if status, code := p.fetch("/v1/connect/files"); status != 403 || code != "forbidden_entitlement_missing" {
-		t.Errorf("the API for connect without it: %d %s", status, code)
-	}
+	p.refusal("/connect", "Your organization does not have the connect product; ask your account team",
+		"#upload-form, #connect-job", "/v1/connect/files", "forbidden_entitlement_missing")
 	p.shot("connect-unavailable")
 
 	// A phone: the page fits 375 px, nothing scrolls sideways but tables.
@@ -273,14 +247,9 @@ func TestStaffImpersonation(t *testing.T) {
 	if nav := p.text("nav"); !strings.Contains(nav, "API keys") || strings.Contains(nav, "Organizations") {
 		t.Errorf("navigation while acting as an admin of Acme: %q", nav)
 	}
-	if msg := p.text("#connect-unavailable"); !strings.Contains(msg, "does not have the connect product") {
-		t.Errorf("connect page while acting as Acme: %q", msg)
-	}
 	// The staff bypass is off while impersonating: Acme's entitlements apply.
-	p.expect("/v1/connect/files", "403")
-	if status, code := p.fetch("/v1/connect/files"); status != 403 || code != "forbidden_entitlement_missing" {
-		t.Errorf("connect while acting as Acme: %d %s", status, code)
-	}
+	p.refusal("/connect", "does not have the connect product", "#upload-form, #connect-job",
+		"/v1/connect/files", "forbidden_entitlement_missing")
 	if got := eval[string](p, `fetch('/auth/me').then((r) => r.json()).then((m) => m.impersonating?.organization_id ?? '')`); got != acme.ID {
 		t.Errorf("/auth/me impersonating %q, want %s", got, acme.ID)
 	}
@@ -301,11 +270,9 @@ func TestStaffImpersonation(t *testing.T) {
 // expired session goes back to the login page with a message.
 func TestSessions(t *testing.T) {
 	browserTest(t)
-	app := apptest.Start(t, sqltest.SQLite(t))
-	org := app.Org("Acme", identity.Normalize)
-	u := person(t, app, org, "ann@acme.test", identity.Admin, false)
-	p := open(t, app)
-	p.login(u.Email)
+	const email = "ann@acme.test"
+	p := signedIn(t, "Acme", email, identity.Admin, identity.Normalize)
+	app := p.app
 
 	// An injected inline script is refused by the browser, and reported.
 	p.expect("Content Security Policy")
@@ -335,7 +302,7 @@ func TestSessions(t *testing.T) {
 		t.Errorf("the old cookie after logout: %d %s", me.StatusCode, me.Body)
 	}
 
-	p.login(u.Email)
+	p.login(email)
 	p.visit("/schemas")
 	app.Clock.Advance(13 * time.Hour) // past the 12 h idle limit
 	p.expect("/auth/me", "401")
@@ -349,7 +316,7 @@ func TestSessions(t *testing.T) {
 	}
 	p.shot("login-expired")
 	p.do(
-		chromedp.SendKeys(chromedp.ID("email"), u.Email),
+		chromedp.SendKeys(chromedp.ID("email"), email),
 		chromedp.SendKeys(chromedp.ID("password"), apptest.Password),
 		chromedp.Click(chromedp.ID("sign-in")),
 	)
@@ -360,11 +327,7 @@ func TestSessions(t *testing.T) {
 // picks two in an order, and runs one job over them.
 func TestConnect(t *testing.T) {
 	browserTest(t)
-	app := apptest.Start(t, sqltest.SQLite(t))
-	org := app.Org("Acme", identity.Normalize, identity.Connect)
-	admin := person(t, app, org, "ann@acme.test", identity.Admin, false)
-	p := open(t, app)
-	p.login(admin.Email)
+	p := signedIn(t, "Acme", "ann@acme.test", identity.Admin, identity.Normalize, identity.Connect)
 	p.visit("/connect")
 	dir := t.TempDir()
 	jan, feb := filepath.Join(dir, "january.csv"), filepath.Join(dir, "february.csv")

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
@@ -48,6 +49,17 @@ func person(t *testing.T, app *apptest.App, org identity.Organization, email str
 		t.Fatal(err)
 	}
 	return u
+}
+
+// signedIn boots the app with one organization and one person in it, and
+// signs that person in.
+func signedIn(t *testing.T, orgName, email string, role identity.Role, products ...identity.Product) *page {
+	t.Helper()
+	app := apptest.Start(t, sqltest.SQLite(t))
+	person(t, app, app.Org(orgName, products...), email, role, false)
+	p := open(t, app)
+	p.login(email)
+	return p
 }
 
 // browserTest starts a browser test: in parallel with the others, and
@@ -289,6 +301,24 @@ func (p *page) fetch(path string) (int, string) {
 		Code   string `json:"code"`
 	}](p, fmt.Sprintf(`fetch(%q, {credentials: 'include'}).then(async (r) => ({status: r.status, code: (await r.json()).code ?? ''}))`, path))
 	return res.Status, res.Code
+}
+
+// refusal checks a page the caller may not use: it explains why (the
+// notice's text), offers none of controls (a CSS selector), and the API
+// refuses the page's own call to api with 403 and code.
+func (p *page) refusal(path, explanation, controls, api, code string) {
+	p.t.Helper()
+	p.visit(path)
+	if msg := p.text("main .notice"); !strings.Contains(msg, explanation) {
+		p.t.Errorf("%s explains %q, want %q", path, msg, explanation)
+	}
+	if eval[bool](p, fmt.Sprintf(`!!document.querySelector(%q)`, controls)) {
+		p.t.Errorf("%s offers %s", path, controls)
+	}
+	p.expect(api, "403")
+	if status, got := p.fetch(api); status != 403 || got != code {
+		p.t.Errorf("%s from %s: %d %s, want 403 %s", api, path, status, got, code)
+	}
 }
 
 // shot saves a full-page screenshot as a test artifact: into
