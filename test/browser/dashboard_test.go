@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -56,30 +57,58 @@ func TestJob_uploadWatchDownload(t *testing.T) {
 	p.until("the saved schema in the list", `document.querySelector('#schemas-list')?.innerText.includes('people')`)
 	p.shot("schemas")
 
-	p.visit("/jobs/new")
-	file := filepath.Join(t.TempDir(), "people.csv")
-	if err := os.WriteFile(file, []byte(peopleCSV), 0o644); err != nil {
-		t.Fatal(err)
+	// A job from a file dropped on the upload zone, with the saved schema.
+	startJob := func() string {
+		p.visit("/jobs/new")
+		csv, _ := json.Marshal(peopleCSV)
+		p.do(chromedp.Evaluate[chromedp.Void](`(() => {
+			const dropped = new DataTransfer();
+			dropped.items.add(new File([` + string(csv) + `], 'people.csv', { type: 'text/csv' }));
+			document.querySelector('.dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+		})()`))
+		p.until("the dropped file", `document.querySelector('#file').files[0]?.name === 'people.csv' &&
+			document.querySelector('#file-chosen').innerText.includes('people.csv')`)
+		if got := eval[string](p, `document.querySelector('#schema-id option:checked').textContent`); !strings.HasPrefix(got, "people") {
+			t.Fatalf("the saved schema is not picked: %q", got)
+		}
+		if eval[bool](p, `document.querySelector('#schema-text').checkVisibility()`) {
+			t.Error("the pasted-schema field shows while a saved schema is picked")
+		}
+		if missing := p.unlabelled(); missing != "" {
+			t.Errorf("form controls without a label on /jobs/new: %s", missing)
+		}
+		p.shot("new-job")
+		p.do(chromedp.Click(chromedp.ID("start-job")))
+		p.until("the job's page", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status')?.innerText.includes('queued')`)
+		return strings.TrimPrefix(eval[string](p, `location.pathname`), "/jobs/")
 	}
-	p.do(chromedp.SetUploadFiles(chromedp.ID("file"), []string{file}))
-	p.until("the chosen file", `document.querySelector('#file-chosen').innerText.includes('people.csv')`)
-	if got := eval[string](p, `document.querySelector('#schema-id option:checked').textContent`); !strings.HasPrefix(got, "people") {
-		t.Fatalf("the saved schema is not picked: %q", got)
+	key := apptest.Caller{Key: app.Key(org)}
+
+	// No worker runs yet: a second job can be canceled, then deleted.
+	other := startJob()
+	p.do(chromedp.Click(chromedp.ID("cancel-job")))
+	p.until("the job canceled", `document.querySelector('#job-status').innerText.includes('canceled') && !document.querySelector('#cancel-job')`)
+	if res := app.Do("GET", "/v1/jobs/"+other, key, nil); !strings.Contains(res.Body, `"status":"canceled"`) {
+		t.Errorf("the canceled job: %s", res.Body)
 	}
-	if eval[bool](p, `document.querySelector('#schema-text').checkVisibility()`) {
-		t.Error("the pasted-schema field shows while a saved schema is picked")
+	p.do(chromedp.Click(chromedp.ID("delete-job")))
+	p.until("the confirmation", `document.querySelector('#confirm')?.open`)
+	p.do(chromedp.Click(chromedp.CSS(`#confirm button.danger`)))
+	p.ready("/jobs")
+	if res := app.Do("GET", "/v1/jobs/"+other, key, nil); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the deleted job: %d %s", res.StatusCode, res.Body)
 	}
-	if missing := p.unlabelled(); missing != "" {
-		t.Errorf("form controls without a label on /jobs/new: %s", missing)
-	}
-	p.shot("new-job")
-	p.do(chromedp.Click(chromedp.ID("start-job")))
-	p.until("the job's page", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status')?.innerText.includes('queued')`)
-	jobID := strings.TrimPrefix(eval[string](p, `location.pathname`), "/jobs/")
+
+	jobID := startJob()
 	if now := eval[string](p, `document.querySelector('#progress').getAttribute('aria-valuenow')`); now != "0" {
 		t.Fatalf("a queued job's progress is %s%%", now)
 	}
 	p.shot("job-queued")
+	// The list, in a second tab, must follow the job without a reload.
+	list := p.another()
+	list.visit("/jobs")
+	list.until("the job queued in the list", `document.querySelector('#jobs-list').innerText.includes('queued')`)
+	list.do(chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
 
 	apptest.StartRole(t, target, bootstrap.RoleWorker, func(c *bootstrap.Config) { c.BlobURL = app.Config.BlobURL })
 	p.until("the progress bar at done", `document.querySelector('#progress').getAttribute('aria-valuenow') === '100' &&
@@ -127,9 +156,9 @@ func TestJob_uploadWatchDownload(t *testing.T) {
 		t.Errorf("downloaded CSV %q, want %q", got, want)
 	}
 
-	p.visit("/jobs")
-	p.until("the job in the list", fmt.Sprintf(`document.querySelector('#jobs-list a[href="/jobs/%s"]') && document.querySelector('#jobs-list').innerText.includes('succeeded')`, jobID))
-	p.shot("jobs")
+	list.until("the job succeeded in the list", fmt.Sprintf(`window.sameDocument &&
+		document.querySelector('#jobs-list a[href="/jobs/%s"]') && document.querySelector('#jobs-list').innerText.includes('succeeded')`, jobID))
+	list.shot("jobs")
 }
 
 // TestKeys: create a key on /admin/keys, read it from the page once, use

@@ -107,24 +107,37 @@ func open(t *testing.T, app *apptest.App) *page {
 		chromedp.WindowSize(width, height),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelAlloc)
+	return tab(t, app, allocCtx)
+}
+
+// tab opens a tab: in a new browser when parent is an allocator's
+// context, in the same browser (sharing its cookies) when it is a page's.
+func tab(t *testing.T, app *apptest.App, parent context.Context) *page {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(parent)
 	p := &page{t: t, ctx: ctx, app: app, downloads: t.TempDir()}
 	t.Cleanup(func() {
 		cancel()
-		cancelAlloc()
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		for _, msg := range p.problems {
 			t.Errorf("browser: %s", msg)
 		}
 	})
-	if err := chromedp.Do(ctx); err != nil { // starts the browser, with no timeout
+	if err := chromedp.Do(ctx); err != nil { // starts the browser or the tab, with no timeout
 		t.Fatalf("start Chromium: %v", err)
 	}
 	if err := chromedp.Listen(ctx, p.listen); err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// another opens a second tab in the same browser, signed in as this one.
+func (p *page) another() *page {
+	p.t.Helper()
+	return tab(p.t, p.app, p.ctx)
 }
 
 // listen runs in the tab's event loop: it only records.
