@@ -4,6 +4,7 @@
 package upload
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -15,6 +16,10 @@ import (
 	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/ports"
 )
+
+// writeBuffer is how much of an upload is gathered before each write to
+// the store.
+const writeBuffer = 1 << 20
 
 // MaxFilename bounds a stored file name, in bytes.
 const MaxFilename = 255
@@ -76,7 +81,13 @@ func Put(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener, k
 	}
 	h := sha256.New()
 	head := &headBuffer{max: 64 << 10}
-	n, err := io.Copy(io.MultiWriter(w, h, head), r)
+	// Multipart parts arrive in pieces of about 4 KiB: buffered, the
+	// store gets a few large writes instead of one system call a piece.
+	bw := bufio.NewWriterSize(w, writeBuffer)
+	n, err := io.Copy(io.MultiWriter(bw, h, head), r)
+	if err == nil {
+		err = bw.Flush()
+	}
 	if err != nil {
 		cancel()
 		_ = w.Close()
