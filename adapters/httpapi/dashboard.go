@@ -12,17 +12,17 @@ import (
 // dashboardHeaders are set on every dashboard response. The policy allows
 // only the dashboard's own files: no inline script or style, no plugins,
 // no framing, and API calls to this origin (and the API's, when apart).
-func dashboardHeaders(apiOrigin string) http.Header {
+func dashboardHeaders(apiOrigin string) map[string]string {
 	connect := "'self'"
 	if apiOrigin != "" {
 		connect += " " + apiOrigin
 	}
-	return http.Header{
-		"Content-Security-Policy": {"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-			"connect-src " + connect + "; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"},
-		"X-Frame-Options":        {"DENY"},
-		"Referrer-Policy":        {"same-origin"},
-		"X-Content-Type-Options": {"nosniff"},
+	return map[string]string{
+		"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+			"connect-src " + connect + "; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+		"X-Frame-Options":        "DENY",
+		"Referrer-Policy":        "same-origin",
+		"X-Content-Type-Options": "nosniff",
 	}
 }
 
@@ -44,7 +44,7 @@ func (a *API) mountDashboard(r *gin.Engine) gin.HandlerFunc {
 	}
 	secure := func(c *gin.Context) {
 		for k, v := range headers {
-			c.Writer.Header()[k] = v
+			c.Header(k, v)
 		}
 	}
 

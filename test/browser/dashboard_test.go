@@ -405,4 +405,8 @@ func TestConnect(t *testing.T) {
 	if rows := p.text("#rows-table"); !strings.Contains(rows, "ann@x.io") || strings.Contains(rows, "user3@x.io") {
 		t.Errorf("page 2 of the rows:\n%s", rows)
 	}
+	// The last page's Next is disabled: focus moved to the table, not lost.
+	if focused := eval[string](p, `document.activeElement.getAttribute('aria-label') ?? document.activeElement.tagName`); focused != "Rows" {
+		t.Errorf("focus after turning the page is on %q", focused)
+	}
 }

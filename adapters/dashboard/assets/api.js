@@ -32,8 +32,8 @@ export function url(path) {
 
 // call sends one request. json is sent as a JSON body, form as multipart;
 // the answer's JSON (or text) is returned, or an ApiError thrown.
-export async function call(method, path, { json, form, headers = {} } = {}) {
-  const init = { method, headers: { ...headers }, credentials: 'include' };
+export async function call(method, path, { json, form } = {}) {
+  const init = { method, headers: {}, credentials: 'include' };
   if (json !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(json);
@@ -60,20 +60,17 @@ export const get = (path) => call('GET', path);
 export const post = (path, json) => call('POST', path, { json });
 export const del = (path) => call('DELETE', path);
 
-// me reads the signed-in user, organization and the CSRF token.
-export async function me() {
-  const m = await get('/auth/me');
+// adopt takes the CSRF token from an answer with the /auth/me shape
+// (/auth/me itself, login, impersonation).
+function adopt(m) {
   csrfToken = m.csrf_token;
   localStorage.setItem(SIGNED_IN, '1');
   return m;
 }
 
-// adopt takes the CSRF token from an answer with the /auth/me shape
-// (login, impersonation).
-function adopt(m) {
-  csrfToken = m.csrf_token;
-  localStorage.setItem(SIGNED_IN, '1');
-  return m;
+// me reads the signed-in user, their organization and the CSRF token.
+export async function me() {
+  return adopt(await get('/auth/me'));
 }
 
 export async function login(email, password) {

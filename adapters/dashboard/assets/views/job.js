@@ -36,18 +36,28 @@ function pager(path, caption, columns) {
   const box = slot({ id: `${caption.toLowerCase()}-table` });
   const cursors = [null];
   let at = 0;
-  const load = async () => {
+  // load draws page at; after a turn, focus stays on the button that
+  // turned (or the table, when that button is now disabled).
+  const load = async (turned) => {
     const c = cursors[at];
     const page = await api.get(`${path}?format=json&limit=${PAGE}${c ? `&cursor=${encodeURIComponent(c)}` : ''}`);
     cursors[at + 1] = page.next_cursor;
-    const prev = h('button', { type: 'button', disabled: at === 0 }, '← Previous');
-    const next = h('button', { type: 'button', disabled: !page.next_cursor }, 'Next →');
-    prev.addEventListener('click', () => { at--; load().catch((err) => box.set(problem(err))); });
-    next.addEventListener('click', () => { at++; load().catch((err) => box.set(problem(err))); });
+    const buttons = {
+      prev: h('button', { type: 'button', disabled: at === 0 }, '← Previous'),
+      next: h('button', { type: 'button', disabled: !page.next_cursor }, 'Next →'),
+    };
+    const turn = (step, which) => {
+      at += step;
+      load(which).catch((err) => box.set(problem(err)));
+    };
+    buttons.prev.addEventListener('click', () => turn(-1, 'prev'));
+    buttons.next.addEventListener('click', () => turn(1, 'next'));
     const cols = typeof columns === 'function' ? columns(page.data) : columns;
     const paged = at > 0 || page.next_cursor;
     box.set(table(caption, cols, page.data, `No ${caption.toLowerCase()}.`),
-      paged ? h('p', { class: 'pager' }, h('span', { class: 'muted' }, `Page ${at + 1}`), ' ', prev, ' ', next) : null);
+      paged ? h('p', { class: 'pager' }, h('span', { class: 'muted' }, `Page ${at + 1}`), ' ', buttons.prev, ' ', buttons.next) : null);
+    const focus = buttons[turned];
+    if (focus) (focus.disabled ? box.querySelector('.table-wrap') : focus).focus();
   };
   return { el: box, load };
 }
