@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -216,6 +218,48 @@ func TestConnect_endToEnd(t *testing.T) {
 			expect(t, app.Do("DELETE", "/v1/connect/files/"+csv.ID, key, nil), 404, "not_found")
 			expect(t, app.Do("GET", "/v1/connect/jobs/"+j.ID+"/rows", key, nil), 200, "")
 		})
+	}
+}
+
+// A file gone from the store (by hand, or a failed disk) fails the job
+// with a reason naming it, instead of retrying forever.
+func TestConnect_fileGoneFromStore(t *testing.T) {
+	t.Parallel()
+	target := sqltest.SQLite(t)
+	api := apptest.StartRole(t, target, bootstrap.RoleAPI)
+	org := api.Org("Acme", identity.Normalize, identity.Connect)
+	key := apptest.Caller{Key: api.Key(org)}
+	kept, gone := addFile(t, api, key, "a.csv", connectCSV), addFile(t, api, key, "b.jsonl", connectJSONL)
+	res := api.Do("POST", "/v1/connect/jobs", key, map[string]any{"file_ids": []string{kept.ID, gone.ID}, "schema": json.RawMessage(peopleSchema)})
+	expect(t, res, 202, "")
+	var j jobView
+	res.JSON(t, &j)
+	dir := strings.TrimPrefix(api.Config.BlobURL, "file://")
+	if err := os.Remove(filepath.Join(dir, "org", org.ID, "files", gone.ID)); err != nil {
+		t.Fatal(err)
+	}
+	apptest.StartRole(t, target, bootstrap.RoleWorker, func(c *bootstrap.Config) { c.BlobURL = api.Config.BlobURL })
+	done := waitJob(t, api, key, j.ID)
+	if done.Status != "failed" || done.Error == nil || done.Error.Code != "unreadable_file" || !strings.Contains(done.Error.Message, gone.ID) {
+		t.Fatalf("job %s %+v", done.Status, done.Error)
+	}
+}
+
+// On a store that is not a local folder (S3 in production), the worker
+// copies each file before reading it.
+func TestConnect_remoteStore(t *testing.T) {
+	t.Parallel()
+	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) { c.BlobURL = "mem://" })
+	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect))}
+	csv := addFile(t, app, key, "a.csv", connectCSV)
+	jsonl := addFile(t, app, key, "b.jsonl", connectJSONL)
+	_, rows, issues := connectJob(t, app, key, jsonl.ID, csv.ID)
+	if got, want := rowIDs(rows), []string{"3 cy@x.io 2024-03-04", "1 dup@x.io 2024-03-05"}; !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	names := map[string]string{csv.ID: "a.csv", jsonl.ID: "b.jsonl"}
+	if got, want := issueList(issues, names), []string{"a.csv row 1 not_unique", "a.csv row 2 invalid_email"}; !slices.Equal(got, want) {
+		t.Fatalf("issues %v, want %v", got, want)
 	}
 }
 
