@@ -395,6 +395,10 @@ func TestConnect(t *testing.T) {
 	if issues := p.text("#issues-table"); !strings.Contains(issues, "january.csv") || !strings.Contains(issues, "invalid_email") {
 		t.Errorf("issues do not name their file:\n%s", issues)
 	}
+	// Each file was mapped by its own header.
+	if mapping := p.text("#outcome"); !strings.Contains(mapping, "february.csv\tid\tid\texact") || !strings.Contains(mapping, "january.csv\tE-mail\temail\tnormalized") {
+		t.Errorf("the mapping does not name each column's file:\n%s", mapping)
+	}
 	// February's rows come first, a page at a time; January's last one on page 2.
 	if rows := p.text("#rows-table"); !strings.Contains(rows, "user3@x.io") || strings.Contains(rows, "ann@x.io") || !strings.Contains(rows, "Page 1") {
 		t.Errorf("page 1 of the rows:\n%s", rows)

@@ -74,11 +74,17 @@ function rowColumns(j) {
   };
 }
 
-// issueColumns name each issue's file too when the job read several.
-function issueColumns(j) {
+// fileColumn names the file a row of a table belongs to, when the job
+// read several (each with its own header and its own issues).
+function fileColumn(j) {
+  if (j.source.files.length < 2) return null;
   const names = Object.fromEntries(j.source.files.map((f) => [f.id, f.filename]));
+  return ['File', (x) => names[x.source_file] ?? cellText(x.source_file)];
+}
+
+function issueColumns(j) {
   return [
-    j.source.files.length > 1 ? ['File', (i) => names[i.source_file] ?? cellText(i.source_file)] : null,
+    fileColumn(j),
     ['Row', (i) => i.row], ['Column', (i) => cellText(i.column)], ['Field', (i) => cellText(i.field)],
     ['Severity', (i) => i.severity], ['Code', (i) => h('code', {}, i.code)], ['Message', (i) => i.message],
     ['Value', (i) => cellText(i.value)],
@@ -99,9 +105,9 @@ function mapping(j) {
   if (!j.mapping?.length) return null;
   return h('section', { 'aria-labelledby': 'mapping-h' }, h('h2', { id: 'mapping-h' }, 'Column mapping'),
     table('Column mapping', [
-      ['Source column', (m) => m.source_column], ['Field', (m) => cellText(m.field)],
+      fileColumn(j), ['Source column', (m) => m.source_column], ['Field', (m) => cellText(m.field)],
       ['Method', (m) => m.method ?? '—'], ['Confidence', (m) => (m.confidence == null ? '—' : `${Math.round(m.confidence * 100)}%`)],
-    ], j.mapping));
+    ].filter(Boolean), j.mapping));
 }
 
 function facts(j) {
