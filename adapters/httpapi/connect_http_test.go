@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -412,4 +416,69 @@ func TestConnect_entitlement(t *testing.T) {
 	expect(t, app.Do("POST", "/auth/impersonate", staff, map[string]string{"organization_id": with.ID}), 200, "")
 	expect(t, app.Do("GET", "/v1/connect/files/"+file.ID, staff, nil), 200, "")
 	expect(t, app.Do("GET", "/v1/connect/files/"+staffFile.ID, staff, nil), 404, "not_found")
+}
+
+// TestConnect_responsesMatchOpenAPI checks real answers of the connect and
+// job routes, success and error alike, against openapi.json.
+func TestConnect_responsesMatchOpenAPI(t *testing.T) {
+	t.Parallel()
+	doc, err := libopenapi.NewDocument(httpapi.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	app := apptest.Start(t, sqltest.SQLite(t))
+	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect))}
+	check := func(req *http.Request, want int) string {
+		t.Helper()
+		req.Header.Set("Authorization", "Bearer "+key.Key)
+		res, err := app.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != want {
+			t.Fatalf("%s %s: %d, want %d: %s", req.Method, req.URL.Path, res.StatusCode, want, body)
+		}
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		if ok, verrs := v.ValidateHttpResponse(req, res); !ok {
+			for _, e := range verrs {
+				t.Errorf("%s %s → %d: %s: %s", req.Method, req.URL.Path, res.StatusCode, e.Message, e.Reason)
+				for _, se := range e.SchemaValidationErrors {
+					t.Errorf("  at %s: %s", se.Location, se.Reason)
+				}
+			}
+		}
+		return string(body)
+	}
+	get := func(path string) *http.Request {
+		req, _ := http.NewRequest("GET", app.URL+path, nil)
+		return req
+	}
+	postJSON := func(path, body string) *http.Request {
+		req, _ := http.NewRequest("POST", app.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	}
+	var f fileView
+	_ = json.Unmarshal([]byte(check(uploadTo(t, app, "/v1/connect/files", "a.csv", connectCSV, nil), 201)), &f)
+	check(get("/v1/connect/files"), 200)
+	check(get("/v1/connect/files/"+f.ID), 200)
+	check(get("/v1/connect/files/file_unknown"), 404)
+	var j jobView
+	_ = json.Unmarshal([]byte(check(postJSON("/v1/connect/jobs", `{"file_ids":["`+f.ID+`"],"schema":`+peopleSchema+`}`), 202)), &j)
+	check(postJSON("/v1/connect/jobs", `{"file_ids":["file_unknown"],"schema":`+peopleSchema+`}`), 422)
+	waitJob(t, app, key, j.ID)
+	check(get("/v1/connect/jobs/"+j.ID), 200)
+	check(get("/v1/connect/jobs"), 200)
+	check(get("/v1/jobs/"+j.ID), 200)
+	check(get("/v1/connect/jobs/"+j.ID+"/rows"), 200)
+	check(get("/v1/connect/jobs/"+j.ID+"/errors"), 200)
 }
