@@ -72,7 +72,7 @@ func (a *API) createJob(c *gin.Context) {
 			return idempotency.Response{}, err
 		}
 		body, err := json.Marshal(jobs.NewView(j))
-		return idempotency.Response{Status: http.StatusAccepted, Location: "/v1/jobs/" + j.ID, Body: body}, err
+		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
 	})
 	if err != nil || replayed {
 		a.deps.Jobs.Discard(ctx, up) // refused, or a replay: this upload is not a job
