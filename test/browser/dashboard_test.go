@@ -414,3 +414,38 @@ func TestConnect(t *testing.T) {
 		t.Errorf("focus after turning the page is on %q", focused)
 	}
 }
+
+// TestConnectOnly: an organization with connect but not normalize follows
+// its connect jobs through the connect routes, on the same pages.
+func TestConnectOnly(t *testing.T) {
+	browserTest(t)
+	p := signedIn(t, "Solo", "sol@solo.test", identity.Admin, identity.Connect)
+	path := filepath.Join(t.TempDir(), "march.csv")
+	if err := os.WriteFile(path, []byte("ID,E-mail,Joined\n1,ann@x.io,2024-03-01\n2,bob@,2024-03-02\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.visit("/connect")
+	p.do(chromedp.SetUploadFiles(chromedp.ID("connect-file"), []string{path}), chromedp.Click(chromedp.ID("upload-files")))
+	p.until("the file in the library", `document.querySelector('#files-list').innerText.includes('march.csv')`)
+	p.do(
+		chromedp.Click(chromedp.CSS(`input[aria-label="Use march.csv"]`)),
+		chromedp.Click(chromedp.ID("schema-source-pasted")),
+		chromedp.SetValue(chromedp.ID("schema-text"), peopleSchema),
+		chromedp.Click(chromedp.ID("start-connect-job")),
+	)
+	p.until("the job done", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status')?.innerText.includes('succeeded') &&
+		document.querySelector('#rows-table table') && document.querySelector('#issues-table table')`)
+	if rows := p.text("#rows-table"); !strings.Contains(rows, "ann@x.io") || strings.Contains(rows, "bob@") {
+		t.Errorf("rows:\n%s", rows)
+	}
+	if href := eval[string](p, `document.querySelector('#download-rows-csv').getAttribute('href')`); !strings.HasPrefix(href, "/v1/connect/jobs/job_") {
+		t.Errorf("rows download at %q, want the connect route", href)
+	}
+	p.visit("/jobs")
+	p.until("the job listed", `document.querySelector('#jobs-list').innerText.includes('march.csv') &&
+		document.querySelector('#jobs-list').innerText.includes('succeeded')`)
+	// Uploads and saved schemas are normalize's: not offered.
+	if nav := p.text("nav"); strings.Contains(nav, "New job") || strings.Contains(nav, "Schemas") || !strings.Contains(nav, "Connect") {
+		t.Errorf("navigation without normalize: %q", nav)
+	}
+}

@@ -106,3 +106,10 @@ function sessionEnded() {
 export function entitled(m, product) {
   return m.organization.products.includes(product) || (m.user.is_staff && !m.impersonating);
 }
+
+// jobsPath is where the organization's jobs are read: /v1/jobs belongs to
+// normalize; an organization with connect alone reads its jobs under
+// /v1/connect/jobs (API.md §8).
+export function jobsPath(m) {
+  return entitled(m, 'normalize') || !entitled(m, 'connect') ? '/v1/jobs' : '/v1/connect/jobs';
+}

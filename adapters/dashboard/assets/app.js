@@ -31,7 +31,11 @@ const top = document.getElementById('top');
 const report = (err) => main.prepend(problem(err));
 
 function header(me) {
-  const links = [['/jobs', 'Jobs'], ['/jobs/new', 'New job'], ['/schemas', 'Schemas'], ['/connect', 'Connect']];
+  // Uploads and saved schemas belong to normalize; connect explains itself
+  // when the organization lacks it.
+  const links = api.entitled(me, 'normalize')
+    ? [['/jobs', 'Jobs'], ['/jobs/new', 'New job'], ['/schemas', 'Schemas'], ['/connect', 'Connect']]
+    : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
   if (me.user.role === 'admin') links.push(['/admin/keys', 'API keys']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);
   const here = location.pathname === '/' ? '/jobs' : location.pathname;

@@ -10,8 +10,8 @@ const PAGE = 25;
 // follow calls progress for each event of a running job and done with the
 // final job. A broken stream (network, restart, expired session) is
 // replaced by reading the job, and followed again while it runs.
-function follow(id, progress, done, failed) {
-  const events = new EventSource(api.url(`/v1/jobs/${id}/events`), { withCredentials: true });
+function follow(path, progress, done, failed) {
+  const events = new EventSource(api.url(`${path}/events`), { withCredentials: true });
   for (const kind of ['job.queued', 'job.started', 'job.progress']) {
     events.addEventListener(kind, (e) => progress(JSON.parse(e.data)));
   }
@@ -23,8 +23,8 @@ function follow(id, progress, done, failed) {
   }
   events.addEventListener('error', () => {
     events.close();
-    api.get(`/v1/jobs/${id}`).then((j) => {
-      if (ACTIVE.includes(j.status)) setTimeout(() => follow(id, progress, done, failed), 2000);
+    api.get(path).then((j) => {
+      if (ACTIVE.includes(j.status)) setTimeout(() => follow(path, progress, done, failed), 2000);
       else done(j);
     }, failed);
   });
@@ -91,9 +91,9 @@ function issueColumns(j) {
   ].filter(Boolean);
 }
 
-function downloads(id) {
+function downloads(path) {
   const link = (what, format, label) => h('li', {}, h('a', {
-    href: api.url(`/v1/jobs/${id}/${what}?format=${format}`), download: '', id: `download-${what}-${format}`,
+    href: api.url(`${path}/${what}?format=${format}`), download: '', id: `download-${what}-${format}`,
   }, label));
   return h('section', { 'aria-labelledby': 'downloads-h' }, h('h2', { id: 'downloads-h' }, 'Downloads'),
     h('ul', { class: 'downloads' },
@@ -119,8 +119,9 @@ function facts(j) {
     row('Attempts', String(j.attempts)));
 }
 
-export default async function job(main, { params: [id] }) {
-  const j = await api.get(`/v1/jobs/${id}`);
+export default async function job(main, { me, params: [id] }) {
+  const path = `${api.jobsPath(me)}/${id}`;
+  const j = await api.get(path);
   const bar = h('div', { class: 'bar' });
   const meter = h('div', { class: 'progress', role: 'progressbar', id: 'progress', 'aria-labelledby': 'progress-h',
     'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0' }, bar);
@@ -151,7 +152,7 @@ export default async function job(main, { params: [id] }) {
   const remove = h('button', { type: 'button', id: 'delete-job', class: 'danger' }, 'Delete job');
   cancel.addEventListener('click', () => busy(cancel, async () => {
     try {
-      render(await api.post(`/v1/jobs/${id}/cancel`));
+      render(await api.post(`${path}/cancel`));
     } catch (err) {
       failed(err);
     }
@@ -161,7 +162,7 @@ export default async function job(main, { params: [id] }) {
     if (!sure) return;
     busy(remove, async () => {
       try {
-        await api.del(`/v1/jobs/${id}`);
+        await api.del(path);
         location.assign('/jobs');
       } catch (err) {
         failed(err);
@@ -177,12 +178,12 @@ export default async function job(main, { params: [id] }) {
       outcome.set(notice('error', h('p', {}, h('strong', {}, v.error.code), ': ', v.error.message)), mapping(v));
     } else if (v.status === 'succeeded') {
       const r = v.result;
-      const rows = pager(`/v1/jobs/${id}/rows`, 'Rows', rowColumns(v));
-      const issues = pager(`/v1/jobs/${id}/errors`, 'Issues', issueColumns(v));
+      const rows = pager(`${path}/rows`, 'Rows', rowColumns(v));
+      const issues = pager(`${path}/errors`, 'Issues', issueColumns(v));
       outcome.set(
         notice('ok', h('p', { id: 'result-summary' }, `${count(r.row_count)} valid rows, ${count(r.rejected_count)} rejected, ${count(r.issue_count)} issues.`),
           r.issues_truncated ? h('p', {}, 'The issue report stopped at max_errors; more rows had issues.') : null),
-        downloads(id), mapping(v),
+        downloads(path), mapping(v),
         h('section', { 'aria-labelledby': 'rows-h' }, h('h2', { id: 'rows-h' }, 'Rows'), rows.el),
         h('section', { 'aria-labelledby': 'issues-h' }, h('h2', { id: 'issues-h' }, 'Issues'), issues.el),
         r.inferred_schema ? h('section', { 'aria-labelledby': 'inferred-h' }, h('h2', { id: 'inferred-h' }, 'Inferred schema'),
@@ -195,5 +196,5 @@ export default async function job(main, { params: [id] }) {
   }
 
   render(j);
-  if (ACTIVE.includes(j.status)) follow(id, (e) => progress(e.status, e.progress), render, failed);
+  if (ACTIVE.includes(j.status)) follow(path, (e) => progress(e.status, e.progress), render, failed);
 }

@@ -26,9 +26,9 @@ function render(page, cursor) {
   return [rows, nav];
 }
 
-export default async function jobs(main) {
+export default async function jobs(main, { me }) {
   const cursor = new URLSearchParams(location.search).get('cursor');
-  const path = '/v1/jobs?limit=50' + (cursor ? `&cursor=${encodeURIComponent(cursor)}` : '');
+  const path = `${api.jobsPath(me)}?limit=50` + (cursor ? `&cursor=${encodeURIComponent(cursor)}` : '');
   const list = slot({ id: 'jobs-list' });
   show(main, 'Jobs', h('p', {}, h('a', { href: '/jobs/new', class: 'button' }, 'New job')), list);
   let last = '';
