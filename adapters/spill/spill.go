@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"slices"
 	"sort"
 
 	"github.com/tabnorm/tabnorm/domain/normalize"
@@ -65,10 +64,14 @@ func (x *Index) Has(h uint64) bool {
 
 // Add implements normalize.UniqueIndex.
 func (x *Index) Add(h uint64) bool {
-	if x.Has(h) {
+	for _, r := range x.runs {
+		if r.has(h, x) {
+			return false
+		}
+	}
+	if !x.mem.Add(h) { // one probe of the table, not a lookup and then an insert
 		return false
 	}
-	x.mem.Add(h)
 	if x.mem.Len() >= x.memMax && x.err == nil {
 		if err := x.spill(); err != nil {
 			x.err = err
@@ -80,32 +83,40 @@ func (x *Index) Add(h uint64) bool {
 // Err reports the first disk error (the index then kept growing in memory).
 func (x *Index) Err() error { return x.err }
 
-// spill writes the in-memory hashes as a sorted run and starts afresh.
+// spill writes the in-memory hashes as a sorted run and empties the table,
+// which sorts them in its own memory, so a spill needs little more than
+// the run's Bloom filter and a small write buffer.
 func (x *Index) spill() error {
-	hashes := make([]uint64, 0, x.mem.Len())
-	x.mem.Each(func(h uint64) { hashes = append(hashes, h) })
-	slices.Sort(hashes)
 	f, err := os.CreateTemp(x.dir, "unique-*.run")
 	if err != nil {
 		return fmt.Errorf("spill unique index: %w", err)
 	}
-	_ = os.Remove(f.Name())                                  // unlinked: the file goes with its descriptor
-	words := (len(hashes)*bloomBitsPerEntry + 511) / 512 * 8 // whole 512-bit blocks
-	r := &run{f: f, n: len(hashes), bloom: make([]uint64, words)}
-	buf := make([]byte, 8*len(hashes))
-	for i, h := range hashes {
-		binary.LittleEndian.PutUint64(buf[8*i:], h)
-		r.setBloom(h)
-		if i%blockEntries == 0 {
-			r.sparse = append(r.sparse, h)
+	_ = os.Remove(f.Name()) // unlinked: the file goes with its descriptor
+	var r *run
+	err = x.mem.Flush(func(hashes []uint64) error {
+		words := (len(hashes)*bloomBitsPerEntry + 511) / 512 * 8 // whole 512-bit blocks
+		r = &run{f: f, n: len(hashes), bloom: make([]uint64, words)}
+		buf := make([]byte, 0, 64<<10)
+		for i, h := range hashes {
+			buf = binary.LittleEndian.AppendUint64(buf, h)
+			r.setBloom(h)
+			if i%blockEntries == 0 {
+				r.sparse = append(r.sparse, h)
+			}
+			if len(buf) == cap(buf) || i == len(hashes)-1 {
+				if _, err := f.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
 		}
-	}
-	if _, err := f.Write(buf); err != nil {
+		return nil
+	})
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("spill unique index: %w", err)
 	}
 	x.runs = append(x.runs, r)
-	x.mem = normalize.NewMemoryIndexSized(x.memMax)
 	return nil
 }
 

@@ -1,5 +1,7 @@
 package normalize
 
+import "slices"
+
 // UniqueIndex remembers the 64-bit hashes of accepted unique values and
 // primary keys. The engine keeps one per unique field and one for the
 // primary key; the default is in memory (NewMemoryIndex), and callers with
@@ -47,6 +49,33 @@ func (s *hashSet) Each(fn func(uint64)) {
 			fn(h)
 		}
 	}
+}
+
+// Flush hands fn the set's hashes, sorted, in the set's own memory, and
+// empties the set, which keeps that memory for the hashes to come: a
+// spilling index writes a full set out with no copy of it. If fn fails,
+// the set keeps its hashes.
+func (s *hashSet) Flush(fn func(sorted []uint64) error) error {
+	n := 0
+	for _, h := range s.slots {
+		if h != 0 {
+			s.slots[n] = h
+			n++
+		}
+	}
+	hs := s.slots[:n]
+	slices.Sort(hs)
+	err := fn(hs)
+	var keep []uint64
+	if err != nil {
+		keep = slices.Clone(hs)
+	}
+	clear(s.slots)
+	s.n = 0
+	for _, h := range keep {
+		s.add(h)
+	}
+	return err
 }
 
 // hashSet is a set of non-zero 64-bit hashes with open addressing: about
