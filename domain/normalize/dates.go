@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Date orders for numeric dates without a four-digit first part.
@@ -152,27 +153,66 @@ func expandYear(y int) int {
 }
 
 // parseMonthName reads "Jan 31 2024", "31 January 2024", "January 31,
-// 2024", "31-Jan-2024" and "11-May-11".
+// 2024", "31-Jan-2024" and "11-May-11": three words, case ignored.
 func parseMonthName(s string) (dateParts, bool) {
-	var p dateParts
-	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ' ' || r == '-' || r == '/' || r == ',' || r == '.' })
-	if len(f) != 3 {
-		return p, false
+	var f [3]string
+	if !isASCII(s) {
+		words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r < utf8.RuneSelf && monthSep(byte(r)) })
+		if len(words) != len(f) {
+			return dateParts{}, false
+		}
+		copy(f[:], words)
+		return monthNameDate(f)
 	}
-	var nums []string
+	n := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && monthSep(s[i]) {
+			i++
+		}
+		start := i
+		for i < len(s) && !monthSep(s[i]) {
+			i++
+		}
+		if i > start {
+			if n == len(f) {
+				return dateParts{}, false
+			}
+			f[n] = s[start:i]
+			n++
+		}
+	}
+	if n != len(f) {
+		return dateParts{}, false
+	}
+	return monthNameDate(f)
+}
+
+func monthSep(c byte) bool { return c == ' ' || c == '-' || c == '/' || c == ',' || c == '.' }
+
+// monthNameDate reads the three words of a date with a month name, A–Z
+// read as a–z.
+func monthNameDate(f [3]string) (dateParts, bool) {
+	var p dateParts
+	var nums [2]string
+	n := 0
 	month := 0
 	for _, w := range f {
-		if m, ok := monthNames[w]; ok && month == 0 {
+		if m := monthNumber(w); m > 0 && month == 0 {
 			month = m
 			continue
 		}
-		w = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(w, "st"), "nd"), "rd"), "th")
-		if !allDigits(w) || w == "" {
+		for _, suffix := range [...]string{"st", "nd", "rd", "th"} {
+			if len(w) >= 2 && w[len(w)-2]|0x20 == suffix[0] && w[len(w)-1]|0x20 == suffix[1] {
+				w = w[:len(w)-2]
+			}
+		}
+		if !allDigits(w) || w == "" || n == len(nums) {
 			return p, false
 		}
-		nums = append(nums, w)
+		nums[n] = w
+		n++
 	}
-	if month == 0 || len(nums) != 2 {
+	if month == 0 || n != len(nums) {
 		return p, false
 	}
 	day, year := nums[0], nums[1]
@@ -188,6 +228,22 @@ func parseMonthName(s string) (dateParts, bool) {
 		return p, false
 	}
 	return p, validDay(p.y, p.m, p.d)
+}
+
+// monthNumber looks w up in monthNames with A–Z folded, or returns 0.
+func monthNumber(w string) int {
+	var b [9]byte // "september"
+	if len(w) > len(b) {
+		return 0
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return monthNames[string(b[:len(w)])]
 }
 
 // atoiDigits reads a short string of ASCII digits (checked by the caller).
@@ -310,6 +366,31 @@ func parseDateTime(s, order string) (time.Time, bool, bool) {
 	}
 	t := time.Date(d.y, time.Month(d.m), d.d, hh, mm, ss, nanos, time.FixedZone("", offset)).UTC()
 	return t, d.twoDigitYear, true
+}
+
+// isoDate tells whether s is a valid date written YYYY-MM-DD, the
+// canonical form, which the date coercer then keeps as it is.
+func isoDate(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return validDay(atoiDigits(s[:4]), atoiDigits(s[5:7]), atoiDigits(s[8:]))
+}
+
+// appendDate writes p as YYYY-MM-DD to sc.
+func appendDate(sc *scratch, p dateParts) string {
+	mark := len(sc.buf)
+	sc.buf = appendPadded(sc.buf, p.y, 4)
+	sc.buf = append(sc.buf, '-')
+	sc.buf = appendPadded(sc.buf, p.m, 2)
+	sc.buf = append(sc.buf, '-')
+	sc.buf = appendPadded(sc.buf, p.d, 2)
+	return sc.since(mark)
 }
 
 func formatDate(p dateParts) string {

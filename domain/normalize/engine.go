@@ -164,20 +164,23 @@ type batch struct {
 	json   []byte
 	hashes []uint64 // backing store of every row's uniques
 	bytes  int64    // reader position after this batch
+	sc     scratch  // the coerced values of the row being processed
 }
 
 // plan is one source compiled: where each column goes and how.
 type plan struct {
-	fileID   string
-	header   []string
-	to       []int // source column → field index, -1 unmapped
-	columns  []column
-	fieldKey [][]byte // `"name":` per field
-	uniq     []int    // field indexes with unique constraints
-	pk       []int    // primary key field indexes
-	missing  []string
-	maxMiss  int // longest missing value
-	opts     Options
+	fileID    string
+	header    []string
+	to        []int // source column → field index, -1 unmapped
+	columns   []column
+	fieldKey  [][]byte // `{"name":` for the first field, `,"name":` for the others
+	uniq      []int    // field indexes with unique constraints
+	pk        []int    // primary key field indexes
+	missing   []string
+	maxMiss   int       // longest missing value
+	missEmpty bool      // "" is a missing value
+	missFirst [256]bool // the first bytes of the others
+	opts      Options
 }
 
 type writer struct {
@@ -391,10 +394,19 @@ func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 	p := &plan{fileID: src.FileID, header: header, to: to, missing: s.MissingValues, opts: w.in.Options}
 	for _, m := range s.MissingValues {
 		p.maxMiss = max(p.maxMiss, len(m))
+		if m == "" {
+			p.missEmpty = true
+		} else {
+			p.missFirst[m[0]] = true
+		}
 	}
 	for i, f := range s.Fields {
 		p.columns = append(p.columns, compile(f, w.in.Mode, orders[i], w.in.Options.PhoneRegion))
-		p.fieldKey = append(p.fieldKey, append(appendJSONString(nil, f.Name), ':'))
+		sep := byte(',')
+		if i == 0 {
+			sep = '{'
+		}
+		p.fieldKey = append(p.fieldKey, append(appendJSONString([]byte{sep}, f.Name), ':'))
 		if f.Constraints.Unique {
 			p.uniq = append(p.uniq, i)
 		}
@@ -467,8 +479,10 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 	h.SetSeed(seed)
 	nFields := len(p.columns)
 	vals := make([]string, nFields)
-	kinds := make([]int8, nFields) // 0 null, 1 string, 2 raw
+	kinds := make([]int8, nFields) // 0 null, 1 string, 2 raw, 3 string that needs no escaping
+	sc := &b.sc
 	for _, rec := range b.recs {
+		sc.buf = sc.buf[:0] // the previous row's values are written out
 		ro := rowOut{number: int64(rec.Number), ok: true, start: len(b.json)}
 		if rec.RowIssue != nil {
 			ro.ok = false
@@ -503,7 +517,7 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 				continue
 			}
 			col := &p.columns[f]
-			v, prob := col.value(s)
+			v, prob := col.value(s, sc)
 			if prob != nil {
 				raw := rec.Cells[c]
 				sev := prob.severity
@@ -520,9 +534,12 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 				}
 			}
 			vals[f] = v
-			if col.kind == kindRaw {
+			switch {
+			case col.kind == kindRaw:
 				kinds[f] = 2
-			} else {
+			case col.plain:
+				kinds[f] = 3
+			default:
 				kinds[f] = 1
 			}
 		}
@@ -559,19 +576,20 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			}
 			ro.pk = h.Sum64() | 1
 		}
-		b.json = append(b.json, '{')
+		if len(p.columns) == 0 {
+			b.json = append(b.json, '{')
+		}
 		for f := range p.columns {
-			if f > 0 {
-				b.json = append(b.json, ',')
-			}
 			b.json = append(b.json, p.fieldKey[f]...)
 			switch kinds[f] {
 			case 0:
 				b.json = append(b.json, "null"...)
 			case 1:
 				b.json = appendJSONString(b.json, vals[f])
-			default:
+			case 2:
 				b.json = append(b.json, vals[f]...)
+			default:
+				b.json = append(append(append(b.json, '"'), vals[f]...), '"')
 			}
 		}
 		if p.opts.KeepUnmapped {
@@ -598,9 +616,15 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 }
 
 // isMissing compares with the schema's few missing values (a map costs
-// more than a short scan).
+// more than a short scan), only when the first byte could start one.
 func (p *plan) isMissing(s string) bool {
 	if len(s) > p.maxMiss {
+		return false
+	}
+	if len(s) == 0 {
+		return p.missEmpty
+	}
+	if !p.missFirst[s[0]] {
 		return false
 	}
 	for _, m := range p.missing {
@@ -759,6 +783,9 @@ func appendOptString(b []byte, s string) []byte {
 // trimSpace trims ASCII and Unicode spaces (including no-break spaces)
 // without allocating.
 func trimSpace(s string) string {
+	if len(s) == 0 || !mayBeSpace[s[0]] && !mayBeSpace[s[len(s)-1]] {
+		return s // the usual cell: nothing to trim
+	}
 	for len(s) > 0 {
 		c := s[0]
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' {
@@ -792,6 +819,29 @@ func trimSpace(s string) string {
 	return s
 }
 
+// mayBeSpace marks the bytes that can start or end a space trimSpace
+// trims: ASCII white space, and the first and last bytes of the UTF-8 of
+// U+00A0, U+2007, U+202F, U+3000 and U+FEFF.
+var mayBeSpace = func() (t [256]bool) {
+	for _, c := range " \t\n\r\v\f" {
+		t[c] = true
+	}
+	for _, r := range "\u00a0\u2007\u202f\u3000\ufeff" {
+		b := []byte(string(r))
+		t[b[0]], t[b[len(b)-1]] = true, true
+	}
+	return t
+}()
+
+// jsonPlain marks the bytes a JSON string holds as they are: printable
+// ASCII but the quote and the backslash.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
@@ -799,12 +849,12 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if jsonPlain[s[i]] {
+			i++
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -19,17 +19,17 @@ func FuzzCoerceNumber(f *testing.F) {
 		if len(dec) > 1 {
 			dec = dec[:1]
 		}
-		v, ok := parseDecimal(s, dec, "")
+		v, ok := parseDecimal(new(scratch), s, dec, "")
 		if !ok {
 			return
 		}
 		if !json.Valid([]byte(v)) {
 			t.Fatalf("%q → %q is not a JSON number", s, v)
 		}
-		if again, ok := parseDecimal(v, "", ""); !ok || again != v {
+		if again, ok := parseDecimal(new(scratch), v, "", ""); !ok || again != v {
 			t.Fatalf("%q → %q → %q, %v: not canonical", s, v, again, ok)
 		}
-		if i, ok := parseInteger(s, dec, ""); ok && strings.ContainsAny(i, ".eE") {
+		if i, ok := parseInteger(new(scratch), s, dec, ""); ok && strings.ContainsAny(i, ".eE") {
 			t.Fatalf("integer %q has a fraction or exponent", i)
 		}
 	})
@@ -66,12 +66,12 @@ func FuzzCoerceText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if v, ok := parseEmail(s); ok {
-			if again, ok := parseEmail(v); !ok || again != v {
+		if v, ok := parseEmail(new(scratch), s); ok {
+			if again, ok := parseEmail(new(scratch), v); !ok || again != v {
 				t.Fatalf("email %q → %q not canonical", s, v)
 			}
 		}
-		if v, ok := parsePhone(s, "US"); ok && (!strings.HasPrefix(v, "+") || len(v) > 16 || !allDigits(v[1:])) {
+		if v, ok := parsePhone(new(scratch), s, "US"); ok && (!strings.HasPrefix(v, "+") || len(v) > 16 || !allDigits(v[1:])) {
 			t.Fatalf("phone %q → %q is not E.164", s, v)
 		}
 		if v, ok := parseCountry(s); ok && len(v) != 2 {

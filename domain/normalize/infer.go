@@ -51,7 +51,7 @@ var candidates = []candidate{
 		_, _, ok := parseDateTime(s, orderMDY)
 		return ok && tp != ""
 	}},
-	{schema.String, schema.Email, func(s string) bool { _, ok := parseEmail(s); return ok }},
+	{schema.String, schema.Email, func(s string) bool { _, ok := parseEmail(new(scratch), s); return ok }},
 	{schema.String, schema.UUID, func(s string) bool { _, ok := parseUUID(s); return ok }},
 	{schema.String, schema.URI, func(s string) bool { _, ok := parseURI(s); return ok && strings.Contains(s, "://") }},
 	{schema.String, schema.Country, func(s string) bool { _, ok := parseCountry(s); return ok && len(s) > 1 }},

@@ -15,8 +15,11 @@ var currencySymbols = "$€£¥₹₽₩₺₪₫₴₦₱฿"
 // dropped, currency symbols and codes dropped, (12) and 12- as negatives,
 // a trailing % dropped ("percent as given": 12% is 12). decimal and group
 // are "" for auto.
-func parseDecimal(s, decimal, group string) (string, bool) {
+func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
 	if v, ok := plainDecimal(s, decimal); ok {
+		return v, true
+	}
+	if v, ok := zeroPaddedDigits(s); ok {
 		return v, true
 	}
 	s = strings.TrimSpace(s)
@@ -44,7 +47,7 @@ func parseDecimal(s, decimal, group string) (string, bool) {
 	// Exponent notation passes through when it is a plain JSON number.
 	if i := strings.IndexAny(s, "eE"); i > 0 {
 		mant, exp := s[:i], s[i+1:]
-		m, ok := parseDecimal(mant, decimal, group)
+		m, ok := parseDecimal(sc, mant, decimal, group)
 		if !ok || strings.HasPrefix(m, "-") || !isExponent(exp) {
 			return "", false
 		}
@@ -57,45 +60,68 @@ func parseDecimal(s, decimal, group string) (string, bool) {
 	default:
 		dec = guessDecimal(s, group)
 	}
-	var intPart, frac strings.Builder
-	seenDec, digits := false, 0
+	// The digits are written to sc as they come, a sign first, the integer
+	// part's leading zeros skipped, and a point before the first digit of
+	// the fraction.
+	mark := len(sc.buf)
+	sc.buf = append(sc.buf, '-')
+	seenDec, intDigits, digits, nonZero := false, 0, 0, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= '0' && c <= '9':
 			if seenDec {
-				frac.WriteByte(c)
+				if len(sc.buf) == mark+1 {
+					sc.buf = append(sc.buf, '0') // the integer part was all zeros
+				}
+				if digits == intDigits {
+					sc.buf = append(sc.buf, '.')
+				}
 			} else {
-				intPart.WriteByte(c)
+				intDigits++
 			}
+			if c != '0' || seenDec || len(sc.buf) > mark+1 {
+				sc.buf = append(sc.buf, c)
+			}
+			nonZero = nonZero || c != '0'
 			digits++
 		case c == dec && !seenDec:
 			seenDec = true
 		case c == ',' || c == '.' || c == '\'' || c == ' ' || (group != "" && c == group[0]):
-			if seenDec || intPart.Len() == 0 {
+			if seenDec || intDigits == 0 {
+				sc.buf = sc.buf[:mark]
 				return "", false // a separator after the decimal point or before any digit
 			}
 		case c == 0xC2 && i+1 < len(s) && (s[i+1] == 0xA0): // no-break space as a separator
 			i++
 		default:
+			sc.buf = sc.buf[:mark]
 			return "", false
 		}
 	}
 	if digits == 0 {
+		sc.buf = sc.buf[:mark]
 		return "", false
 	}
-	ip := strings.TrimLeft(intPart.String(), "0")
-	if ip == "" {
-		ip = "0"
+	if len(sc.buf) == mark+1 {
+		sc.buf = append(sc.buf, '0') // only zeros, and no fraction
 	}
-	out := ip
-	if seenDec && frac.Len() > 0 {
-		out += "." + frac.String()
+	if !neg || !nonZero {
+		mark++ // no sign: zero is never negative
 	}
-	if out == "0" || strings.Trim(out, "0.") == "" {
-		neg = false
+	return sc.since(mark), true
+}
+
+// zeroPaddedDigits reads digits with leading zeros (00081135561), as
+// parseDecimal's general path would: the zeros dropped, 0 for all zeros.
+func zeroPaddedDigits(s string) (string, bool) {
+	if len(s) < 2 || s[0] != '0' || !allDigits(s) {
+		return "", false
 	}
-	return sign(neg, out), true
+	if v := strings.TrimLeft(s, "0"); v != "" {
+		return v, true
+	}
+	return "0", true
 }
 
 // plainDecimal is the fast path for text that already is a canonical
@@ -227,10 +253,15 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // parseInteger accepts what parseDecimal does when the fraction is zero
 // ("7.0" is 7).
-func parseInteger(s, decimal, group string) (string, bool) {
-	d, ok := parseDecimal(s, decimal, group)
-	if !ok || strings.ContainsAny(d, "eE") {
+func parseInteger(sc *scratch, s, decimal, group string) (string, bool) {
+	d, ok := parseDecimal(sc, s, decimal, group)
+	if !ok {
 		return "", false
+	}
+	for i := 0; i < len(d); i++ {
+		if c := d[i]; c == 'e' || c == 'E' {
+			return "", false
+		}
 	}
 	if i := strings.IndexByte(d, '.'); i >= 0 {
 		if strings.Trim(d[i+1:], "0") != "" {

@@ -18,43 +18,66 @@ import (
 
 // parseEmail lower-cases an address and checks it is plausibly
 // local@domain.tld (no spaces, one @, a dot in the domain, a letter TLD).
-func parseEmail(s string) (string, bool) {
-	s = lowerASCII(s)
-	at := strings.IndexByte(s, '@')
-	if at <= 0 || at != strings.LastIndexByte(s, '@') || len(s) > 254 {
+// ASCII addresses are checked as they are, upper-case letters read as
+// lower-case, and written to sc lower-cased only when they have capitals.
+func parseEmail(sc *scratch, s string) (string, bool) {
+	if !isASCII(s) {
+		s = strings.ToLower(s) // which may turn non-ASCII letters into ASCII ones (K, the Kelvin sign)
+		return s, validEmail(s)
+	}
+	if !validEmail(s) {
 		return "", false
 	}
-	local, domain := s[:at], s[at+1:]
-	if len(local) > 64 || local[0] == '.' || local[len(local)-1] == '.' || strings.Contains(local, "..") {
-		return "", false
-	}
-	for i := 0; i < len(local); i++ {
-		c := local[i]
-		if c <= ' ' || c == '"' || c == '(' || c == ')' || c == ',' || c == ':' || c == ';' || c == '<' || c == '>' || c == '[' || c == ']' || c == '\\' || c >= 0x7f {
-			return "", false
-		}
-	}
-	dot := strings.LastIndexByte(domain, '.')
-	if dot <= 0 || dot == len(domain)-1 || strings.Contains(domain, "..") {
-		return "", false
-	}
-	for i := 0; i < len(domain); i++ {
-		c := domain[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
-			return "", false
-		}
-	}
-	tld := domain[dot+1:]
-	if len(tld) < 2 {
-		return "", false
-	}
-	for i := 0; i < len(tld); i++ {
-		if tld[i] < 'a' || tld[i] > 'z' {
-			return "", false
-		}
-	}
-	return s, true
+	return lowerASCII(sc, s), true
 }
+
+// validEmail checks an address with A–Z read as a–z.
+func validEmail(s string) bool {
+	at := strings.IndexByte(s, '@')
+	if at <= 0 || len(s) > 254 || at > 64 {
+		return false
+	}
+	prev := byte('.') // a leading dot is refused as a double one
+	for i := 0; i < at; i++ {
+		c := s[i]
+		if emailLocalBad[c] || c == '.' && prev == '.' {
+			return false
+		}
+		prev = c
+	}
+	if prev == '.' {
+		return false
+	}
+	// The domain: letters, digits, hyphens and dots, no empty label, at
+	// least two labels, the last one of two or more letters. (A second @
+	// is not a domain character.)
+	prev, dot, tldLetters := byte(0), -1, true
+	for i := at + 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.':
+			if prev == '.' {
+				return false
+			}
+			dot, tldLetters = i, true
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+		case c >= '0' && c <= '9' || c == '-':
+			tldLetters = false
+		default:
+			return false
+		}
+		prev = c
+	}
+	return dot > at+1 && len(s)-dot-1 >= 2 && tldLetters
+}
+
+// emailLocalBad are the bytes refused in an address's local part.
+var emailLocalBad = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),:;<>[]\`, byte(c)) >= 0
+	}
+	return t
+}()
 
 // parseURI accepts absolute URIs with a scheme and, for web schemes, a host.
 func parseURI(s string) (string, bool) {
@@ -96,9 +119,12 @@ func parseUUID(s string) (string, bool) {
 // North American regions, 10 digits (or 11 starting with 1) with valid
 // area and exchange codes. Everything else goes to libphonenumber's
 // rules for the default region, which are thorough but ~50× slower.
-func parsePhone(s, region string) (string, bool) {
-	if strings.ContainsAny(s, "xXtT#") {
-		s = dropExtension(s)
+func parsePhone(sc *scratch, s, region string) (string, bool) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c == 'x' || c == 't' || s[i] == '#' {
+			s = dropExtension(s)
+			break
+		}
 	}
 	if strings.HasPrefix(s, "00") {
 		s = "+" + s[2:] // international call prefix
@@ -125,24 +151,26 @@ func parsePhone(s, region string) (string, bool) {
 	}
 	if !other {
 		d := digits[:n]
-		var out [24]byte
-		e164 := append(out[:0], '+')
+		mark := len(sc.buf)
 		switch {
 		case plus && n >= 8 && n <= 15 && d[0] != '0':
 			if d[0] != '1' || validNANP(d[1:]) {
-				return string(append(e164, d...)), true
+				sc.buf = append(append(sc.buf, '+'), d...)
+				return sc.since(mark), true
 			}
 			return "", false
 		case !plus && nanpRegion(region) && n == 10:
 			if !validNANP(d) {
 				return "", false // the numbering plan's own rules; no need to ask libphonenumber
 			}
-			return string(append(append(e164, '1'), d...)), true
+			sc.buf = append(append(sc.buf, '+', '1'), d...)
+			return sc.since(mark), true
 		case !plus && nanpRegion(region) && n == 11 && d[0] == '1':
 			if !validNANP(d[1:]) {
 				return "", false
 			}
-			return string(append(e164, d...)), true
+			sc.buf = append(append(sc.buf, '+'), d...)
+			return sc.since(mark), true
 		case !plus && nanpRegion(region) && n < 10:
 			return "", false
 		}
@@ -183,31 +211,25 @@ func validRegion(r string) bool {
 	return len(phonenumbers.GetSupportedRegions()) > 0 && phonenumbers.GetCountryCodeForRegion(r) != 0
 }
 
-// lowerASCII lower-cases s, allocating only when it has upper-case
-// letters; non-ASCII text goes through strings.ToLower.
-func lowerASCII(s string) string {
-	upper := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			return strings.ToLower(s)
-		}
-		if c >= 'A' && c <= 'Z' {
-			upper = true
-		}
+// lowerASCII lower-cases the ASCII text s, writing to sc only when s has
+// upper-case letters.
+func lowerASCII(sc *scratch, s string) string {
+	i := 0
+	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+		i++
 	}
-	if !upper {
+	if i == len(s) {
 		return s
 	}
-	b := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	mark := len(sc.buf)
+	sc.buf = append(sc.buf, s...)
+	b := sc.buf[mark:]
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
-		b[i] = c
 	}
-	return string(b)
+	return sc.since(mark)
 }
 
 // foldASCII lower-cases A–Z only, keeping every byte where it was.
@@ -345,32 +367,66 @@ var currencySymbolCodes = map[string]string{
 
 // parseCurrency maps ISO 4217 codes (any case) and common symbols to the code.
 func parseCurrency(s string) (string, bool) {
-	if code, ok := currencySymbolCodes[strings.ToLower(s)]; ok {
+	if code, ok := lookupFolded(currencySymbolCodes, s); ok {
 		return code, true
 	}
 	if len(s) != 3 {
 		return "", false
 	}
 	currencyOnce.Do(loadCurrencies)
-	code := strings.ToUpper(s)
-	return code, currencyCodes[code]
+	if code, ok := currencyCodes[s]; ok { // as they usually come: USD
+		return code, true
+	}
+	if !isASCII(s) {
+		code := strings.ToUpper(s)
+		return code, currencyCodes[code] != ""
+	}
+	var up [3]byte // usd: upper-cased on the stack
+	for i := range up {
+		c := s[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up[i] = c
+	}
+	code, ok := currencyCodes[string(up[:])]
+	return code, ok
+}
+
+// lookupFolded is m[strings.ToLower(s)]; short ASCII text is folded on
+// the stack, so the lookup allocates nothing.
+func lookupFolded(m map[string]string, s string) (string, bool) {
+	var b [16]byte
+	if len(s) > len(b) || !isASCII(s) {
+		v, ok := m[strings.ToLower(s)]
+		return v, ok
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	v, ok := m[string(b[:len(s)])]
+	return v, ok
 }
 
 var (
 	currencyOnce  sync.Once
-	currencyCodes map[string]bool
+	currencyCodes map[string]string // code → the same code
 )
 
 // loadCurrencies lists every ISO 4217 code x/text knows, once: parsing
 // each value through it costs far more than a map lookup.
 func loadCurrencies() {
-	currencyCodes = map[string]bool{}
+	currencyCodes = map[string]string{}
 	for a := 'A'; a <= 'Z'; a++ {
 		for b := 'A'; b <= 'Z'; b++ {
 			for c := 'A'; c <= 'Z'; c++ {
 				code := string([]rune{a, b, c})
 				if u, err := currency.ParseISO(code); err == nil && u.String() == code {
-					currencyCodes[code] = true
+					currencyCodes[code] = code
 				}
 			}
 		}
