@@ -52,7 +52,9 @@ func readAll(t *testing.T, path string, opts table.ReadOptions) parsed {
 			p.err = err
 			return p
 		}
-		rec.Cells = append([]string(nil), rec.Cells...)
+		if !rec.Owned {
+			rec.Cells = cloneCells(rec.Cells)
+		}
 		p.recs = append(p.recs, rec)
 	}
 }

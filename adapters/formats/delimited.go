@@ -98,7 +98,7 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 		if err != nil {
 			return err
 		}
-		sample = append(sample, scanned{rec, d.sc.issues})
+		sample = append(sample, scanned{cloneCells(rec), d.sc.issues}) // kept past the next record
 	}
 	if len(sample) == 0 {
 		return nil // an empty file: no header, no records
@@ -143,7 +143,8 @@ type scanned struct {
 func (d *delimitedReader) Next() (table.Record, error) {
 	for {
 		var rec scanned
-		if len(d.pending) > 0 {
+		owned := len(d.pending) > 0 // records read ahead for the header are copies
+		if owned {
 			rec, d.pending = d.pending[0], d.pending[1:]
 		} else {
 			cells, err := d.sc.next()
@@ -156,8 +157,18 @@ func (d *delimitedReader) Next() (table.Record, error) {
 		if blank(rec.cells) && len(rec.issues) == 0 {
 			continue
 		}
-		return table.Record{Number: d.number, Cells: rec.cells, CellIssues: rec.issues, Owned: true}, nil
+		// Other records share the scanner's buffer until the next call.
+		return table.Record{Number: d.number, Cells: rec.cells, CellIssues: rec.issues, Owned: owned}, nil
 	}
+}
+
+// cloneCells copies a record the scanner will reuse.
+func cloneCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.Clone(c)
+	}
+	return out
 }
 
 func blank(rec []string) bool {

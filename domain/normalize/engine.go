@@ -8,10 +8,12 @@ import (
 	"hash/maphash"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
@@ -160,6 +162,8 @@ type rowOut struct {
 type batch struct {
 	seq    int
 	recs   []table.Record
+	cells  []string // the cells of records the reader did not hand over owned
+	text   []byte   // and their text
 	rows   []rowOut
 	json   []byte
 	hashes []uint64 // backing store of every row's uniques
@@ -269,13 +273,25 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 	work := make(chan *batch, 4)
 	done := make(chan *batch, 4)
 	var readErr error
-	pool := sync.Pool{New: func() any { return &batch{} }}
+	// Batches go round: a fixed set is filled, processed, written and
+	// filled again, so their memory is reused and the garbage collector has
+	// little to do. There are enough for every place a batch can wait (the
+	// reader, the two queues, each worker, the writer's reordering).
+	free := make(chan *batch, 2*cap(work)+3*max(1, runtime.GOMAXPROCS(0))+2)
+	for range cap(free) {
+		free <- &batch{}
+	}
 	go func() { // reader
 		defer close(work)
 		seq := 0
 		for {
-			b := pool.Get().(*batch)
-			b.seq, b.recs = seq, b.recs[:0]
+			var b *batch
+			select {
+			case b = <-free:
+			case <-ctx.Done():
+				return
+			}
+			b.seq, b.recs, b.cells, b.text = seq, b.recs[:0], b.cells[:0], b.text[:0]
 			for len(b.recs) < batchSize {
 				rec, err := r.Next()
 				if err == io.EOF {
@@ -286,7 +302,7 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 					break
 				}
 				if !rec.Owned {
-					rec.Cells = append([]string(nil), rec.Cells...)
+					b.keep(&rec)
 				}
 				b.recs = append(b.recs, rec)
 			}
@@ -342,7 +358,7 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 				break
 			}
 			w.res.Progress.BytesRead = bytesBefore + nb.bytes
-			pool.Put(nb)
+			free <- nb
 			w.report(false)
 		}
 		if stop == nil && ctx.Err() != nil {
@@ -357,6 +373,36 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 	}
 	w.res.Progress.BytesRead = bytesBefore + r.BytesRead()
 	return ctx.Err()
+}
+
+// keep copies a record the reader will reuse into the batch's own memory,
+// which the batch reuses in turn once it is written. A string made here
+// is valid only while the batch is: anything that outlives the batch (an
+// entry in a cache) is cloned.
+func (b *batch) keep(rec *table.Record) {
+	size := 0
+	for _, c := range rec.Cells {
+		size += len(c)
+	}
+	if cap(b.text)-len(b.text) < size {
+		// A full buffer is left to the strings that use it.
+		b.text = make([]byte, 0, max(2*cap(b.text), size, 64<<10))
+	}
+	at := len(b.text)
+	b.text = b.text[:at+size]
+	start := len(b.cells)
+	b.cells = slices.Grow(b.cells, len(rec.Cells))[:start+len(rec.Cells)]
+	cells := b.cells[start:len(b.cells):len(b.cells)]
+	for i, c := range rec.Cells {
+		if len(c) == 0 {
+			cells[i] = ""
+			continue
+		}
+		copy(b.text[at:], c)
+		cells[i] = unsafe.String(&b.text[at], len(c))
+		at += len(c)
+	}
+	rec.Cells = cells
 }
 
 // plan maps the source's header and compiles its columns.

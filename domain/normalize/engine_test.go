@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
@@ -38,6 +40,39 @@ func (m *memReader) Next() (table.Record, error) {
 	}
 	m.i++
 	return table.Record{Number: m.i, Cells: m.rows[m.i]}, nil
+}
+
+// reusingReader hands records out as the CSV reader does: not owned, in
+// one slice and one text buffer it overwrites on the next call (with junk
+// first, so a record kept without copying shows it).
+type reusingReader struct {
+	memReader
+	cells []string
+	text  []byte
+}
+
+func (m *reusingReader) Next() (table.Record, error) {
+	rec, err := m.memReader.Next()
+	if err != nil {
+		return rec, err
+	}
+	for i := range m.text {
+		m.text[i] = '#'
+	}
+	m.cells, m.text = m.cells[:0], m.text[:0]
+	for _, c := range rec.Cells {
+		m.text = append(m.text, c...)
+	}
+	at := 0
+	for _, c := range rec.Cells {
+		m.cells = append(m.cells, string(m.text[at:at+len(c)]))
+		if len(c) > 0 {
+			m.cells[len(m.cells)-1] = unsafe.String(&m.text[at], len(c))
+		}
+		at += len(c)
+	}
+	rec.Cells = m.cells
+	return rec, nil
 }
 
 func source(id string, rows ...[]string) Source {
@@ -394,6 +429,36 @@ func TestRun_infer(t *testing.T) {
 	}
 	if email.NullCount != 1 || email.DistinctCount != 2 || len(email.Examples) != 2 || email.NullRate() < 0.33 {
 		t.Fatalf("profile %+v", email)
+	}
+}
+
+// A reader that reuses its memory gives the same rows, issues and profile
+// as one that hands every record over fresh: the engine copies what it
+// keeps past the next record (batches, issue values, caches, profiles).
+func TestRun_readerThatReusesMemory(t *testing.T) {
+	t.Parallel()
+	rows := [][]string{{"id", "mail", "signup_date", "amount", "zip", "country", "extra"}}
+	for i := range 3000 {
+		rows = append(rows, []string{fmt.Sprint(i % 2900), fmt.Sprintf("User%d@Example.com", i), []string{"31/01/2024", "Jan 31 2024", "bad"}[i%3],
+			[]string{"$1,234.50", "7", "x"}[i%3], fmt.Sprintf("%05d", i), []string{"DE", "GerMany", "The Netherlands", "méxico"}[i%4], fmt.Sprint("extra ", i)})
+	}
+	s := mustSchema(t, strings.Replace(contactsSchema, `{"name":"zip","type":"string"}`,
+		`{"name":"zip","type":"string"},{"name":"country","type":"string","format":"country"}`, 1))
+	for _, mode := range []Mode{ModeNormalize, ModeInfer} {
+		var sc *schema.Schema
+		if mode != ModeInfer {
+			sc = s
+		}
+		fresh := execute(t, mode, sc, `{"keep_unmapped":true}`, source("", rows...))
+		reused := execute(t, mode, sc, `{"keep_unmapped":true}`, Source{Open: func() (table.Reader, error) {
+			return &reusingReader{memReader: memReader{rows: rows}}, nil
+		}})
+		if fresh.raw != reused.raw || fmt.Sprint(fresh.issues) != fmt.Sprint(reused.issues) || fmt.Sprint(fresh.res.Profile) != fmt.Sprint(reused.res.Profile) {
+			t.Fatalf("%s: a reader that reuses its memory changes the output", mode)
+		}
+		if mode == ModeNormalize && (len(fresh.rows) == 0 || len(fresh.issues) < 1000) {
+			t.Fatalf("%d rows, %d issues", len(fresh.rows), len(fresh.issues))
+		}
 	}
 }
 

@@ -182,6 +182,7 @@ func (p *profiler) observe(v string, missing map[string]bool) {
 	}
 	if _, seen := p.distinct[v]; !seen {
 		if len(p.distinct) < maxDistinct {
+			v = strings.Clone(v) // the reader may reuse the cell's memory
 			p.distinct[v] = struct{}{}
 			if len(p.prof.Examples) < 3 {
 				p.prof.Examples = append(p.prof.Examples, v)

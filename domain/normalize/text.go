@@ -348,7 +348,7 @@ func parseCountry(s string) (string, bool) {
 	}
 	code := countries[countryKey(s)]
 	if countrySeenN.Add(1) < 100_000 {
-		countrySeen.Store(s, code)
+		countrySeen.Store(strings.Clone(s), code) // s may share a reader's reused memory
 	}
 	return code, code != ""
 }

@@ -70,8 +70,9 @@ type CellIssue struct {
 	Value   string
 }
 
-// Record is one data record. Cells are only valid until the next call to
-// Next; the engine copies what it keeps.
+// Record is one data record. Unless Owned, Cells (the slice and the text of
+// its strings) are only valid until the next call to Next; the engine
+// copies what it keeps.
 type Record struct {
 	Number int      // 1-based data-record number in its file (header not counted)
 	Cells  []string // may be shorter or longer than the header (ragged)
@@ -79,8 +80,10 @@ type Record struct {
 	// (e.g. a malformed JSON line); Cells is then nil.
 	RowIssue   *CellIssue
 	CellIssues []CellIssue
-	// Owned says Cells is a fresh slice the consumer may keep; otherwise
-	// it is reused by the next call to Next and must be copied.
+	// Owned says Cells is a fresh slice of strings the consumer may keep;
+	// otherwise the reader reuses the slice and the memory of its strings
+	// for the next record, and a consumer copies what it keeps (with
+	// strings.Clone: the text too, not just the slice).
 	Owned bool
 }
 
