@@ -416,13 +416,22 @@ func appendPadded(b []byte, n, width int) []byte {
 // either reading works or neither does.
 func dateEvidence(s string) int {
 	dp, _ := splitDateTime(strings.TrimSpace(s))
-	for _, sep := range []string{"/", "-", "."} {
-		parts := strings.Split(dp, sep)
-		if len(parts) != 3 || len(parts[0]) > 2 || !allDigits(parts[0]) || !allDigits(parts[1]) {
+	for _, sep := range [...]byte{'/', '-', '.'} {
+		// Three parts: exactly two separators.
+		i := strings.IndexByte(dp, sep)
+		if i < 0 {
 			continue
 		}
-		a, _ := strconv.Atoi(parts[0])
-		b, _ := strconv.Atoi(parts[1])
+		j := strings.IndexByte(dp[i+1:], sep)
+		if j < 0 || strings.IndexByte(dp[i+1+j+1:], sep) >= 0 {
+			continue
+		}
+		first, second := dp[:i], dp[i+1:i+1+j]
+		if len(first) > 2 || !allDigits(first) || !allDigits(second) {
+			continue
+		}
+		a, _ := strconv.Atoi(first)
+		b, _ := strconv.Atoi(second)
 		switch {
 		case a > 12 && b <= 12:
 			return +1

@@ -486,6 +486,11 @@ func (w *writer) dateOrders(src Source, to []int) ([]string, error) {
 		return nil, readerFailure(err, src.FileID)
 	}
 	defer r.Close()
+	// The fields whose coercers use the order: dates, date-times, years.
+	ordered := make([]bool, len(s.Fields))
+	for i, f := range s.Fields {
+		ordered[i] = orders[i] == orderAuto && (f.Type == schema.Date || f.Type == schema.DateTime || f.Type == schema.Year)
+	}
 	for range 10_000 {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -495,7 +500,7 @@ func (w *writer) dateOrders(src Source, to []int) ([]string, error) {
 			return nil, readerFailure(err, src.FileID)
 		}
 		for c, f := range to {
-			if f >= 0 && c < len(rec.Cells) && orders[f] == orderAuto {
+			if f >= 0 && c < len(rec.Cells) && ordered[f] {
 				evidence[f] += dateEvidence(rec.Cells[c])
 			}
 		}
