@@ -29,7 +29,8 @@ type Index struct {
 	memMax int
 	mem    *normalize.MemoryIndex
 	runs   []*run
-	err    error // the first disk error; Has and Add then refuse nothing new
+	err    error  // the first disk error; Has and Add then refuse nothing new
+	block  []byte // a run's block read from disk
 }
 
 var _ normalize.UniqueIndex = (*Index)(nil)
@@ -38,7 +39,7 @@ var _ normalize.UniqueIndex = (*Index)(nil)
 // writes the rest under dir.
 func New(dir string, memMax int) *Index {
 	memMax = max(memMax, blockEntries)
-	return &Index{dir: dir, memMax: memMax, mem: normalize.NewMemoryIndexSized(memMax)}
+	return &Index{dir: dir, memMax: memMax, mem: normalize.NewMemoryIndexSized(memMax), block: make([]byte, 8*blockEntries)}
 }
 
 // run is one spilled, sorted batch of hashes.
@@ -150,7 +151,7 @@ func (r *run) has(h uint64, x *Index) bool {
 	}
 	start := blk * blockEntries
 	n := min(blockEntries, r.n-start)
-	buf := make([]byte, 8*n)
+	buf := x.block[:8*n]
 	if _, err := r.f.ReadAt(buf, int64(8*start)); err != nil {
 		if x.err == nil {
 			x.err = fmt.Errorf("read unique index: %w", err)

@@ -197,6 +197,7 @@ type writer struct {
 	res         Result
 	errorsCount int64
 	lastReport  time.Time
+	line        []byte // an issue's JSON
 }
 
 func newWriter(in Input, out Output) *writer {
@@ -795,8 +796,7 @@ func (w *writer) issue(is Issue) {
 		w.res.IssuesTruncated = true
 		return
 	}
-	b := make([]byte, 0, 256)
-	b = append(b, `{"row":`...)
+	b := append(w.line[:0], `{"row":`...)
 	if is.Row > 0 {
 		b = strconv.AppendInt(b, is.Row, 10)
 	} else {
@@ -822,6 +822,7 @@ func (w *writer) issue(is Issue) {
 	}
 	b = append(b, "}\n"...)
 	_, _ = w.issues.Write(b) // a failed write surfaces at flush
+	w.line = b
 }
 
 func appendOptString(b []byte, s string) []byte {
