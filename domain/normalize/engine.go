@@ -533,7 +533,8 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 	vals := make([]string, nFields)
 	kinds := make([]int8, nFields) // 0 null, 1 string, 2 raw, 3 string that needs no escaping
 	sc := &b.sc
-	for _, rec := range b.recs {
+	for i := range b.recs {
+		rec := &b.recs[i]
 		sc.buf = sc.buf[:0] // the previous row's values are written out
 		ro := rowOut{number: int64(rec.Number), ok: true, start: len(b.json)}
 		if rec.RowIssue != nil {
@@ -628,43 +629,52 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			}
 			ro.pk = h.Sum64() | 1
 		}
-		if len(p.columns) == 0 {
-			b.json = append(b.json, '{')
-		}
-		for f := range p.columns {
-			b.json = append(b.json, p.fieldKey[f]...)
-			switch kinds[f] {
-			case 0:
-				b.json = append(b.json, "null"...)
-			case 1:
-				b.json = appendJSONString(b.json, vals[f])
-			case 2:
-				b.json = append(b.json, vals[f]...)
-			default:
-				b.json = append(append(append(b.json, '"'), vals[f]...), '"')
-			}
-		}
-		if p.opts.KeepUnmapped {
-			b.json = append(b.json, `,"_extra":{`...)
-			first := true
-			for c, f := range p.to {
-				if f >= 0 || c >= len(rec.Cells) {
-					continue
-				}
-				if !first {
-					b.json = append(b.json, ',')
-				}
-				first = false
-				b.json = appendJSONString(b.json, p.header[c])
-				b.json = append(b.json, ':')
-				b.json = appendJSONString(b.json, rec.Cells[c])
-			}
-			b.json = append(b.json, '}')
-		}
-		b.json = append(b.json, '}', '\n')
+		b.json = p.appendRow(b.json, rec.Cells, vals, kinds)
 		ro.end = len(b.json)
 		b.rows = append(b.rows, ro)
 	}
+}
+
+// appendRow appends a valid row's JSON line. (The slice is a local
+// variable here, not the batch's field, so appending keeps its length in a
+// register: the keys and values are a dozen appends a row.)
+func (p *plan) appendRow(js []byte, cells, vals []string, kinds []int8) []byte {
+	if len(p.columns) == 0 {
+		js = append(js, '{')
+	}
+	for f, key := range p.fieldKey {
+		js = append(js, key...)
+		switch kinds[f] {
+		case 0:
+			js = append(js, "null"...)
+		case 1:
+			js = appendJSONString(js, vals[f])
+		case 2:
+			js = append(js, vals[f]...)
+		default:
+			js = append(js, '"')
+			js = append(js, vals[f]...)
+			js = append(js, '"')
+		}
+	}
+	if p.opts.KeepUnmapped {
+		js = append(js, `,"_extra":{`...)
+		first := true
+		for c, f := range p.to {
+			if f >= 0 || c >= len(cells) {
+				continue
+			}
+			if !first {
+				js = append(js, ',')
+			}
+			first = false
+			js = appendJSONString(js, p.header[c])
+			js = append(js, ':')
+			js = appendJSONString(js, cells[c])
+		}
+		js = append(js, '}')
+	}
+	return append(js, '}', '\n')
 }
 
 // isMissing compares with the schema's few missing values (a map costs
