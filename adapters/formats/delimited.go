@@ -144,6 +144,7 @@ func (d *delimitedReader) Next() (table.Record, error) {
 	for {
 		var rec scanned
 		owned := len(d.pending) > 0 // records read ahead for the header are copies
+		text := ""
 		if owned {
 			rec, d.pending = d.pending[0], d.pending[1:]
 		} else {
@@ -151,14 +152,14 @@ func (d *delimitedReader) Next() (table.Record, error) {
 			if err != nil {
 				return table.Record{}, unreadable(err)
 			}
-			rec = scanned{cells, d.sc.issues}
+			rec, text = scanned{cells, d.sc.issues}, d.sc.text
 		}
 		d.number++
 		if blank(rec.cells) && len(rec.issues) == 0 {
 			continue
 		}
 		// Other records share the scanner's buffer until the next call.
-		return table.Record{Number: d.number, Cells: rec.cells, CellIssues: rec.issues, Owned: owned}, nil
+		return table.Record{Number: d.number, Cells: rec.cells, CellIssues: rec.issues, Owned: owned, Text: text}, nil
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/xuri/excelize/v2"
 
@@ -102,6 +103,12 @@ func FuzzScannerFastPath(f *testing.F) {
 				fmt.Fprintf(&out, "%q %v %d %d %v\n", rec, s.issues, s.line, s.lines, err)
 				if err != nil {
 					break
+				}
+				from := uintptr(unsafe.Pointer(unsafe.StringData(s.text)))
+				for _, c := range rec {
+					if at := uintptr(unsafe.Pointer(unsafe.StringData(c))); len(c) > 0 && (at < from || at+uintptr(len(c)) > from+uintptr(len(s.text))) {
+						t.Fatalf("cell %q is not in the record's text %q", c, s.text)
+					}
 				}
 			}
 			return out.String()

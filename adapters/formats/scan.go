@@ -62,6 +62,7 @@ type scanner struct {
 	// general way), so reading a record copies nothing; the engine copies
 	// what it keeps into its batches, whose memory it reuses.
 	fields []string
+	text   string // the text every field of the record is a slice of
 
 	fastOK bool  // the delimiter allows the fast path (it is not a quote or a line end)
 	spans  []int // the fast path's field bounds in the buffer: start, end, start, end, …
@@ -141,7 +142,7 @@ func (s *scanner) next() ([]string, error) {
 		fields = append(fields, text(s.buf[from:end]))
 		from = end
 	}
-	s.fields = fields
+	s.fields, s.text = fields, text(s.buf)
 	return fields, nil
 }
 
@@ -258,11 +259,13 @@ func (s *scanner) fast() ([]string, bool) {
 			fields = append(fields, text(s.buf[from:end]))
 			from = end
 		}
+		s.text = text(s.buf)
 	} else {
 		// The cells are where they stand in the buffer.
 		for k := 0; k < len(spans); k += 2 {
 			fields = append(fields, text(b[spans[k]:spans[k+1]]))
 		}
+		s.text = text(b[spans[0]:spans[len(spans)-1]])
 	}
 	s.fields = fields
 	_, _ = s.r.Discard(i)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -87,5 +88,33 @@ func BenchmarkEngine(b *testing.B) {
 		if err != nil || res.RowCount != 100_000 {
 			b.Fatalf("%v %+v", err, res)
 		}
+	}
+}
+
+// BenchmarkBatchKeep copies a batch of contacts-like records as the reader
+// goroutine does: with the records' Text (one copy a record) and without
+// (one copy a cell).
+func BenchmarkBatchKeep(b *testing.B) {
+	line := `12,Aaron,Cruz,Aaron.Cruz714@mail.co.uk,+49 30 4434106,2021-11-10,297.78,27,USD,United States,yes,speaks français`
+	cells := strings.Split(line, ",")
+	for k, c := range cells { // slices of line, as the CSV reader hands them out
+		at := strings.Index(line, c)
+		cells[k] = line[at : at+len(c)]
+	}
+	for _, withText := range []bool{false, true} {
+		b.Run(map[bool]string{false: "cells", true: "text"}[withText], func(b *testing.B) {
+			var bt batch
+			for b.Loop() {
+				bt.recs, bt.cells, bt.text = bt.recs[:0], bt.cells[:0], bt.text[:0]
+				for range batchSize {
+					rec := table.Record{Cells: cells}
+					if withText {
+						rec.Text = line
+					}
+					bt.keep(&rec)
+					bt.recs = append(bt.recs, rec)
+				}
+			}
+		})
 	}
 }

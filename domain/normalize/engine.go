@@ -380,13 +380,54 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 // which the batch reuses in turn once it is written. A string made here
 // is valid only while the batch is: anything that outlives the batch (an
 // entry in a cache) is cloned.
+//
+// When the reader gives the stretch of text the cells lie in (Record.Text,
+// as the CSV reader does), the stretch is copied at once and the cells
+// pointed into the copy, rather than copied one by one (BenchmarkBatchKeep:
+// half the time).
 func (b *batch) keep(rec *table.Record) {
+	if rec.Text == "" || !b.keepText(rec) {
+		b.keepCells(rec)
+	}
+}
+
+// keepText copies rec.Text and re-points the cells into the copy; it
+// returns false, keeping nothing, if a cell is not inside rec.Text.
+func (b *batch) keepText(rec *table.Record) bool {
+	if cap(b.text)-len(b.text) < len(rec.Text) {
+		// A full buffer is left to the strings that use it.
+		b.text = make([]byte, 0, max(2*cap(b.text), len(rec.Text), 64<<10))
+	}
+	at := len(b.text)
+	b.text = append(b.text, rec.Text...)
+	text := b.text[at:]
+	start := len(b.cells)
+	b.cells = slices.Grow(b.cells, len(rec.Cells))[:start+len(rec.Cells)]
+	cells := b.cells[start:len(b.cells):len(b.cells)]
+	from := uintptr(unsafe.Pointer(unsafe.StringData(rec.Text)))
+	for i, c := range rec.Cells {
+		if len(c) == 0 {
+			cells[i] = ""
+			continue
+		}
+		off := uintptr(unsafe.Pointer(unsafe.StringData(c))) - from
+		if off > uintptr(len(text)) || uintptr(len(c)) > uintptr(len(text))-off {
+			b.text, b.cells = b.text[:at], b.cells[:start]
+			return false
+		}
+		cells[i] = unsafe.String(&text[off], len(c))
+	}
+	rec.Cells, rec.Text = cells, ""
+	return true
+}
+
+// keepCells copies the cells one by one.
+func (b *batch) keepCells(rec *table.Record) {
 	size := 0
 	for _, c := range rec.Cells {
 		size += len(c)
 	}
 	if cap(b.text)-len(b.text) < size {
-		// A full buffer is left to the strings that use it.
 		b.text = make([]byte, 0, max(2*cap(b.text), size, 64<<10))
 	}
 	at := len(b.text)
@@ -403,7 +444,7 @@ func (b *batch) keep(rec *table.Record) {
 		cells[i] = unsafe.String(&b.text[at], len(c))
 		at += len(c)
 	}
-	rec.Cells = cells
+	rec.Cells, rec.Text = cells, ""
 }
 
 // plan maps the source's header and compiles its columns.

@@ -85,6 +85,10 @@ type Record struct {
 	// for the next record, and a consumer copies what it keeps (with
 	// strings.Clone: the text too, not just the slice).
 	Owned bool
+	// Text, when set, is the stretch of text every cell is a substring of
+	// (the record as the reader holds it), so that a consumer can copy the
+	// record's text with one copy instead of one a cell.
+	Text string
 }
 
 // Reader streams one table. Next returns io.EOF after the last record.
