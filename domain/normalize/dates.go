@@ -382,14 +382,12 @@ func isoDate(s string) bool {
 	return validDay(atoiDigits(s[:4]), atoiDigits(s[5:7]), atoiDigits(s[8:]))
 }
 
-// appendDate writes p as YYYY-MM-DD to sc.
+// appendDate writes p, a valid date (years 1–9999), as YYYY-MM-DD to sc.
 func appendDate(sc *scratch, p dateParts) string {
 	mark := len(sc.buf)
-	sc.buf = appendPadded(sc.buf, p.y, 4)
-	sc.buf = append(sc.buf, '-')
-	sc.buf = appendPadded(sc.buf, p.m, 2)
-	sc.buf = append(sc.buf, '-')
-	sc.buf = appendPadded(sc.buf, p.d, 2)
+	y, m, d := p.y, p.m, p.d
+	sc.buf = append(sc.buf, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10))
 	return sc.since(mark)
 }
 

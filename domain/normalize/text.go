@@ -225,12 +225,21 @@ func lowerASCII(sc *scratch, s string) string {
 	sc.buf = append(sc.buf, s...)
 	b := sc.buf[mark:]
 	for ; i < len(b); i++ {
-		if c := b[i]; c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
+		b[i] = asciiLower[b[i]]
 	}
 	return sc.since(mark)
 }
+
+// asciiLower maps A–Z to a–z and every other byte to itself.
+var asciiLower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if c >= 'A' && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // foldASCII lower-cases A–Z only, keeping every byte where it was.
 func foldASCII(s string) string {
