@@ -42,3 +42,23 @@ func BenchmarkIndexAdd(b *testing.B) {
 		x.Add(r.Uint64() | 1)
 	}
 }
+
+// BenchmarkSpill writes a full in-memory table (DefaultMemory hashes) as a
+// run: the time the engine's writer waits at each spill.
+func BenchmarkSpill(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for b.Loop() {
+		b.StopTimer()
+		x := New(b.TempDir(), DefaultMemory)
+		for range DefaultMemory - 1 {
+			x.mem.Add(r.Uint64() | 1)
+		}
+		b.StartTimer()
+		if err := x.spill(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		x.Close()
+		b.StartTimer()
+	}
+}

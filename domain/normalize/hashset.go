@@ -51,11 +51,12 @@ func (s *hashSet) Each(fn func(uint64)) {
 	}
 }
 
-// Flush hands fn the set's hashes, sorted, in the set's own memory, and
-// empties the set, which keeps that memory for the hashes to come: a
-// spilling index writes a full set out with no copy of it. If fn fails,
-// the set keeps its hashes.
-func (s *hashSet) Flush(fn func(sorted []uint64) error) error {
+// Flush hands fn the set's hashes, in the order of the table's slots and
+// in the set's own memory, and empties the set, which keeps that memory
+// for the hashes to come: a spilling index writes a full set out with no
+// copy of it. fn may reorder the hashes; if it fails, it leaves them in
+// hs, and the set keeps them.
+func (s *hashSet) Flush(fn func(hs []uint64) error) error {
 	n := 0
 	for _, h := range s.slots {
 		if h != 0 {
@@ -64,7 +65,6 @@ func (s *hashSet) Flush(fn func(sorted []uint64) error) error {
 		}
 	}
 	hs := s.slots[:n]
-	slices.Sort(hs)
 	err := fn(hs)
 	var keep []uint64
 	if err != nil {
@@ -77,6 +77,10 @@ func (s *hashSet) Flush(fn func(sorted []uint64) error) error {
 	}
 	return err
 }
+
+// Slots is the size of the set's table: a power of two, whose bits
+// (h & (Slots()-1)) pick the slot where h's probe starts.
+func (s *hashSet) Slots() int { return len(s.slots) }
 
 // hashSet is a set of non-zero 64-bit hashes with open addressing: about
 // 8 to 16 bytes a member (a Go map costs about twice that, and more time),
