@@ -164,6 +164,7 @@ type batch struct {
 	recs   []table.Record
 	cells  []string // the cells of records the reader did not hand over owned
 	text   []byte   // and their text
+	owned  bool     // some records are the reader's own (held until cleared)
 	rows   []rowOut
 	json   []byte
 	hashes []uint64 // backing store of every row's uniques
@@ -304,6 +305,8 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 				}
 				if !rec.Owned {
 					b.keep(&rec)
+				} else {
+					b.owned = true
 				}
 				b.recs = append(b.recs, rec)
 			}
@@ -359,6 +362,10 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 				break
 			}
 			w.res.Progress.BytesRead = bytesBefore + nb.bytes
+			if nb.owned { // let go of the reader's records while the batch waits
+				clear(nb.recs)
+				nb.owned = false
+			}
 			free <- nb
 			w.report(false)
 		}
