@@ -138,6 +138,8 @@ func TestCompiledColumns(t *testing.T) {
 		{2, ModeNormalize, "25:00", "", "invalid_time", false},
 		{3, ModeNormalize, "2024", "2024", "", false},
 		{3, ModeNormalize, "MMXXIV", "", "invalid_year", false},
+		{3, ModeNormalize, "0000", "", "invalid_year", false},
+		{3, ModeNormalize, "0987", "987", "", false},
 		{4, ModeNormalize, "50", "50", "", false},
 		{4, ModeNormalize, "101", "", "out_of_range", false},
 		{4, ModeNormalize, "-1", "", "out_of_range", false},

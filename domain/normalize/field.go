@@ -142,7 +142,11 @@ func compile(f schema.Field, mode Mode, order, region string) column {
 		c.kind = kindRaw
 		c.coerce = func(s string, _ *scratch) (string, *problem) {
 			if len(s) == 4 && allDigits(s) {
-				return strings.TrimLeft(s, "0"), nil
+				// The calendar has no year 0: "0000" is a placeholder, not a year.
+				if y := strings.TrimLeft(s, "0"); y != "" {
+					return y, nil
+				}
+				return "", invalid("invalid_year", "%q is not a year.", s)
 			}
 			if d, ok := parseDate(s, order); ok {
 				return strconv.Itoa(d.y), nil
