@@ -17,10 +17,7 @@ import (
 	"github.com/tabnorm/tabnorm/test/apptest"
 )
 
-const peopleSchema = `{"fields":[
-	{"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
-	{"name":"email","type":"string","format":"email"},
-	{"name":"joined","type":"date"}]}`
+const peopleSchema = apptest.PeopleSchema
 
 const peopleCSV = "ID,E-mail,Joined\n1,ANN@x.io,31/01/2024\n2,bob@,01/02/2024\n3,cy@x.io,2024-03-04\n1,dup@x.io,2024-03-05\n"
 

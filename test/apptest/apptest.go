@@ -122,6 +122,13 @@ func (a *App) Org(name string, products ...identity.Product) identity.Organizati
 	return org
 }
 
+// PeopleSchema is the target schema the HTTP and browser tests share: a
+// required, unique integer id, an email and a date.
+const PeopleSchema = `{"fields":[
+	{"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
+	{"name":"email","type":"string","format":"email"},
+	{"name":"joined","type":"date"}]}`
+
 // Password is the password of every user tests create.
 const Password = "correct horse battery staple"
 

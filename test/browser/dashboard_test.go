@@ -20,10 +20,7 @@ import (
 	"github.com/tabnorm/tabnorm/test/apptest"
 )
 
-const peopleSchema = `{"fields":[
-  {"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
-  {"name":"email","type":"string","format":"email"},
-  {"name":"joined","type":"date"}]}`
+const peopleSchema = apptest.PeopleSchema
 
 // Rows 2, 4 and 5 have an issue each: a bad email, a repeated id, a date
 // that does not exist.
