@@ -11,9 +11,8 @@ import (
 // among all of the node's followers of that job: with a thousand streams
 // on one job, a notice costs one query, not a thousand.
 type feeds struct {
-	svc *Service
-	mu  sync.Mutex
-	by  map[string]*feed
+	mu sync.Mutex
+	by map[string]*feed
 }
 
 type feed struct {
@@ -30,7 +29,7 @@ func (s *Service) Follow(jobID string, after int) (<-chan []ports.Event, func())
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.by == nil {
-		f.by, f.svc = map[string]*feed{}, s
+		f.by = map[string]*feed{}
 	}
 	fd := f.by[jobID]
 	if fd == nil {
@@ -38,7 +37,7 @@ func (s *Service) Follow(jobID string, after int) (<-chan []ports.Event, func())
 		ctx, cancel := context.WithCancel(context.Background())
 		fd = &feed{followers: map[chan []ports.Event]struct{}{}, last: after, stop: func() { cancel(); unsubscribe() }}
 		f.by[jobID] = fd
-		go f.pump(ctx, jobID, fd, notices)
+		go s.pump(ctx, jobID, fd, notices)
 	}
 	ch := make(chan []ports.Event, 16)
 	fd.followers[ch] = struct{}{}
@@ -56,7 +55,8 @@ func (s *Service) Follow(jobID string, after int) (<-chan []ports.Event, func())
 // pump reads the job's new events once per notice and hands them to every
 // follower; a follower whose channel is full misses them and catches up
 // from the store.
-func (f *feeds) pump(ctx context.Context, jobID string, fd *feed, notices <-chan int) {
+func (s *Service) pump(ctx context.Context, jobID string, fd *feed, notices <-chan int) {
+	f := &s.feeds
 	for {
 		select {
 		case <-ctx.Done():
@@ -66,7 +66,7 @@ func (f *feeds) pump(ctx context.Context, jobID string, fd *feed, notices <-chan
 		f.mu.Lock()
 		after := fd.last
 		f.mu.Unlock()
-		evs, err := f.svc.events.After(ctx, jobID, after)
+		evs, err := s.events.After(ctx, jobID, after)
 		if err != nil || len(evs) == 0 {
 			continue
 		}
