@@ -208,9 +208,6 @@ func (s *Service) Events(ctx context.Context, p identity.Principal, jobID string
 	return s.events.After(ctx, jobID, after)
 }
 
-// Subscribe notifies of a job's new events; the caller reads them with Events.
-func (s *Service) Subscribe(jobID string) (<-chan int, func()) { return s.bus.Subscribe(jobID) }
-
 // Get returns one of the organization's jobs.
 func (s *Service) Get(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
 	return s.jobs.Get(ctx, p.OrgID, jobID)
