@@ -60,7 +60,7 @@ func (s *Service) Discard(ctx context.Context, u *Upload) {
 
 // CreateFile records a stored upload in the organization's library.
 func (s *Service) CreateFile(ctx context.Context, p identity.Principal, u *Upload) (connect.File, error) {
-	f := connect.File{ID: u.id, OrgID: p.OrgID, Filename: u.File.Filename, Format: string(u.File.Format), SizeBytes: u.File.Size,
+	f := connect.File{ID: u.id, OrgID: p.OrgID, Filename: u.Filename, Format: string(u.File.Format), SizeBytes: u.File.Size,
 		SHA256: u.File.SHA256, CreatedAt: s.clock.Now()}
 	return f, s.files.Create(ctx, f)
 }

@@ -21,63 +21,51 @@ import (
 // the store.
 const writeBuffer = 1 << 20
 
-// MaxFilename bounds a stored file name, in bytes.
-const MaxFilename = 255
+// maxFilename bounds a stored file name, in bytes.
+const maxFilename = 255
 
-// File is a stored upload.
+// File is what storing an upload found out about it.
 type File struct {
-	Key      string
-	Filename string
-	Size     int64
-	SHA256   string
-	Format   table.Format
-}
-
-// Filename trims a client's file name to MaxFilename bytes.
-func Filename(name string) string {
-	if len(name) > MaxFilename {
-		return name[:MaxFilename]
-	}
-	return name
+	Size   int64
+	SHA256 string
+	Format table.Format
 }
 
 // Upload is a client's file reserved under a blob key before it
 // arrives; Store fills in File.
 type Upload struct {
 	Key      string
-	Filename string
+	Filename string // trimmed to maxFilename bytes
 	File     File
 }
 
 // New reserves an upload under key.
-func New(key, filename string) Upload { return Upload{Key: key, Filename: Filename(filename)} }
+func New(key, filename string) Upload {
+	if len(filename) > maxFilename {
+		filename = filename[:maxFilename]
+	}
+	return Upload{Key: key, Filename: filename}
+}
 
 // SHA256 is the stored file's hash.
 func (u *Upload) SHA256() string { return u.File.SHA256 }
-
-// Store streams r into the upload's key (see Put).
-func Store(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener, u *Upload, r io.Reader) error {
-	f, err := Put(ctx, blobs, tables, u.Key, u.Filename, r)
-	u.File = f
-	return err
-}
 
 // Discard removes the bytes of an upload that did not become a record.
 func Discard(ctx context.Context, blobs ports.BlobStore, u *Upload) {
 	_ = blobs.Delete(context.WithoutCancel(ctx), u.Key)
 }
 
-// Put streams r into the blob key while hashing it and keeping its first
-// bytes to tell the format. A read error (the body over its limit, a
+// Store streams r into the upload's key while hashing it and keeping its
+// first bytes to tell the format. A read error (the body over its limit, a
 // dropped connection) abandons the blob and is returned as it is; a file
 // of no supported format is removed again and refused with 415
 // unsupported_file_format.
-func Put(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener, key, filename string, r io.Reader) (File, error) {
+func Store(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener, u *Upload, r io.Reader) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := blobs.Create(ctx, key)
+	w, err := blobs.Create(ctx, u.Key)
 	if err != nil {
-		return File{}, fmt.Errorf("store upload: %w", err)
+		return fmt.Errorf("store upload: %w", err)
 	}
 	h := sha256.New()
 	head := &headBuffer{max: 64 << 10}
@@ -91,17 +79,18 @@ func Put(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener, k
 	if err != nil {
 		cancel()
 		_ = w.Close()
-		return File{}, err
+		return err
 	}
 	if err := w.Close(); err != nil {
-		return File{}, fmt.Errorf("store upload: %w", err)
+		return fmt.Errorf("store upload: %w", err)
 	}
-	f := File{Key: key, Filename: Filename(filename), Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
-	if f.Format, err = tables.Sniff(head.Bytes(), f.Filename); err != nil {
-		_ = blobs.Delete(context.WithoutCancel(ctx), key)
-		return File{}, domain.Errorf(domain.ErrInvalid, "unsupported_file_format", "The file is not CSV, TSV, JSON lines or XLSX.")
+	format, err := tables.Sniff(head.Bytes(), u.Filename)
+	if err != nil {
+		_ = blobs.Delete(context.WithoutCancel(ctx), u.Key)
+		return domain.Errorf(domain.ErrInvalid, "unsupported_file_format", "The file is not CSV, TSV, JSON lines or XLSX.")
 	}
-	return f, nil
+	u.File = File{Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format}
+	return nil
 }
 
 // headBuffer keeps the first max bytes written to it.
