@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
+	"golang.org/x/text/encoding/charmap"
 
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -179,3 +180,24 @@ func BenchmarkCSVReader(b *testing.B)   { benchReader(b, "csv") }
 func BenchmarkTSVReader(b *testing.B)   { benchReader(b, "tsv") }
 func BenchmarkJSONLReader(b *testing.B) { benchReader(b, "jsonl") }
 func BenchmarkXLSXReader(b *testing.B)  { benchReader(b, "xlsx") }
+
+// BenchmarkOpenGuessed measures opening a file whose encoding is guessed
+// (every candidate decodes and scores the 64 KiB sample) and whose dialect
+// is sniffed among every candidate.
+func BenchmarkOpenGuessed(b *testing.B) {
+	line := "Молоко пастеризованное;89,90;12;Москва\n"
+	text := "Наименование;Цена;Количество;Город\n" + strings.Repeat(line, (SniffSize/len(line))+10)
+	data, err := charmap.Windows1251.NewEncoder().String(text)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := writeFile(b, "f.csv", []byte(data))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := NewOpener().Open(b.Context(), path, "f.csv", table.ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+}

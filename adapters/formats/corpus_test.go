@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -91,7 +92,15 @@ type corpusCase struct {
 	issues  []issue // every issue the records carry, when checked
 	err     error   // expected failure kind, instead of the above
 	errHas  string  // and a phrase of its message
-	note    string
+	// detected is the reader's Detection in short (see detectedText), when checked.
+	detected string
+	note     string
+}
+
+// detectedText is a Detection in short: encoding/confidence, dialect,
+// header row and the rows skipped above it.
+func detectedText(d table.Detection) string {
+	return fmt.Sprintf("%s/%s d=%q q=%q e=%q h=%d s=%v", d.Encoding, d.EncodingConfidence, d.Delimiter, d.Quote, d.Escape, d.HeaderRow, d.SkippedRows)
 }
 
 var corpusCases = []corpusCase{
@@ -103,7 +112,7 @@ var corpusCases = []corpusCase{
 	{file: "calamine/date_iso.xlsx", format: table.XLSX, header: []string{"2021-01-01"}, count: 5, cells: []cell{{0, 0, "2021-01-01T10:10:10"}, {1, 0, "10:10:10"}}},
 	{file: "calamine/empty_shared_string_value.xlsx", format: table.XLSX, header: []string{"Name", "City", "Status"}, count: 2,
 		cells: []cell{{0, 0, "Alice"}, {0, 1, ""}, {0, 2, "Active"}, {1, 1, "Berlin"}}},
-	{file: "calamine/empty_sheet.xlsx", format: table.XLSX, header: nil, count: 0},
+	{file: "calamine/empty_sheet.xlsx", err: table.ErrUnreadable, errHas: `no sheet of the workbook has data; the sheets are ["Sheet1"]`},
 	{file: "calamine/errors.xlsx", format: table.XLSX, header: []string{"#DIV/0!"}, count: 6, cells: []cell{{0, 0, ""}},
 		issues: []issue{{0, 0, "cell_error"}, {1, 0, "cell_error"}, {2, 0, "cell_error"}, {3, 0, "cell_error"}, {4, 0, "cell_error"}, {5, 0, "cell_error"}},
 		note:   "no header row: the first error is taken as the header; error cells become missing values with cell_error issues"},
@@ -111,12 +120,12 @@ var corpusCases = []corpusCase{
 	{file: "calamine/header-row.xlsx", format: table.XLSX, header: []string{"Columns", "Column A", "Column B", "Column C"}, count: 1,
 		cells: []cell{{0, 0, "put data here"}, {0, 3, "3"}}, note: "the note above the table is passed over"},
 	{file: "calamine/inlineStr_cdata.xlsx", format: table.XLSX, header: []string{"Hello CDATA", "World"}, count: 1, cells: []cell{{0, 0, "12345"}, {0, 1, "NormalText"}}},
-	{file: "calamine/issue_261.xlsx", format: table.XLSX, header: []string{"String Value 29", "2023-03-15"}, width: 7, count: 53,
-		cells: []cell{{0, 0, "String Value 35"}, {3, 0, "2023-03-15"}, {3, 3, "903"}}, note: "rows and cells without r attributes; the one-cell title row above the table is passed over"},
+	{file: "calamine/issue_261.xlsx", format: table.XLSX, header: []string{"String Value 12", "String Value 30"}, width: 7, count: 51,
+		cells: []cell{{0, 0, "2023-03-15"}, {1, 3, "903"}}, note: "rows and cells without r attributes; the title and the key-value rows (row 6: a label, a date, a number) above the table's labelled header row are passed over"},
 	{file: "calamine/string-ref.xlsx", format: table.XLSX, header: []string{"col1"}, count: 1, cells: []cell{{0, 0, "-8086931554011838357"}}},
-	{file: "commons-csv/test.csv", format: table.CSV, header: []string{"A", "B", "C", "D"}, count: 10,
+	{file: "commons-csv/test.csv", format: table.CSV, header: []string{"A", "B", "C", "D"}, count: 10, detected: `UTF-8/certain d="," q="\"" e="" h=1 s=[]`,
 		cells: []cell{{0, 0, "# plain values"}, {3, 2, " g"}, {5, 0, " i "}, {5, 1, ` " j " `}, {5, 2, ` " k "`}, {5, 3, " l "}, {9, 0, "# EOF on next line"}},
-		note:  "test_rfc4180.txt: # lines are data (no comment character); blank records skipped; padding after a closing quote dropped"},
+		note:  "test_rfc4180.txt: # lines are data (no comment character); blank records skipped; padding after a closing quote dropped; a quote after blanks is a character (no cell holds a delimiter that would say otherwise)"},
 	{file: "commons-csv/test_rfc4180.txt", format: table.CSV, count: 17, note: "an expected-output text file, read as the CSV it happens to be"},
 	{file: "csv-spectrum/csvs/comma_in_quotes.csv", format: table.CSV, header: []string{"first", "last", "address", "city", "zip"}, count: 1, cells: []cell{{0, 3, "Anytown, WW"}, {0, 4, "08123"}}},
 	{file: "csv-spectrum/csvs/empty.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2},
@@ -133,7 +142,7 @@ var corpusCases = []corpusCase{
 	{file: "csv-spectrum/csvs/utf8.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 2, "ʤ"}}},
 	{file: "csvkit/mac_newlines.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 2, cells: []cell{{1, 0, "Once upon\ra time"}, {1, 2, "6"}}},
 	{file: "csvkit/null_byte.csv", format: table.CSV, header: []string{"a", "b", "c"}, count: 1, cells: []cell{{0, 0, "\x00"}, {0, 2, "3"}}},
-	{file: "csvkit/sheets.xlsx", format: table.XLSX, count: 0, note: "the first sheet is empty"},
+	{file: "csvkit/sheets.xlsx", format: table.XLSX, header: []string{"text", "date", "integer", "boolean", "float", "datetime"}, count: 5, note: "the first sheet is empty: the first sheet with data is read"},
 	{file: "csvkit/sheets.xlsx", opts: table.ReadOptions{Sheet: "ʤ"}, format: table.XLSX, header: []string{"a", "b", "c"}, count: 1, cells: []cell{{0, 0, "1"}}},
 	{file: "csvkit/sheets.xlsx", opts: table.ReadOptions{Sheet: "2"}, format: table.XLSX, header: []string{"text", "date", "integer", "boolean", "float", "datetime"}, count: 5,
 		cells: []cell{{0, 1, "1971-01-01"}, {0, 5, "1971-01-01T04:14:00"}}},
@@ -171,13 +180,14 @@ var corpusCases = []corpusCase{
 	{file: "frictionless/bom.csv", format: table.CSV, header: []string{"id", "name"}, count: 2, cells: []cell{{1, 1, "中国人"}}},
 	{file: "frictionless/cast-int-to-string-issue-1251.xlsx", format: table.XLSX, header: []string{"A", "B", "C", "D", "E"}, count: 2, cells: []cell{{0, 0, "001"}, {1, 0, "002"}}},
 	{file: "frictionless/countries.csv", format: table.CSV, header: []string{"id", "neighbor_id", "name", "population"}, count: 5, cells: []cell{{0, 1, "Ireland"}},
-		note: "the comment line above the header is passed over"},
+		detected: `UTF-8/certain d="," q="\"" e="" h=2 s=[1]`, note: "the comment line above the header is passed over, and reported"},
 	{file: "frictionless/defective-rows.csv", format: table.CSV, header: []string{"id", "name", "age"}, count: 2},
 	{file: "frictionless/duplicate-headers.csv", format: table.CSV, header: []string{"id", "name", "id", "age", "id"}, count: 2, cells: []cell{{0, 4, "001101"}}},
 	{file: "frictionless/encoding-issue-274.csv", format: table.CSV, header: []string{"id", "name"}, count: 507},
 	{file: "frictionless/escaping.csv", format: table.CSV, header: []string{"ID", " Test"}, count: 3, note: "no escape character in API.md: backslashes are literal"},
-	{file: "frictionless/issue-1066-largecellsize.csv", format: table.CSV, header: []string{"Description", "status"}, count: 19, cells: []cell{{18, 1, "test"}}},
-	{file: "frictionless/latin1.csv", format: table.CSV, header: []string{"id", "name"}, count: 2, cells: []cell{{1, 1, "©"}}},
+	{file: "frictionless/issue-1066-largecellsize.csv", format: table.CSV, header: []string{"Description", "status"}, count: 19, cells: []cell{{18, 1, "test"}},
+		detected: `UTF-8/certain d="," q="\"" e="" h=1 s=[]`, note: "apostrophes in the text do not make ' the quote; a quoted cell cut by the sniffing sample's end is no quoting problem"},
+	{file: "frictionless/latin1.csv", format: table.CSV, header: []string{"id", "name"}, count: 2, cells: []cell{{1, 1, "©"}}, detected: `windows-1252/guessed d="," q="\"" e="" h=1 s=[]`},
 	{file: "frictionless/merged-cells.xlsx", format: table.XLSX, header: []string{"data"}, count: 0},
 	{file: "frictionless/table-with-accents.csv", format: table.CSV, header: []string{"Classement", "Quartier", "Date", "Année"}, count: 638, cells: []cell{{0, 4, "0,611553068"}}},
 	{file: "frictionless/table.jsonl", format: table.JSONL, header: []string{"id", "name"}, count: 2, cells: []cell{{0, 0, "1"}, {1, 1, "中国人"}}},
@@ -190,10 +200,11 @@ var corpusCases = []corpusCase{
 	{file: "messytables/mixedGLB.csv", format: table.CSV, header: []string{"Year", "Jan", "Feb"}, width: 19, count: 133, cells: []cell{{0, 0, "1880"}, {0, 14, "****"}, {132, 0, "2012"}}},
 	{file: "messytables/spanish_chars.csv", format: table.CSV, header: []string{"GF_ID", "FN_ID", "SF_ID", "GF", "F", "SF", "Gasto total 2011", "Descripción"}, count: 115, cells: []cell{{0, 6, "229,932.50"}}},
 	{file: "messytables/utf-16le_encoded.csv", format: table.CSV, header: []string{"Organisation_code", "Organisation_name"}, count: 327, cells: []cell{{0, 1, "Enfield PCT"}}},
-	{file: "messytables/weird_head_padding.csv", format: table.CSV, header: []string{"", "1985", "1993"}, width: 11, count: 76,
+	{file: "messytables/weird_head_padding.csv", format: table.CSV, header: []string{"", "1985", "1993"}, width: 11, count: 76, detected: `UTF-8/certain d=";" q="\"" e="" h=12 s=[3 4 6 7 8 9]`,
 		keyed: []keyed{{"      Gefäßchirurgie", 1, "."}, {"      Gefäßchirurgie", 2, "379"}}},
-	{file: "phpspreadsheet/NumberFormatTest.de.csv", format: table.CSV, header: []string{"-123", "1.234", "12.345,67"}, count: 4,
-		cells: []cell{{0, 0, "123,4567"}, {1, 0, "-1.234,567"}, {2, 0, "WAHR"}, {3, 1, "TRUE"}}, note: "no header row in the file: the first record is taken; ragged rows are passed through"},
+	{file: "phpspreadsheet/NumberFormatTest.de.csv", format: table.CSV, header: []string{"column_1", "column_2", "column_3"}, count: 5,
+		cells: []cell{{0, 0, "-123"}, {0, 2, "12.345,67"}, {1, 0, "123,4567"}, {2, 0, "-1.234,567"}, {3, 0, "WAHR"}, {4, 1, "TRUE"}}, detected: `UTF-8/certain d="," q="\"" e="" h=0 s=[]`,
+		note: "no header row in the file (a first record of numbers only): columns are named by position and no record is lost; ragged rows are passed through"},
 	{file: "phpspreadsheet/premiere.utf16be.csv", format: table.CSV, header: []string{"première", "second", "troisième"}, count: 1, cells: []cell{{0, 2, "sixième"}}},
 	{file: "phpspreadsheet/sep.csv", format: table.CSV, header: []string{"A", "1"}, count: 1, cells: []cell{{0, 0, "2"}, {0, 1, "3"}}},
 	{file: "qsv/FCOServices_TransparencySpend_May2011.csv", format: table.CSV, header: []string{"Department", "Entity", "Payment Date"}, count: 4, cells: []cell{{0, 7, "47,072.02"}, {0, 2, "11-May-11"}}},
@@ -214,7 +225,8 @@ var corpusCases = []corpusCase{
 		header: []string{"col1", "  col with leading and trailing spaces.  ", "123_starts_with_123", "With * / special ? ! Characters. ", "col1", "col1"}},
 	{file: "qsv/spendover25kdownloadSep.csv", format: table.CSV, header: []string{"Department", "Entity", "Date of Payment", "Expense Type", "Expense Area", "Supplier", "Transaction No", " Amount in Sterling "},
 		count: 189, cells: []cell{{0, 5, "Appleby Health Centre"}, {0, 6, "Exeter 23/09/2011"}, {0, 7, " 27,275.25 "}, {1, 6, "0081135561"}}},
-	{file: "rust-csv/strange.csv", format: table.CSV, count: 6, note: "no escape or comment characters in API.md: backslashes and # are data"},
+	{file: "rust-csv/strange.csv", format: table.CSV, header: []string{`"Hacksaw" Jim Duggan`, "1987"}, count: 6, cells: []cell{{0, 0, `Bret "Hit Man" Hart`}, {1, 0, "# We're not sure when Rafael started, so omit the year."}},
+		detected: `UTF-8/certain d=";" q="\"" e="\\" h=1 s=[]`, note: "backslash-escaped quotes are sniffed; no comment character: # is data"},
 }
 
 func TestCorpusConformance(t *testing.T) {
@@ -239,6 +251,11 @@ func TestCorpusConformance(t *testing.T) {
 			}
 			if got.format != c.format {
 				t.Errorf("format %s, want %s", got.format, c.format)
+			}
+			if c.detected != "" {
+				if _, det := readDetected(t, filepath.Join(dir, c.file), c.opts); detectedText(det) != c.detected {
+					t.Errorf("detected %s, want %s", detectedText(det), c.detected)
+				}
 			}
 			for i, h := range c.header {
 				if i >= len(got.header) || got.header[i] != h {

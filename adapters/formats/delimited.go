@@ -31,45 +31,61 @@ type delimitedReader struct {
 	pending []scanned // records read while looking for the header
 	number  int
 	limits  table.Limits
+	det     table.Detection
 }
 
 // sampleRecords is how many records header detection looks at.
-const sampleRecords = 30
+const sampleRecords = 50
 
-func openDelimited(f *os.File, sample []byte, filename string, opts table.ReadOptions) (*delimitedReader, error) {
+// maxSkippedRows is how many skipped rows a Detection lists by number.
+const maxSkippedRows = 100
+
+func openDelimited(f *os.File, sample []byte, filename string, te textEncoding, opts table.ReadOptions) (*delimitedReader, error) {
 	limits := opts.Limits.WithDefaults()
-	enc, bom := detectEncoding(sample)
+	if opts.HeaderRow > table.MaxHeaderRow || opts.HeaderRow < 0 {
+		return nil, fmt.Errorf("%w: header_row %d is out of range (1 to %d)", table.ErrUnreadable, opts.HeaderRow, table.MaxHeaderRow)
+	}
+	enc, bom, conf := te.name, te.bom, te.confidence
 	if opts.Encoding != "" {
-		e, ok := normalizeEncoding(opts.Encoding)
+		_, e, ok := table.LookupEncoding(opts.Encoding)
 		if !ok {
 			return nil, fmt.Errorf("%w: unknown encoding %q", table.ErrUnreadable, opts.Encoding)
 		}
 		if e != enc {
 			bom = 0
 		}
-		enc = e
+		enc, conf = e, confGiven
 	}
 	text := decodeSample(sample, enc, bom)
-	delim, sepLine := sniffDelimiter(text, filename)
-	if opts.Delimiter != 0 {
-		if opts.Delimiter > 127 {
-			return nil, fmt.Errorf("%w: the delimiter must be one ASCII character", table.ErrUnreadable)
-		}
-		delim = byte(opts.Delimiter)
+	given, err := dialectOptions(opts)
+	if err != nil {
+		return nil, err
 	}
+	dia := sniffDialect(text, filename, given)
 	if _, err := f.Seek(int64(bom), io.SeekStart); err != nil {
 		return nil, err
 	}
 	counter := &countingReader{r: f, n: int64(bom)}
 	src := bufio.NewReaderSize(counter, 256<<10)
-	d := &delimitedReader{f: f, counter: counter, sc: newScanner(decoder(src, enc), delim, limits), format: table.CSV, limits: limits}
-	d.sc.fixUTF8 = enc == encUTF8 && opts.Encoding == ""
-	if delim == '\t' {
+	d := &delimitedReader{f: f, counter: counter, sc: newScanner(decoder(src, enc), dia.delim, limits), format: table.CSV, limits: limits}
+	d.sc.setQuoting(dia.quote, dia.escape)
+	d.sc.blankQuote = dia.blankQuote
+	// Bytes that are not UTF-8 in a UTF-8 file are read as Windows-1252,
+	// given or detected alike, so that a Detection passed back reads the same.
+	d.sc.fixUTF8 = enc == encUTF8
+	if dia.delim == '\t' {
 		d.format = table.TSV
 	}
-	if sepLine {
+	d.det = table.Detection{Format: d.format, Encoding: enc, EncodingConfidence: conf, Delimiter: string(rune(dia.delim))}
+	if dia.quote != 0 {
+		d.det.Quote = string(rune(dia.quote))
+	}
+	if dia.escape != 0 {
+		d.det.Escape = string(rune(dia.escape))
+	}
+	if dia.sepLine {
 		if _, err := d.sc.next(); err != nil {
-			return nil, err
+			return nil, d.emptyOr(err)
 		}
 	}
 	if err := d.findHeader(opts); err != nil {
@@ -78,19 +94,36 @@ func openDelimited(f *os.File, sample []byte, filename string, opts table.ReadOp
 	return d, nil
 }
 
-// findHeader reads the first records and picks the header row.
+// findHeader reads the first records and picks the header row. Only a
+// bounded sample is held: rows above a given header_row are read and let
+// go, not kept.
 func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 	for range opts.SkipRows {
-		if _, err := d.sc.next(); err != nil {
+		rec, err := d.sc.next()
+		if err != nil {
 			return d.emptyOr(err)
+		}
+		d.skipped(rec, d.sc.line)
+	}
+	if opts.HeaderRow > 0 && !opts.NoHeader {
+		for i := 1; ; i++ {
+			rec, err := d.sc.next()
+			if err == io.EOF {
+				return fmt.Errorf("%w: header_row %d is past the end of the file (%d rows)", table.ErrUnreadable, opts.HeaderRow, i-1)
+			}
+			if err != nil {
+				return err
+			}
+			if i == opts.HeaderRow {
+				d.header = cloneCells(rec)
+				d.det.HeaderRow = i
+				return d.checkWidth()
+			}
+			d.skipped(rec, d.sc.line)
 		}
 	}
 	var sample []scanned
-	want := sampleRecords
-	if opts.HeaderRow > 0 {
-		want = opts.HeaderRow
-	}
-	for len(sample) < want {
+	for len(sample) < sampleRecords {
 		rec, err := d.sc.next()
 		if err == io.EOF {
 			break
@@ -98,26 +131,62 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 		if err != nil {
 			return err
 		}
-		sample = append(sample, scanned{cloneCells(rec), d.sc.issues}) // kept past the next record
+		sample = append(sample, scanned{cloneCells(rec), d.sc.issues, d.sc.line}) // kept past the next record
 	}
 	if len(sample) == 0 {
 		return nil // an empty file: no header, no records
 	}
-	at := opts.HeaderRow - 1
-	if opts.HeaderRow == 0 {
-		cells := make([][]string, len(sample))
-		for i, s := range sample {
-			cells[i] = s.cells
+	cells := make([][]string, len(sample))
+	for i, s := range sample {
+		cells[i] = s.cells
+	}
+	at, hasHeader := 0, false
+	if !opts.NoHeader {
+		at, hasHeader = detectHeader(cells)
+	}
+	if !hasHeader {
+		// Without a header, nothing is skipped: lines above the first data
+		// record are read as records too (ragged ones, for a title), and
+		// header_row "none" reads the file the same way.
+		at = 0
+	}
+	for _, s := range sample[:at] {
+		d.skipped(s.cells, s.line)
+	}
+	if !hasHeader {
+		width := 0
+		for _, c := range cells[at:] {
+			width = max(width, len(c))
 		}
-		at = DetectHeader(cells)
-	} else if at >= len(sample) {
-		return fmt.Errorf("%w: header_row %d is past the end of the file (%d rows)", table.ErrUnreadable, opts.HeaderRow, len(sample))
+		d.header = make([]string, width)
+		for i := range d.header {
+			d.header[i] = table.PositionalName(i)
+		}
+		d.pending = sample[at:]
+		return d.checkWidth()
 	}
 	d.header = sample[at].cells
+	d.det.HeaderRow = at + 1
+	d.pending = sample[at+1:]
+	return d.checkWidth()
+}
+
+// skipped notes a record above the header: a non-blank one is a row the
+// Detection reports (table.Detection.SkippedRows).
+func (d *delimitedReader) skipped(rec []string, line int) {
+	if blank(rec) {
+		return
+	}
+	d.det.SkippedCount++
+	if len(d.det.SkippedRows) < maxSkippedRows {
+		d.det.SkippedRows = append(d.det.SkippedRows, line)
+	}
+}
+
+func (d *delimitedReader) checkWidth() error {
 	if len(d.header) > d.limits.MaxColumns {
 		return fmt.Errorf("%w: the file has %d columns; the limit is %d", table.ErrUnreadable, len(d.header), d.limits.MaxColumns)
 	}
-	d.pending = sample[at+1:]
 	return nil
 }
 
@@ -128,15 +197,20 @@ func (d *delimitedReader) emptyOr(err error) error {
 	return err
 }
 
+// Detection reports what the reader decided (table.Describer).
+func (d *delimitedReader) Detection() table.Detection { return d.det }
+
 func (d *delimitedReader) Format() table.Format { return d.format }
 func (d *delimitedReader) Header() []string     { return d.header }
 func (d *delimitedReader) BytesRead() int64     { return d.counter.n }
 func (d *delimitedReader) Close() error         { return d.f.Close() }
 
-// scanned is a record with the scanner's warnings about it.
+// scanned is a record with the scanner's warnings about it and the
+// physical line it starts on.
 type scanned struct {
 	cells  []string
 	issues []table.CellIssue
+	line   int
 }
 
 // Next returns the next non-blank data record.
@@ -152,7 +226,7 @@ func (d *delimitedReader) Next() (table.Record, error) {
 			if err != nil {
 				return table.Record{}, unreadable(err)
 			}
-			rec, text = scanned{cells, d.sc.issues}, d.sc.text
+			rec, text = scanned{cells, d.sc.issues, d.sc.line}, d.sc.text
 		}
 		d.number++
 		if blank(rec.cells) && len(rec.issues) == 0 {
@@ -181,53 +255,225 @@ func blank(rec []string) bool {
 	return true
 }
 
-// sniffDelimiter picks , ; tab or | from decoded sample text: the one
-// that splits the first records (parsed with quotes, so delimiters and
-// line breaks inside quoted cells do not count) into the same, largest
-// number of cells. An Excel "sep=X" first line wins; a .tsv or .tab file
-// name breaks ties toward tab.
-func sniffDelimiter(text, filename string) (delim byte, sepLine bool) {
+// dialect is how a delimited file is split.
+type dialect struct {
+	delim, quote, escape byte
+	blankQuote           bool // see scanner.blankQuote
+	sepLine              bool // an Excel "sep=X" first line, not a record
+}
+
+// givenDialect is the part of the dialect the options fix; 0 fields are
+// sniffed, except that a quote or escape of "none" is 0 and fixed.
+type givenDialect struct {
+	dialect
+	delimSet, quoteSet, escapeSet bool
+}
+
+func dialectOptions(opts table.ReadOptions) (g givenDialect, err error) {
+	bad := func(what string) error {
+		return fmt.Errorf("%w: the %s must be one ASCII character other than a line end", table.ErrUnreadable, what)
+	}
+	if opts.Delimiter != 0 {
+		if opts.Delimiter > 127 || opts.Delimiter == '\n' || opts.Delimiter == '\r' {
+			return g, bad("delimiter")
+		}
+		g.delim, g.delimSet = byte(opts.Delimiter), true
+	}
+	switch opts.Quote {
+	case "":
+	case table.QuoteNone:
+		g.quoteSet = true
+	case `"`, "'":
+		g.quote, g.quoteSet = opts.Quote[0], true
+	default:
+		return g, fmt.Errorf("%w: the quote must be \", ' or none", table.ErrUnreadable)
+	}
+	switch opts.Escape {
+	case "":
+	case table.EscapeNone:
+		g.escapeSet = true
+	case `\`:
+		g.escape, g.escapeSet = '\\', true
+	default:
+		return g, fmt.Errorf("%w: the escape must be \\ or none", table.ErrUnreadable)
+	}
+	if g.delimSet && g.quoteSet && g.quote != 0 && g.delim == g.quote {
+		return g, bad("delimiter (not the quote)")
+	}
+	return g, nil
+}
+
+// sniffDialect reads the dialect from decoded sample text, within what
+// the options fix. An Excel "sep=X" first line sets the delimiter. Else
+// every candidate — delimiter among , ; tab | (then colon and space),
+// quote " or ', escape none or backslash — reads the first records
+// (parsed with quotes, so delimiters and line breaks inside quoted cells
+// do not count), and the reading with the fewest quoting problems, then
+// the most records that agree on their number of cells (more than one),
+// then the most cells wins. Quotes that do not pair up mean the quoting
+// was read with the wrong delimiter or quote. A single quote or a
+// backslash escape is chosen only when it reads the records better than
+// the plain RFC 4180 reading, and colon or space only when every record
+// splits into the same number of cells and no common delimiter splits
+// most of them. A .tsv or .tab file name breaks ties toward tab.
+func sniffDialect(text, filename string, given givenDialect) dialect {
+	out := dialect{delim: ',', quote: '"'}
 	first, _, _ := strings.Cut(text, "\n")
 	first = strings.TrimRight(first, "\r")
 	if len(first) == 5 && strings.HasPrefix(strings.ToLower(first), "sep=") {
-		return first[4], true
+		out.sepLine = true // not a record, whatever the delimiter option says
+		if !given.delimSet {
+			given.delim, given.delimSet = first[4], true
+		}
+		out.delim = given.delim
 	}
 	name := strings.ToLower(filename)
-	best, bestScore := byte(','), -1
 	if strings.HasSuffix(name, ".tsv") || strings.HasSuffix(name, ".tab") {
-		best = '\t'
+		out.delim = '\t'
 	}
+	delims := []byte{',', ';', '\t', '|'}
+	if given.delimSet {
+		delims = []byte{given.delim}
+	}
+	quotes := []byte{'"'}
+	if strings.IndexByte(text, '\'') >= 0 {
+		quotes = append(quotes, '\'')
+	}
+	if given.quoteSet {
+		quotes = []byte{given.quote}
+	}
+	escapes := []byte{0}
+	if strings.Contains(text, `\"`) || strings.Contains(text, `\'`) {
+		escapes = append(escapes, '\\')
+	}
+	if given.escapeSet {
+		escapes = []byte{given.escape}
+	}
+	var best reading
+	pick := func(c dialect) {
+		r := readSample(text, c)
+		if r.better(best, c) {
+			best = r
+		}
+	}
+	for _, q := range quotes {
+		for _, e := range escapes {
+			for _, d := range delims {
+				if q == 0 && e != 0 || d == q {
+					continue
+				}
+				pick(dialect{delim: d, quote: q, escape: e})
+			}
+		}
+	}
+	if !given.delimSet && (best.freq == 0 || best.freq*2 < best.records) {
+		// No common delimiter splits most records: colon or space may,
+		// when every record agrees.
+		for _, d := range []byte{':', ' '} {
+			for _, q := range quotes {
+				r := readSample(text, dialect{delim: d, quote: q})
+				if r.records >= 2 && r.freq == r.records && r.issues == 0 && r.better(best, r.d) {
+					best = r
+				}
+			}
+		}
+	}
+	if best.freq > 0 && best.d.quote != 0 && best.d.delim != ' ' && strings.Contains(text, string([]byte{best.d.delim, ' ', best.d.quote})) {
+		// Blanks before opening quotes: dropped when that reads better.
+		c := best.d
+		c.blankQuote = true
+		if r := readSample(text, c); r.issues < best.issues || r.issues == best.issues && r.freq > best.freq {
+			best = r
+		}
+	}
+	if best.freq > 0 {
+		out.delim, out.quote, out.escape, out.blankQuote = best.d.delim, best.d.quote, best.d.escape, best.d.blankQuote
+	} else {
+		// Nothing splits: the given parts, else the defaults.
+		if given.delimSet {
+			out.delim = given.delim
+		}
+		if given.quoteSet {
+			out.quote = given.quote
+		}
+		if given.escapeSet {
+			out.escape = given.escape
+		}
+	}
+	if out.quote == out.delim { // sep=" or a delimiter option of ": quoting is off
+		out.quote, out.escape = 0, 0
+	}
+	return out
+}
+
+// reading is how one dialect reads the sample.
+type reading struct {
+	d       dialect
+	ok      bool
+	issues  int // quoting problems
+	records int // non-blank records
+	freq    int // records with the most common number of cells (over 1)
+	mode    int // that number
+	quoted  int // cells read as quoted
+}
+
+func readSample(text string, c dialect) reading {
 	limits := table.Limits{MaxColumns: 100_000, MaxCellBytes: len(text) + 1}
-	bestIssues := 0
-	for _, c := range []byte{',', ';', '\t', '|'} {
-		sc := newScanner(strings.NewReader(text), c, limits)
-		counts := map[int]int{}
-		issues := 0
-		for range 40 {
-			rec, err := sc.next()
-			if err != nil {
-				break
-			}
-			issues += len(sc.issues)
-			if len(rec) > 1 {
-				counts[len(rec)]++
-			}
+	sc := newScanner(strings.NewReader(text), c.delim, limits)
+	sc.r = bufio.NewReaderSize(strings.NewReader(text), len(text)+1) // not the file reader's 256 KiB, once per candidate
+	sc.setQuoting(c.quote, c.escape)
+	sc.blankQuote = c.blankQuote
+	r := reading{d: c, ok: true}
+	counts := map[int]int{}
+	last := 0 // the last record's quoting problems, not counted: the sample may cut it
+	for range 40 {
+		rec, err := sc.next()
+		if err != nil {
+			break
 		}
-		mode, freq := 0, 0
-		for n, f := range counts {
-			if f > freq || (f == freq && n > mode) {
-				mode, freq = n, f
-			}
+		r.issues += last
+		last = len(sc.issues)
+		r.quoted += sc.quotedCells
+		if !blank(rec) {
+			r.records++
 		}
-		// Quotes that do not pair up mean the quoting was read with the
-		// wrong delimiter; then records that agree matter most, and more
-		// cells break ties.
-		score := freq*100_000 + mode
-		if freq > 0 && (bestScore < 0 || issues < bestIssues || issues == bestIssues && score > bestScore) {
-			best, bestScore, bestIssues = c, score, issues
+		if len(rec) > 1 {
+			counts[len(rec)]++
 		}
 	}
-	return best, false
+	for n, f := range counts {
+		if f > r.freq || (f == r.freq && n > r.mode) {
+			r.mode, r.freq = n, f
+		}
+	}
+	return r
+}
+
+// better tells whether r (read with dialect c) beats the best so far. A
+// reading that splits nothing never wins.
+func (r reading) better(best reading, c dialect) bool {
+	if r.freq == 0 {
+		return false
+	}
+	if !best.ok || best.freq == 0 {
+		return true
+	}
+	// A single quote must quote more cells than the double quote does
+	// (apostrophes are common in text); a backslash escape must have
+	// fewer quoting problems.
+	if c.quote != best.d.quote && c.quote != '"' && r.quoted <= best.quoted {
+		return false
+	}
+	if r.issues != best.issues {
+		return r.issues < best.issues
+	}
+	if c.escape != best.d.escape && c.escape != 0 {
+		return false
+	}
+	if r.freq != best.freq {
+		return r.freq > best.freq
+	}
+	return r.mode > best.mode
 }
 
 // countingReader counts the bytes read from the file, for progress.

@@ -4,43 +4,272 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
-	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
 	"golang.org/x/text/transform"
+
+	"github.com/tabnorm/tabnorm/domain/table"
 )
 
-// Text encodings the readers understand.
+// Text encodings by their canonical names (table.LookupEncoding's).
 const (
-	encUTF8    = "utf-8"
-	encUTF16LE = "utf-16le"
-	encUTF16BE = "utf-16be"
+	encUTF8    = "UTF-8"
+	encUTF16LE = "UTF-16LE"
+	encUTF16BE = "UTF-16BE"
 	encCP1252  = "windows-1252"
-	encLatin1  = "latin-1"
 )
 
-// detectEncoding tells the encoding of a text sample and how many BOM
-// bytes to skip. Without a BOM: NUL bytes at every other position mean
-// UTF-16 (which half tells the byte order); bytes that are not valid
-// UTF-8 mean Windows-1252 (a superset of Latin-1's printable range, so a
-// Latin-1 file decodes the same). sample may end mid-character.
-func detectEncoding(sample []byte) (enc string, bom int) {
+// How sure an encoding is (table.Detection.EncodingConfidence).
+const (
+	confGiven   = "given"
+	confCertain = "certain"
+	confGuessed = "guessed"
+)
+
+// detectEncoding tells the encoding of a text sample, how many BOM bytes
+// to skip and how sure it is. A BOM is certain; so are NUL bytes at every
+// other position (UTF-16, the half tells the byte order) and a sample
+// that is valid UTF-8. Other bytes are guessed among the single- and
+// multi-byte encodings of guessEncoding. sample may end mid-character.
+func detectEncoding(sample []byte) (enc string, bom int, confidence string) {
 	switch {
 	case bytes.HasPrefix(sample, []byte{0xEF, 0xBB, 0xBF}):
-		return encUTF8, 3
+		return encUTF8, 3, confCertain
 	case bytes.HasPrefix(sample, []byte{0xFF, 0xFE}):
-		return encUTF16LE, 2
+		return encUTF16LE, 2, confCertain
 	case bytes.HasPrefix(sample, []byte{0xFE, 0xFF}):
-		return encUTF16BE, 2
+		return encUTF16BE, 2, confCertain
 	}
 	if enc := utf16ByNULs(sample); enc != "" {
-		return enc, 0
+		return enc, 0, confCertain
 	}
 	if !validUTF8Prefix(sample) {
-		return encCP1252, 0
+		return guessEncoding(sample), 0, confGuessed
 	}
-	return encUTF8, 0
+	return encUTF8, 0, confCertain
+}
+
+// candidate is an encoding guessEncoding weighs.
+type candidate struct {
+	name string
+	enc  encoding.Encoding
+	// multi: a multi-byte encoding, which must decode the sample without
+	// an error to be considered at all.
+	multi bool
+}
+
+// candidates in order of preference on equal scores: Windows-1252 first
+// (the most common non-UTF-8 text; it decodes Latin-1's printable range
+// identically, so © never becomes U+FFFD), then the Cyrillic and Greek
+// single-byte maps, then the CJK multi-byte ones.
+var candidates = []candidate{
+	{encCP1252, charmap.Windows1252, false},
+	{"windows-1251", charmap.Windows1251, false},
+	{"KOI8-R", charmap.KOI8R, false},
+	{"ISO-8859-5", charmap.ISO8859_5, false},
+	{"windows-1253", charmap.Windows1253, false},
+	{"ISO-8859-7", charmap.ISO8859_7, false},
+	{"Shift_JIS", japanese.ShiftJIS, true},
+	{"EUC-JP", japanese.EUCJP, true},
+	{"GB18030", simplifiedchinese.GB18030, true},
+	{"Big5", traditionalchinese.Big5, true},
+	{"EUC-KR", korean.EUCKR, true},
+}
+
+// guessEncoding picks the candidate under which the sample's non-ASCII
+// text reads most like words of one language: letters of one script in
+// one case pattern (lower, Capitalized or UPPER), frequent letters of
+// that script, no undefined bytes, symbols or accented-Latin runs that
+// misread Cyrillic or Greek produce ("Ïðèâåò"). Windows-1252 wins ties.
+func guessEncoding(sample []byte) string {
+	sample = nonASCIILines(sample, guessBytes)
+	best, bestScore := encCP1252, 0
+	for i, c := range candidates {
+		text, ok := decodeAll(sample, c.enc, c.multi)
+		if !ok {
+			continue
+		}
+		score := plausibility(text)
+		if i == 0 {
+			bestScore = score + guessMargin // another must read clearly better
+		} else if score > bestScore {
+			best, bestScore = c.name, score
+		}
+	}
+	return best
+}
+
+// guessBytes bounds the text guessEncoding scores: the lines with
+// non-ASCII bytes hold all the evidence, and a few KiB of them suffice.
+const guessBytes = 8 << 10
+
+// nonASCIILines returns the whole lines of sample that hold a byte over
+// 0x7F, up to about max bytes. Line feeds are line feeds in every
+// candidate encoding (no multi-byte sequence holds 0x0A).
+func nonASCIILines(sample []byte, max int) []byte {
+	var out []byte
+	for len(sample) > 0 && len(out) < max {
+		line := sample
+		if i := bytes.IndexByte(sample, '\n'); i >= 0 {
+			line = sample[:i+1]
+		}
+		sample = sample[len(line):]
+		for _, c := range line {
+			if c >= 0x80 {
+				out = append(out, line...)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// guessMargin is how much better than Windows-1252 another encoding must
+// read: a Latin-1 file with a stray © or é must not become Cyrillic.
+const guessMargin = 3
+
+// decodeAll decodes sample; a multi-byte decoding that meets an invalid
+// sequence (other than a character cut by the sample's end) fails.
+func decodeAll(sample []byte, enc encoding.Encoding, multi bool) (string, bool) {
+	for cut := 0; cut <= 3 && cut < len(sample); cut++ {
+		out, err := enc.NewDecoder().Bytes(sample[:len(sample)-cut])
+		if err == nil && (!multi || !bytes.ContainsRune(out, utf8.RuneError)) {
+			return string(out), true
+		}
+		if !multi {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// frequent letters of the scripts the candidates decode to: the ten most
+// common lower-case letters of Russian and Greek, and the most common
+// Han characters (simplified and traditional).
+var frequent = func() map[rune]bool {
+	m := map[rune]bool{}
+	for _, r := range "оеаинтсрвлαοιετσνηυρ的一是不了在人有我他这這个個们們中来來上大为為和国國年月日市" {
+		m[r] = true
+	}
+	return m
+}()
+
+// plausibility scores decoded text: only runs of non-ASCII characters
+// count, each word (letters between non-letters) by its shape.
+func plausibility(text string) int {
+	score := 0
+	rs := []rune(text)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		if r < 0x80 {
+			i++
+			continue
+		}
+		if !unicode.IsLetter(r) {
+			switch {
+			case r == utf8.RuneError || r < 0xA0: // undefined byte or C1 control
+				score -= 20
+			case unicode.In(r, unicode.Sc, unicode.Pd, unicode.Pi, unicode.Pf, unicode.Zs) || strings.ContainsRune("¡©®°±²³·¹º»«¼½¾¿×÷…№€™§µ", r):
+				// common punctuation and signs in any language
+			default:
+				score -= 2 // ¶, ±, box drawing, half-width forms …
+			}
+			i++
+			continue
+		}
+		// A word: the letters from here, with ASCII letters around.
+		j := i
+		for j > 0 && unicode.IsLetter(rs[j-1]) {
+			j--
+		}
+		k := i
+		for k < len(rs) && unicode.IsLetter(rs[k]) {
+			k++
+		}
+		score += wordScore(rs[j:k])
+		i = k
+	}
+	return score
+}
+
+// wordScore: a word of n non-ASCII letters scores +n when plausible,
+// -n when not; frequent letters add, CJK ideographs and kana score more.
+func wordScore(w []rune) int {
+	var ascii, other, upper, lower, latin, cyr, greek, cjk, hangul, kana, halfKana, freq int
+	for _, r := range w {
+		if r < 0x80 {
+			ascii++
+		} else {
+			other++
+		}
+		switch {
+		case unicode.Is(unicode.Latin, r):
+			if r >= 0x80 {
+				latin++
+			}
+		case unicode.Is(unicode.Cyrillic, r):
+			cyr++
+		case unicode.Is(unicode.Greek, r):
+			greek++
+		case unicode.Is(unicode.Hangul, r):
+			hangul++
+		case r >= 0xFF61 && r <= 0xFF9F:
+			halfKana++
+		case unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
+			kana++
+		case unicode.Is(unicode.Han, r):
+			cjk++
+		}
+		if unicode.IsUpper(r) {
+			upper++
+		} else if unicode.IsLower(r) {
+			lower++
+		}
+		if frequent[r] {
+			freq++
+		}
+	}
+	if other == 0 {
+		return 0
+	}
+	scripts := 0
+	for _, n := range []int{latin, cyr, greek, hangul + kana + cjk + halfKana} {
+		if n > 0 {
+			scripts++
+		}
+	}
+	if scripts > 1 || (ascii > 0 && latin == 0) {
+		return -3 * other // scripts mixed inside a word (ASCII letters are Latin)
+	}
+	score := 0
+	switch {
+	case latin > 0:
+		// Accented letters sit among plain ones; a word of mostly
+		// accented letters is misread Cyrillic or Greek.
+		if latin > ascii && latin >= 2 {
+			return -2 * latin
+		}
+		score = latin
+	case cyr > 0 || greek > 0:
+		if other == 1 && upper == 1 {
+			return 0 // a lone capital letter: no evidence
+		}
+		score = cyr + greek + 2*freq
+	default:
+		score = 3*cjk + 4*kana + 4*hangul + 3*freq - 2*halfKana
+	}
+	// Case: lower, Capitalized or UPPER; anything else is suspect.
+	if upper > 1 && lower > 0 {
+		score -= 2 * other
+	}
+	return score
 }
 
 // utf16ByNULs recognises BOM-less UTF-16 of mostly Latin text: nearly
@@ -84,36 +313,16 @@ func validUTF8Prefix(b []byte) bool {
 	return utf8.Valid(b)
 }
 
-// normalizeEncoding maps the encoding option's accepted spellings.
-func normalizeEncoding(s string) (string, bool) {
-	switch strings.ToLower(strings.ReplaceAll(s, "_", "-")) {
-	case "utf-8", "utf8":
-		return encUTF8, true
-	case "utf-16le", "utf16le", "utf-16":
-		return encUTF16LE, true
-	case "utf-16be", "utf16be":
-		return encUTF16BE, true
-	case "windows-1252", "cp1252":
-		return encCP1252, true
-	case "latin-1", "latin1", "iso-8859-1":
-		return encLatin1, true
-	}
-	return "", false
-}
-
-// decoder wraps r so it yields UTF-8.
+// decoder wraps r so it yields UTF-8. enc is a canonical name.
 func decoder(r io.Reader, enc string) io.Reader {
-	switch enc {
-	case encUTF16LE:
-		return transform.NewReader(r, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM).NewDecoder())
-	case encUTF16BE:
-		return transform.NewReader(r, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM).NewDecoder())
-	case encCP1252:
-		return transform.NewReader(r, charmap.Windows1252.NewDecoder())
-	case encLatin1:
-		return transform.NewReader(r, charmap.ISO8859_1.NewDecoder())
+	if enc == encUTF8 {
+		return r
 	}
-	return r
+	e, _, ok := table.LookupEncoding(enc)
+	if !ok {
+		return r
+	}
+	return transform.NewReader(r, e.NewDecoder())
 }
 
 // decodeSample decodes a sample for sniffing (invalid tails are dropped).

@@ -1,8 +1,12 @@
 // Package formats reads tabular files: CSV and TSV (any delimiter among
-// , ; tab |, UTF-8 with or without BOM, UTF-16 LE/BE with or without BOM,
-// Windows-1252/Latin-1), JSON lines and XLSX. The format is told from the
-// bytes; the file name is only a hint. Readers stream: memory does not
-// grow with the file.
+// , ; tab | and, when every record agrees, colon and space; double or
+// single quotes; doubled or backslash-escaped quotes), JSON lines and XLSX,
+// in UTF-8, UTF-16 and every encoding of golang.org/x/text. The format is
+// told from the bytes; the file name is only a hint. Readers stream: memory
+// does not grow with the file. The text readers report what they decided
+// (table.Detection: encoding and how sure, dialect, header row, rows
+// skipped above it), and that Detection passed back as options reproduces
+// the same reading.
 //
 // Decisions the contract leaves open, kept the same in every format:
 //   - Record numbers count data records under the header, 1-based. Blank
@@ -12,20 +16,30 @@
 //     file, and the n-th sheet row under the header in a spreadsheet.
 //   - Encodings: a BOM decides; without one, NUL bytes in every other
 //     position of the first 4 KiB mean UTF-16 (which half tells the byte
-//     order); bytes that are not UTF-8 in the first 64 KiB mean
-//     Windows-1252 for the whole file (it decodes Latin-1's printable range
-//     identically, so © never becomes U+FFFD). A file whose sample is UTF-8
-//     but which has a stray non-UTF-8 byte later gets that byte read as
-//     Windows-1252 too, record by record. ReadOptions.Encoding overrides.
+//     order); a first 64 KiB that is UTF-8 means UTF-8. Other bytes are
+//     guessed (guessEncoding) among Windows-1252 — which wins unless
+//     another reads clearly better, and decodes Latin-1's printable range
+//     identically, so © never becomes U+FFFD — and the Cyrillic, Greek and
+//     CJK encodings. A file whose sample is UTF-8 but which has a stray
+//     non-UTF-8 byte later gets that byte read as Windows-1252, record by
+//     record. ReadOptions.Encoding overrides, by any IANA name.
+//   - Header rows are found by comparing candidates with the records below
+//     them (detectHeader); a file whose first record is data has no header
+//     row and its columns are named by position (table.PositionalName).
+//     Rows above the header are read and let go, never held beyond a
+//     bounded sample, whatever header_row says (it is capped at
+//     table.MaxHeaderRow).
 //   - JSON lines: the columns are the keys of the first 1,000 objects in
-//     first-seen order (see jsonlReader). A .json file that is a JSON array
-//     or a pretty-printed document is refused as unsupported with a message
+//     first-seen order (see jsonlReader); objects without any key give no
+//     column (an empty header, records without cells). A .json file that is a JSON array or a
+//     pretty-printed document is refused as unsupported with a message
 //     saying so: it cannot be read a line at a time.
 //   - XLSX: BytesRead is an estimate (see xlsxReader); the text formats
 //     count the bytes consumed from the file.
 //   - Problems in one record (quoting, malformed JSON, spreadsheet error
 //     cells) are issues on that record; only a file that cannot be read at
-//     all, or breaks a limit, fails with table.ErrUnreadable.
+//     all, or breaks a limit (every cell is bounded, however it is read),
+//     fails with table.ErrUnreadable.
 package formats
 
 import (
@@ -59,33 +73,52 @@ var zipMagic = []byte("PK\x03\x04")
 
 // Sniff tells the format from the first bytes of a file.
 func (*Opener) Sniff(head []byte, filename string) (table.Format, error) {
+	f, _, err := sniff(head, filename)
+	return f, err
+}
+
+// textEncoding is a text file's detected encoding: its canonical name, the
+// BOM bytes to skip and how sure the detection is.
+type textEncoding struct {
+	name       string
+	bom        int
+	confidence string
+}
+
+// sniff tells the format and, for text, the encoding (guessing it costs
+// a few milliseconds, so Open passes it on rather than guess again).
+func sniff(head []byte, filename string) (table.Format, textEncoding, error) {
+	var te textEncoding
 	if len(head) == 0 {
-		return "", fmt.Errorf("%w: the file is empty", table.ErrUnsupportedFormat)
+		return "", te, fmt.Errorf("%w: the file is empty", table.ErrUnsupportedFormat)
 	}
 	if bytes.HasPrefix(head, zipMagic) {
 		if zipHasWorkbook(head) {
-			return table.XLSX, nil
+			return table.XLSX, te, nil
 		}
-		return "", fmt.Errorf("%w: a zip file that is not an XLSX workbook", table.ErrUnsupportedFormat)
+		return "", te, fmt.Errorf("%w: a zip file that is not an XLSX workbook", table.ErrUnsupportedFormat)
+	}
+	if oleEncrypted(head) {
+		return "", te, errEncrypted()
 	}
 	if what := binaryKind(head); what != "" {
-		return "", fmt.Errorf("%w: %s", table.ErrUnsupportedFormat, what)
+		return "", te, fmt.Errorf("%w: %s", table.ErrUnsupportedFormat, what)
 	}
-	enc, bom := detectEncoding(head)
-	text := decodeSample(head, enc, bom)
+	te.name, te.bom, te.confidence = detectEncoding(head)
+	text := decodeSample(head, te.name, te.bom)
 	if !looksLikeText(text) {
-		return "", fmt.Errorf("%w: the file is neither CSV, TSV, JSON lines nor XLSX", table.ErrUnsupportedFormat)
+		return "", te, fmt.Errorf("%w: the file is neither CSV, TSV, JSON lines nor XLSX", table.ErrUnsupportedFormat)
 	}
 	if isJSONLines(text) {
-		return table.JSONL, nil
+		return table.JSONL, te, nil
 	}
 	if t := strings.TrimSpace(text); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
-		return "", fmt.Errorf("%w: a JSON document (an array or a multi-line object), not JSON lines; send one object per line", table.ErrUnsupportedFormat)
+		return "", te, fmt.Errorf("%w: a JSON document (an array or a multi-line object), not JSON lines; send one object per line", table.ErrUnsupportedFormat)
 	}
-	if d, _ := sniffDelimiter(text, filename); d == '\t' {
-		return table.TSV, nil
+	if sniffDialect(text, filename, givenDialect{}).delim == '\t' {
+		return table.TSV, te, nil
 	}
-	return table.CSV, nil
+	return table.CSV, te, nil
 }
 
 // binaryKind names well-known binary formats by their magic bytes, so that
@@ -200,8 +233,15 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 		return nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
 	}
 	head = head[:n]
-	format, err := o.Sniff(head, filename)
+	format, te, err := sniff(head, filename)
 	if err != nil {
+		if bytes.HasPrefix(head, oleMagic) && !errors.Is(err, table.ErrEncrypted) {
+			if _, serr := f.Seek(0, io.SeekStart); serr == nil {
+				if yes, _ := oleEncryptedFile(f); yes {
+					err = errEncrypted()
+				}
+			}
+		}
 		f.Close()
 		return nil, err
 	}
@@ -211,11 +251,9 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 		f.Close()
 		r, err = openXLSX(path, opts)
 	case table.JSONL:
-		if _, err = f.Seek(0, io.SeekStart); err == nil {
-			r, err = openJSONL(f, opts)
-		}
+		r, err = openJSONL(f, te, opts)
 	default:
-		r, err = openDelimited(f, head, filename, opts)
+		r, err = openDelimited(f, head, filename, te, opts)
 	}
 	if err != nil {
 		if format != table.XLSX {
@@ -229,7 +267,7 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 // unreadable makes sure an error wraps one of the contract's two kinds:
 // anything else (an I/O error) means the file cannot be read.
 func unreadable(err error) error {
-	if err == nil || err == io.EOF || errors.Is(err, table.ErrUnreadable) || errors.Is(err, table.ErrUnsupportedFormat) {
+	if err == nil || err == io.EOF || errors.Is(err, table.ErrUnreadable) || errors.Is(err, table.ErrUnsupportedFormat) || errors.Is(err, table.ErrEncrypted) {
 		return err
 	}
 	return fmt.Errorf("%w: %v", table.ErrUnreadable, err)

@@ -64,23 +64,66 @@ func TestSniff(t *testing.T) {
 	}
 }
 
-func TestDelimiterSniffing(t *testing.T) {
+func TestDialectSniffing(t *testing.T) {
 	t.Parallel()
-	cases := map[string]byte{
-		"a,b,c\n1,2,3\n4,5,6\n":                   ',',
-		"a;b;c\n1;2,5;3\n4;5;6\n":                 ';',
-		"a|b|c\n1|2|3\n":                          '|',
-		"a\tb\n1\t2\n":                            '\t',
-		"sep=;\na;b\n1;2\n":                       ';',
-		"\"x,y\";b;c\n\"1,2\";2;3\n\"3,4\";5;6\n": ';',
+	cases := []struct {
+		text                 string
+		delim, quote, escape byte
+	}{
+		{"a,b,c\n1,2,3\n4,5,6\n", ',', '"', 0},
+		{"a;b;c\n1;2,5;3\n4;5;6\n", ';', '"', 0},
+		{"a|b|c\n1|2|3\n", '|', '"', 0},
+		{"a\tb\n1\t2\n", '\t', '"', 0},
+		{"sep=;\na;b\n1;2\n", ';', '"', 0},
+		{"\"x,y\";b;c\n\"1,2\";2;3\n\"3,4\";5;6\n", ';', '"', 0},
+		// Colon and space, when every record agrees and nothing else splits.
+		{"name:uid:shell\nroot:0:/bin/sh\nbin:1:/bin/false\n", ':', '"', 0},
+		{"x y z\n1 2 3\n4 5 6\n7 8 9\n", ' ', '"', 0},
+		{"name,note\nann,a b c\nbob,d e\n", ',', '"', 0},                           // spaces inside cells do not make space the delimiter
+		{"time\n12:30\n13:45\n", ',', '"', 0},                                      // a header of one cell: colon does not split every record
+		{"id,name\n1,'Smith, J'\n2,'Doe, A'\n3,'Roe, B'\n", ',', '\'', 0},          // single-quote quoting
+		{"id,name\n1,O'Brien\n2,D'Arcy\n", ',', '"', 0},                            // apostrophes are not quotes
+		{"id,quote\n1,\"say \\\"hi\\\", then go\"\n2,\"plain\"\n", ',', '"', '\\'}, // backslash-escaped quotes
 	}
-	for text, want := range cases {
-		if got, _ := sniffDelimiter(text, "f.csv"); got != want {
-			t.Errorf("%q: %q, want %q", text, got, want)
+	for _, c := range cases {
+		got := sniffDialect(c.text, "f.csv", givenDialect{})
+		if got.delim != c.delim || got.quote != c.quote || got.escape != c.escape {
+			t.Errorf("%q: delim %q quote %q escape %q, want %q %q %q", c.text, got.delim, got.quote, got.escape, c.delim, c.quote, c.escape)
 		}
 	}
-	if got, _ := sniffDelimiter("one column\nx\n", "f.tsv"); got != '\t' {
-		t.Errorf("a .tsv name should break a tie toward tab, got %q", got)
+	if got := sniffDialect("one column\nx\n", "f.tsv", givenDialect{}); got.delim != '\t' {
+		t.Errorf("a .tsv name should break a tie toward tab, got %q", got.delim)
+	}
+}
+
+func TestDialects(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, data string
+		opts       table.ReadOptions
+		want       [][]string
+	}{
+		{"space before quote", "id, name, city\n1, \"Smith, John\", Paris\n2, \"Doe, Ann\", Rome\n", table.ReadOptions{},
+			[][]string{{"1", "Smith, John", " Paris"}, {"2", "Doe, Ann", " Rome"}}},
+		{"single quotes", "id,name\n1,'Smith, J'\n2,'O''Hara, K'\n", table.ReadOptions{}, [][]string{{"1", "Smith, J"}, {"2", "O'Hara, K"}}},
+		{"backslash escapes", "id,q\n1,\"a \\\"b\\\" c\"\n2,\"x\\\\y\"\n", table.ReadOptions{}, [][]string{{"1", `a "b" c`}, {"2", `x\y`}}},
+		{"quote option off", "id,q\n1,\"a\n", table.ReadOptions{Quote: table.QuoteNone}, [][]string{{"1", `"a`}}},
+		{"quote option single", "id,q\n1,'a,b'\n", table.ReadOptions{Quote: "'"}, [][]string{{"1", "a,b"}}},
+		{"escape option", "id,q\n1,\"a\\\"b\"\n", table.ReadOptions{Escape: `\`}, [][]string{{"1", `a"b`}}},
+		{"escape option none", "id,q\n1,\"a\\\"\"b\"\n", table.ReadOptions{Escape: table.EscapeNone}, [][]string{{"1", `a\"b`}}},
+		{"colon", "user:uid\nroot:0\nbin:1\n", table.ReadOptions{}, [][]string{{"root", "0"}, {"bin", "1"}}},
+	}
+	for _, c := range cases {
+		got := readAll(t, writeFile(t, "f.csv", []byte(c.data)), c.opts)
+		if got.err != nil || len(got.recs) != len(c.want) {
+			t.Errorf("%s: %v %v", c.name, got.recs, got.err)
+			continue
+		}
+		for i, w := range c.want {
+			if !slices.Equal(got.recs[i].Cells, w) {
+				t.Errorf("%s: record %d %q, want %q", c.name, i, got.recs[i].Cells, w)
+			}
+		}
 	}
 }
 

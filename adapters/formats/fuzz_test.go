@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/xuri/excelize/v2"
@@ -53,7 +54,51 @@ func FuzzCSV(f *testing.F) {
 	for _, s := range []string{"a,b\n1,2\n", "a;b\r\n\"x;y\";2\r\n", "\"unterminated\n", "sep=|\na|b\n", "a\tb\n\"q\"\"\"\t\n", "\xEF\xBB\xBFid\n\x00\n", "\xFF\xFEa\x00,\x00b\x00\n\x00"} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { readFuzz(t, data, "f.csv") })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		readFuzz(t, data, "f.csv")
+		sameWithDetection(t, data, "f.csv")
+	})
+}
+
+// sameWithDetection reads a file, then reads it again with its Detection
+// as options: the header and the records must be the same.
+func sameWithDetection(t *testing.T, data []byte, name string) {
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	limits := table.Limits{MaxColumns: 200, MaxCellBytes: 64 << 10}
+	read := func(opts table.ReadOptions) (string, table.Detection, bool) {
+		opts.Limits = limits
+		r, err := NewOpener().Open(context.Background(), p, name, opts)
+		if err != nil {
+			return "", table.Detection{}, false
+		}
+		defer r.Close()
+		d, ok := r.(table.Describer)
+		if !ok {
+			return "", table.Detection{}, false
+		}
+		var out strings.Builder
+		fmt.Fprintf(&out, "%q\n", r.Header())
+		for n := 0; n < 10_000; n++ {
+			rec, err := r.Next()
+			if err != nil {
+				fmt.Fprintf(&out, "%v", err == io.EOF)
+				break
+			}
+			fmt.Fprintf(&out, "%d %q %v\n", rec.Number, rec.Cells, rec.RowIssue != nil)
+		}
+		return out.String(), d.Detection(), true
+	}
+	first, det, ok := read(table.ReadOptions{})
+	if !ok {
+		return
+	}
+	again, _, ok := read(optionsOf(det))
+	if !ok || again != first {
+		t.Fatalf("with the Detection %+v as options:\n%s\nwant\n%s", det, again, first)
+	}
 }
 
 func FuzzJSONL(f *testing.F) {
@@ -87,6 +132,8 @@ func FuzzScannerFastPath(f *testing.F) {
 		"\"x\"y\"\",z\n\"p\" \n,,\n", "a;b\n\"\"\"\";\"\"\n", "caf\xe9,\"\xe4\",\xb8\n"} {
 		f.Add([]byte(s), byte(','), uint8(0))
 	}
+	f.Add([]byte("a, 'b, c',d\n1,  'x''y'  ,2\n"), byte(','), uint8(6))
+	f.Add([]byte("a, \"b, c\",d\n1, \"x\" ,2\n"), byte(','), uint8(4))
 	f.Fuzz(func(t *testing.T, data []byte, delim byte, size uint8) {
 		if delim >= 0x80 {
 			delim = ','
@@ -96,11 +143,15 @@ func FuzzScannerFastPath(f *testing.F) {
 			s := newScanner(bytes.NewReader(data), delim, limits)
 			s.r = bufio.NewReaderSize(bytes.NewReader(data), 16+int(size))
 			s.fixUTF8 = size%2 == 0
+			if size&2 != 0 { // the other bits of size pick the quote and blanks before it
+				s.setQuoting('\'', 0)
+			}
+			s.blankQuote = size&4 != 0
 			s.fastOK = s.fastOK && fast
 			var out strings.Builder
 			for range 10_000 {
 				rec, err := s.next()
-				fmt.Fprintf(&out, "%q %v %d %d %v\n", rec, s.issues, s.line, s.lines, err)
+				fmt.Fprintf(&out, "%q %v %d %d %d %v\n", rec, s.issues, s.line, s.lines, s.quotedCells, err)
 				if err != nil {
 					break
 				}
@@ -116,5 +167,24 @@ func FuzzScannerFastPath(f *testing.F) {
 		if slow, fast := read(false), read(true); slow != fast {
 			t.Fatalf("general path:\n%s\nfast path:\n%s", slow, fast)
 		}
+	})
+}
+
+// FuzzXLSXSheet reads fuzzed sheet XML (with shared strings and date
+// styles around it) with the streaming reader and with excelize's: when
+// the streaming reader accepts the sheet, it must hand out what excelize
+// did. It may refuse what excelize passed over (excelize stops silently at
+// a syntax error, losing the rows after it).
+func FuzzXLSXSheet(f *testing.F) {
+	for _, sheet := range xlsxKinds {
+		f.Add([]byte(sheet))
+	}
+	f.Add([]byte(`<sheetData><row r="2"><c r="B2" t="s"><v>3</v></c></row></sheetData>`))
+	f.Fuzz(func(t *testing.T, sheet []byte) {
+		if !utf8.Valid(sheet) {
+			return
+		}
+		p := writeFile(t, "f.xlsx", rawWorkbook(string(sheet), xlsxKindsStrings, xlsxKindsStyles, false))
+		compareReaders(t, p, 1, false)
 	})
 }

@@ -1,12 +1,40 @@
 package formats
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
-// DetectHeader picks the header among the first records of a table: the
-// first record that is about as wide as the table itself. Title lines,
-// notes and blank lines above a table have far fewer non-empty cells than
-// the table's typical row, so they are passed over.
+// DetectHeader picks the header among the first records of a table (the
+// XLSX reader's entry; see detectHeader). It always names a record: when
+// the table seems to have no header row, the first record of the table.
 func DetectHeader(sample [][]string) int {
+	at, _ := detectHeader(sample)
+	return at
+}
+
+// headerCandidates is how far down detectHeader looks for the header; the
+// records below a candidate (up to belowRecords) are what it is compared
+// with.
+const (
+	headerCandidates = 30
+	belowRecords     = 20
+)
+
+// detectHeader picks the header among the first records of a table and
+// tells whether the table has one at all. A candidate must be about as
+// wide as the table (at least 60 % of its typical number of non-empty
+// cells: title lines, notes and sparse group headers are narrower). Then
+// it is compared with the records below it: in a table with number or
+// date columns, the header is the first candidate whose cells are text
+// where the column below holds numbers, directly followed by records that
+// are data (a banner line with delimiters, or a group header over the real
+// header, is followed by the header, which is not data). A first record
+// that is data itself — no text cell at all, or a text cell whose value
+// recurs below in its column (a header's names do not) — means there is
+// no header row: at is then the first data record and header is false.
+// With text columns only, the first wide candidate is the header.
+func detectHeader(sample [][]string) (at int, header bool) {
 	widths := make([]int, len(sample))
 	counts := map[int]int{}
 	for i, rec := range sample {
@@ -23,15 +51,193 @@ func DetectHeader(sample [][]string) int {
 		}
 	}
 	if typical == 0 {
-		return 0
+		return 0, true
 	}
 	need := max(1, (typical*6+9)/10) // at least 60 % of the typical width
-	for i, w := range widths {
-		if w >= need {
-			return i
+	first := -1
+	for i := 0; i < len(sample) && i < headerCandidates; i++ {
+		if widths[i] < need {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		below := nonBlankAfter(sample, i, belowRecords)
+		if len(below) == 0 {
+			break
+		}
+		kinds := columnKinds(below)
+		numeric := 0
+		for _, k := range kinds {
+			if k == kindNumber {
+				numeric++
+			}
+		}
+		m := mismatches(sample[i], kinds)
+		if i == first && m == 0 && looksLikeData(sample[i], below) {
+			return i, false
+		}
+		if numeric == 0 {
+			break // text columns only: the first wide record
+		}
+		if m == 0 || m*2 < numeric || (i != first && !strong(sample[i], kinds)) {
+			continue // data-like, or (below a wide record) not clearly a header
+		}
+		// Followed by data: not by a header-like record (the case of a
+		// banner or group header above the header), and nearly all
+		// records below are data (one odd record in a few is allowed).
+		if !strong(below[0], kinds) && len(below)-dataRows(below, kinds, numeric) <= max(1, len(below)/5) {
+			return i, true
 		}
 	}
-	return 0
+	if first < 0 {
+		return 0, true
+	}
+	return first, true
+}
+
+// nonBlankAfter returns up to n non-blank records after record i.
+func nonBlankAfter(sample [][]string, i, n int) [][]string {
+	var out [][]string
+	for _, rec := range sample[i+1:] {
+		if len(out) == n {
+			break
+		}
+		if nonEmpty(rec) > 0 {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+const (
+	kindEmpty = iota
+	kindNumber
+	kindText
+)
+
+// kindOf tells a number or date-like cell (digits with separators, signs
+// and currency marks) from text.
+func kindOf(cell string) int {
+	c := strings.TrimSpace(cell)
+	if c == "" {
+		return kindEmpty
+	}
+	digit := false
+	for _, r := range c {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case strings.ContainsRune(".,-+/: %$€£¥'_()", r):
+		default:
+			return kindText
+		}
+	}
+	if !digit {
+		return kindText
+	}
+	return kindNumber
+}
+
+// columnKinds: a column is a number column when at least 60 % of its
+// non-empty cells are numbers or dates.
+func columnKinds(recs [][]string) []int {
+	width := 0
+	for _, r := range recs {
+		width = max(width, len(r))
+	}
+	num, all := make([]int, width), make([]int, width)
+	for _, r := range recs {
+		for j, c := range r {
+			switch kindOf(c) {
+			case kindNumber:
+				num[j]++
+				all[j]++
+			case kindText:
+				all[j]++
+			}
+		}
+	}
+	kinds := make([]int, width)
+	for j := range kinds {
+		switch {
+		case all[j] == 0:
+			kinds[j] = kindEmpty
+		case num[j]*10 >= all[j]*6:
+			kinds[j] = kindNumber
+		default:
+			kinds[j] = kindText
+		}
+	}
+	return kinds
+}
+
+// mismatches counts the record's text cells in number columns.
+func mismatches(rec []string, kinds []int) int {
+	m := 0
+	for j, c := range rec {
+		if j < len(kinds) && kinds[j] == kindNumber && kindOf(c) == kindText {
+			m++
+		}
+	}
+	return m
+}
+
+// dataRows counts the records that are data: text in under half of the
+// number columns.
+func dataRows(recs [][]string, kinds []int, numeric int) int {
+	n := 0
+	for _, r := range recs {
+		if mismatches(r, kinds)*2 < numeric {
+			n++
+		}
+	}
+	return n
+}
+
+// strong tells a clear header: text in every non-empty cell of the
+// number columns, and at least one such cell.
+func strong(rec []string, kinds []int) bool {
+	n := 0
+	for j, c := range rec {
+		if j >= len(kinds) || kinds[j] != kindNumber {
+			continue
+		}
+		switch kindOf(c) {
+		case kindNumber:
+			return false
+		case kindText:
+			n++
+		}
+	}
+	return n > 0
+}
+
+// looksLikeData tells a first record that is data from a header with the
+// same shape: it has no text cell (unless its cells are years, the usual
+// header of a table of yearly figures), or one of its text cells recurs
+// below in the same column.
+func looksLikeData(rec []string, below [][]string) bool {
+	text, years, filled := 0, 0, 0
+	for j, c := range rec {
+		if kindOf(c) != kindEmpty {
+			filled++
+		}
+		if y, err := strconv.Atoi(strings.TrimSpace(c)); err == nil && y >= 1800 && y <= 2100 {
+			years++
+		}
+		if kindOf(c) != kindText {
+			continue
+		}
+		text++
+		v := strings.TrimSpace(c)
+		for _, b := range below {
+			if j < len(b) && strings.TrimSpace(b[j]) == v {
+				return true
+			}
+		}
+	}
+	return text == 0 && (years < 2 || years < filled)
 }
 
 func nonEmpty(rec []string) int {

@@ -42,15 +42,36 @@ type jsonlReader struct {
 	set     func(key []byte, val string)
 	limits  table.Limits
 	maxLine int
+	det     table.Detection
 }
 
 const headerSampleLines = 1000
 
-func openJSONL(f *os.File, opts table.ReadOptions) (*jsonlReader, error) {
+func openJSONL(f *os.File, te textEncoding, opts table.ReadOptions) (*jsonlReader, error) {
 	limits := opts.Limits.WithDefaults()
-	counter := &countingReader{r: f}
-	j := &jsonlReader{f: f, counter: counter, r: bufio.NewReaderSize(counter, 256<<10), index: map[string]int{},
-		limits: limits, maxLine: limits.MaxCellBytes * 8}
+	enc, bom, conf := te.name, te.bom, te.confidence
+	if opts.Encoding != "" {
+		_, e, ok := table.LookupEncoding(opts.Encoding)
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown encoding %q", table.ErrUnreadable, opts.Encoding)
+		}
+		if e != enc {
+			bom = 0
+		}
+		enc, conf = e, confGiven
+	}
+	if _, err := f.Seek(int64(bom), io.SeekStart); err != nil {
+		return nil, err
+	}
+	counter := &countingReader{r: f, n: int64(bom)}
+	var src io.Reader = counter
+	if enc != encUTF8 {
+		src = decoder(bufio.NewReaderSize(counter, 64<<10), enc)
+	}
+	j := &jsonlReader{f: f, counter: counter, r: bufio.NewReaderSize(src, 256<<10), index: map[string]int{},
+		limits: limits, maxLine: limits.MaxCellBytes * 8,
+		// JSON lines have no header row: the keys name the columns.
+		det: table.Detection{Format: table.JSONL, Encoding: enc, EncodingConfidence: conf}}
 	j.set = j.setCell
 	for len(j.pending) < headerSampleLines {
 		line, err := j.readLine()
@@ -67,8 +88,14 @@ func openJSONL(f *os.File, opts table.ReadOptions) (*jsonlReader, error) {
 			return nil, fmt.Errorf("%w: the file has more than %d distinct keys; the limit is %d columns", table.ErrUnreadable, limits.MaxColumns, limits.MaxColumns)
 		}
 	}
+	// Objects without keys ({}) give no column: the header is empty and
+	// the records have no cells, which the engine refuses as a table with
+	// no columns (no_columns), saying so.
 	return j, nil
 }
+
+// Detection reports what the reader decided (table.Describer).
+func (j *jsonlReader) Detection() table.Detection { return j.det }
 
 // learnKeys adds an object's keys to the header in order of appearance.
 func (j *jsonlReader) learnKeys(line []byte) {

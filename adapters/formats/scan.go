@@ -40,11 +40,17 @@ import (
 // as encoding/csv's do with ReuseRecord (BenchmarkCSVReader against
 // BenchmarkEncodingCSVFloor/reused measures it).
 type scanner struct {
-	r       *bufio.Reader
-	delim   byte
-	stops   [256]bool // bytes that end an unquoted field
-	maxCell int
-	maxCols int
+	r      *bufio.Reader
+	delim  byte
+	quote  byte // 0: quoting off
+	escape byte // 0: a quote inside quotes is doubled; else it may follow this byte
+	// blankQuote: blanks between a delimiter and an opening quote are
+	// dropped (`a, "b, c"`); off, such a quote is a character, as RFC
+	// 4180 has it. Sniffed: on when it splits the records more evenly.
+	blankQuote bool
+	stops      [256]bool // bytes that end an unquoted field
+	maxCell    int
+	maxCols    int
 	// fixUTF8 decodes bytes that are not UTF-8 as Windows-1252, for files
 	// whose sample was UTF-8 but whose later lines are not.
 	fixUTF8 bool
@@ -55,7 +61,10 @@ type scanner struct {
 	over   int    // fields past the column limit in the current record
 	issues []table.CellIssue
 	line   int // physical line where the current record started (1-based)
-	lines  int // physical lines consumed so far
+	// quotedCells counts the current record's cells read as quoted (for
+	// dialect sniffing).
+	quotedCells int
+	lines       int // physical lines consumed so far
 
 	// fields is the record handed out, reused by the next call: its
 	// cells share the buffer's bytes (or buf's, for a record read the
@@ -80,15 +89,42 @@ func text(b []byte) string {
 func newScanner(r io.Reader, delim byte, limits table.Limits) *scanner {
 	s := &scanner{r: bufio.NewReaderSize(r, 256<<10), delim: delim, maxCell: limits.MaxCellBytes, maxCols: limits.MaxColumns}
 	s.stops[delim], s.stops['\n'], s.stops['\r'] = true, true, true
-	s.fastOK = delim != '"' && delim != '\n' && delim != '\r'
+	s.setQuoting('"', 0)
 	return s
+}
+
+// setQuoting sets the quote character (0: none) and the escape character
+// inside quotes (0: none, quotes are doubled). The fast path handles
+// doubled quotes only.
+func (s *scanner) setQuoting(quote, escape byte) {
+	s.quote, s.escape = quote, escape
+	s.fastOK = s.delim != quote && s.delim != '\n' && s.delim != '\r' && escape == 0
+}
+
+// quotedAhead tells whether the field starting here is blanks then an
+// opening quote (`a, "b, c"`): the blanks are dropped and the field is
+// read as quoted. Not when the delimiter is a blank itself.
+func (s *scanner) quotedAhead() bool {
+	if !s.blankQuote || s.quote == 0 || s.delim == ' ' {
+		return false
+	}
+	p, _ := s.r.Peek(s.r.Buffered())
+	i := 0
+	for i < len(p) && p[i] == ' ' {
+		i++
+	}
+	if i == 0 || i == len(p) || p[i] != s.quote {
+		return false
+	}
+	_, _ = s.r.Discard(i + 1)
+	return true
 }
 
 // next returns the next record's fields, valid until the next call, or
 // io.EOF. A blank line is a record with one empty field. Issues
 // found in the record are in s.issues until the next call.
 func (s *scanner) next() ([]string, error) {
-	s.buf, s.ends, s.issues, s.over = s.buf[:0], s.ends[:0], nil, 0
+	s.buf, s.ends, s.issues, s.over, s.quotedCells = s.buf[:0], s.ends[:0], nil, 0, 0
 	s.line = s.lines + 1
 	if s.fastOK {
 		if fields, ok := s.fast(); ok {
@@ -102,8 +138,12 @@ func (s *scanner) next() ([]string, error) {
 		start := len(s.buf)
 		var stop byte
 		var err error
-		if p, _ := s.r.Peek(1); len(p) == 1 && p[0] == '"' {
+		if p, _ := s.r.Peek(1); len(p) == 1 && s.quote != 0 && p[0] == s.quote {
 			_, _ = s.r.Discard(1)
+			s.quotedCells++
+			stop, err = s.quoted(start)
+		} else if len(p) == 1 && p[0] == ' ' && s.quotedAhead() {
+			s.quotedCells++
 			stop, err = s.quoted(start)
 		} else {
 			stop, err = s.unquoted(start)
@@ -163,7 +203,7 @@ func (s *scanner) fast() ([]string, bool) {
 	}
 	b, _ := s.r.Peek(s.r.Buffered())
 	spans := s.spans[:0]
-	i, lines, unescape := 0, 0, false
+	i, lines, unescape, quoted := 0, 0, false, 0
 	// eol is the first line end (LF or CR) at or after i, found by
 	// IndexByte once a line rather than byte by byte; it is moved on when
 	// a quoted cell holds line ends.
@@ -176,16 +216,17 @@ func (s *scanner) fast() ([]string, bool) {
 			return nil, false
 		}
 		var stop byte
-		if i < len(b) && b[i] == '"' {
+		if i < len(b) && s.quote != 0 && b[i] == s.quote {
+			quoted++
 			start := i + 1
 			i = start
 			for {
-				j := bytes.IndexByte(b[i:], '"')
+				j := bytes.IndexByte(b[i:], s.quote)
 				if j < 0 || i+j+1 >= len(b) {
 					return nil, false
 				}
 				i += j + 1
-				if c := b[i]; c == '"' {
+				if c := b[i]; c == s.quote {
 					unescape = true
 					i++
 					continue
@@ -208,6 +249,16 @@ func (s *scanner) fast() ([]string, bool) {
 			j := eol
 			if k := bytes.IndexByte(b[i:eol], s.delim); k >= 0 {
 				j = i + k
+			}
+			if b[i] == ' ' && s.blankQuote {
+				// Blanks then a quote: a quoted cell, read the general way.
+				k := i
+				for k < j && b[k] == ' ' {
+					k++
+				}
+				if k < j && b[k] == s.quote {
+					return nil, false
+				}
 			}
 			spans = append(spans, i, j)
 			stop = b[j]
@@ -232,7 +283,7 @@ func (s *scanner) fast() ([]string, bool) {
 		}
 		break
 	}
-	s.spans = spans
+	s.spans, s.quotedCells = spans, quoted
 	if s.fixUTF8 && !utf8.Valid(b[spans[0]:spans[len(spans)-1]]) {
 		return nil, false
 	}
@@ -243,8 +294,8 @@ func (s *scanner) fast() ([]string, bool) {
 		// starts the record or follows the delimiter.)
 		for k := 0; k < len(spans); k += 2 {
 			cell := b[spans[k]:spans[k+1]]
-			for spans[k] > 0 && b[spans[k]-1] == '"' {
-				q := bytes.IndexByte(cell, '"')
+			for spans[k] > 0 && b[spans[k]-1] == s.quote {
+				q := bytes.IndexByte(cell, s.quote)
 				if q < 0 {
 					break
 				}
@@ -318,6 +369,9 @@ func (s *scanner) unquoted(start int) (byte, error) {
 			if s.stops[c] {
 				s.buf = append(s.buf, b[:i]...)
 				_, _ = s.r.Discard(i + 1)
+				if len(s.buf)-start > s.maxCell {
+					return 0, s.cellTooBig()
+				}
 				return s.lineEnd(c), nil
 			}
 		}
@@ -370,8 +424,17 @@ func (s *scanner) peekAll() ([]byte, error) {
 }
 
 // quoted reads a quoted field after its opening quote and reports what
-// follows the closing quote (delimiter or '\n').
+// follows the closing quote (delimiter or '\n'). The size limit holds for
+// every cell, not only for those longer than the buffer.
 func (s *scanner) quoted(start int) (byte, error) {
+	stop, err := s.quotedField(start)
+	if (err == nil || errors.Is(err, io.EOF)) && len(s.buf)-start > s.maxCell {
+		return 0, s.cellTooBig()
+	}
+	return stop, err
+}
+
+func (s *scanner) quotedField(start int) (byte, error) {
 	s.raw = s.raw[:0]
 	lines := s.lines
 	stray := false
@@ -380,7 +443,32 @@ func (s *scanner) quoted(start int) (byte, error) {
 		if err != nil {
 			return s.unterminated(start, lines)
 		}
-		i := bytes.IndexByte(b, '"')
+		i := bytes.IndexByte(b, s.quote)
+		if s.escape != 0 {
+			if e := bytes.IndexByte(b, s.escape); e >= 0 && (i < 0 || e < i) {
+				// An escape: the byte after it is taken as it is.
+				s.lines += bytes.Count(b[:e], []byte{'\n'})
+				s.buf = append(s.buf, b[:e]...)
+				s.raw = append(s.raw, b[:e+1]...)
+				_, _ = s.r.Discard(e + 1)
+				c, err := s.r.ReadByte()
+				if err != nil {
+					return s.unterminated(start, lines)
+				}
+				if c == '\n' {
+					s.lines++
+				}
+				s.raw = append(s.raw, c)
+				if c != s.quote && c != s.escape {
+					s.buf = append(s.buf, s.escape) // \n, \t …: not an escape of ours, kept as written
+				}
+				s.buf = append(s.buf, c)
+				if len(s.buf)-start > s.maxCell {
+					return 0, s.cellTooBig()
+				}
+				continue
+			}
+		}
 		if i < 0 {
 			s.lines += bytes.Count(b, []byte{'\n'})
 			s.buf = append(s.buf, b...)
@@ -397,16 +485,16 @@ func (s *scanner) quoted(start int) (byte, error) {
 			}
 			s.raw = append(s.raw, next)
 			switch {
-			case next == '"':
+			case next == s.quote:
 				if stray && s.endsField() {
-					s.buf = append(s.buf, '"')
+					s.buf = append(s.buf, s.quote)
 					c, err := s.r.ReadByte()
 					if err != nil {
 						return 0, err
 					}
 					return s.lineEnd(c), nil
 				}
-				s.buf = append(s.buf, '"')
+				s.buf = append(s.buf, s.quote)
 			case next == s.delim:
 				return next, nil
 			case next == '\n' || next == '\r':
@@ -426,7 +514,7 @@ func (s *scanner) quoted(start int) (byte, error) {
 					s.warn("stray_quote", fmt.Sprintf("A quote inside a quoted cell on line %d is neither doubled nor closing; it is kept as a character.", s.lines+1))
 				}
 				stray = true
-				s.buf = append(s.buf, '"', next)
+				s.buf = append(s.buf, s.quote, next)
 			}
 		}
 		if len(s.buf)-start > s.maxCell {
@@ -468,7 +556,7 @@ func (s *scanner) endsField() bool {
 func (s *scanner) unterminated(start, lines int) (byte, error) {
 	s.warn("unterminated_quote", fmt.Sprintf("A quote opened on line %d is never closed; it is read as a character.", lines+1))
 	s.lines = lines
-	s.buf = append(s.buf[:start], '"')
+	s.buf = append(s.buf[:start], s.quote)
 	s.r = bufio.NewReaderSize(bytes.NewReader(append([]byte(nil), s.raw...)), 64<<10)
 	return s.unquoted(start)
 }

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"archive/zip"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,140 +11,185 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/xuri/excelize/v2"
+	"unsafe"
 
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
-// xlsxReader reads one sheet of a workbook with excelize's streaming row
-// iterator. Decisions:
+// xlsxReader reads one sheet of a workbook. The workbook's parts are read
+// straight from the zip: the sheet list and date system from
+// xl/workbook.xml, the date styles and shared strings by the streaming
+// scanner (see xlsxscan.go), and the sheet itself a row at a time.
+// Decisions:
 //   - Date cells are found by their number format (built-in date formats
 //     and custom formats with date or time tokens outside quotes and
 //     brackets) and come out as ISO text in the workbook's own epoch (1900
-//     or 1904): see dateText. Elapsed-time formats ([h]:mm) are durations,
-//     not dates, and keep their number.
+//     or 1904): see serialText. Elapsed-time formats ([h]:mm) are
+//     durations, not dates, and keep their number. Style 0 (the default
+//     style) shows values as stored, as in Excel's own files.
 //   - Numbers come out with at most 15 significant digits, as Excel shows
 //     them: a cached formula result stored as 274.65999999999997 reads
 //     274.66, 15.0 reads 15, and a number past 15 digits is written in
 //     exponent form (9.22337203685478E+19). Excel keeps no more digits of a
 //     typed number, so none of the input is lost.
-//   - Text stays text ("001" stays "001"); booleans are TRUE/FALSE.
+//   - Text stays text ("001" stays "001"); booleans are TRUE/FALSE; a
+//     formula's cached value is the cell's value.
 //   - Error cells (#DIV/0!, #N/A, …) are missing values with a cell_error
-//     issue. excelize hands over values without their type, so a text cell
-//     holding exactly an error literal is reported the same way.
-//   - A sheet has no ragged rows: excelize drops a row's trailing empty
-//     cells, so rows are padded to the header's width, and the header is
-//     widened (with blank names) to the widest row read while looking for
-//     it, so data under an unlabeled column keeps its place.
+//     issue. A text cell holding exactly an error literal is reported the
+//     same way.
+//   - A sheet has no ragged rows: rows are padded to the header's width,
+//     and the header is widened (with blank names) to the widest row read
+//     while looking for it, so data under an unlabeled column keeps its
+//     place. A row's trailing empty cells do not count, but a formula cell
+//     does even when its cached value is empty.
 //   - Rows are numbered like the sheet: record n is the n-th row under the
-//     header, empty rows skipped but counted.
+//     header, empty and absent rows skipped but counted.
+//   - Integrity: anything that would lose data silently fails the file as
+//     unreadable: an XML syntax error, a truncated part, a CRC mismatch, a
+//     shared-string index that does not exist, rows or cells out of order,
+//     data outside the range the sheet's <dimension> declares.
+//   - The first sheet is the default; when it has no data, the first sheet
+//     with data is read (Detection says which).
 //   - BytesRead is an estimate (the zip is not read in order): the share of
-//     the sheet's rows read, from its dimension, times the file size; a
-//     sheet without a dimension is estimated from the cells read against
-//     the largest sheet part's unpacked size. It reaches the file size at the end.
+//     the sheet's XML read, times the file size. It reaches the file size
+//     at the end.
 type xlsxReader struct {
-	f        *excelize.File
-	rows     *excelize.Rows
-	size     int64 // the file's size
-	xmlSize  int64 // the sheet part's unpacked size
-	total    int   // rows by the sheet's dimension; 0 when unknown
-	read     int   // rows read from the sheet
-	cells    int64 // cells read from the sheet
-	done     bool
-	date1904 bool
-	header   []string
-	pending  [][]string // rows read while looking for the header
-	number   int
-	limits   table.Limits
+	zr        *zip.ReadCloser
+	sheet     *sheetReader
+	size      int64 // the file's size
+	done      bool
+	header    []string
+	pending   [][]string // rows read while looking for the header
+	number    int
+	limits    table.Limits
+	detection table.Detection
+	empty     bool // the sheet has no rows
 }
 
 var errorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#UNKNOWN!", "#CONNECT!", "#BUSY!", "#PYTHON!"}
 
-// xmlPartLimit is how large an unpacked part excelize may hold in memory;
-// larger parts (big sheets) spill to a temporary file.
-const xmlPartLimit = 16 << 20
+// maxSheetRows is the most rows a sheet can have (Excel's limit).
+const maxSheetRows = 1 << 20
+
+// maxSheetColumns is the most columns a sheet can have (XFD).
+const maxSheetColumns = 16384
+
+// maxRowBytes bounds one row's text, and maxSampleBytes the rows held
+// while looking for the header: a sheet's memory stays bounded whatever
+// its cells hold (the cell limit alone allows a gigabyte a row).
+const (
+	maxRowBytes    = 32 << 20
+	maxSampleBytes = 64 << 20
+)
+
+var _ table.Describer = (*xlsxReader)(nil)
 
 func openXLSX(path string, opts table.ReadOptions) (_ *xlsxReader, err error) {
 	limits := opts.Limits.WithDefaults()
-	size, sheetSizes, err := checkZip(path, limits)
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a valid zip file: %v", table.ErrUnreadable, err)
+	}
+	x := &xlsxReader{zr: zr, limits: limits}
+	defer func() {
+		if err != nil {
+			x.Close()
+		}
+	}()
+	if x.size, err = checkZip(path, &zr.Reader, limits); err != nil {
+		return nil, err
+	}
+	wb, err := readWorkbook(&zr.Reader)
 	if err != nil {
 		return nil, err
 	}
-	defer recoverAs(&err, "structure")
-	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: limits.MaxUnzipBytes, UnzipXMLSizeLimit: min(xmlPartLimit, limits.MaxUnzipBytes)})
-	if err != nil {
-		return nil, fmt.Errorf("%w: not a readable workbook: %v", table.ErrUnreadable, err)
+	if len(wb.sheets) == 0 {
+		return nil, fmt.Errorf("%w: the workbook has no sheets", table.ErrUnreadable)
 	}
-	x := &xlsxReader{f: f, size: size, limits: limits}
-	if err := x.open(opts, sheetSizes); err != nil {
-		f.Close()
+	names := make([]string, len(wb.sheets))
+	for i, s := range wb.sheets {
+		names[i] = s.name
+	}
+	at, err := pickSheet(names, opts.Sheet)
+	if err != nil {
 		return nil, err
 	}
-	return x, nil
+	dates, err := readDateStyles(&zr.Reader, wb.styles)
+	if err != nil {
+		return nil, err
+	}
+	sst, err := readSharedStrings(&zr.Reader, wb.strings, limits)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if err := x.open(wb.sheets[at], opts, sst, dates, wb.date1904); err != nil {
+			return nil, err
+		}
+		if !x.empty || opts.Sheet != "" {
+			return x, nil
+		}
+		// The first sheet is empty: the first sheet with data is the table.
+		if at++; at == len(wb.sheets) {
+			return nil, fmt.Errorf("%w: no sheet of the workbook has data; the sheets are %q", table.ErrUnreadable, names)
+		}
+		x.sheet.close()
+		x.sheet, x.header, x.pending = nil, nil, nil
+	}
 }
 
 // checkZip refuses zip bombs before anything is inflated: the declared
-// total size and the ratio to the file's size are both bounded. It returns
-// the file's size and the unpacked size of each part under xl/.
-func checkZip(path string, limits table.Limits) (int64, map[string]int64, error) {
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		return 0, nil, fmt.Errorf("%w: not a valid zip file: %v", table.ErrUnreadable, err)
-	}
-	defer zr.Close()
+// total size and the ratio to the file's size are both bounded (each part
+// the reader inflates has its own budget too, and archive/zip stops a part
+// at its declared size). It returns the file's size.
+func checkZip(path string, zr *zip.Reader, limits table.Limits) (int64, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
+		return 0, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
 	}
 	var total uint64
-	parts := map[string]int64{}
 	for _, f := range zr.File {
 		total += f.UncompressedSize64
-		if strings.HasPrefix(f.Name, "xl/") {
-			parts[f.Name] = int64(min(f.UncompressedSize64, math.MaxInt64))
-		}
-	}
-	if _, ok := parts["xl/workbook.xml"]; !ok {
-		return 0, nil, fmt.Errorf("%w: a zip file without a workbook is not XLSX", table.ErrUnsupportedFormat)
 	}
 	if total > uint64(limits.MaxUnzipBytes) {
-		return 0, nil, fmt.Errorf("%w: the workbook unpacks to %d bytes; the limit is %d (zip bomb?)", table.ErrUnreadable, total, limits.MaxUnzipBytes)
+		return 0, fmt.Errorf("%w: the workbook unpacks to %d bytes; the limit is %d (zip bomb?)", table.ErrUnreadable, total, limits.MaxUnzipBytes)
 	}
 	if ratio := total / uint64(max(fi.Size(), 1)); ratio > uint64(limits.MaxCompressRatio) {
-		return 0, nil, fmt.Errorf("%w: the workbook unpacks to %d times its size; the limit is %d (zip bomb?)", table.ErrUnreadable, ratio, limits.MaxCompressRatio)
+		return 0, fmt.Errorf("%w: the workbook unpacks to %d times its size; the limit is %d (zip bomb?)", table.ErrUnreadable, ratio, limits.MaxCompressRatio)
 	}
-	return fi.Size(), parts, nil
+	return fi.Size(), nil
 }
 
-func (x *xlsxReader) open(opts table.ReadOptions, parts map[string]int64) error {
-	sheets := x.f.GetSheetList()
-	sheet, err := pickSheet(sheets, opts.Sheet)
+// open starts reading a sheet and finds its header.
+func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, dates []bool, date1904 bool) error {
+	f := zipEntry(&x.zr.Reader, ref.part)
+	if f == nil {
+		return fmt.Errorf("%w: sheet %q has no part %s in the zip", table.ErrUnreadable, ref.name, ref.part)
+	}
+	rc, err := f.Open()
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: sheet %q cannot be read: %v", table.ErrUnreadable, ref.name, err)
 	}
-	if props, err := x.f.GetWorkbookProps(); err == nil && props.Date1904 != nil {
-		x.date1904 = *props.Date1904
-	}
-	if err := x.markDates(); err != nil {
-		return err
-	}
-	if dim, err := x.f.GetSheetDimension(sheet); err == nil {
-		x.total = dimensionRows(dim)
-	}
-	x.xmlSize = largestSheetPart(parts)
-	if x.rows, err = x.f.Rows(sheet); err != nil {
-		return fmt.Errorf("%w: sheet %q cannot be read: %v", table.ErrUnreadable, sheet, err)
-	}
-	for range opts.SkipRows {
-		if _, err := x.nextRow(); err != nil {
+	ahead := newReadAhead(rc)
+	x.sheet = &sheetReader{rc: ahead, sc: newXMLScanner(ahead, 256<<10), sst: sst, dates: dates, date1904: date1904,
+		limits: x.limits, partSize: int64(min(f.UncompressedSize64, math.MaxInt64))}
+	x.detection = table.Detection{Format: table.XLSX, Sheet: ref.name}
+	var skipped []int // non-blank rows the skip_rows option passed over
+	for i := range opts.SkipRows {
+		cells, err := x.sheet.nextRow()
+		if err != nil {
+			x.empty = err == io.EOF && i == 0
 			return ignoreEOF(err)
+		}
+		if !blank(cells) {
+			skipped = append(skipped, i+1)
 		}
 	}
 	want := sampleRecords
 	if opts.HeaderRow > 0 {
 		want = opts.HeaderRow
 	}
+	held := 0
 	for len(x.pending) < want {
 		cells, err := x.nextRow()
 		if err == io.EOF {
@@ -152,9 +198,18 @@ func (x *xlsxReader) open(opts table.ReadOptions, parts map[string]int64) error 
 		if err != nil {
 			return err
 		}
+		for _, c := range cells {
+			held += len(c)
+		}
+		if held > maxSampleBytes {
+			return fmt.Errorf("%w: the sheet's first %d rows hold over %d bytes", table.ErrUnreadable, len(x.pending)+1, maxSampleBytes)
+		}
 		x.pending = append(x.pending, cells)
 	}
-	if len(x.pending) == 0 {
+	// A sheet with rows that hold nothing (styled or sized only) is empty
+	// too; header detection would make an empty header of it.
+	if x.empty = !slices.ContainsFunc(x.pending, func(r []string) bool { return !blank(r) }) && x.done; x.empty {
+		x.pending = nil
 		return nil
 	}
 	at := opts.HeaderRow - 1
@@ -171,21 +226,16 @@ func (x *xlsxReader) open(opts table.ReadOptions, parts map[string]int64) error 
 	if len(x.header) > x.limits.MaxColumns {
 		return fmt.Errorf("%w: the sheet has %d columns; the limit is %d", table.ErrUnreadable, len(x.header), x.limits.MaxColumns)
 	}
-	x.pending = x.pending[at+1:]
-	return nil
-}
-
-// largestSheetPart is the unpacked size of the largest worksheet part:
-// the data sheet, most likely, which is all progress needs (excelize does
-// not say which part holds which sheet).
-func largestSheetPart(parts map[string]int64) int64 {
-	var size int64
-	for name, n := range parts {
-		if strings.HasPrefix(name, "xl/worksheets/") {
-			size = max(size, n)
+	x.detection.HeaderRow = opts.SkipRows + at + 1
+	for i, row := range x.pending[:at] {
+		if !blank(row) {
+			skipped = append(skipped, opts.SkipRows+i+1)
 		}
 	}
-	return size
+	x.detection.SkippedCount = len(skipped)
+	x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
+	x.pending = x.pending[at+1:]
+	return nil
 }
 
 func ignoreEOF(err error) error {
@@ -204,72 +254,38 @@ func pad(cells []string, n int) []string {
 }
 
 // pickSheet resolves the sheet option: a name, a 1-based index, or the
-// first sheet.
-func pickSheet(sheets []string, want string) (string, error) {
+// first sheet. It returns the sheet's index.
+func pickSheet(sheets []string, want string) (int, error) {
 	if len(sheets) == 0 {
-		return "", fmt.Errorf("%w: the workbook has no sheets", table.ErrUnreadable)
+		return 0, fmt.Errorf("%w: the workbook has no sheets", table.ErrUnreadable)
 	}
 	if want == "" {
-		return sheets[0], nil
+		return 0, nil
 	}
-	if slices.Contains(sheets, want) {
-		return want, nil
+	if i := slices.Index(sheets, want); i >= 0 {
+		return i, nil
 	}
 	if n, err := strconv.Atoi(want); err == nil && n >= 1 && n <= len(sheets) {
-		return sheets[n-1], nil
+		return n - 1, nil
 	}
-	return "", fmt.Errorf("%w: no sheet %q; the sheets are %q", table.ErrUnreadable, want, sheets)
+	return 0, fmt.Errorf("%w: no sheet %q; the sheets are %q", table.ErrUnreadable, want, sheets)
 }
 
-func dimensionRows(dim string) int {
-	_, last, ok := strings.Cut(dim, ":")
-	if !ok {
-		return 0
-	}
-	_, row, err := excelize.CellNameToCoordinates(last)
+// nextRow returns the next sheet row's cells as fresh strings (the rows
+// looked at for the header are kept).
+func (x *xlsxReader) nextRow() ([]string, error) {
+	cells, err := x.sheet.nextRow()
 	if err != nil {
-		return 0
-	}
-	return row
-}
-
-// recoverAs turns a panic inside excelize on a malformed workbook into an
-// unreadable-file error instead of a crashed worker.
-func recoverAs(err *error, what string) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("%w: the workbook's %s cannot be read (%v)", table.ErrUnreadable, what, r)
-	}
-}
-
-// nextRow returns the next row's cells, dates converted, error values
-// still in place.
-func (x *xlsxReader) nextRow() (_ []string, err error) {
-	defer recoverAs(&err, "rows")
-	if !x.rows.Next() {
-		x.done = true
-		if err := x.rows.Error(); err != nil {
-			return nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
+		if err == io.EOF {
+			x.done = true
 		}
-		return nil, io.EOF
+		return nil, err
 	}
-	x.read++
-	cells, err := x.rows.Columns()
-	if err != nil {
-		return nil, fmt.Errorf("%w: row %d: %v", table.ErrUnreadable, x.read, err)
-	}
-	x.cells += int64(len(cells))
-	if len(cells) > x.limits.MaxColumns {
-		return nil, fmt.Errorf("%w: row %d has %d cells; the limit is %d columns", table.ErrUnreadable, x.read, len(cells), x.limits.MaxColumns)
-	}
+	out := make([]string, len(cells))
 	for i, c := range cells {
-		if len(c) > x.limits.MaxCellBytes {
-			return nil, fmt.Errorf("%w: a cell in row %d is over %d bytes", table.ErrUnreadable, x.read, x.limits.MaxCellBytes)
-		}
-		if strings.HasPrefix(c, dateMarker) || strings.HasPrefix(c, "-"+dateMarker) {
-			cells[i] = dateText(c, x.date1904)
-		}
+		out[i] = strings.Clone(c)
 	}
-	return cells, nil
+	return out, nil
 }
 
 // errorCells blanks spreadsheet error values in a data row and reports them.
@@ -287,35 +303,44 @@ func errorCells(cells []string) []table.CellIssue {
 func (x *xlsxReader) Format() table.Format { return table.XLSX }
 func (x *xlsxReader) Header() []string     { return x.header }
 
+// Detection says which sheet was read and where its header was.
+func (x *xlsxReader) Detection() table.Detection {
+	d := x.detection
+	d.SkippedRows = slices.Clone(d.SkippedRows)
+	return d
+}
+
 func (x *xlsxReader) BytesRead() int64 {
 	switch {
 	case x.done:
 		return x.size
-	case x.total > 0:
-		return min(x.size-1, x.size*int64(x.read)/int64(x.total))
-	case x.xmlSize > 0:
-		// About 40 bytes of XML a cell (<c r="B7" s="3" t="s"><v>12</v></c>).
-		return min(x.size-1, x.size*(x.cells*40)/x.xmlSize)
+	case x.sheet == nil || x.sheet.partSize <= 0:
+		return 0
 	}
-	return 0
+	return min(x.size-1, int64(float64(x.size)*float64(x.sheet.sc.read)/float64(x.sheet.partSize)))
 }
 
 func (x *xlsxReader) Close() error {
-	if x.rows != nil {
-		_ = x.rows.Close()
+	if x.sheet != nil {
+		x.sheet.close()
 	}
-	return x.f.Close()
+	return x.zr.Close()
 }
 
-// Next returns the next non-blank data row.
+// Next returns the next non-blank data row. Its cells lie in the reader's
+// row buffer (Record.Text), reused by the next call.
 func (x *xlsxReader) Next() (table.Record, error) {
 	for {
 		var cells []string
+		owned := false
 		if len(x.pending) > 0 {
-			cells, x.pending = x.pending[0], x.pending[1:]
+			cells, x.pending, owned = x.pending[0], x.pending[1:], true
 		} else {
 			var err error
-			if cells, err = x.nextRow(); err != nil {
+			if cells, err = x.sheet.nextRow(); err != nil {
+				if err == io.EOF {
+					x.done = true
+				}
 				return table.Record{}, err
 			}
 		}
@@ -324,72 +349,513 @@ func (x *xlsxReader) Next() (table.Record, error) {
 		if blank(cells) && len(issues) == 0 {
 			continue
 		}
-		return table.Record{Number: x.number, Cells: pad(cells, len(x.header)), CellIssues: issues, Owned: true}, nil
+		rec := table.Record{Number: x.number, Cells: pad(cells, len(x.header)), CellIssues: issues, Owned: owned}
+		if !owned {
+			rec.Text = x.sheet.rowText()
+		}
+		return rec, nil
 	}
 }
 
-// dateMarker starts the text excelize renders for a date cell. XML 1.0
-// cannot hold the byte, so no stored value can begin with it: a cell that
-// does is a date serial, never text.
-const dateMarker = "\x01"
+// sheetReader reads the rows of a sheet's XML.
+type sheetReader struct {
+	rc       io.ReadCloser
+	sc       *xmlScanner
+	sst      *sharedStrings
+	dates    []bool // by cell format: shows a date or time
+	date1904 bool
+	limits   table.Limits
+	partSize int64
 
-// Number-format id that neither excelize's built-in table nor the workbook
-// defines: cells styled with it come out exactly as stored.
-const asStored = 1 << 20
+	ended   bool // </sheetData> was read
+	row     int  // number of the last row handed out
+	next    int  // number of the row read ahead, 0 when none
+	dimRows int  // the size the sheet declares; 0 when it does not
+	dimCols int
 
-// markDates rewrites the workbook's cell styles in memory (the file is
-// never saved) so that excelize renders no number format at all: date
-// cells come out as dateMarker + their serial, every other cell as stored.
-//
-// Why not RawCellValue: Rows.Columns returns values only, so in raw mode
-// a date serial cannot be told from a number. With every style pointing
-// at asStored, excelize skips number-format rendering for all cells but
-// dates, and for dates it only prints the serial behind a literal, which
-// costs a seventh of rendering yyyy-mm-dd (measured: 4 µs against 29 µs a
-// cell). The serial is then converted by dateText in the workbook's epoch.
-func (x *xlsxReader) markDates() (err error) {
-	defer recoverAs(&err, "styles")
-	_, _ = x.f.GetStyle(0) // loads the style sheet
-	if x.f.Styles == nil || x.f.Styles.CellXfs == nil || len(x.f.Styles.CellXfs.Xf) == 0 {
-		return nil // no styles: no date cells
+	// The row read ahead: its cells' text and where each cell lies in it.
+	text  []byte
+	spans []cellSpan
+	cells []string
+	// Scratch for one cell.
+	v, is []byte
+}
+
+type cellSpan struct{ from, to int }
+
+func (r *sheetReader) close() { _ = r.rc.Close() }
+
+// rowText is the text all cells of the last row returned lie in.
+func (r *sheetReader) rowText() string {
+	if len(r.text) == 0 {
+		return ""
 	}
-	code := `"` + dateMarker + `"0.###############`
-	style, err := x.f.NewStyle(&excelize.Style{CustomNumFmt: &code})
+	return unsafe.String(&r.text[0], len(r.text))
+}
+
+// nextRow returns the cells of the next sheet row: empty for a row the
+// sheet leaves out, io.EOF after the last row. The cells are valid until
+// the next call.
+func (r *sheetReader) nextRow() ([]string, error) {
+	if r.next == 0 && !r.ended {
+		if err := r.readRow(); err != nil {
+			return nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
+		}
+	}
+	if r.next == 0 {
+		return nil, io.EOF
+	}
+	r.row++
+	if r.row < r.next {
+		return r.cells[:0], nil
+	}
+	r.next = 0
+	r.cells = r.cells[:0]
+	s := r.rowText()
+	for _, sp := range r.spans {
+		r.cells = append(r.cells, s[sp.from:sp.to])
+	}
+	return r.cells, nil
+}
+
+// readRow reads up to the next <row> and the whole row, or to the end of
+// the part.
+func (r *sheetReader) readRow() error {
+	for {
+		tok, err := r.sc.next()
+		if err != nil {
+			return r.partError(err)
+		}
+		switch {
+		case tok == tokEOF:
+			// The scanner has checked that every element was closed: a
+			// sheet without <sheetData> is empty, not cut short.
+			r.ended = true
+			return nil
+		case r.ended:
+			// After the data: the rest of the part is still read, so that
+			// a syntax error, a truncation or a bad CRC is seen.
+		case tok == tokStart && string(r.sc.name) == "dimension":
+			ref, _, err := r.sc.attr("ref")
+			if err != nil {
+				return err
+			}
+			r.dimCols, r.dimRows = dimensionSize(string(ref))
+		case tok == tokStart && string(r.sc.name) == "row":
+			return r.readCells()
+		case tok == tokEnd && string(r.sc.name) == "sheetData",
+			tok == tokStart && string(r.sc.name) == "sheetData" && r.sc.selfClosing:
+			r.ended = true
+		}
+	}
+}
+
+// partError tells a damaged zip entry (a CRC mismatch, a part cut short)
+// from an XML syntax error.
+func (r *sheetReader) partError(err error) error {
+	switch {
+	case errors.Is(err, zip.ErrChecksum):
+		return errors.New("the sheet's zip checksum (CRC) does not match: the file is damaged")
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, zip.ErrFormat):
+		return fmt.Errorf("the sheet's compressed data is damaged or cut short: %v", err)
+	}
+	return fmt.Errorf("the sheet's XML: %v", err)
+}
+
+// dimensionSize reads the last cell of a dimension range ("A1:L100001");
+// a single cell ("A1", written by tools that do not know the size) or
+// anything unreadable is no declaration.
+func dimensionSize(ref string) (cols, rows int) {
+	_, last, ok := strings.Cut(ref, ":")
+	if !ok {
+		return 0, 0
+	}
+	col, row, ok := cellRef([]byte(strings.ReplaceAll(last, "$", "")))
+	if !ok {
+		return 0, 0
+	}
+	return col, row
+}
+
+// cellRef parses a cell reference ("D7") into its 1-based column and row.
+func cellRef(ref []byte) (col, row int, ok bool) {
+	i := 0
+	for ; i < len(ref) && i < 3; i++ {
+		c := ref[i] | 0x20
+		if c < 'a' || c > 'z' {
+			break
+		}
+		col = col*26 + int(c-'a'+1)
+	}
+	if i == 0 || col > maxSheetColumns || i == len(ref) {
+		return 0, 0, false
+	}
+	for _, c := range ref[i:] {
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		row = row*10 + int(c-'0')
+		if row > maxSheetRows {
+			return 0, 0, false
+		}
+	}
+	return col, row, row > 0
+}
+
+// readCells reads a <row> (its start tag just read) to its end.
+func (r *sheetReader) readCells() error {
+	num := r.row + 1
+	if r.next > 0 { // never: a row is read only when none is ahead
+		num = r.next + 1
+	}
+	if v, ok, err := r.sc.attr("r"); err != nil {
+		return err
+	} else if ok {
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 1 {
+			return fmt.Errorf("a row numbered %q", v)
+		}
+		if n <= r.row {
+			return fmt.Errorf("row %d comes after row %d: rows out of order", n, r.row)
+		}
+		num = n
+	}
+	if num > maxSheetRows {
+		return fmt.Errorf("row %d is past the last row a sheet can have (%d)", num, maxSheetRows)
+	}
+	r.next = num
+	r.text, r.spans = r.text[:0], r.spans[:0]
+	if r.sc.selfClosing {
+		return nil
+	}
+	col := 0
+	for {
+		tok, err := r.sc.next()
+		if err != nil {
+			return r.partError(err)
+		}
+		switch tok {
+		case tokEOF:
+			return errors.New("the sheet ends inside a row (truncated?)")
+		case tokEnd:
+			if string(r.sc.name) == "row" {
+				return nil
+			}
+		case tokStart:
+			if string(r.sc.name) == "c" {
+				if col, err = r.readCell(num, col); err != nil {
+					return fmt.Errorf("row %d: %w", num, err)
+				}
+			}
+		}
+	}
+}
+
+// readCell reads a <c> (its start tag just read) and appends its value to
+// the row. prev is the previous cell's column; it returns this one's.
+func (r *sheetReader) readCell(row, prev int) (int, error) {
+	col := prev + 1
+	ref, hasRef, err := r.sc.attr("r")
 	if err != nil {
-		return fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
+		return 0, err
 	}
-	marked := *x.f.Styles.CellXfs.Xf[style].NumFmtID
-	custom := map[int]string{}
-	if x.f.Styles.NumFmts != nil {
-		for _, nf := range x.f.Styles.NumFmts.NumFmt {
-			custom[nf.NumFmtID] = nf.FormatCode
+	if hasRef {
+		var ok bool
+		if col, _, ok = cellRef(ref); !ok {
+			return 0, fmt.Errorf("a cell named %q", ref)
+		}
+		if col <= prev {
+			return 0, fmt.Errorf("cell %s comes after column %d: cells out of order", ref, prev)
 		}
 	}
-	for i := range x.f.Styles.CellXfs.Xf {
-		xf := &x.f.Styles.CellXfs.Xf[i]
-		id := 0
-		if xf.NumFmtID != nil {
-			id = *xf.NumFmtID
-		}
-		to := asStored
-		if dateKind(id, custom) != "" {
-			to = marked
-		}
-		xf.NumFmtID = &to
+	if col > maxSheetColumns {
+		return 0, fmt.Errorf("a cell past the last column a sheet can have")
 	}
-	return nil
+	typ, _, err := r.sc.attr("t")
+	if err != nil {
+		return 0, err
+	}
+	kind := cellKind(typ)
+	style := 0
+	if s, ok, err := r.sc.attr("s"); err != nil {
+		return 0, err
+	} else if ok {
+		style, _ = strconv.Atoi(string(s))
+	}
+	r.v, r.is = r.v[:0], r.is[:0]
+	hasF, hasIS := false, false
+	if !r.sc.selfClosing {
+		if hasF, hasIS, err = r.readCellContent(); err != nil {
+			return 0, err
+		}
+	}
+	from := len(r.text)
+	if r.text, err = r.value(r.text, kind, style, hasIS); err != nil {
+		return 0, err
+	}
+	if len(r.text) == from && !hasF {
+		return col, nil // an empty cell is no cell
+	}
+	if len(r.text) > maxRowBytes {
+		return 0, fmt.Errorf("the row's cells hold over %d bytes", maxRowBytes)
+	}
+	if len(r.text)-from > r.limits.MaxCellBytes {
+		return 0, fmt.Errorf("a cell is over %d bytes", r.limits.MaxCellBytes)
+	}
+	if col > r.limits.MaxColumns {
+		return 0, fmt.Errorf("a cell in column %d; the limit is %d columns", col, r.limits.MaxColumns)
+	}
+	if r.dimRows > 0 && (row > r.dimRows || col > r.dimCols) {
+		return 0, fmt.Errorf("a cell at column %d lies outside the size the sheet declares (%d rows, %d columns): the sheet is damaged", col, r.dimRows, r.dimCols)
+	}
+	for len(r.spans) < col-1 {
+		r.spans = append(r.spans, cellSpan{from, from})
+	}
+	r.spans = append(r.spans, cellSpan{from, len(r.text)})
+	return col, nil
 }
 
-// dateText turns a rendered date cell (dateMarker + serial) into ISO text:
-// 2024-01-31 for a whole day, 2024-01-31T10:22:00 with a time of day, and
-// 10:22:00 for a pure time (a serial under 1). Times are rounded to the
-// millisecond, which the 15 significant digits of a serial still carry;
-// milliseconds are printed only when present. A serial that is no date
-// (negative, past year 9999, Excel's phantom 1900-02-29) keeps its number.
-func dateText(cell string, date1904 bool) string {
-	num := strings.Replace(cell, dateMarker, "", 1)
-	serial, err := strconv.ParseFloat(num, 64)
-	if err != nil || serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
+// readCellContent reads a cell's children: the value <v>, the formula
+// <f> (only its presence matters: the cached value is the cell's) and
+// the inline string <is>.
+func (r *sheetReader) readCellContent() (hasF, hasIS bool, err error) {
+	base := r.sc.depth()
+	inV := 0
+	for {
+		tok, err := r.sc.next()
+		if err != nil {
+			return false, false, r.partError(err)
+		}
+		switch tok {
+		case tokEOF:
+			return false, false, errors.New("the sheet ends inside a cell (truncated?)")
+		case tokStart:
+			switch string(r.sc.name) {
+			case "v":
+				if !r.sc.selfClosing {
+					inV = r.sc.depth()
+				}
+			case "f":
+				hasF = true
+			case "is":
+				hasIS = true
+				if !r.sc.selfClosing {
+					if r.is, err = readStringItem(r.sc, r.is[:0], r.limits.MaxCellBytes); err != nil {
+						return false, false, err
+					}
+				}
+			}
+		case tokEnd:
+			d := r.sc.depth()
+			if d < base {
+				return hasF, hasIS, nil
+			}
+			if d < inV {
+				inV = 0
+			}
+		case tokText:
+			if inV > 0 {
+				if r.v, err = appendText(r.v, r.sc.text, r.sc.cdata); err != nil {
+					return false, false, err
+				}
+				if len(r.v) > r.limits.MaxCellBytes {
+					return false, false, fmt.Errorf("a cell is over %d bytes", r.limits.MaxCellBytes)
+				}
+			}
+		}
+	}
+}
+
+type cellType int
+
+const (
+	cellNumber cellType = iota // n, e, absent or unknown
+	cellShared
+	cellFormulaString
+	cellInline
+	cellBool
+	cellDate
+)
+
+func cellKind(t []byte) cellType {
+	switch string(t) {
+	case "s":
+		return cellShared
+	case "str":
+		return cellFormulaString
+	case "inlineStr":
+		return cellInline
+	case "b":
+		return cellBool
+	case "d":
+		return cellDate
+	}
+	return cellNumber
+}
+
+// value appends the cell's value (in r.v, r.is) as the reader hands it out.
+func (r *sheetReader) value(dst []byte, kind cellType, style int, hasIS bool) ([]byte, error) {
+	v := r.v
+	isDate := style > 0 && style < len(r.dates) && r.dates[style]
+	switch kind {
+	case cellShared:
+		if len(v) == 0 {
+			return dst, nil
+		}
+		i, err := strconv.Atoi(strings.TrimSpace(string(v)))
+		if err != nil {
+			return dst, fmt.Errorf("a shared-string cell holds %q", v)
+		}
+		s, ok := r.sst.get(i)
+		if !ok {
+			return dst, fmt.Errorf("shared string %d does not exist (the workbook is damaged)", i)
+		}
+		return append(dst, s...), nil
+	case cellFormulaString:
+		return append(dst, v...), nil
+	case cellInline:
+		if hasIS {
+			return append(dst, bstrUnmarshal(r.is)...), nil
+		}
+		return append(dst, v...), nil
+	case cellBool:
+		switch string(v) {
+		case "1":
+			return append(dst, "TRUE"...), nil
+		case "0":
+			return append(dst, "FALSE"...), nil
+		}
+		return append(dst, v...), nil
+	case cellDate:
+		if t, ok := isoCellTime(string(v)); ok {
+			serial := excelSerial(t)
+			if isDate {
+				return append(dst, serialText(strconv.FormatFloat(serial, 'G', 15, 64), serial, r.date1904)...), nil
+			}
+			return strconv.AppendFloat(dst, serial, 'G', 15, 64), nil
+		}
+		if f, ok := parseNumber(v); ok && isDate {
+			return append(dst, serialText(string(v), f, r.date1904)...), nil
+		}
+		return append(dst, v...), nil
+	}
+	f, ok := parseNumber(v)
+	if !ok {
+		return append(dst, v...), nil
+	}
+	from := len(dst)
+	dst = appendNumber(dst, v, f)
+	if isDate {
+		text := serialText(string(dst[from:]), f, r.date1904)
+		dst = append(dst[:from], text...)
+	}
+	return dst, nil
+}
+
+// parseNumber parses a stored number as excelize does (Go's float syntax,
+// without underscores).
+func parseNumber(v []byte) (float64, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	if plainInteger(v) {
+		n := 0
+		for _, c := range v {
+			n = n*10 + int(c-'0')
+		}
+		return float64(n), true
+	}
+	for _, c := range v {
+		if c == '_' {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	return f, err == nil
+}
+
+// plainInteger: digits only, no leading zero, at most 15 of them: such a
+// number reads as written.
+func plainInteger(v []byte) bool {
+	if len(v) == 0 || len(v) > 15 || (v[0] == '0' && len(v) > 1) {
+		return false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendNumber writes a number with at most 15 significant digits: the
+// shortest text of the float when that has 15 digits or fewer (the sign
+// counted, as excelize counts it), else 15 digits in exponent form.
+func appendNumber(dst, v []byte, f float64) []byte {
+	if plainInteger(v) {
+		return append(dst, v...)
+	}
+	from := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+	digits := len(dst) - from
+	for _, c := range dst[from:] {
+		if c == '.' {
+			digits--
+		}
+	}
+	if digits > 15 {
+		dst = strconv.AppendFloat(dst[:from], f, 'G', 15, 64)
+	}
+	return dst
+}
+
+// isoCellTime parses the value of a date cell (t="d") with the layouts
+// excelize accepts.
+func isoCellTime(v string) (time.Time, bool) {
+	layout := "20060102T150405.999"
+	if strings.HasSuffix(v, "Z") {
+		layout = "20060102T150405Z"
+		if strings.Contains(v, "-") {
+			layout = "2006-01-02T15:04:05Z"
+		}
+	} else if strings.Contains(v, "-") {
+		layout = "2006-01-02 15:04:05Z"
+	}
+	t, err := time.Parse(layout, strings.ReplaceAll(v, ",", "."))
+	return t, err == nil
+}
+
+// excelSerial is a time's serial in the 1900 system, as excelize computes
+// it for date cells (which hold ISO text whatever the workbook's system).
+func excelSerial(t time.Time) float64 {
+	const day = 24 * time.Hour
+	const maxDuration = 290 * 364 * day
+	epoch := time.Date(1899, time.December, 31, 0, 0, 0, 0, time.UTC)
+	if t.Before(epoch) {
+		return 0
+	}
+	tt, diff, result := t, t.Sub(epoch), 0.0
+	for diff >= maxDuration {
+		result += float64(maxDuration / day)
+		tt = tt.Add(-maxDuration)
+		diff = tt.Sub(epoch)
+	}
+	rem := diff % day
+	result += float64(diff-rem)/float64(day) + float64(rem)/float64(day)
+	if t.After(time.Date(1900, time.March, 1, 0, 0, 0, 0, time.UTC).Add(-time.Nanosecond)) {
+		result++ // Excel's phantom 1900-02-29
+	}
+	return result
+}
+
+// serialText turns a date cell's serial into ISO text: 2024-01-31 for a
+// whole day, 2024-01-31T10:22:00 with a time of day, and 10:22:00 for a
+// pure time (a serial under 1). Times are rounded to the millisecond,
+// which the 15 significant digits of a serial still carry; milliseconds
+// are printed only when present. A serial that is no date (negative, past
+// year 9999, Excel's phantom 1900-02-29) keeps its number, num.
+func serialText(num string, serial float64, date1904 bool) string {
+	if serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
 		return num
 	}
 	days := math.Floor(serial)

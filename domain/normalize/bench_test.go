@@ -29,7 +29,7 @@ func BenchmarkCoerce(b *testing.B) {
 		{"string", schema.Field{Type: schema.String}, []string{"hello world"}},
 	}
 	for _, c := range cases {
-		col := compile(c.field, ModeNormalize, orderDMY, "US")
+		col := compile(c.field, ModeNormalize, orderDMY, "", "US")
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			var sc scratch

@@ -39,7 +39,7 @@ func TestCoercers(t *testing.T) {
 		{"1.234.567", "1234567"}, {"007", "7"}, {"0.0001", "0.0001"}, {"1e5", "1e5"}, {"-2.5E-3", "-2.5e-3"},
 		{"123456789012345678901234567890", "123456789012345678901234567890"},
 		{"0.1000000000000000055511151231257827", "0.1000000000000000055511151231257827"},
-		{"", ""}, {"abc", ""}, {"1.2.3,4", "123.4"}, {"12a", ""}, {"--1", ""}, {"1,2,3.4.5", ""}, {"$", ""}, {"e5", ""},
+		{"", ""}, {"abc", ""}, {"1.2.3,4", ""}, {"1,23,456", "123456"}, {"1 234,5", "1234.5"}, {"12a", ""}, {"--1", ""}, {"1,2,3.4.5", ""}, {"$", ""}, {"e5", ""},
 	})
 	runCoerce(t, "number_with_decimal_comma", func(s string) (string, bool) { return parseDecimal(new(scratch), s, ",", ".") }, []coerceCase{
 		{"1.234,50", "1234.50"}, {"12,5", "12.5"}, {"1.234", "1234"}, {"-1.234,567", "-1234.567"}, {"12.345,67", "12345.67"},
@@ -118,7 +118,9 @@ func TestCompiledColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := func(i int, mode Mode) column { return compile(s.Fields[i], mode, orderDMY, "US") }
+	col := func(i int, mode Mode) column {
+		return compile(s.Fields[i], mode, orderDMY, s.Fields[i].DecimalChar, "US")
+	}
 	cases := []struct {
 		field    int
 		mode     Mode
@@ -165,14 +167,14 @@ func TestCompiledColumns(t *testing.T) {
 		}
 	}
 	// Lengths count characters, not bytes.
-	lc := compile(schema.Field{Name: "x", Type: schema.String, Constraints: schema.Constraints{MaxLength: intp(3)}}, ModeNormalize, "", "US")
+	lc := compile(schema.Field{Name: "x", Type: schema.String, Constraints: schema.Constraints{MaxLength: intp(3)}}, ModeNormalize, "", "", "US")
 	if _, p := lc.value("äöü", new(scratch)); p != nil {
 		t.Errorf("three umlauts are too long: %+v", p)
 	}
 	if _, p := lc.value("äöüß", new(scratch)); p == nil || p.code != "too_long" {
 		t.Errorf("four characters not too_long: %+v", p)
 	}
-	mc := compile(schema.Field{Name: "x", Type: schema.String, Constraints: schema.Constraints{MinLength: intp(2)}}, ModeNormalize, "", "US")
+	mc := compile(schema.Field{Name: "x", Type: schema.String, Constraints: schema.Constraints{MinLength: intp(2)}}, ModeNormalize, "", "", "US")
 	if _, p := mc.value("a", new(scratch)); p == nil || p.code != "too_short" {
 		t.Errorf("one character not too_short: %+v", p)
 	}
@@ -182,7 +184,7 @@ func intp(n int) *int { return &n }
 
 func TestDateEvidence(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]int{"31/01/2024": 1, "01/31/2024": -1, "01/02/2024": 0, "2024-01-31": 0, "31.12.2023 10:00": 1} {
+	for in, want := range map[string]int{"31/01/2024": 1, "01/31/2024": -1, "01/02/2024": 2, "01/01/2024": 0, "2024-01-31": 0, "31.12.2023 10:00": 1} {
 		if got := dateEvidence(in); got != want {
 			t.Errorf("%q: %d, want %d", in, got, want)
 		}

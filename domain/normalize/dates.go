@@ -435,6 +435,8 @@ func dateEvidence(s string) int {
 			return +1
 		case b > 12 && a <= 12:
 			return -1
+		case a >= 1 && b >= 1 && a <= 12 && b <= 12 && a != b:
+			return 2 // 01/02: either order reads it, differently
 		}
 		return 0
 	}

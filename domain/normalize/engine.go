@@ -8,8 +8,10 @@ import (
 	"hash/maphash"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -70,12 +72,25 @@ type Result struct {
 	InferredSchema  *schema.Schema
 	Profile         []ColumnProfile
 	Progress        Progress
+	// Detected is what each file's reader decided (for readers that say).
+	Detected []FileDetection
+	// Decisions are the per-field date orders and decimal marks, per file.
+	Decisions []Decision
+}
+
+// FileDetection is a reader's Detection for one source file.
+type FileDetection struct {
+	SourceFile string
+	table.Detection
 }
 
 // Failure is a run that could not complete, with the job error code.
 type Failure struct {
 	Code    string
 	Message string
+	// Stack is where a panic happened (code internal_error): for the
+	// operator's log, never for the client.
+	Stack string
 }
 
 func (f *Failure) Error() string { return f.Code + ": " + f.Message }
@@ -101,7 +116,12 @@ const batchSize = 512
 // Run reads every source, maps and coerces its rows and writes valid rows
 // and issues. A *Failure error means the job fails with that code; a
 // context error means it was stopped.
-func Run(ctx context.Context, in Input, out Output) (Result, error) {
+func Run(ctx context.Context, in Input, out Output) (res Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicFailure(v)
+		}
+	}()
 	if in.Mode == ModeInfer {
 		return runInfer(ctx, in, out)
 	}
@@ -132,14 +152,25 @@ func Run(ctx context.Context, in Input, out Output) (Result, error) {
 	return w.result(), nil
 }
 
+// panicFailure turns a panic, which is always a bug, into the job's
+// failure internal_error, keeping the stack for the log.
+func panicFailure(v any) *Failure {
+	return &Failure{Code: "internal_error", Message: "The engine failed on this file; the failure was logged for the operator.",
+		Stack: fmt.Sprintf("panic: %v\n%s", v, debug.Stack())}
+}
+
 // readerFailure turns a reader's error into the job's failure.
 func readerFailure(err error, fileID string) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var f *Failure
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &f) {
 		return err
 	}
 	where := ""
 	if fileID != "" {
 		where = " (" + fileID + ")"
+	}
+	if errors.Is(err, table.ErrEncrypted) {
+		return fail("encrypted_file", "The file%s is password-protected: %v", where, err)
 	}
 	if errors.Is(err, table.ErrUnsupportedFormat) {
 		return fail("unsupported_file_format", "The file%s is not CSV, TSV, JSON lines or XLSX: %v", where, err)
@@ -285,6 +316,11 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 	}
 	go func() { // reader
 		defer close(work)
+		defer func() {
+			if v := recover(); v != nil {
+				readErr = panicFailure(v)
+			}
+		}()
 		seq := 0
 		for {
 			var b *batch
@@ -325,10 +361,20 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 		}
 	}()
 	var wg sync.WaitGroup
+	var panicOnce sync.Once
+	var panicked *Failure
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					panicOnce.Do(func() { panicked = panicFailure(v) })
+					cancel()
+					for range work { // let the reader finish
+					}
+				}
+			}()
 			for b := range work {
 				p.process(b, w.seed)
 				select {
@@ -372,6 +418,9 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 		if stop == nil && ctx.Err() != nil {
 			stop = ctx.Err()
 		}
+	}
+	if panicked != nil {
+		return panicked
 	}
 	if stop != nil {
 		return stop
@@ -454,10 +503,44 @@ func (b *batch) keepCells(rec *table.Record) {
 	rec.Cells, rec.Text = cells, ""
 }
 
+// fileWarnings reports what the reader decided that a person should
+// check: records skipped above the header, an encoding it guessed.
+func (w *writer) fileWarnings(fileID string, d table.Detection) {
+	if d.SkippedCount > 0 {
+		rows := make([]string, len(d.SkippedRows))
+		for i, r := range d.SkippedRows {
+			rows[i] = strconv.Itoa(r)
+		}
+		more := ""
+		if d.SkippedCount > len(d.SkippedRows) {
+			more = ", …"
+		}
+		w.issue(Issue{SourceFile: fileID, Severity: warning, Code: "skipped_preamble",
+			Message: fmt.Sprintf("%d record(s) above the header (row %d) were skipped: rows %s%s. Set header_row to read them.",
+				d.SkippedCount, d.HeaderRow, strings.Join(rows, ", "), more)})
+	}
+	if d.EncodingConfidence == "guessed" {
+		w.issue(Issue{SourceFile: fileID, Severity: warning, Code: "encoding_guessed",
+			Message: fmt.Sprintf("The encoding was guessed as %s; if the text looks wrong, set the encoding option.", d.Encoding)})
+	}
+}
+
+func where(fileID string) string {
+	if fileID != "" {
+		return "file " + fileID
+	}
+	return "the file"
+}
+
 // plan maps the source's header and compiles its columns.
 func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 	s := w.in.Schema
 	header := r.Header()
+	if d, ok := r.(table.Describer); ok {
+		det := d.Detection()
+		w.res.Detected = append(w.res.Detected, FileDetection{SourceFile: src.FileID, Detection: det})
+		w.fileWarnings(src.FileID, det)
+	}
 	to, entries := mapColumns(header, s, w.in.Options.Mapping, w.in.Learned)
 	for i := range entries {
 		entries[i].SourceFile = src.FileID
@@ -467,25 +550,30 @@ func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 		}
 	}
 	w.res.Mapping = append(w.res.Mapping, entries...)
+	for _, is := range readerWarnings(r, src.FileID, header) {
+		w.issue(is)
+	}
 	mapped := make([]bool, len(s.Fields))
+	some := false
 	for _, f := range to {
 		if f >= 0 {
-			mapped[f] = true
+			mapped[f], some = true, true
 		}
 	}
 	for i, f := range s.Fields {
 		if f.Constraints.Required && !mapped[i] {
-			where := "the file"
-			if src.FileID != "" {
-				where = "file " + src.FileID
-			}
-			return nil, fail("required_field_unmapped", "Required field %q matches no column of %s (columns: %q). Map it with options.mapping.", f.Name, where, header)
+			return nil, fail("required_field_unmapped", "Required field %q matches no column of %s (columns: %q). Map it with options.mapping.", f.Name, where(src.FileID), header)
 		}
 	}
-	orders, err := w.dateOrders(src, to)
+	if !some {
+		return nil, fail("no_columns_mapped", "No field of the schema matches a column of %s (columns: %q): every row would be empty. Map columns with options.mapping.",
+			where(src.FileID), header)
+	}
+	decisions, err := w.settle(src, header, to)
 	if err != nil {
 		return nil, err
 	}
+	w.res.Decisions = append(w.res.Decisions, decisions...)
 	p := &plan{fileID: src.FileID, header: header, to: to, missing: s.MissingValues, opts: w.in.Options}
 	for _, m := range s.MissingValues {
 		p.maxMiss = max(p.maxMiss, len(m))
@@ -496,7 +584,7 @@ func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 		}
 	}
 	for i, f := range s.Fields {
-		p.columns = append(p.columns, compile(f, w.in.Mode, orders[i], w.in.Options.PhoneRegion))
+		p.columns = append(p.columns, compile(f, w.in.Mode, decisions[i].DateOrder, decisions[i].Decimal, w.in.Options.PhoneRegion))
 		sep := byte(',')
 		if i == 0 {
 			sep = '{'
@@ -512,59 +600,152 @@ func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 	return p, nil
 }
 
-// dateOrders settles date_order per date field: the option when it is
-// DMY, MDY or YMD; for auto, the evidence of the column's unambiguous
-// values in the file's first records (31/01 says day-first, 01/31
-// month-first); month-first when nothing decides.
-func (w *writer) dateOrders(src Source, to []int) ([]string, error) {
+// Decision is what the engine settled for one field of one file before
+// the main pass: its date order and decimal mark, with the evidence
+// counted in the file's first records. The caller reports it; passing
+// DateOrder and Decimal back as the column's options reproduces the run.
+type Decision struct {
+	SourceFile string
+	Column     string // the source column ("" when unmapped)
+	Field      string
+	DateOrder  string // DMY, MDY or YMD; "" when the field reads no dates
+	// DayFirst and MonthFirst count values only one order reads (31/01,
+	// 01/31); DateAmbiguous those both read differently (01/02).
+	DayFirst, MonthFirst, DateAmbiguous int
+	Decimal                             string // "." or ","; "" when the field is not a number
+	// PointVotes and CommaVotes count values whose decimal mark only one
+	// reading allows (1.5, 1,234.5; 0,61, 1.234,5); DecimalAmbiguous
+	// those both read (12,426 or 1.234).
+	PointVotes, CommaVotes, DecimalAmbiguous int
+	// Given says the order and mark came from the schema or the options,
+	// not from the evidence.
+	DateGiven, DecimalGiven bool
+}
+
+// settle decides, per field, the date order (date, datetime and year
+// fields) and the decimal mark (number and integer fields): a field's
+// schema (decimalChar), the column's options, the job's options, else the
+// evidence of the column's values in the file's first 10,000 records:
+// the majority of values that only one way reads; on a tie month-first and
+// ".", with a warning when values the tie leaves ambiguous were seen.
+func (w *writer) settle(src Source, header []string, to []int) ([]Decision, error) {
 	s := w.in.Schema
-	orders := make([]string, len(s.Fields))
+	ds := make([]Decision, len(s.Fields))
+	from := make([]int, len(s.Fields))
+	for i := range from {
+		from[i] = -1
+	}
+	for c, f := range to {
+		if f >= 0 {
+			from[f] = c
+		}
+	}
 	need := false
+	dateAuto := make([]bool, len(s.Fields))
+	decAuto := make([]bool, len(s.Fields))
 	for i, f := range s.Fields {
-		orders[i] = w.in.Options.DateOrder
-		if (f.Type == schema.Date || f.Type == schema.DateTime) && orders[i] == orderAuto {
-			need = true
+		d := &ds[i]
+		d.SourceFile, d.Field = src.FileID, f.Name
+		co := ColumnOptions{}
+		if from[i] >= 0 {
+			d.Column = header[from[i]]
+			co = w.in.Options.Columns[d.Column]
 		}
-	}
-	if !need {
-		return orders, nil
-	}
-	evidence := make([]int, len(s.Fields))
-	r, err := src.Open()
-	if err != nil {
-		return nil, readerFailure(err, src.FileID)
-	}
-	defer r.Close()
-	// The fields whose coercers use the order: dates, date-times, years.
-	ordered := make([]bool, len(s.Fields))
-	for i, f := range s.Fields {
-		ordered[i] = orders[i] == orderAuto && (f.Type == schema.Date || f.Type == schema.DateTime || f.Type == schema.Year)
-	}
-	for range 10_000 {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
+		switch f.Type {
+		case schema.Date, schema.DateTime, schema.Year:
+			d.DateOrder = firstSet(co.DateOrder, w.in.Options.DateOrder)
+			d.DateGiven = d.DateOrder != orderAuto
+			dateAuto[i] = !d.DateGiven
+		case schema.Number, schema.Integer:
+			d.Decimal = firstSet(f.DecimalChar, co.Decimal, w.in.Options.Decimal)
+			d.DecimalGiven = d.Decimal != decimalAuto
+			decAuto[i] = !d.DecimalGiven && f.GroupChar == ""
+			if !decAuto[i] && !d.DecimalGiven { // the group mark says it
+				d.Decimal, d.DecimalGiven = ",", true
+				if f.GroupChar != "." {
+					d.Decimal = "."
+				}
+			}
 		}
+		need = need || (from[i] >= 0 && (dateAuto[i] || decAuto[i]))
+	}
+	if need {
+		r, err := src.Open()
 		if err != nil {
 			return nil, readerFailure(err, src.FileID)
 		}
-		for c, f := range to {
-			if f >= 0 && c < len(rec.Cells) && ordered[f] {
-				evidence[f] += dateEvidence(rec.Cells[c])
+		defer r.Close()
+		for range 10_000 {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, readerFailure(err, src.FileID)
+			}
+			for c, f := range to {
+				if f < 0 || c >= len(rec.Cells) {
+					continue
+				}
+				d := &ds[f]
+				if dateAuto[f] {
+					switch dateEvidence(rec.Cells[c]) {
+					case +1:
+						d.DayFirst++
+					case -1:
+						d.MonthFirst++
+					case 2:
+						d.DateAmbiguous++
+					}
+				}
+				if decAuto[f] {
+					switch decimalEvidence(trimSpace(rec.Cells[c])) {
+					case '.':
+						d.PointVotes++
+					case ',':
+						d.CommaVotes++
+					case '?':
+						d.DecimalAmbiguous++
+					}
+				}
 			}
 		}
 	}
-	for i := range orders {
-		if orders[i] != orderAuto {
-			continue
+	for i := range ds {
+		d := &ds[i]
+		if dateAuto[i] {
+			d.DateOrder = orderMDY
+			if d.DayFirst > d.MonthFirst {
+				d.DateOrder = orderDMY
+			}
+			if d.DayFirst == d.MonthFirst && d.DateAmbiguous > 0 {
+				w.issue(Issue{SourceFile: src.FileID, Column: d.Column, Field: d.Field, Severity: warning, Code: "ambiguous_date_order",
+					Message: fmt.Sprintf("Nothing in column %q decides between day-first and month-first (%d values read either way, %d day-first only, %d month-first only); they were read month-first (MDY). Set date_order, or columns[%q].date_order, if that is wrong.",
+						d.Column, d.DateAmbiguous, d.DayFirst, d.MonthFirst, d.Column)})
+			}
 		}
-		if evidence[i] > 0 {
-			orders[i] = orderDMY
-		} else {
-			orders[i] = orderMDY
+		if decAuto[i] {
+			d.Decimal = "."
+			if d.CommaVotes > d.PointVotes {
+				d.Decimal = ","
+			}
+			if d.CommaVotes == d.PointVotes && d.DecimalAmbiguous > 0 {
+				w.issue(Issue{SourceFile: src.FileID, Column: d.Column, Field: d.Field, Severity: warning, Code: "ambiguous_decimal_separator",
+					Message: fmt.Sprintf("Nothing in column %q decides its decimal mark (%d values such as 12,426 read either way, %d with a decimal point only, %d with a decimal comma only); \".\" was taken, so 12,426 is twelve thousand. Set decimal, or columns[%q].decimal, if that is wrong.",
+						d.Column, d.DecimalAmbiguous, d.PointVotes, d.CommaVotes, d.Column)})
+			}
 		}
 	}
-	return orders, nil
+	return ds, nil
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // process turns a batch of records into row JSON, issues and hashes.
@@ -579,7 +760,9 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 	h.SetSeed(seed)
 	nFields := len(p.columns)
 	vals := make([]string, nFields)
-	kinds := make([]int8, nFields) // 0 null, 1 string, 2 raw, 3 string that needs no escaping
+	// 0 null, 1 string, 2 raw, 3 string that needs no escaping, -1 null
+	// with its error reported (the row is rejected)
+	kinds := make([]int8, nFields)
 	sc := &b.sc
 	for i := range b.recs {
 		rec := &b.recs[i]
@@ -601,9 +784,10 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			ro.issues = append(ro.issues, p.issue(rec.Number, ci.Column, field, warning, ci.Code, ci.Message, &v))
 		}
 		if len(rec.Cells) != len(p.header) {
-			ro.ok = false
-			ro.issues = append(ro.issues, p.issue(rec.Number, -1, -1, "error", "ragged_row",
-				fmt.Sprintf("The record has %d cells; the header has %d.", len(rec.Cells), len(p.header)), nil))
+			ro.issues = append(ro.issues, p.ragged(rec))
+			if ro.issues[len(ro.issues)-1].Severity == "error" {
+				ro.ok = false
+			}
 		}
 		clear(kinds)
 		for c, f := range p.to {
@@ -631,6 +815,9 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 				}
 				ro.issues = append(ro.issues, p.issue(rec.Number, c, f, sev, prob.code, prob.message, &raw))
 				if prob.severity != warning {
+					if col.field.Constraints.Required {
+						kinds[f] = -1 // reported: not again as required
+					}
 					continue // the cell stays null
 				}
 			}
@@ -681,6 +868,30 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 		ro.end = len(b.json)
 		b.rows = append(b.rows, ro)
 	}
+}
+
+// ragged is the issue of a record whose cells do not match the header: a
+// warning when nothing is lost or shifted (missing trailing cells are
+// missing values; extra cells are empty, as after a trailing delimiter),
+// an error when extra cells hold data or ragged_rows is "reject".
+func (p *plan) ragged(rec *table.Record) Issue {
+	n, h := len(rec.Cells), len(p.header)
+	sev, msg := warning, ""
+	if n < h {
+		msg = fmt.Sprintf("The record has %d cells; the header has %d. The missing cells were read as missing values.", n, h)
+	} else {
+		msg = fmt.Sprintf("The record has %d cells; the header has %d. The extra cells are empty and were dropped.", n, h)
+		for _, c := range rec.Cells[h:] {
+			if trimSpace(c) != "" {
+				sev, msg = "error", fmt.Sprintf("The record has %d cells; the header has %d, and the extra cells hold data.", n, h)
+				break
+			}
+		}
+	}
+	if p.opts.RaggedRows == raggedReject && sev != "error" {
+		sev, msg = "error", fmt.Sprintf("The record has %d cells; the header has %d (ragged_rows is reject).", n, h)
+	}
+	return p.issue(rec.Number, -1, -1, sev, "ragged_row", msg, nil)
 }
 
 // appendRow appends a valid row's JSON line. (The slice is a local

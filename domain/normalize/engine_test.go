@@ -281,7 +281,7 @@ func TestRun_raggedAndReaderIssues(t *testing.T) {
 	if got := strings.Join(codes(r.issues), ","); got != "ragged_row,ragged_row,malformed_json,cell_error" {
 		t.Fatalf("issues %s", got)
 	}
-	if len(r.rows) != 2 || r.rows[0]["a"] != nil || r.rows[0]["b"] != "ok" || r.res.RejectedCount != 3 {
+	if len(r.rows) != 3 || r.rows[0]["a"] != "1" || r.rows[0]["b"] != nil || r.rows[1]["a"] != nil || r.rows[1]["b"] != "ok" || r.res.RejectedCount != 2 {
 		t.Fatalf("rows %v %+v (good rows must survive bad ones)", r.rows, r.res)
 	}
 }
@@ -481,10 +481,48 @@ func TestParseOptions(t *testing.T) {
 		}
 	}
 	var all map[string]any
-	if err := json.Unmarshal(Defaults(ModeNormalize).JSON(), &all); err != nil || len(all) != 14 {
+	if err := json.Unmarshal(Defaults(ModeNormalize).JSON(), &all); err != nil || len(all) != 19 {
 		t.Fatalf("options JSON has %d keys: %v", len(all), err)
 	}
 	if _, err := ParseMode("transform"); err == nil {
 		t.Fatal("unknown mode accepted")
+	}
+}
+
+func TestParseReadOptions(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		doc  string
+		want table.ReadOptions
+		json string // the effective header_row, quote and escape in the job's options document
+	}{
+		{`{}`, table.ReadOptions{}, `0 "auto" "auto"`},
+		{`{"header_row":"none"}`, table.ReadOptions{NoHeader: true}, `"none" "auto" "auto"`},
+		{`{"header_row":3}`, table.ReadOptions{HeaderRow: 3}, `3 "auto" "auto"`},
+		{`{"quote":"'","escape":"\\"}`, table.ReadOptions{Quote: "'", Escape: `\`}, `0 "'" "\\"`},
+		{`{"quote":"none","escape":"none"}`, table.ReadOptions{Quote: table.QuoteNone, Escape: table.EscapeNone}, `0 "none" "none"`},
+		{`{"encoding":"KOI8-R"}`, table.ReadOptions{Encoding: "KOI8-R"}, `0 "auto" "auto"`},
+		{`{"encoding":"shift_jis"}`, table.ReadOptions{Encoding: "shift_jis"}, `0 "auto" "auto"`},
+	}
+	for _, c := range cases {
+		o, err := ParseOptions(ModeNormalize, []byte(c.doc))
+		if err != nil {
+			t.Errorf("%s: %v", c.doc, err)
+			continue
+		}
+		if got := o.ReadOptions(table.Limits{}); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %+v, want %+v", c.doc, got, c.want)
+		}
+		var all map[string]json.RawMessage
+		_ = json.Unmarshal(o.JSON(), &all)
+		if got := fmt.Sprintf("%s %s %s", all["header_row"], all["quote"], all["escape"]); got != c.json {
+			t.Errorf("%s: options document %s, want %s", c.doc, got, c.json)
+		}
+	}
+	for _, bad := range []string{`{"header_row":-1}`, `{"header_row":10001}`, `{"header_row":"auto"}`, `{"quote":"*"}`, `{"escape":"/"}`,
+		`{"encoding":"klingon"}`, `{"quote":""}`} {
+		if _, err := ParseOptions(ModeNormalize, []byte(bad)); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
 	}
 }

@@ -69,9 +69,12 @@ func invalid(code, format string, args ...any) *problem {
 	return &problem{code: code, message: fmt.Sprintf(format, args...)}
 }
 
-// compile builds a field's column for a mode. order is the column's
-// settled date order.
-func compile(f schema.Field, mode Mode, order, region string) column {
+// compile builds a field's column for a mode. order and decimal are the
+// column's settled date order and decimal mark.
+func compile(f schema.Field, mode Mode, order, decimal, region string) column {
+	if decimal == decimalAuto {
+		decimal = ""
+	}
 	k := f.Constraints
 	c := column{field: f, kind: kindString, validate: mode == ModeValidate, plain: true,
 		checked: len(k.Enum) > 0 || k.Pattern != nil || k.Minimum != nil || k.Maximum != nil || k.MinLength != nil || k.MaxLength != nil}
@@ -79,7 +82,7 @@ func compile(f schema.Field, mode Mode, order, region string) column {
 	case schema.Integer:
 		c.kind = kindRaw
 		c.coerce = func(s string, sc *scratch) (string, *problem) {
-			if v, ok := parseInteger(sc, s, f.DecimalChar, f.GroupChar); ok {
+			if v, ok := parseInteger(sc, s, decimal, f.GroupChar); ok {
 				return v, nil
 			}
 			return "", invalid("invalid_integer", "%q is not a whole number.", s)
@@ -87,7 +90,7 @@ func compile(f schema.Field, mode Mode, order, region string) column {
 	case schema.Number:
 		c.kind = kindRaw
 		c.coerce = func(s string, sc *scratch) (string, *problem) {
-			if v, ok := parseDecimal(sc, s, f.DecimalChar, f.GroupChar); ok {
+			if v, ok := parseDecimal(sc, s, decimal, f.GroupChar); ok {
 				return v, nil
 			}
 			return "", invalid("invalid_number", "%q is not a number.", s)

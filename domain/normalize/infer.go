@@ -3,10 +3,14 @@ package normalize
 import (
 	"context"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
 )
 
 // ColumnProfile describes one source column as infer mode saw it.
@@ -36,56 +40,61 @@ const maxDistinct = 10_000
 // candidate types, most specific first; a column gets the first that
 // every non-missing value fits.
 type candidate struct {
-	typ    schema.Type
-	format schema.Format
-	fits   func(string) bool
+	typ     schema.Type
+	format  schema.Format
+	fits    func(string) bool
+	decimal string // numbers: the decimal mark they are read with
 }
 
+// Numbers are read by the engine's own parser (so £68,486.66 and 12,426
+// are numbers), once with each decimal mark; the column's evidence picks
+// the mark, as the engine does.
 var candidates = []candidate{
-	{schema.Boolean, schema.Default, func(s string) bool { _, ok := parseBoolean(s, nil, nil); return ok && !allDigits(s) }},
-	{schema.Integer, schema.Default, func(s string) bool { return plainInteger(s) }},
-	{schema.Number, schema.Default, func(s string) bool { return plainNumber(s) }},
-	{schema.Date, schema.Default, func(s string) bool { _, ok := parseDate(s, orderMDY); return ok || isDMYOnly(s) }},
+	{schema.Boolean, schema.Default, func(s string) bool { _, ok := parseBoolean(s, nil, nil); return ok && !allDigits(s) }, ""},
+	{schema.Integer, schema.Default, func(s string) bool { return inferInteger(s, ".") }, "."},
+	{schema.Integer, schema.Default, func(s string) bool { return inferInteger(s, ",") }, ","},
+	{schema.Number, schema.Default, func(s string) bool { return inferNumber(s, ".") }, "."},
+	{schema.Number, schema.Default, func(s string) bool { return inferNumber(s, ",") }, ","},
+	{schema.Date, schema.Default, func(s string) bool { _, ok := parseDate(s, orderMDY); return ok || isDMYOnly(s) }, ""},
 	{schema.DateTime, schema.Default, func(s string) bool {
 		_, tp := splitDateTime(s)
 		_, _, ok := parseDateTime(s, orderMDY)
 		return ok && tp != ""
-	}},
-	{schema.String, schema.Email, func(s string) bool { _, ok := parseEmail(new(scratch), s); return ok }},
-	{schema.String, schema.UUID, func(s string) bool { _, ok := parseUUID(s); return ok }},
-	{schema.String, schema.URI, func(s string) bool { _, ok := parseURI(s); return ok && strings.Contains(s, "://") }},
-	{schema.String, schema.Country, func(s string) bool { _, ok := parseCountry(s); return ok && len(s) > 1 }},
+	}, ""},
+	{schema.String, schema.Email, func(s string) bool { _, ok := parseEmail(new(scratch), s); return ok }, ""},
+	{schema.String, schema.UUID, func(s string) bool { _, ok := parseUUID(s); return ok }, ""},
+	{schema.String, schema.URI, func(s string) bool { _, ok := parseURI(s); return ok && strings.Contains(s, "://") }, ""},
+	{schema.String, schema.Country, func(s string) bool { _, ok := parseCountry(s); return ok && len(s) > 1 }, ""},
 }
 
-// plainInteger: digits with an optional sign; a leading zero makes it an
-// identifier (a string), so "007" stays text.
-func plainInteger(s string) bool {
+// inferNumber: a number with the decimal mark dec, unless its digits have
+// a leading zero (an identifier, such as 00501, stays text).
+func inferNumber(s, dec string) bool {
 	t := strings.TrimPrefix(s, "-")
-	if !allDigits(t) || len(t) > 18 {
+	if len(t) > 1 && t[0] == '0' && isDigit(t[1]) {
 		return false
 	}
-	return t == "0" || t[0] != '0'
+	_, ok := parseDecimal(new(scratch), s, dec, "")
+	return ok
 }
 
-func plainNumber(s string) bool {
-	if plainInteger(s) {
-		return true
-	}
-	t := strings.TrimPrefix(s, "-")
-	i := strings.IndexByte(t, '.')
-	if i <= 0 || i == len(t)-1 {
+// inferInteger: a number without a fraction or an exponent.
+func inferInteger(s, dec string) bool {
+	if !inferNumber(s, dec) {
 		return false
 	}
-	ip, fp := t[:i], t[i+1:]
-	return allDigits(ip) && allDigits(fp) && (ip == "0" || ip[0] != '0')
+	v, _ := parseDecimal(new(scratch), s, dec, "")
+	return !strings.ContainsAny(v, ".eE") && len(strings.TrimPrefix(v, "-")) <= 18
 }
 
 func isDMYOnly(s string) bool { _, ok := parseDate(s, orderDMY); return ok }
 
 type profiler struct {
-	prof     ColumnProfile
-	distinct map[string]struct{}
-	alive    []bool // per candidate: every value so far fits
+	// decimal mark evidence (decimalEvidence)
+	point, comma, ambiguous int
+	prof                    ColumnProfile
+	distinct                map[string]struct{}
+	alive                   []bool // per candidate: every value so far fits
 }
 
 // runInfer profiles the first sample_rows records of each source and
@@ -95,19 +104,23 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 	byName := map[string]*profiler{}
 	var order []string
 	missing := map[string]bool{"": true, "na": true, "n/a": true, "null": true, "none": true, "-": true, "nan": true}
+	// The tokens treated as missing, as they were written: the proposed
+	// missingValues, which the engine compares exactly (after trimming, as
+	// here), so the schema reads the file as infer did.
+	seenMissing := map[string]bool{"": true}
 	for _, src := range in.Sources {
 		r, err := src.Open()
 		if err != nil {
 			return res, readerFailure(err, src.FileID)
 		}
 		header := r.Header()
+		if d, ok := r.(table.Describer); ok {
+			res.Detected = append(res.Detected, FileDetection{SourceFile: src.FileID, Detection: d.Detection()})
+		}
 		profs := make([]*profiler, len(header))
-		used := map[string]int{}
+		used := map[string]bool{}
 		for i, h := range header {
-			name := fieldName(h, i)
-			if used[name]++; used[name] > 1 { // a repeated header in this file
-				name += "_" + strconv.Itoa(used[name])
-			}
+			name := uniqueName(fieldName(h, i), used)
 			p, ok := byName[name]
 			if !ok {
 				p = &profiler{prof: ColumnProfile{Column: h, Field: name}, distinct: map[string]struct{}{}, alive: make([]bool, len(candidates))}
@@ -139,19 +152,31 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 				if i < len(rec.Cells) {
 					v = trimSpace(rec.Cells[i])
 				}
-				p.observe(v, missing)
+				if p.observe(v, missing) && !seenMissing[v] && len(seenMissing) < maxMissingTokens {
+					seenMissing[strings.Clone(v)] = true
+				}
 			}
 		}
 		res.Progress.BytesRead += r.BytesRead()
 		r.Close()
 	}
-	s := &schema.Schema{MissingValues: []string{"", "NA", "N/A", "null", "-"}}
+	if len(order) == 0 {
+		return res, fail("no_columns", "The file has no columns: there is nothing to infer a schema from.")
+	}
+	if len(order) > schema.MaxFields {
+		return res, fail("too_many_columns", "The files have %d distinct columns together; a schema holds at most %d.", len(order), schema.MaxFields)
+	}
+	s := &schema.Schema{MissingValues: slices.Sorted(maps.Keys(seenMissing))}
 	for _, name := range order {
 		p := byName[name]
 		p.prof.Type, p.prof.Format = schema.String, schema.Default
+		dec := "."
+		if p.comma > p.point {
+			dec = ","
+		}
 		if p.prof.Rows > p.prof.NullCount {
 			for k, c := range candidates {
-				if p.alive[k] {
+				if p.alive[k] && (c.decimal == "" || c.decimal == dec) {
 					p.prof.Type, p.prof.Format = c.typ, c.format
 					break
 				}
@@ -159,26 +184,35 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 		}
 		p.prof.DistinctCount = int64(len(p.distinct))
 		f := schema.Field{Name: name, Type: p.prof.Type, Format: p.prof.Format}
+		if (f.Type == schema.Number || f.Type == schema.Integer) && p.point+p.comma+p.ambiguous > 0 {
+			f.DecimalChar = dec // the mark infer read with, for the engine to read with
+		}
 		if NormalizeHeader(p.prof.Column) != NormalizeHeader(name) || p.prof.Column != name {
 			f.Aliases = []string{p.prof.Column}
 		}
 		s.Fields = append(s.Fields, f)
 		res.Profile = append(res.Profile, p.prof)
 	}
-	if len(s.Fields) > 0 {
-		// The proposal must itself be a valid schema.
-		if _, err := schema.Parse(s.JSON()); err == nil {
-			res.InferredSchema = s
-		}
+	// The proposal must itself be a valid schema; a name or an alias it
+	// cannot hold is a bug here, never a schema the client gets.
+	if _, err := schema.Parse(s.JSON()); err != nil {
+		return res, fail("internal_error", "The inferred schema is not valid: %v", err)
 	}
+	res.InferredSchema = s
 	return res, nil
 }
 
-func (p *profiler) observe(v string, missing map[string]bool) {
+// maxMissingTokens bounds the spellings of missing values kept (NULL,
+// null, Null…): the words above have 50 spellings in all, so it never
+// binds, and it keeps the set bounded if the words grow.
+const maxMissingTokens = 64
+
+// observe profiles one trimmed value; it says whether it was missing.
+func (p *profiler) observe(v string, missing map[string]bool) bool {
 	p.prof.Rows++
-	if missing[strings.ToLower(v)] {
+	if len(v) <= 4 && missing[strings.ToLower(v)] {
 		p.prof.NullCount++
-		return
+		return true
 	}
 	if _, seen := p.distinct[v]; !seen {
 		if len(p.distinct) < maxDistinct {
@@ -196,9 +230,48 @@ func (p *profiler) observe(v string, missing map[string]bool) {
 			p.alive[k] = false
 		}
 	}
+	if p.alive[1] || p.alive[2] || p.alive[3] || p.alive[4] { // a number so far
+		switch decimalEvidence(v) {
+		case '.':
+			p.point++
+		case ',':
+			p.comma++
+		case '?':
+			p.ambiguous++
+		}
+	}
+	return false
 }
 
-// fieldName makes a snake_case field name from a header.
+// maxFieldName is the schema's limit on a field name, in bytes.
+const maxFieldName = 200
+
+// uniqueName returns name, or name with a suffix _2, _3… when a column of
+// the same file already took it, shortened to fit the schema's limit, and
+// records it as taken.
+func uniqueName(name string, taken map[string]bool) string {
+	cand := name
+	for n := 2; taken[cand]; n++ {
+		suffix := "_" + strconv.Itoa(n)
+		cand = truncateName(name, maxFieldName-len(suffix)) + suffix
+	}
+	taken[cand] = true
+	return cand
+}
+
+// truncateName cuts s to at most n bytes without splitting a character.
+func truncateName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// fieldName makes a snake_case field name from a header, at most
+// maxFieldName bytes long.
 func fieldName(h string, i int) string {
 	var b strings.Builder
 	under := false
@@ -216,7 +289,7 @@ func fieldName(h string, i int) string {
 	if b.Len() == 0 {
 		return "column_" + strconv.Itoa(i+1)
 	}
-	return b.String()
+	return strings.TrimRight(truncateName(b.String(), maxFieldName), "_")
 }
 
 func isLetter(r rune) bool { return strings.ContainsRune("abcdefghijklmnopqrstuvwxyz", r) || r > 0x7f }

@@ -65,11 +65,19 @@ func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
 	// the fraction.
 	mark := len(sc.buf)
 	sc.buf = append(sc.buf, '-')
+	// A thousands mark must group: at most three digits before the first,
+	// exactly three after the last (two between marks, for lakh grouping
+	// 1,23,456), so a decimal mark read as a thousands mark (0,611 in a
+	// decimal-point column) is an invalid number, never a value ×1000.
 	seenDec, intDigits, digits, nonZero := false, 0, 0, false
+	grouped, sinceMark := false, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= '0' && c <= '9':
+			if !seenDec {
+				sinceMark++
+			}
 			if seenDec {
 				if len(sc.buf) == mark+1 {
 					sc.buf = append(sc.buf, '0') // the integer part was all zeros
@@ -86,20 +94,26 @@ func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
 			nonZero = nonZero || c != '0'
 			digits++
 		case c == dec && !seenDec:
-			seenDec = true
-		case c == ',' || c == '.' || c == '\'' || c == ' ' || (group != "" && c == group[0]):
-			if seenDec || intDigits == 0 {
+			if grouped && sinceMark != 3 {
 				sc.buf = sc.buf[:mark]
-				return "", false // a separator after the decimal point or before any digit
+				return "", false
 			}
-		case c == 0xC2 && i+1 < len(s) && (s[i+1] == 0xA0): // no-break space as a separator
-			i++
+			seenDec = true
+		case c == ',' || c == '.' || c == '\'' || c == ' ' || (group != "" && c == group[0]) || c == 0xC2 && i+1 < len(s) && s[i+1] == 0xA0:
+			if seenDec || intDigits == 0 || sinceMark > 3 || grouped && sinceMark < 2 {
+				sc.buf = sc.buf[:mark]
+				return "", false // a separator after the decimal point or before any digit, or one that does not group
+			}
+			grouped, sinceMark = true, 0
+			if c == 0xC2 { // no-break space
+				i++
+			}
 		default:
 			sc.buf = sc.buf[:mark]
 			return "", false
 		}
 	}
-	if digits == 0 {
+	if digits == 0 || grouped && !seenDec && sinceMark != 3 {
 		sc.buf = sc.buf[:mark]
 		return "", false
 	}
@@ -306,4 +320,45 @@ func parseBoolean(s string, trueValues, falseValues []string) (string, bool) {
 		return "false", true
 	}
 	return "", false
+}
+
+// decimalEvidence says which decimal mark a number's text allows, for
+// settling a column's: '.' or ',' when only one reading makes sense
+// (1,234.5 and 1.5 say '.'; 0,61, 1.234,5 and 1.234.567 say ','), '?'
+// when both do (12,426 and 1.234: one mark followed by three digits), 0
+// when the text has no mark or is not a number.
+func decimalEvidence(s string) byte {
+	lastDot, lastComma := strings.LastIndexByte(s, '.'), strings.LastIndexByte(s, ',')
+	if lastDot < 0 && lastComma < 0 {
+		return 0
+	}
+	if _, ok := parseDecimal(new(scratch), s, "", ""); !ok {
+		if _, ok := parseDecimal(new(scratch), s, ",", ""); !ok {
+			return 0 // not a number either way
+		}
+	}
+	switch {
+	case lastDot >= 0 && lastComma >= 0:
+		if lastDot > lastComma {
+			return '.'
+		}
+		return ','
+	case strings.Count(s, ",") > 1:
+		return '.' // 40,000,000
+	case strings.Count(s, ".") > 1:
+		return ',' // 1.234.567
+	}
+	at := max(lastDot, lastComma)
+	frac := 0
+	for _, c := range []byte(s[at+1:]) {
+		if c < '0' || c > '9' {
+			break
+		}
+		frac++
+	}
+	intPart := strings.TrimLeft(s[:at], "-+(£$€¥ ")
+	if frac != 3 || intPart == "" || intPart == "0" {
+		return s[at] // 1.5, 0,611, 0.125: not a thousands mark
+	}
+	return '?'
 }

@@ -39,8 +39,10 @@ func ParseMode(s string) (Mode, error) {
 type Options struct {
 	Delimiter    string            `json:"delimiter"`
 	Encoding     string            `json:"encoding"`
-	HeaderRow    int               `json:"header_row"`
+	HeaderRow    HeaderRow         `json:"header_row"`
 	SkipRows     int               `json:"skip_rows"`
+	Quote        string            `json:"quote"`
+	Escape       string            `json:"escape"`
 	Sheet        string            `json:"sheet"`
 	Mapping      map[string]string `json:"mapping"`
 	Trim         bool              `json:"trim"`
@@ -51,12 +53,31 @@ type Options struct {
 	KeepUnmapped bool              `json:"keep_unmapped"`
 	Dedupe       bool              `json:"dedupe"`
 	SampleRows   int               `json:"sample_rows"`
+	RaggedRows   string            `json:"ragged_rows"`
+	Decimal      string            `json:"decimal"`
+	// Columns are per source column (by header) settings that win over
+	// the job's: the shape the job's result.detected reports them in.
+	Columns map[string]ColumnOptions `json:"columns"`
 }
+
+// ColumnOptions are one source column's settings.
+type ColumnOptions struct {
+	DateOrder string `json:"date_order,omitempty"` // DMY, MDY, YMD
+	Decimal   string `json:"decimal,omitempty"`    // "." or ","
+}
+
+const decimalAuto = "auto"
+
+// ragged_rows: what a record with more or fewer cells than the header is.
+const (
+	raggedPad    = "pad"    // short records padded, empty extra cells dropped: a warning
+	raggedReject = "reject" // any ragged record is an error
+)
 
 // Defaults returns the options of a mode before the client's.
 func Defaults(m Mode) Options {
-	return Options{Delimiter: "auto", Encoding: "auto", Mapping: map[string]string{}, Trim: true, DateOrder: "auto",
-		PhoneRegion: "US", OnError: "skip_row", SampleRows: 10000}
+	return Options{Delimiter: "auto", Encoding: "auto", Quote: "auto", Escape: "auto", Mapping: map[string]string{}, Trim: true, DateOrder: "auto",
+		PhoneRegion: "US", OnError: "skip_row", SampleRows: 10000, RaggedRows: raggedPad, Decimal: decimalAuto, Columns: map[string]ColumnOptions{}}
 }
 
 // ParseOptions applies a client's options document (may be empty) over
@@ -90,12 +111,22 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 		case "encoding":
 			err = json.Unmarshal(v, &o.Encoding)
 			if err == nil && !validEncoding(o.Encoding) {
-				add(k, "must be auto, utf-8, utf-16le, utf-16be, windows-1252 or latin-1")
+				add(k, "must be auto or an IANA encoding name such as utf-8, windows-1251, iso-8859-7, koi8-r or shift_jis")
 			}
 		case "header_row":
 			err = json.Unmarshal(v, &o.HeaderRow)
-			if err == nil && o.HeaderRow < 0 {
-				add(k, "must be 1 or more (0 or absent: detect)")
+			if err == nil && (o.HeaderRow < HeaderNone || o.HeaderRow > table.MaxHeaderRow) {
+				add(k, fmt.Sprintf("must be 1 to %d, \"none\" (no header row) or 0 (detect)", table.MaxHeaderRow))
+			}
+		case "quote":
+			err = json.Unmarshal(v, &o.Quote)
+			if err == nil && !oneOf(o.Quote, "auto", `"`, "'", "none") {
+				add(k, `must be auto, "\"", "'" or none (quoting off)`)
+			}
+		case "escape":
+			err = json.Unmarshal(v, &o.Escape)
+			if err == nil && !oneOf(o.Escape, "auto", `\`, "none") {
+				add(k, `must be auto, "\\" (backslash escapes inside quotes) or none (quotes are doubled)`)
 			}
 		case "skip_rows":
 			err = json.Unmarshal(v, &o.SkipRows)
@@ -146,6 +177,18 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 			if err == nil && (o.SampleRows < 1 || o.SampleRows > 1_000_000) {
 				add(k, "must be 1 to 1000000")
 			}
+		case "decimal":
+			err = json.Unmarshal(v, &o.Decimal)
+			if err == nil && !oneOf(o.Decimal, decimalAuto, ".", ",") {
+				add(k, `must be auto, "." or ","`)
+			}
+		case "columns":
+			err = parseColumns(v, &o, add)
+		case "ragged_rows":
+			err = json.Unmarshal(v, &o.RaggedRows)
+			if err == nil && !oneOf(o.RaggedRows, raggedPad, raggedReject) {
+				add(k, "must be pad or reject")
+			}
 		default:
 			add(k, "unknown option")
 			continue
@@ -158,6 +201,38 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 		return o, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "The options are not valid; see errors.", Fields: errs}
 	}
 	return o, nil
+}
+
+// parseColumns reads options.columns: {"Header": {"date_order": "DMY",
+// "decimal": ","}}. An "evidence" object, as result.detected carries it,
+// is accepted and ignored, so detected columns can be passed back as they are.
+func parseColumns(v json.RawMessage, o *Options, add func(k, msg string)) error {
+	var raw map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(v, &raw); err != nil {
+		return err
+	}
+	o.Columns = map[string]ColumnOptions{}
+	for col, keys := range raw {
+		var co ColumnOptions
+		for k, kv := range keys {
+			path := "columns." + col + "." + k
+			switch k {
+			case "date_order":
+				if json.Unmarshal(kv, &co.DateOrder) != nil || !oneOf(co.DateOrder, "DMY", "MDY", "YMD") {
+					add(path, "must be DMY, MDY or YMD")
+				}
+			case "decimal":
+				if json.Unmarshal(kv, &co.Decimal) != nil || !oneOf(co.Decimal, ".", ",") {
+					add(path, `must be "." or ","`)
+				}
+			case "evidence":
+			default:
+				add(path, "unknown column option")
+			}
+		}
+		o.Columns[col] = co
+	}
+	return nil
 }
 
 func optionErr(field, msg string) error {
@@ -175,7 +250,47 @@ func oneOf(s string, allowed ...string) bool {
 }
 
 func validEncoding(s string) bool {
-	return oneOf(strings.ToLower(s), "auto", "utf-8", "utf8", "utf-16le", "utf-16be", "utf-16", "windows-1252", "cp1252", "latin-1", "latin1", "iso-8859-1")
+	if strings.EqualFold(s, "auto") {
+		return true
+	}
+	_, _, ok := table.LookupEncoding(s)
+	return ok
+}
+
+// HeaderRow is the header_row option: 0 detects, n ≥ 1 is the header's
+// row, HeaderNone ("none" in JSON) reads a file without a header row.
+type HeaderRow int
+
+// HeaderNone is header_row "none": columns are named by position.
+const HeaderNone HeaderRow = -1
+
+// MarshalJSON writes "none" or the number.
+func (h HeaderRow) MarshalJSON() ([]byte, error) {
+	if h == HeaderNone {
+		return []byte(`"none"`), nil
+	}
+	return json.Marshal(int(h))
+}
+
+// UnmarshalJSON reads a number or "none".
+func (h *HeaderRow) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		if !strings.EqualFold(s, "none") {
+			return fmt.Errorf("header_row: %q is not \"none\"", s)
+		}
+		*h = HeaderNone
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	if n < 0 {
+		n = -2 // out of range, whatever the number: refused by ParseOptions
+	}
+	*h = HeaderRow(n)
+	return nil
 }
 
 // JSON is the options document of the job object: every option with its
@@ -190,7 +305,26 @@ func (o Options) JSON() []byte {
 
 // ReadOptions are the options readers use.
 func (o Options) ReadOptions(limits table.Limits) table.ReadOptions {
-	r := table.ReadOptions{HeaderRow: o.HeaderRow, SkipRows: o.SkipRows, Sheet: o.Sheet, Limits: limits}
+	r := table.ReadOptions{SkipRows: o.SkipRows, Sheet: o.Sheet, Limits: limits}
+	if o.HeaderRow == HeaderNone {
+		r.NoHeader = true
+	} else {
+		r.HeaderRow = int(o.HeaderRow)
+	}
+	switch o.Quote { // "" (a zero Options) is auto
+	case "auto", "":
+	case "none":
+		r.Quote = table.QuoteNone
+	default:
+		r.Quote = o.Quote
+	}
+	switch o.Escape {
+	case "auto", "":
+	case "none":
+		r.Escape = table.EscapeNone
+	default:
+		r.Escape = o.Escape
+	}
 	switch o.Delimiter {
 	case "auto", "":
 	case "\\t":

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -153,12 +154,21 @@ func parsePhone(sc *scratch, s, region string) (string, bool) {
 		d := digits[:n]
 		mark := len(sc.buf)
 		switch {
-		case plus && n >= 8 && n <= 15 && d[0] != '0':
-			if d[0] != '1' || validNANP(d[1:]) {
+		case plus && n == 11 && d[0] == '1':
+			if !validNANP(d[1:]) {
+				return "", false
+			}
+			sc.buf = append(append(sc.buf, '+'), d...)
+			return sc.since(mark), true
+		case plus && n >= 8 && n <= 15 && d[0] > '1':
+			switch possibleInternational(d) {
+			case fastNo:
+				return "", false // no such calling code, or a length no number of it has
+			case fastYes:
 				sc.buf = append(append(sc.buf, '+'), d...)
 				return sc.since(mark), true
-			}
-			return "", false
+			} // a national prefix written after the code: libphonenumber drops it
+
 		case !plus && nanpRegion(region) && n == 10:
 			if !validNANP(d) {
 				return "", false // the numbering plan's own rules; no need to ask libphonenumber
@@ -202,6 +212,63 @@ func dropExtension(s string) string {
 // validNANP checks a 10-digit North American number's area and exchange codes.
 func validNANP(d []byte) bool {
 	return len(d) == 10 && d[0] >= '2' && d[3] >= '2' && !(d[1] == '1' && d[2] == '1') && !(d[4] == '1' && d[5] == '1')
+}
+
+// callingCode is a country calling code in use, with the national
+// (trunk) prefix of its main region ("0", "8"…, "" for none).
+type callingCode struct {
+	used     bool
+	prefix   string
+	possible [16]bool // by national number length: libphonenumber's IsPossibleNumber, which looks only at the length
+}
+
+// callingCodes are the calling codes by number (1 to 3 digits).
+var callingCodes = sync.OnceValue(func() *[1000]callingCode {
+	t := new([1000]callingCode) // a pointer: the table is not copied a call
+	for cc := range phonenumbers.GetSupportedCallingCodes() {
+		if cc > 0 && cc < 1000 {
+			c := callingCode{used: true, prefix: phonenumbers.GetNddPrefixForRegion(phonenumbers.GetRegionCodeForCountryCode(cc), true)}
+			code := int32(cc)
+			for n := 1; n < len(c.possible); n++ {
+				nn, _ := strconv.ParseUint("2"+strings.Repeat("0", n-1), 10, 64)
+				c.possible[n] = phonenumbers.IsPossibleNumber(&phonenumbers.PhoneNumber{CountryCode: &code, NationalNumber: &nn})
+			}
+			t[cc] = c
+		}
+	}
+	return t
+})
+
+const (
+	fastNo = iota
+	fastYes
+	fastUnsure
+)
+
+// possibleInternational checks the digits of a +number without a
+// libphonenumber parse (about 100× the cost): the calling code is one in
+// use, and the national number has a length libphonenumber's rules allow
+// for it (its IsPossibleNumber, a table lookup).
+// The national number may start with the region's national prefix
+// (+44 020…): libphonenumber drops the prefix, so those go to it (unsure).
+func possibleInternational(d []byte) int {
+	codes := callingCodes()
+	cc := 0
+	for i := 0; i < 3 && i < len(d); i++ {
+		cc = cc*10 + int(d[i]-'0')
+		if !codes[cc].used {
+			continue
+		}
+		national := d[i+1:]
+		if p := codes[cc].prefix; p != "" && len(national) >= len(p) && string(national[:len(p)]) == p || len(national) > 0 && national[0] == '0' {
+			return fastUnsure
+		}
+		if len(national) < len(codes[cc].possible) && codes[cc].possible[len(national)] {
+			return fastYes
+		}
+		return fastNo
+	}
+	return fastNo
 }
 
 func validRegion(r string) bool {

@@ -4,7 +4,10 @@
 // Nothing here does I/O.
 package table
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+)
 
 // Format is a detected file format.
 type Format string
@@ -19,6 +22,11 @@ const (
 // ErrUnsupportedFormat is returned (wrapped) when the bytes are none of the
 // supported formats.
 var ErrUnsupportedFormat = errors.New("unsupported file format")
+
+// ErrEncrypted is returned (wrapped) for a password-protected workbook or
+// document: it cannot be read without its password. A job reading such a
+// file fails with code encrypted_file.
+var ErrEncrypted = errors.New("encrypted file")
 
 // ErrUnreadable is returned (wrapped, with the reason) when a file of a known
 // format cannot be read: corrupt zip, zip bomb, over a limit, I/O failure.
@@ -54,12 +62,38 @@ func (l Limits) WithDefaults() Limits {
 // Zero values mean "auto".
 type ReadOptions struct {
 	Delimiter rune   // 0 = sniff
-	Encoding  string // "" = sniff; else "utf-8", "utf-16le", "utf-16be", "windows-1252", "latin-1"
+	Encoding  string // "" = sniff; else a name LookupEncoding accepts
 	Sheet     string // XLSX sheet name or 1-based index; "" = first sheet
-	HeaderRow int    // 1-based physical row of the header; 0 = detect
-	SkipRows  int    // rows to skip before looking for the header
-	Limits    Limits
+	HeaderRow int    // 1-based row of the header, counted after SkipRows; 0 = detect (see NoHeader)
+	// NoHeader says the file has no header row: every record is data and
+	// the columns are named by position (PositionalName).
+	NoHeader bool
+	SkipRows int // rows to skip before looking for the header
+	// Quote is the quote character of CSV/TSV: "" = sniff, `"` or `'`, or
+	// QuoteNone (quoting off: a quote is a character like any other).
+	Quote string
+	// Escape is CSV/TSV's escape character inside quotes: "" = sniff, `\`,
+	// or EscapeNone (a quote inside quotes is doubled, RFC 4180).
+	Escape string
+	Limits Limits
 }
+
+// QuoteNone and EscapeNone are the option values that turn quoting and
+// backslash escapes off; a Detection reports them as "".
+const (
+	QuoteNone  = "none"
+	EscapeNone = "none"
+)
+
+// MaxHeaderRow bounds ReadOptions.HeaderRow: a reader reads (and skips) the
+// rows above the header, so an unbounded value would let a client make it
+// read a whole file before the first record.
+const MaxHeaderRow = 10_000
+
+// PositionalName is the name of column i (0-based) of a file read without
+// a header row: "column_1", "column_2", … (valid schema field names, so an
+// inferred schema round-trips).
+func PositionalName(i int) string { return "column_" + strconv.Itoa(i+1) }
 
 // CellIssue is a problem the reader found in one cell (e.g. an XLSX error
 // cell, which arrives as a missing value).
@@ -98,4 +132,34 @@ type Reader interface {
 	Next() (Record, error)
 	BytesRead() int64 // approximate position in the (compressed) file, for progress
 	Close() error
+}
+
+// Detection is what a reader decided about its file, whether the caller
+// gave it as an option or the reader sniffed it. It is reported to the
+// caller (a job's result.detected, the CLI's --explain), and is shaped so
+// that passing it back as the read options reproduces the same reading.
+type Detection struct {
+	Format   Format
+	Encoding string // IANA name as accepted by ReadOptions.Encoding
+	// EncodingConfidence is "given" (an option), "certain" (a BOM, or bytes
+	// that are valid UTF-8 / the format's own rule) or "guessed" (chosen
+	// among plausible single-byte or multi-byte encodings).
+	EncodingConfidence string
+	Delimiter          string // CSV/TSV only
+	Quote              string // CSV/TSV only; "" when quoting is off
+	Escape             string // CSV/TSV only; "" when quotes are doubled
+	Sheet              string // XLSX only: the sheet read
+	// HeaderRow is the 1-based physical row of the header; 0 means the file
+	// has no header row (columns are named by position).
+	HeaderRow int
+	// SkippedRows are the 1-based physical rows skipped above the header
+	// (a preamble), at most the first 100 of them; SkippedCount counts all.
+	SkippedRows  []int
+	SkippedCount int
+}
+
+// Describer is implemented by readers that report their Detection. It is
+// valid once the reader has been opened (the header read).
+type Describer interface {
+	Detection() Detection
 }

@@ -1,0 +1,250 @@
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+var (
+	_ table.Describer = (*delimitedReader)(nil)
+	_ table.Describer = (*jsonlReader)(nil)
+)
+
+// readDetected reads a file and returns what its reader detected.
+func readDetected(t *testing.T, path string, opts table.ReadOptions) (parsed, table.Detection) {
+	t.Helper()
+	r, err := NewOpener().Open(t.Context(), path, filepath.Base(path), opts)
+	if err != nil {
+		return parsed{err: err}, table.Detection{}
+	}
+	det := r.(table.Describer).Detection()
+	r.Close()
+	return readAll(t, path, opts), det
+}
+
+// optionsOf turns a Detection back into read options, as a caller passing
+// result.detected back as options does.
+func optionsOf(d table.Detection) table.ReadOptions {
+	o := table.ReadOptions{Encoding: d.Encoding, HeaderRow: d.HeaderRow, NoHeader: d.HeaderRow == 0 && d.Format != table.JSONL}
+	if d.Format == table.JSONL {
+		return o
+	}
+	o.Delimiter = []rune(d.Delimiter)[0]
+	o.Quote, o.Escape = d.Quote, d.Escape
+	if o.Quote == "" {
+		o.Quote = table.QuoteNone
+	}
+	if o.Escape == "" {
+		o.Escape = table.EscapeNone
+	}
+	return o
+}
+
+// TestRealWorldClasses reads one small file of each class of real-world
+// file (testdata/real) and checks the reading and the Detection, then
+// reads it again with the Detection as options: the same reading.
+func TestRealWorldClasses(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		file      string
+		header    string // joined by |
+		first     string // first record joined by |
+		records   int
+		encoding  string
+		guessed   bool
+		dialect   string // delimiter, quote, escape
+		headerRow int
+		skipped   []int
+	}{
+		{"ru-cp1251.csv", "Наименование|Цена|Количество|Город", "Молоко пастеризованное|89,90|12|Москва", 4, "windows-1251", true, `;"`, 1, nil},
+		{"ru-koi8r.csv", "Наименование|Цена|Количество|Город", "Молоко пастеризованное|89,90|12|Москва", 4, "KOI8-R", true, `;"`, 1, nil},
+		{"ru-iso88595.csv", "Наименование|Цена|Количество|Город", "Молоко пастеризованное|89.90|12|Москва", 4, "ISO-8859-5", true, `,"`, 1, nil},
+		{"gr-cp1253.csv", "Όνομα|Πόλη|Ποσό", "Γιώργος Παπαδόπουλος|Αθήνα|120.50", 4, "windows-1253", true, `,"`, 1, nil},
+		{"gr-iso88597.csv", "Όνομα|Πόλη|Ποσό", "Γιώργος Παπαδόπουλος|Αθήνα|120.50", 4, "ISO-8859-7", true, `,"`, 1, nil},
+		{"ja-sjis.csv", "氏名|住所|電話番号", "山田太郎|東京都新宿区西新宿二丁目|03-1234-5678", 3, "Shift_JIS", true, `,"`, 1, nil},
+		{"ja-eucjp.csv", "氏名|住所|電話番号", "山田太郎|東京都新宿区西新宿二丁目|03-1234-5678", 3, "EUC-JP", true, `,"`, 1, nil},
+		{"zh-gb18030.csv", "姓名|城市|金额", "张伟|北京市朝阳区|1200.50", 4, "GB18030", true, `,"`, 1, nil},
+		{"zh-big5.csv", "姓名|城市|金額", "陳志明|臺北市大安區|1200.50", 3, "Big5", true, `,"`, 1, nil},
+		{"ko-euckr.csv", "이름|도시|금액", "김민준|서울특별시 강남구|1200.50", 3, "EUC-KR", true, `,"`, 1, nil},
+		{"fr-cp1252.csv", "Nom|Ville|Montant", "Béatrice Lefèvre|Besançon|12,50", 3, "windows-1252", true, `;"`, 1, nil},
+		{"banner-delimited.csv", "id|date|region|amount", "1|2024-01-02|North|120.50", 4, "UTF-8", false, `,"`, 2, []int{1}},
+		{"sparse-banner.csv", "station|jan|feb|mar|apr|may", "A1|3.2||||", 5, "UTF-8", false, `;"`, 4, []int{1, 2}},
+		{"group-header.csv", "region|q1|q2|q1|q2", "North|10|12|7|8", 3, "UTF-8", false, `,"`, 2, []int{1}},
+		{"notes-above.tsv", "sample|nitrate|phosphate", "S-001|12.5|0.8", 3, "UTF-8", false, "\t\"", 3, []int{1, 2}},
+		{"headerless-numbers.csv", "column_1|column_2|column_3", "1|2024-01-02|120.50", 3, "UTF-8", false, `,"`, 0, nil},
+		{"headerless-titled.csv", "column_1|column_2|column_3", "Export 2024", 4, "UTF-8", false, `,"`, 0, nil},
+		{"bom.jsonl", "id|name", "1|Zoë", 2, "UTF-8", false, "", 0, nil},
+		{"headerless-names.csv", "column_1|column_2|column_3", "Alice|Paris|FR", 4, "UTF-8", false, `,"`, 0, nil},
+		{"year-header.csv", "country|2019|2020|2021", "France|1.2|1.3|1.4", 3, "UTF-8", false, `,"`, 1, nil},
+		{"years-only-header.csv", "|2019|2020|2021", "Paris|1.2|1.3|1.4", 3, "UTF-8", false, `;"`, 1, nil},
+		{"single-quote.csv", "id|name|city", "1|Smith, John|Leeds", 3, "UTF-8", false, `,'`, 1, nil},
+		{"backslash-escape.csv", "id|comment", `1|he said "no", then left`, 3, "UTF-8", false, `,"\`, 1, nil},
+		{"space-after-delimiter.csv", "id| name| city", "1|Smith, John| Leeds", 2, "UTF-8", false, `,"`, 1, nil},
+		{"space-delimited.txt", "id|name|score", "1|John Smith|12", 3, "UTF-8", false, ` "`, 1, nil},
+		{"colon.txt", "user|uid|home", "root|0|/root", 3, "UTF-8", false, `:"`, 1, nil},
+		{"one-column.csv", "email", "ann@example.com", 2, "UTF-8", false, `,"`, 1, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join("testdata", "real", c.file)
+			got, det := readDetected(t, path, table.ReadOptions{})
+			if got.err != nil {
+				t.Fatal(got.err)
+			}
+			if h := strings.Join(got.header, "|"); h != c.header {
+				t.Errorf("header %q, want %q", h, c.header)
+			}
+			if len(got.recs) != c.records || strings.Join(got.recs[0].Cells, "|") != c.first {
+				t.Errorf("%d records, first %q; want %d, %q", len(got.recs), got.recs[0].Cells, c.records, c.first)
+			}
+			conf := "certain"
+			if c.guessed {
+				conf = "guessed"
+			}
+			if det.Encoding != c.encoding || det.EncodingConfidence != conf {
+				t.Errorf("encoding %s (%s), want %s (%s)", det.Encoding, det.EncodingConfidence, c.encoding, conf)
+			}
+			if d := det.Delimiter + det.Quote + det.Escape; d != c.dialect {
+				t.Errorf("dialect %q, want %q", d, c.dialect)
+			}
+			if det.HeaderRow != c.headerRow || !slices.Equal(det.SkippedRows, c.skipped) || det.SkippedCount != len(c.skipped) {
+				t.Errorf("header row %d, skipped %v (%d); want %d, %v", det.HeaderRow, det.SkippedRows, det.SkippedCount, c.headerRow, c.skipped)
+			}
+			// The Detection as options reads the same.
+			again, det2 := readDetected(t, path, optionsOf(det))
+			if again.err != nil || fmt.Sprint(again.header) != fmt.Sprint(got.header) || fmt.Sprint(cellsOf(again.recs)) != fmt.Sprint(cellsOf(got.recs)) {
+				t.Errorf("with %+v as options: %q %q %v", optionsOf(det), again.header, cellsOf(again.recs), again.err)
+			}
+			det.EncodingConfidence = "given"
+			if fmt.Sprint(det2) != fmt.Sprint(det) {
+				t.Errorf("detection with its own options %+v, want %+v", det2, det)
+			}
+		})
+	}
+}
+
+func TestHeaderRowNone(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, "f.csv", []byte("id,name\n1,a\n2,b,extra\n"))
+	got, det := readDetected(t, path, table.ReadOptions{NoHeader: true})
+	if got.err != nil || strings.Join(got.header, ",") != "column_1,column_2,column_3" || len(got.recs) != 3 ||
+		strings.Join(got.recs[0].Cells, ",") != "id,name" || got.recs[0].Number != 1 || det.HeaderRow != 0 {
+		t.Fatalf("%q %v %v %+v", got.header, got.recs, got.err, det)
+	}
+}
+
+// TestHeaderRowBounded: a header_row far down the file is reached without
+// holding the rows above it, and a value over the cap is refused.
+func TestHeaderRowBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 12_000 {
+		fmt.Fprintf(&b, "%d,%s\n", i, strings.Repeat("x", 100))
+	}
+	path := writeFile(t, "f.csv", []byte(b.String()))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, SniffSize)
+	n, _ := f.Read(head)
+	var te textEncoding
+	te.name, te.bom, te.confidence = detectEncoding(head[:n])
+	d, err := openDelimited(f, head[:n], "f.csv", te, table.ReadOptions{HeaderRow: table.MaxHeaderRow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.header[0] != "9999" || len(d.pending) != 0 || d.det.SkippedCount != table.MaxHeaderRow-1 || len(d.det.SkippedRows) != maxSkippedRows {
+		t.Fatalf("header %q, %d records held, %d skipped (%d listed)", d.header, len(d.pending), d.det.SkippedCount, len(d.det.SkippedRows))
+	}
+	if got := readAll(t, path, table.ReadOptions{HeaderRow: table.MaxHeaderRow + 1}); !errors.Is(got.err, table.ErrUnreadable) {
+		t.Fatalf("header_row over the cap: %v", got.err)
+	}
+}
+
+// TestCellLimitUnderTheBuffer: the cell limit holds for cells that fit in
+// the read buffer, quoted or not, on the fast and the general path.
+func TestCellLimitUnderTheBuffer(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 2000)
+	for name, data := range map[string]string{
+		"unquoted":           "a,b\n1," + big + "\n2,3\n",
+		"quoted":             "a,b\n1,\"" + big + "\"\n2,3\n",
+		"quoted, last":       "a,b\n1,\"" + big + "\"",
+		"unquoted, general":  "a,b\n1,\"x\"y\"," + big + "\n2,3\n",
+		"quoted, line break": "a,b\n1,\"" + big + "\n" + big + "\"\n",
+	} {
+		got := readAll(t, writeFile(t, "f.csv", []byte(data)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}})
+		if !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "over 1000 bytes") {
+			t.Errorf("%s: %v (%d records)", name, got.err, len(got.recs))
+		}
+	}
+}
+
+func TestJSONLinesWithoutKeys(t *testing.T) {
+	t.Parallel()
+	got := readAll(t, writeFile(t, "f.jsonl", []byte("{}\n{}\n{ }\n")), table.ReadOptions{})
+	if got.err != nil || len(got.header) != 0 || len(got.recs) != 3 || len(got.recs[0].Cells) != 0 || got.recs[2].Number != 3 {
+		t.Fatalf("%q %v %v", got.header, got.recs, got.err)
+	}
+	// Some objects without keys among others: rows of missing values.
+	got, det := readDetected(t, writeFile(t, "f.jsonl", []byte("{}\n{\"a\":1}\n{}\n")), table.ReadOptions{})
+	if got.err != nil || len(got.header) != 1 || len(got.recs) != 3 || got.recs[0].Cells[0] != "" || det.Format != table.JSONL || det.Encoding != "UTF-8" {
+		t.Fatalf("%q %v %v %+v", got.header, got.recs, got.err, det)
+	}
+	// JSON lines in UTF-16 are decoded.
+	u16 := []byte{0xFF, 0xFE}
+	for _, r := range "{\"name\":\"Zoë\"}\n" {
+		u16 = append(u16, byte(r), byte(r>>8))
+	}
+	got, det = readDetected(t, writeFile(t, "f.jsonl", u16), table.ReadOptions{})
+	if got.err != nil || len(got.recs) != 1 || got.recs[0].Cells[0] != "Zoë" || det.Encoding != "UTF-16LE" {
+		t.Fatalf("%q %v %v %+v", got.header, got.recs, got.err, det)
+	}
+}
+
+// TestDetectHeader covers the samples the XLSX reader passes too (its
+// rows as cells): DetectHeader's index and whether there is a header.
+func TestDetectHeader(t *testing.T) {
+	t.Parallel()
+	rows := func(lines ...string) [][]string {
+		out := make([][]string, len(lines))
+		for i, l := range lines {
+			out[i] = strings.Split(l, "|")
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		sample [][]string
+		at     int
+		header bool
+	}{
+		{"plain", rows("id|name|amount", "1|a|2.5", "2|b|3"), 0, true},
+		{"group header over the real one", rows("|2023||2024|", "region|sales|costs|sales|costs", "North|10|7|12|8", "South|11|6|13|9"), 1, true},
+		{"wide group header over the real one", rows("Region|Sales 2023|Sales 2023|Sales 2024|Sales 2024", "region|q1|q2|q1|q2", "North|10|7|12|8", "South|11|6|13|9"), 1, true},
+		{"merged title then blank", rows("Annual report|||", "|||", "id|date|name|amount", "1|2024-01-02|a|5", "2|2024-01-03|b|6"), 2, true},
+		{"banner as wide as the table", rows("Sales report|generated 2024-02-01|by|finance", "id|date|region|amount", "1|2024-01-02|North|120.50", "2|2024-01-03|South|89.00"), 1, true},
+		{"units row under the header", rows("id|amount", "|EUR", "1|2", "2|3"), 0, true},
+		{"an odd record under the header", rows("a|b", "1|oops", "2|3", "4|5"), 0, true},
+		{"numbers only: no header", rows("1|2|3", "4|5|6"), 0, false},
+		{"years are a header", rows("|2019|2020", "Paris|1|2", "Rome|3|4"), 0, true},
+		{"values recur: no header", rows("Alice|Paris", "Bob|Paris", "Carla|Rome"), 0, false},
+		{"text only", rows("name|city", "Alice|Paris", "Bob|Rome"), 0, true},
+	}
+	for _, c := range cases {
+		at, header := detectHeader(c.sample)
+		if at != c.at || header != c.header || DetectHeader(c.sample) != c.at {
+			t.Errorf("%s: %d %v, want %d %v", c.name, at, header, c.at, c.header)
+		}
+	}
+}

@@ -1,0 +1,413 @@
+package formats
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// Unpacked-size budgets of the parts the reader inflates besides the sheet.
+// A workbook's ratio and total limits alone let a 1 MB upload unpack to
+// 100 MB, and parsers that build a tree spend tens of bytes of heap per
+// unpacked byte (a 20 MB styles part of empty <xf/> took 1.7 GB). The
+// budgets are far above what real workbooks hold; the styles and shared
+// strings are read by the streaming scanner into compact tables, so their
+// memory stays near their text size (shared strings) or one byte a cell
+// format (styles). Parts nothing reads (themes, drawings, calcChain, other
+// sheets) are never inflated.
+const (
+	workbookPartBudget      = 16 << 20 // xl/workbook.xml (sheet list, date system)
+	relsPartBudget          = 1 << 20  // xl/_rels/workbook.xml.rels
+	stylesPartBudget        = 64 << 20 // xl/styles.xml
+	maxSharedStringsRefused = 1<<32 - 1
+	maxSheets               = 1 << 16
+	maxCellFormats          = 1 << 20
+	// Room reserved up front for the shared strings: their text is never
+	// longer than the part, and an item takes at least 5 bytes (<si/>),
+	// so up to these sizes the tables never grow by copying (which would
+	// hold the old and the new copy at once). Pages reserved and not
+	// written take no memory.
+	sharedTextReserve  = 256 << 20
+	sharedItemsReserve = 64 << 20
+)
+
+// workbookParts is what the reader takes from a workbook besides its sheet.
+type workbookParts struct {
+	sheets   []sheetRef
+	date1904 bool
+	styles   string // part names, "" when absent
+	strings  string
+}
+
+type sheetRef struct {
+	name string
+	part string // zip entry of the sheet's XML
+}
+
+// zipEntry finds a part by name; zip names are case-sensitive but some
+// writers differ in case from their own relationships, as Excel tolerates.
+func zipEntry(zr *zip.Reader, name string) *zip.File {
+	for _, f := range zr.File {
+		if f.Name == name {
+			return f
+		}
+	}
+	for _, f := range zr.File {
+		if strings.EqualFold(f.Name, name) {
+			return f
+		}
+	}
+	return nil
+}
+
+// readPart inflates a small part whole, within its budget. The declared
+// size is checked first; archive/zip also stops a part that inflates past
+// its declared size, and checks its CRC at the end.
+func readPart(f *zip.File, budget int64) ([]byte, error) {
+	if f.UncompressedSize64 > uint64(budget) {
+		return nil, fmt.Errorf("%w: the part %s unpacks to %d bytes; the limit is %d (zip bomb?)", table.ErrUnreadable, f.Name, f.UncompressedSize64, budget)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: part %s: %v", table.ErrUnreadable, f.Name, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, budget+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: part %s: %v", table.ErrUnreadable, f.Name, err)
+	}
+	if int64(len(b)) > budget {
+		return nil, fmt.Errorf("%w: the part %s unpacks to over %d bytes (zip bomb?)", table.ErrUnreadable, f.Name, budget)
+	}
+	return b, nil
+}
+
+// readWorkbook reads the sheet list, the date system and where the styles
+// and shared strings are, from xl/workbook.xml and its relationships.
+func readWorkbook(zr *zip.Reader) (*workbookParts, error) {
+	wf := zipEntry(zr, "xl/workbook.xml")
+	if wf == nil {
+		return nil, fmt.Errorf("%w: a zip file without a workbook is not XLSX", table.ErrUnsupportedFormat)
+	}
+	b, err := readPart(wf, workbookPartBudget)
+	if err != nil {
+		return nil, err
+	}
+	type sheetEntry struct{ name, id string }
+	var sheets []sheetEntry
+	date1904 := false
+	sc := newXMLScanner(bytes.NewReader(b), 64<<10)
+	for {
+		tok, err := sc.next()
+		if err != nil {
+			return nil, fmt.Errorf("%w: the workbook part: %v", table.ErrUnreadable, err)
+		}
+		if tok == tokEOF {
+			break
+		}
+		if tok != tokStart {
+			continue
+		}
+		// Only the workbook's own elements: an extension (x14:workbookPr
+		// in extLst) shares their local names.
+		level := sc.depth()
+		if sc.selfClosing {
+			level++
+		}
+		switch string(sc.name) {
+		case "workbookPr":
+			if level != 2 {
+				continue
+			}
+			v, _, _ := sc.attr("date1904")
+			date1904 = string(v) == "1" || string(v) == "true"
+		case "sheet":
+			if level != 3 {
+				continue
+			}
+			if len(sheets) >= maxSheets {
+				return nil, fmt.Errorf("%w: the workbook lists over %d sheets", table.ErrUnreadable, maxSheets)
+			}
+			name, _, _ := sc.attr("name")
+			sheets = append(sheets, sheetEntry{name: string(name), id: string(sc.prefixedAttr("id"))})
+		}
+	}
+	rels := map[string]relTarget{}
+	if rf := zipEntry(zr, "xl/_rels/workbook.xml.rels"); rf != nil {
+		if rels, err = readRels(rf); err != nil {
+			return nil, err
+		}
+	}
+	parts := &workbookParts{date1904: date1904}
+	for _, s := range sheets {
+		rel, ok := rels[s.id]
+		if !ok {
+			return nil, fmt.Errorf("%w: sheet %q has no part in the workbook", table.ErrUnreadable, s.name)
+		}
+		parts.sheets = append(parts.sheets, sheetRef{name: s.name, part: rel.part})
+	}
+	for _, r := range rels {
+		switch {
+		case strings.HasSuffix(r.kind, "/styles"):
+			parts.styles = r.part
+		case strings.HasSuffix(r.kind, "/sharedStrings"):
+			parts.strings = r.part
+		}
+	}
+	return parts, nil
+}
+
+type relTarget struct{ kind, part string }
+
+func readRels(f *zip.File) (map[string]relTarget, error) {
+	b, err := readPart(f, relsPartBudget)
+	if err != nil {
+		return nil, err
+	}
+	var rels struct {
+		Rel []struct {
+			ID         string `xml:"Id,attr"`
+			Type       string `xml:"Type,attr"`
+			Target     string `xml:"Target,attr"`
+			TargetMode string `xml:"TargetMode,attr"`
+		} `xml:"Relationship"`
+	}
+	if err := xml.Unmarshal(b, &rels); err != nil {
+		return nil, fmt.Errorf("%w: the workbook's relationships: %v", table.ErrUnreadable, err)
+	}
+	out := make(map[string]relTarget, len(rels.Rel))
+	for _, r := range rels.Rel {
+		if r.TargetMode == "External" {
+			continue
+		}
+		out[r.ID] = relTarget{kind: r.Type, part: partName(r.Target)}
+	}
+	return out, nil
+}
+
+// partName resolves a relationship target of the workbook part: relative
+// to xl/, or absolute from the package root.
+func partName(target string) string {
+	target = strings.ReplaceAll(target, "\\", "/")
+	if strings.HasPrefix(target, "/") {
+		return path.Clean(strings.TrimPrefix(target, "/"))
+	}
+	if strings.HasPrefix(target, "xl/") { // written so by some tools, read so by Excel
+		return path.Clean(target)
+	}
+	return path.Clean("xl/" + target)
+}
+
+// readDateStyles scans the styles part for what the reader needs of it:
+// which cell formats (cellXfs, by index) show a date or time. One byte a
+// cell format, whatever else the part holds.
+func readDateStyles(zr *zip.Reader, name string) ([]bool, error) {
+	if name == "" {
+		return nil, nil
+	}
+	f := zipEntry(zr, name)
+	if f == nil {
+		return nil, nil
+	}
+	if f.UncompressedSize64 > stylesPartBudget {
+		return nil, fmt.Errorf("%w: the styles part unpacks to %d bytes; the limit is %d (zip bomb?)", table.ErrUnreadable, f.UncompressedSize64, stylesPartBudget)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
+	}
+	defer rc.Close()
+	s := newXMLScanner(rc, 64<<10)
+	custom := map[int]string{}
+	var ids []int32
+	inXfs := false
+	for {
+		tok, err := s.next()
+		if err != nil {
+			return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
+		}
+		if tok == tokEOF {
+			break
+		}
+		switch {
+		case tok == tokStart && string(s.name) == "numFmt":
+			id, _, err1 := s.attr("numFmtId")
+			code, _, err2 := s.attr("formatCode")
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
+			}
+			if n, err := strconv.Atoi(string(id)); err == nil && len(custom) < 1<<16 {
+				custom[n] = string(code)
+			}
+		case tok == tokStart && string(s.name) == "cellXfs":
+			inXfs = !s.selfClosing
+		case tok == tokEnd && string(s.name) == "cellXfs":
+			inXfs = false
+		case tok == tokStart && inXfs && string(s.name) == "xf":
+			id, _, err := s.attr("numFmtId")
+			if err != nil {
+				return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
+			}
+			if len(ids) >= maxCellFormats {
+				return nil, fmt.Errorf("%w: the styles hold over %d cell formats (Excel allows 64,000)", table.ErrUnreadable, maxCellFormats)
+			}
+			n, _ := strconv.Atoi(string(id))
+			ids = append(ids, int32(min(max(n, 0), 1<<30)))
+		}
+	}
+	dates := make([]bool, len(ids))
+	for i, id := range ids {
+		dates[i] = i > 0 && dateKind(int(id), custom) != "" // style 0 shows values as stored
+	}
+	return dates, nil
+}
+
+// sharedStrings holds a workbook's shared strings in one block of text:
+// a string costs its bytes and four more, where a tree of items costs
+// tens of bytes per byte of XML.
+type sharedStrings struct {
+	text []byte
+	ends []uint32
+}
+
+func (t *sharedStrings) get(i int) (string, bool) {
+	if t == nil || i < 0 || i >= len(t.ends) {
+		return "", false
+	}
+	from := uint32(0)
+	if i > 0 {
+		from = t.ends[i-1]
+	}
+	b := t.text[from:t.ends[i]]
+	if len(b) == 0 {
+		return "", true
+	}
+	return unsafe.String(&b[0], len(b)), true
+}
+
+// readSharedStrings scans the shared strings part.
+func readSharedStrings(zr *zip.Reader, name string, limits table.Limits) (*sharedStrings, error) {
+	if name == "" {
+		return nil, nil
+	}
+	f := zipEntry(zr, name)
+	if f == nil {
+		return nil, nil
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: shared strings: %v", table.ErrUnreadable, err)
+	}
+	defer rc.Close()
+	s := newXMLScanner(rc, 64<<10)
+	// The part's size bounds its text; its declared counts are not trusted.
+	size := min(f.UncompressedSize64, maxSharedStringsRefused)
+	t := &sharedStrings{text: make([]byte, 0, min(size, sharedTextReserve)), ends: make([]uint32, 0, min(size/5, sharedItemsReserve))}
+	var item []byte
+	for {
+		tok, err := s.next()
+		if err != nil {
+			return nil, fmt.Errorf("%w: shared strings: %v", table.ErrUnreadable, err)
+		}
+		if tok == tokEOF {
+			break
+		}
+		if tok == tokStart && string(s.name) == "si" {
+			item = item[:0]
+			if !s.selfClosing {
+				if item, err = readStringItem(s, item, limits.MaxCellBytes); err != nil {
+					return nil, fmt.Errorf("%w: shared string %d: %v", table.ErrUnreadable, len(t.ends), err)
+				}
+			}
+			t.text = append(t.text, bstrUnmarshal(item)...)
+			if uint64(len(t.text)) > maxSharedStringsRefused {
+				return nil, fmt.Errorf("%w: the shared strings are over 4 GiB", table.ErrUnreadable)
+			}
+			t.ends = append(t.ends, uint32(len(t.text)))
+		}
+	}
+	return t, nil
+}
+
+// readStringItem reads the text of a string item (<si> or <is>) up to its
+// end tag, already opened: its own <t> and the <t> of its rich-text runs
+// <r>, in document order; phonetic runs (<rPh>) are not the cell's text.
+func readStringItem(s *xmlScanner, dst []byte, maxBytes int) ([]byte, error) {
+	base := s.depth()
+	inT, skip := 0, 0 // depth of the open <t>, of an <rPh>
+	for {
+		tok, err := s.next()
+		if err != nil {
+			return dst, err
+		}
+		d := s.depth()
+		switch tok {
+		case tokEOF:
+			return dst, syntaxError("unexpected end of the document")
+		case tokStart:
+			switch {
+			case skip > 0 || s.selfClosing:
+			case string(s.name) == "rPh":
+				skip = d
+			case string(s.name) == "t" && inT == 0 && (d == base+1 || d == base+2):
+				inT = d
+			}
+		case tokEnd:
+			if d < base {
+				return dst, nil
+			}
+			if d < inT {
+				inT = 0
+			}
+			if d < skip {
+				skip = 0
+			}
+		case tokText:
+			if inT > 0 && skip == 0 {
+				if dst, err = appendText(dst, s.text, s.cdata); err != nil {
+					return dst, err
+				}
+				if len(dst) > maxBytes {
+					return dst, fmt.Errorf("a string over %d bytes", maxBytes)
+				}
+			}
+		}
+	}
+}
+
+// bstrUnmarshal undoes the _xHHHH_ escapes spreadsheet writers use for
+// characters XML cannot hold, as excelize does: _x005F_ is a literal
+// underscore, and an escape of a surrogate half is dropped.
+func bstrUnmarshal(s []byte) []byte {
+	if bytes.Index(s, []byte("_x")) < 0 {
+		return s
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if s[i] == '_' && i+7 <= len(s) && s[i+1] == 'x' && s[i+6] == '_' && isHex4(s[i+2:i+6]) {
+			n, _ := strconv.ParseUint(string(s[i+2:i+6]), 16, 32)
+			switch r := rune(n); {
+			case r == '_':
+				out = append(out, '_')
+			case r >= 0xD800 && r <= 0xDFFF:
+			default:
+				out = utf8.AppendRune(out, r)
+			}
+			i += 7
+			continue
+		}
+		out = append(out, s[i])
+		i++
+	}
+	return out
+}
