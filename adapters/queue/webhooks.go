@@ -1,0 +1,83 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/tabnorm/tabnorm/adapters/sqlstore"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// DeliveryArgs is the queue entry of one attempt of a webhook delivery.
+// The attempt number makes a repeated entry for an attempt already made
+// do nothing.
+type DeliveryArgs struct {
+	DeliveryID string `json:"delivery_id"`
+	Attempt    int    `json:"attempt"`
+}
+
+// Kind names the entry type in River's table.
+func (DeliveryArgs) Kind() string { return "tabnorm.deliver_webhook" }
+
+var _ ports.WebhookQueue = (*Inserter)(nil)
+
+// EnqueueDelivery inserts an attempt scheduled at `at`, in the context's
+// transaction.
+func (q *Inserter) EnqueueDelivery(ctx context.Context, deliveryID string, attempt int, at time.Time) error {
+	tx, ok := sqlstore.TxFrom(ctx)
+	if !ok {
+		return errors.New("enqueue outside a transaction")
+	}
+	if _, err := q.client.InsertTx(ctx, tx.Tx, DeliveryArgs{DeliveryID: deliveryID, Attempt: attempt}, &river.InsertOpts{ScheduledAt: at}); err != nil {
+		return fmt.Errorf("enqueue webhook delivery %s: %w", deliveryID, err)
+	}
+	return nil
+}
+
+type deliveryWorker struct {
+	river.WorkerDefaults[DeliveryArgs]
+	deliverer ports.WebhookDeliverer
+}
+
+// Timeout leaves the sender's own 15 s limit room to answer first.
+func (w *deliveryWorker) Timeout(*river.Job[DeliveryArgs]) time.Duration { return time.Minute }
+
+func (w *deliveryWorker) Work(ctx context.Context, j *river.Job[DeliveryArgs]) error {
+	return w.deliverer.Deliver(ctx, j.Args.DeliveryID, j.Args.Attempt)
+}
+
+// SweepArgs is the periodic search for overdue deliveries; River runs it
+// on one node.
+type SweepArgs struct{}
+
+// Kind names the entry type in River's table.
+func (SweepArgs) Kind() string { return "tabnorm.sweep_webhooks" }
+
+type sweepWorker struct {
+	river.WorkerDefaults[SweepArgs]
+	deliverer ports.WebhookDeliverer
+}
+
+func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[SweepArgs]) error {
+	_, err := w.deliverer.Sweep(ctx)
+	return err
+}
+
+// sweepEvery is how often overdue deliveries are looked for.
+const sweepEvery = 10 * time.Second
+
+// addDeliveryWorkers registers the delivery and sweep workers and returns
+// the sweep's periodic job.
+func addDeliveryWorkers(workers *river.Workers, d ports.WebhookDeliverer) []*river.PeriodicJob {
+	if d == nil {
+		return nil
+	}
+	river.AddWorker(workers, &deliveryWorker{deliverer: d})
+	river.AddWorker(workers, &sweepWorker{deliverer: d})
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepEvery),
+		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+}

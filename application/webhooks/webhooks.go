@@ -1,0 +1,434 @@
+// Package webhooks manages an organization's webhook endpoints and
+// delivers job events to them: each event is written to the outbox in the
+// transaction that changed the job, and each attempt goes through the
+// queue, so a crash or restart loses none (at least once; receivers drop
+// repeats by webhook-id).
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/webhook"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Config holds the webhook settings.
+type Config struct {
+	// AllowPrivate accepts http URLs and internal addresses (tests,
+	// closed networks); the sender enforces it again when connecting.
+	AllowPrivate bool
+}
+
+// Service is the webhooks use cases.
+type Service struct {
+	cfg        Config
+	endpoints  ports.WebhookEndpoints
+	deliveries ports.WebhookDeliveries
+	queue      ports.WebhookQueue
+	sender     ports.WebhookSender
+	tx         ports.Transactor
+	clock      ports.Clock
+	log        *slog.Logger
+}
+
+// NewService returns the webhooks service.
+func NewService(cfg Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue, sender ports.WebhookSender,
+	tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
+	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, clock: clock, log: log}
+}
+
+// Input is a new endpoint as the client sent it.
+type Input struct {
+	URL         string
+	Events      []string
+	Description string
+}
+
+// Create adds an endpoint and returns it with its secret, which the
+// caller shows once.
+func (s *Service) Create(ctx context.Context, p identity.Principal, in Input) (webhook.Endpoint, error) {
+	if err := webhook.CanManage(p); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	url, err := webhook.ParseURL(in.URL, s.cfg.AllowPrivate)
+	if err != nil {
+		return webhook.Endpoint{}, err
+	}
+	events, err := webhook.ParseEvents(in.Events)
+	if err != nil {
+		return webhook.Endpoint{}, err
+	}
+	desc, err := webhook.ParseDescription(in.Description)
+	if err != nil {
+		return webhook.Endpoint{}, err
+	}
+	now := s.clock.Now()
+	e := webhook.Endpoint{ID: id.New(id.Webhook), OrgID: p.OrgID, URL: url, Description: desc, Events: events, Enabled: true,
+		Secret: webhook.NewSecret(), CreatedAt: now, UpdatedAt: now}
+	if err := s.endpoints.Create(ctx, e); err != nil {
+		return webhook.Endpoint{}, fmt.Errorf("create webhook: %w", err)
+	}
+	return e, nil
+}
+
+// List returns the organization's endpoints, newest first.
+func (s *Service) List(ctx context.Context, p identity.Principal, page ports.Page) ([]webhook.Endpoint, string, error) {
+	return s.endpoints.List(ctx, p.OrgID, page)
+}
+
+// Get returns one of the organization's endpoints.
+func (s *Service) Get(ctx context.Context, p identity.Principal, endpointID string) (webhook.Endpoint, error) {
+	return s.endpoints.Get(ctx, p.OrgID, endpointID)
+}
+
+// Patch is a partial change of an endpoint; nil fields stay.
+type Patch struct {
+	URL         *string
+	Events      []string // nil: unchanged
+	Description *string
+	Enabled     *bool
+}
+
+// Update changes an endpoint. Enabling a disabled endpoint forgets its
+// failures; deliveries that ended meanwhile can be retried one by one.
+func (s *Service) Update(ctx context.Context, p identity.Principal, endpointID string, in Patch) (webhook.Endpoint, error) {
+	if err := webhook.CanManage(p); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	var err error
+	var url, desc string
+	var events []string
+	if in.URL != nil {
+		if url, err = webhook.ParseURL(*in.URL, s.cfg.AllowPrivate); err != nil {
+			return webhook.Endpoint{}, err
+		}
+	}
+	if in.Events != nil {
+		if events, err = webhook.ParseEvents(in.Events); err != nil {
+			return webhook.Endpoint{}, err
+		}
+	}
+	if in.Description != nil {
+		if desc, err = webhook.ParseDescription(*in.Description); err != nil {
+			return webhook.Endpoint{}, err
+		}
+	}
+	now := s.clock.Now()
+	return s.endpoints.Update(ctx, p.OrgID, endpointID, func(e *webhook.Endpoint) error {
+		if in.URL != nil {
+			e.URL = url
+		}
+		if events != nil {
+			e.Events = events
+		}
+		if in.Description != nil {
+			e.Description = desc
+		}
+		if in.Enabled != nil && *in.Enabled != e.Enabled {
+			e.SetEnabled(*in.Enabled, now)
+		}
+		e.UpdatedAt = now
+		return nil
+	})
+}
+
+// Delete removes an endpoint and its deliveries.
+func (s *Service) Delete(ctx context.Context, p identity.Principal, endpointID string) error {
+	if err := webhook.CanManage(p); err != nil {
+		return err
+	}
+	return s.endpoints.Delete(ctx, p.OrgID, endpointID)
+}
+
+// RotateSecret gives the endpoint a new secret, returned once; the old one
+// keeps signing alongside it for a day.
+func (s *Service) RotateSecret(ctx context.Context, p identity.Principal, endpointID string) (webhook.Endpoint, error) {
+	if err := webhook.CanManage(p); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	now := s.clock.Now()
+	return s.endpoints.Update(ctx, p.OrgID, endpointID, func(e *webhook.Endpoint) error {
+		e.Rotate(webhook.NewSecret(), now)
+		return nil
+	})
+}
+
+func disabled() error {
+	return domain.Errorf(domain.ErrConflict, "webhook_disabled", "The webhook is disabled; enable it first.")
+}
+
+// SendTest queues a webhook.test event to the endpoint.
+func (s *Service) SendTest(ctx context.Context, p identity.Principal, endpointID string) (webhook.Delivery, error) {
+	if err := webhook.CanManage(p); err != nil {
+		return webhook.Delivery{}, err
+	}
+	var d webhook.Delivery
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		e, err := s.endpoints.Get(ctx, p.OrgID, endpointID)
+		if err != nil {
+			return err
+		}
+		if !e.Enabled {
+			return disabled()
+		}
+		now := s.clock.Now()
+		d, err = s.add(ctx, e, webhook.Test, map[string]string{"webhook_id": e.ID}, now)
+		return err
+	})
+	return d, err
+}
+
+// Deliveries returns an endpoint's deliveries, newest first.
+func (s *Service) Deliveries(ctx context.Context, p identity.Principal, endpointID string, page ports.Page) ([]webhook.Delivery, string, error) {
+	if _, err := s.endpoints.Get(ctx, p.OrgID, endpointID); err != nil {
+		return nil, "", err
+	}
+	return s.deliveries.List(ctx, p.OrgID, endpointID, page)
+}
+
+// Retry queues one more attempt of a delivery that has ended, with the
+// same webhook-id.
+func (s *Service) Retry(ctx context.Context, p identity.Principal, endpointID, deliveryID string) (webhook.Delivery, error) {
+	if err := webhook.CanManage(p); err != nil {
+		return webhook.Delivery{}, err
+	}
+	var d webhook.Delivery
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		e, err := s.endpoints.Get(ctx, p.OrgID, endpointID)
+		if err != nil {
+			return err
+		}
+		if !e.Enabled {
+			return disabled()
+		}
+		now := s.clock.Now()
+		d, err = s.deliveries.Update(ctx, p.OrgID, deliveryID, func(d *webhook.Delivery) error {
+			if d.EndpointID != e.ID {
+				return domain.NotFound("webhook delivery")
+			}
+			return d.Retry(now)
+		})
+		if err != nil {
+			return err
+		}
+		return s.queue.EnqueueDelivery(ctx, d.ID, d.Attempts+1, now)
+	})
+	return d, err
+}
+
+// message is the body of every delivery.
+type message struct {
+	Type      string `json:"type"`
+	Timestamp string `json:"timestamp"`
+	Data      any    `json:"data"`
+}
+
+// add writes a delivery of an event to an endpoint and queues its first
+// attempt, in the transaction carried by ctx.
+func (s *Service) add(ctx context.Context, e webhook.Endpoint, eventType string, data any, now time.Time) (webhook.Delivery, error) {
+	body, err := json.Marshal(message{Type: eventType, Timestamp: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Data: data})
+	if err != nil {
+		return webhook.Delivery{}, err
+	}
+	d := webhook.NewDelivery(id.New(id.Delivery), e, eventType, body, now)
+	if err := s.deliveries.Create(ctx, d); err != nil {
+		return webhook.Delivery{}, err
+	}
+	return d, s.queue.EnqueueDelivery(ctx, d.ID, 1, now)
+}
+
+// eventOf names the webhook event of a job's change of status, if any.
+func eventOf(before job.Status, j job.Job) string {
+	switch {
+	case j.Status == job.Running && before != job.Running:
+		return webhook.JobStarted
+	case before.Terminal() || !j.Status.Terminal():
+		return ""
+	case j.Status == job.Succeeded:
+		return webhook.JobSucceeded
+	case j.Status == job.Failed:
+		return webhook.JobFailed
+	}
+	return webhook.JobCanceled
+}
+
+// JobChanged writes the deliveries of a job's change of status to every
+// enabled endpoint of its organization that subscribed to it. It runs in
+// the transaction that changed the job (see WatchJobs).
+func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job) error {
+	kind := eventOf(before, j)
+	if kind == "" {
+		return nil
+	}
+	endpoints, err := s.endpoints.Enabled(ctx, j.OrgID)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	for _, e := range endpoints {
+		if !e.Subscribed(kind) {
+			continue
+		}
+		if _, err := s.add(ctx, e, kind, jobs.NewView(j), now); err != nil {
+			return fmt.Errorf("webhook %s of job %s: %w", kind, j.ID, err)
+		}
+	}
+	return nil
+}
+
+var _ ports.WebhookDeliverer = (*Service)(nil)
+
+// errStale means the queue entry's attempt was made, or is being made,
+// by someone else.
+var errStale = errors.New("attempt already made")
+
+// SweepAfter is how overdue a pending delivery must be before the sweep
+// queues it again: its own queue entry normally runs within milliseconds.
+const SweepAfter = 10 * time.Second
+
+// Deliver makes attempt number attempt of a delivery, records it, and
+// queues the next one on the schedule. Before sending it claims the
+// delivery for webhook.ClaimFor, so a repeated queue entry does nothing
+// and an attempt whose worker died is swept up once the claim lapses.
+func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) error {
+	now := s.clock.Now()
+	var d webhook.Delivery
+	var e webhook.Endpoint
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		d, err = s.deliveries.Update(ctx, "", deliveryID, func(d *webhook.Delivery) error {
+			if d.Attempts+1 != attempt || !d.Due(now) {
+				return errStale
+			}
+			d.Claim(now.Add(webhook.ClaimFor))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if e, err = s.endpoints.Get(ctx, "", d.EndpointID); err != nil {
+			return err
+		}
+		if !e.Enabled {
+			_, err = s.deliveries.Update(ctx, "", d.ID, func(d *webhook.Delivery) error {
+				d.Abandon("The webhook is disabled.", now)
+				return nil
+			})
+		}
+		return err
+	})
+	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
+		return nil // done, being done, not due yet, or its endpoint was deleted
+	}
+	if err != nil || !e.Enabled {
+		return err
+	}
+	sig, err := webhook.Sign(e.Secrets(now), d.ID, now, d.Payload)
+	if err != nil {
+		return err
+	}
+	a := s.sender.Send(ctx, ports.WebhookRequest{URL: e.URL, Body: d.Payload, Headers: map[string]string{
+		"webhook-id": d.ID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}})
+	a.At = now // the service's clock, so schedules follow it
+	err = s.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		var off bool
+		if _, err := s.endpoints.Update(ctx, "", e.ID, func(e *webhook.Endpoint) error {
+			if a.OK() {
+				e.Succeeded(now)
+			} else {
+				off = e.Failed(a.StatusCode, now)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		var next time.Time
+		var retry bool
+		if _, err := s.deliveries.Update(ctx, "", d.ID, func(d *webhook.Delivery) error {
+			if d.Status != webhook.Pending || d.Attempts+1 != attempt {
+				return errStale
+			}
+			next, retry = d.Record(a)
+			if off {
+				d.End()
+				retry = false
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if retry {
+			return s.queue.EnqueueDelivery(ctx, d.ID, attempt+1, next)
+		}
+		return nil
+	})
+	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// Sweep queues again the attempts overdue by SweepAfter: those whose
+// worker died holding a claim. A queue entry that is merely late finds
+// the delivery claimed or done and does nothing.
+func (s *Service) Sweep(ctx context.Context) (int, error) {
+	due, err := s.deliveries.Due(ctx, s.clock.Now().Add(-SweepAfter), 500)
+	if err != nil || len(due) == 0 {
+		return 0, err
+	}
+	now := s.clock.Now()
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		for _, d := range due {
+			if err := s.queue.EnqueueDelivery(ctx, d.ID, d.Attempts+1, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	s.log.WarnContext(ctx, "queued overdue webhook deliveries again", "deliveries", len(due))
+	return len(due), nil
+}
+
+// WatchJobs wraps the jobs repository so that every change of a job's
+// status writes its webhook deliveries in the same transaction: the job
+// cannot end without its event being stored, whichever code ends it.
+func WatchJobs(inner ports.Jobs, s *Service, tx ports.Transactor) ports.Jobs {
+	return &watchedJobs{Jobs: inner, svc: s, tx: tx}
+}
+
+type watchedJobs struct {
+	ports.Jobs
+	svc *Service
+	tx  ports.Transactor
+}
+
+func (w *watchedJobs) Update(ctx context.Context, orgID, jobID string, fn func(*job.Job) error) (job.Job, error) {
+	var out job.Job
+	err := w.tx.InTx(ctx, func(ctx context.Context) error {
+		var before job.Status
+		j, err := w.Jobs.Update(ctx, orgID, jobID, func(j *job.Job) error {
+			before = j.Status
+			return fn(j)
+		})
+		if err != nil {
+			return err
+		}
+		out = j
+		return w.svc.JobChanged(ctx, before, j)
+	})
+	return out, err
+}
