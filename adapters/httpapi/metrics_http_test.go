@@ -1,0 +1,151 @@
+package httpapi_test
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/bootstrap"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/apptest"
+)
+
+// scrape reads GET /metrics from the app's own metrics listener.
+func scrape(t *testing.T, app *apptest.App) string {
+	t.Helper()
+	res, err := http.Get(app.MetricsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("GET /metrics: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	return string(b)
+}
+
+// sample is the value of the series name whose labels include all of
+// labels (each `key="value"`); -1 when there is none.
+func sample(text, name string, labels ...string) float64 {
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || (rest[0] != '{' && rest[0] != ' ') {
+			continue
+		}
+		lbl, value := "", rest
+		if rest[0] == '{' {
+			end := strings.LastIndexByte(rest, '}')
+			lbl, value = rest[1:end], rest[end+1:]
+		}
+		match := true
+		for _, l := range labels {
+			if !strings.Contains(","+lbl+",", ","+l+",") {
+				match = false
+			}
+		}
+		if match {
+			v, _ := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			return v
+		}
+	}
+	return -1
+}
+
+func TestMetrics_seriesMove(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.Start(t, target, func(c *bootstrap.Config) {
+				c.MetricsAddr = "127.0.0.1:0"
+				c.HTTP.RateLimit.PerSecond, c.HTTP.RateLimit.Burst = 2, 30
+			})
+			if app.MetricsURL == "" {
+				t.Fatal("TABNORM_METRICS_ADDR set, but no metrics listener")
+			}
+			if res := app.Do("GET", "/metrics", apptest.Caller{}, nil); res.StatusCode != 404 {
+				t.Fatalf("the public API serves /metrics: %d", res.StatusCode)
+			}
+			org := app.Org("Acme", identity.Normalize)
+			key, other := apptest.Caller{Key: app.Key(org)}, apptest.Caller{Key: app.Key(org)}
+			before := scrape(t, app)
+			if v := sample(before, "tabnorm_jobs", `status="succeeded"`); v != 0 {
+				t.Fatalf("tabnorm_jobs{succeeded} before any job = %v:\n%s", v, before)
+			}
+
+			res := app.Request(upload(t, app, "people.csv", peopleCSV, map[string]string{"schema": peopleSchema}), key)
+			expect(t, res, 202, "")
+			var created jobView
+			res.JSON(t, &created)
+			// Follow the job's stream: one subscriber while it is open.
+			req, _ := http.NewRequest("GET", app.URL+"/v1/jobs/"+created.ID+"/events", nil)
+			req.Header.Set("Authorization", "Bearer "+key.Key)
+			stream, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := sample(scrape(t, app), "tabnorm_sse_subscribers"); v != 1 {
+				t.Errorf("tabnorm_sse_subscribers with a stream open = %v", v)
+			}
+			_, _ = io.Copy(io.Discard, stream.Body) // the stream ends with the job
+			stream.Body.Close()
+			deadline := time.Now().Add(30 * time.Second)
+			for !strings.Contains(app.Do("GET", "/v1/jobs/"+created.ID, key, nil).Body, `"status":"succeeded"`) {
+				if time.Now().After(deadline) {
+					t.Fatal("job did not succeed")
+				}
+				time.Sleep(500 * time.Millisecond) // under the rate limit's refill
+			}
+			refused := 0
+			for range 40 {
+				if app.Do("GET", "/v1/usage", other, nil).StatusCode == 429 {
+					refused++
+				}
+			}
+			if refused == 0 {
+				t.Fatal("the rate limit refused nothing")
+			}
+
+			var after string
+			for range 50 { // the stream's handler returns a moment after its last byte
+				if after = scrape(t, app); sample(after, "tabnorm_sse_subscribers") == 0 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			checks := []struct {
+				name   string
+				labels []string
+				min    float64
+			}{
+				{"tabnorm_http_request_duration_seconds_count", []string{`route="/v1/jobs"`, `method="POST"`, `status="202"`}, 1},
+				{"tabnorm_http_request_duration_seconds_count", []string{`route="/v1/jobs/:id"`, `method="GET"`, `status="200"`}, 1},
+				{"tabnorm_jobs", []string{`status="succeeded"`}, 1},
+				{"tabnorm_job_duration_seconds_count", []string{`status="succeeded"`}, 1},
+				{"tabnorm_job_queue_wait_seconds_count", nil, 1},
+				{"tabnorm_rows_processed_total", []string{`outcome="valid"`}, 1},
+				{"tabnorm_rows_processed_total", []string{`outcome="rejected"`}, 1},
+				{"tabnorm_refusals_total", []string{`code="rate_limited"`}, float64(refused)},
+				{"tabnorm_queue_depth", nil, 0},
+				{"go_sql_open_connections", []string{`db_name="tabnorm"`}, 0}, // present: sample is -1 when missing
+			}
+			for _, c := range checks {
+				if v := sample(after, c.name, c.labels...); v < c.min {
+					t.Errorf("%s%v = %v, want at least %v", c.name, c.labels, v, c.min)
+				}
+			}
+			if v := sample(after, "tabnorm_sse_subscribers"); v != 0 {
+				t.Errorf("tabnorm_sse_subscribers after the stream closed = %v", v)
+			}
+			if strings.Contains(after, created.ID) {
+				t.Error("a job id is in a series label: routes must be patterns")
+			}
+		})
+	}
+}

@@ -1,0 +1,93 @@
+package httpapi_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/adapters/tracing"
+	"github.com/tabnorm/tabnorm/bootstrap"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/apptest"
+)
+
+// TestTraces_jobSpanTree sends a job with a W3C traceparent through the
+// same set-up OTEL_EXPORTER_OTLP_ENDPOINT turns on (with an in-memory
+// exporter in place of OTLP), and checks the trace: the request joins the
+// caller's trace, the job's run is its child across the queue, and the
+// run's phases are the run's children.
+func TestTraces_jobSpanTree(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	var logs syncBuffer
+	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) {
+		c.Tracing.Exporter = exp
+		c.LogLevel, c.LogOutput = slog.LevelInfo, &logs
+	})
+	org := app.Org("Acme", identity.Normalize)
+	key := apptest.Caller{Key: app.Key(org)}
+	const traceID, parentID = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	req := upload(t, app, "people.csv", peopleCSV, map[string]string{"schema": peopleSchema})
+	req.Header.Set("traceparent", "00-"+traceID+"-"+parentID+"-01")
+	res := app.Request(req, key)
+	expect(t, res, 202, "")
+	var created jobView
+	res.JSON(t, &created)
+	waitJob(t, app, key, created.ID)
+
+	byName := map[string]tracetest.SpanStub{}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if err := tracing.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var dbUnderRequest bool
+		for _, s := range exp.GetSpans() {
+			if s.SpanContext.TraceID().String() != traceID {
+				continue
+			}
+			if _, seen := byName[s.Name]; !seen || !strings.HasPrefix(s.Name, "db ") {
+				byName[s.Name] = s
+			}
+			if strings.HasPrefix(s.Name, "db ") && s.Parent.SpanID() == byName["POST /v1/jobs"].SpanContext.SpanID() {
+				dbUnderRequest = true
+			}
+		}
+		if _, ok := byName["job.write"]; ok && dbUnderRequest {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("spans of trace %s: %v (database spans under the request: %v)", traceID, names(byName), dbUnderRequest)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	request, run := byName["POST /v1/jobs"], byName["job.run"]
+	if request.Parent.SpanID().String() != parentID {
+		t.Errorf("request span's parent %s, want the caller's %s", request.Parent.SpanID(), parentID)
+	}
+	if run.Parent.SpanID() != request.SpanContext.SpanID() {
+		t.Errorf("job.run's parent %s, want the creating request %s", run.Parent.SpanID(), request.SpanContext.SpanID())
+	}
+	for _, phase := range []string{"job.read", "job.normalize", "job.write"} {
+		s, ok := byName[phase]
+		if !ok || s.Parent.SpanID() != run.SpanContext.SpanID() {
+			t.Errorf("%s missing or not a child of job.run (%v)", phase, ok)
+		}
+	}
+	// A log line of the request leads to its trace.
+	if logged := logs.String(); !strings.Contains(logged, "trace_id="+traceID) {
+		t.Errorf("no log line with trace_id=%s:\n%s", traceID, logged)
+	}
+}
+
+func names(m map[string]tracetest.SpanStub) []string {
+	var out []string
+	for n := range m {
+		out = append(out, n)
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+// Package metrics is the Prometheus face of a process: the request,
+// job and queue series the other adapters report into, the database's
+// own counts read at scrape time, and the /metrics listener on its own
+// address, so the series never share a port with the public API.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Counts is what the collector reads from the database on each scrape:
+// the numbers every node shares, so any node's scrape tells the truth.
+type Counts interface {
+	// JobsByStatus counts the jobs of each status.
+	JobsByStatus(ctx context.Context) (map[job.Status]int64, error)
+	// QueueDepth counts queue entries waiting for a worker.
+	QueueDepth(ctx context.Context) (int64, error)
+}
+
+// Metrics holds the series of one process.
+type Metrics struct {
+	Registry    *prometheus.Registry
+	requests    *prometheus.HistogramVec
+	jobs        *prometheus.HistogramVec
+	queueWait   prometheus.Histogram
+	rows        *prometheus.CounterVec
+	subscribers prometheus.Gauge
+	refusals    *prometheus.CounterVec
+}
+
+var _ ports.JobObserver = (*Metrics)(nil)
+
+// New registers every series. counts may be nil (no database series).
+func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		Registry: reg,
+		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_http_request_duration_seconds",
+			Help: "Time to answer an HTTP request, by route pattern, method and status.", Buckets: prometheus.DefBuckets},
+			[]string{"route", "method", "status"}),
+		jobs: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_job_duration_seconds",
+			Help: "Time a job ran, from start to its end, by final status.", Buckets: prometheus.ExponentialBuckets(0.05, 2, 16)},
+			[]string{"status"}),
+		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tabnorm_job_queue_wait_seconds",
+			Help: "Time a job waited from creation to its start.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 18)}),
+		rows: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tabnorm_rows_processed_total",
+			Help: "Rows finished jobs read, by outcome (valid or rejected)."}, []string{"outcome"}),
+		subscribers: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tabnorm_sse_subscribers",
+			Help: "Open job event streams on this node."}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tabnorm_refusals_total",
+			Help: "Requests refused by a limit, by code (rate_limited, quota_exceeded)."}, []string{"code"}),
+	}
+	reg.MustRegister(m.requests, m.jobs, m.queueWait, m.rows, m.subscribers, m.refusals,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if pool != nil {
+		reg.MustRegister(pool)
+	}
+	if counts != nil {
+		reg.MustRegister(&countsCollector{counts: counts, log: log})
+	}
+	return m
+}
+
+// Request records one answered request. route is the route's pattern
+// (/v1/jobs/:id), never the raw path, so ids do not multiply the series.
+func (m *Metrics) Request(route, method string, status int, d time.Duration) {
+	if route == "" {
+		route = "unmatched"
+	}
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
+}
+
+// Refused counts a request refused by a limit.
+func (m *Metrics) Refused(code string) { m.refusals.WithLabelValues(code).Inc() }
+
+// Subscribed moves the count of open event streams by delta.
+func (m *Metrics) Subscribed(delta int) { m.subscribers.Add(float64(delta)) }
+
+// JobFinished records a job that reached its end on this node.
+func (m *Metrics) JobFinished(j job.Job) {
+	if j.StartedAt != nil {
+		m.queueWait.Observe(j.StartedAt.Sub(j.CreatedAt).Seconds())
+		if j.FinishedAt != nil {
+			m.jobs.WithLabelValues(string(j.Status)).Observe(j.FinishedAt.Sub(*j.StartedAt).Seconds())
+		}
+	}
+	m.rows.WithLabelValues("valid").Add(float64(j.Progress.RowsValid))
+	m.rows.WithLabelValues("rejected").Add(float64(j.Progress.RowsRejected))
+}
+
+var (
+	jobsDesc  = prometheus.NewDesc("tabnorm_jobs", "Jobs by status, read from the database.", []string{"status"}, nil)
+	depthDesc = prometheus.NewDesc("tabnorm_queue_depth", "Queue entries waiting for a worker, read from the database.", nil, nil)
+)
+
+// countsCollector reads the shared counts when scraped, within a short
+// deadline: a slow database makes the scrape miss them, not hang.
+type countsCollector struct {
+	counts Counts
+	log    *slog.Logger
+}
+
+func (c *countsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- jobsDesc; ch <- depthDesc }
+
+func (c *countsCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if byStatus, err := c.counts.JobsByStatus(ctx); err != nil {
+		c.log.Warn("metrics: count jobs", "error", err)
+	} else {
+		for _, s := range job.Statuses {
+			ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(byStatus[s]), string(s))
+		}
+	}
+	if depth, err := c.counts.QueueDepth(ctx); err != nil {
+		c.log.Warn("metrics: queue depth", "error", err)
+	} else {
+		ch <- prometheus.MustNewConstMetric(depthDesc, prometheus.GaugeValue, float64(depth))
+	}
+}
+
+// Server serves /metrics on its own address.
+type Server struct {
+	addr     string
+	handler  http.Handler
+	server   *http.Server
+	listener net.Listener
+	log      *slog.Logger
+}
+
+// NewServer returns the /metrics listener for addr.
+func NewServer(addr string, m *Metrics, log *slog.Logger) *Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}))
+	return &Server{addr: addr, handler: mux, log: log}
+}
+
+// Start listens and serves in the background.
+func (s *Server) Start(context.Context) error {
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	s.listener = ln
+	s.server = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute}
+	go func() {
+		if err := s.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("metrics server stopped", "error", err)
+		}
+	}()
+	return nil
+}
+
+// Addr is the address it listens on (useful with port 0).
+func (s *Server) Addr() string {
+	if s.listener == nil {
+		return s.addr
+	}
+	return s.listener.Addr().String()
+}
+
+// Stop closes the listener.
+func (s *Server) Stop(ctx context.Context) error {
+	if s.server == nil {
+		return nil
+	}
+	return s.server.Shutdown(ctx)
+}
