@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tabnorm/tabnorm/adapters/client"
+)
+
+func newJobsCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "jobs", Short: "Create and read jobs on a tabnorm server"}
+	var asJSON bool
+	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print the API's objects as JSON")
+	cmd.AddCommand(newJobsCreateCmd(&asJSON))
+	one := func(use, short string, fn func(cmd *cobra.Command, c *client.Client, id string) error) *cobra.Command {
+		return &cobra.Command{Use: use + " ID", Short: short, Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient()
+			if err != nil {
+				return err
+			}
+			return fn(cmd, c, args[0])
+		}}
+	}
+	cmd.AddCommand(one("get", "Show a job", func(cmd *cobra.Command, c *client.Client, id string) error {
+		j, err := c.GetJob(cmd.Context(), id)
+		if err != nil {
+			return err
+		}
+		return printRaw(cmd, asJSON, j.Raw, jobLine(j))
+	}), one("cancel", "Cancel a queued or running job", func(cmd *cobra.Command, c *client.Client, id string) error {
+		j, err := c.CancelJob(cmd.Context(), id)
+		if err != nil {
+			return err
+		}
+		return printRaw(cmd, asJSON, j.Raw, jobLine(j))
+	}), one("delete", "Delete a job, its file and its results", func(cmd *cobra.Command, c *client.Client, id string) error {
+		if err := c.DeleteJob(cmd.Context(), id); err != nil {
+			return err
+		}
+		return printRaw(cmd, asJSON, []byte(`{"id":"`+id+`","deleted":true}`), "deleted "+id)
+	}), one("errors", "Print a finished job's issues as JSON lines", func(cmd *cobra.Command, c *client.Client, id string) error {
+		return download(cmd, c, id, "errors", "jsonl", "")
+	}))
+	var status string
+	list := &cobra.Command{Use: "list [--status S]", Short: "List jobs, newest first", Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, _ []string) error {
+		c, err := newClient()
+		if err != nil {
+			return err
+		}
+		for j, err := range c.Jobs(cmd.Context(), client.ListParams{Status: status}) {
+			if err != nil {
+				return err
+			}
+			if err := printRaw(cmd, asJSON, j.Raw, jobLine(j)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	list.Flags().StringVar(&status, "status", "", "only jobs in this state")
+	var format, output string
+	rows := &cobra.Command{Use: "rows ID [--format csv|jsonl] [-o FILE]", Short: "Download a succeeded job's rows", Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+		if format != "csv" && format != "jsonl" {
+			return usage(fmt.Errorf("--format must be csv or jsonl"))
+		}
+		c, err := newClient()
+		if err != nil {
+			return err
+		}
+		return download(cmd, c, args[0], "rows", format, output)
+	}}
+	rows.Flags().StringVar(&format, "format", "jsonl", "csv or jsonl")
+	rows.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
+	cmd.AddCommand(list, rows)
+	return cmd
+}
+
+// download copies a result byte for byte to stdout or a file.
+func download(cmd *cobra.Command, c *client.Client, id, which, format, output string) error {
+	rc, err := c.Download(cmd.Context(), id, which, format)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	var w io.Writer = cmd.OutOrStdout()
+	if output != "" {
+		f, err := os.Create(output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	if _, err := io.Copy(w, rc); err != nil {
+		return fmt.Errorf("download %s of %s: %w", which, id, err)
+	}
+	if f, ok := w.(*os.File); ok && output != "" {
+		return f.Close()
+	}
+	return nil
+}
+
+func newJobsCreateCmd(asJSON *bool) *cobra.Command {
+	var schema, schemaID, mode, options, name string
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "create FILE [--schema FILE|JSON | --schema-id ID] [--mode M] [--options FILE|JSON] [--wait]",
+		Short: "Upload a file and start a job; with --wait, follow it until it ends (exit 1 unless it succeeded)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := jobParams(schema, schemaID, mode, options, name)
+			if err != nil {
+				return err
+			}
+			c, err := newClient()
+			if err != nil {
+				return err
+			}
+			f, err := os.Open(args[0])
+			if err != nil {
+				return usage(err)
+			}
+			defer f.Close()
+			up := client.Upload{Filename: filepath.Base(args[0]), Body: f}
+			if errOut := cmd.ErrOrStderr(); isTerminal(errOut) {
+				if st, err := f.Stat(); err == nil {
+					size := st.Size()
+					up.Sent = func(n int64) { bar(errOut, "upload", n, size, fmt.Sprintf("%d/%d bytes", n, size)) }
+				}
+			}
+			j, err := c.CreateJob(cmd.Context(), up, p)
+			if up.Sent != nil {
+				fmt.Fprintln(cmd.ErrOrStderr())
+			}
+			if err != nil {
+				return err
+			}
+			if !wait {
+				return printRaw(cmd, *asJSON, j.Raw, jobLine(j))
+			}
+			return follow(cmd.Context(), cmd, c, j.ID, *asJSON)
+		},
+	}
+	cmd.Flags().StringVar(&schema, "schema", "", "target schema: a JSON file or inline JSON")
+	cmd.Flags().StringVar(&schemaID, "schema-id", "", "a saved schema's id, instead of --schema")
+	cmd.Flags().StringVar(&mode, "mode", "", "normalize (default), validate or infer")
+	cmd.Flags().StringVar(&options, "options", "", "options: a JSON file or inline JSON")
+	cmd.Flags().StringVar(&name, "name", "", "a name for the job")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the job until it ends")
+	return cmd
+}
+
+func jobParams(schema, schemaID, mode, options, name string) (client.JobParams, error) {
+	s, err := jsonArg("schema", schema)
+	if err != nil {
+		return client.JobParams{}, err
+	}
+	o, err := jsonArg("options", options)
+	if err != nil {
+		return client.JobParams{}, err
+	}
+	return client.JobParams{Mode: mode, Schema: s, SchemaID: schemaID, Options: o, Name: name}, nil
+}
