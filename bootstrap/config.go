@@ -4,6 +4,7 @@
 package bootstrap
 
 import (
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
+	"github.com/tabnorm/tabnorm/adapters/tracing"
 )
 
 // Config is every setting of API.md §11, validated.
@@ -47,9 +49,19 @@ type Config struct {
 
 	WebhookAllowPrivate bool
 
+	MetricsAddr          string
+	Tracing              tracing.Config
+	MaxRunningJobsPerOrg int
+	MaxQueuedJobsPerOrg  int
+
 	LogLevel  slog.Level
 	LogFormat string    // text | json
 	LogOutput io.Writer // stderr when nil; not a setting, tests capture logs with it
+
+	// Warnings are problems with the environment that do not stop the
+	// process (unknown TABNORM_ names far from any setting); the logger
+	// prints them once it exists.
+	Warnings []string
 }
 
 // Setting documents one TABNORM_ variable: the README's table is written
@@ -79,10 +91,19 @@ var Settings = []Setting{
 	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this"},
 	{"TABNORM_RATE_LIMIT_PER_SECOND", "20", "requests a second per key or session, per node"},
 	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit"},
+	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address"},
+	{"TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", "20", "sign-in attempts a minute per client address, per node, before any password is checked"},
 	{"TABNORM_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhooks to private and loopback addresses"},
 	{"TABNORM_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGTERM"},
 	{"TABNORM_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"TABNORM_LOG_FORMAT", "text", "text or json"},
+	{"TABNORM_METRICS_ADDR", "", "listen address of `GET /metrics` (Prometheus), e.g. `127.0.0.1:9090`; off when empty"},
+	{"TABNORM_MAX_RUNNING_JOBS_PER_ORG", "4", "jobs of one organization that run at once; the rest wait without holding back others"},
+	{"TABNORM_MAX_QUEUED_JOBS_PER_ORG", "1000", "jobs of one organization queued or running; beyond it job creation answers 429 `quota_exceeded`"},
+	// Client settings: the `tabnorm` client commands read them; the server
+	// only accepts them, so one shell can run both.
+	{"TABNORM_API_URL", "", "client commands: the server to call, e.g. `https://tabnorm.example.com` (or `tabnorm login`)"},
+	{"TABNORM_API_KEY", "", "client commands: the API key they send (or `tabnorm login`)"},
 }
 
 // Load reads and validates the settings. getenv is os.Getenv in
@@ -92,11 +113,9 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	for _, s := range Settings {
 		known[s.Name] = true
 	}
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "TABNORM_") && !known[name] && !strings.HasPrefix(name, "TABNORM_TEST_") {
-			return Config{}, fmt.Errorf("%s: unknown setting (misspelt? see the settings table in README.md)", name)
-		}
+	warnings, err := checkNames(environ, known)
+	if err != nil {
+		return Config{}, err
 	}
 	p := parser{getenv: getenv}
 	c := Config{
@@ -122,6 +141,13 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		RateLimitBurst:      p.integer("TABNORM_RATE_LIMIT_BURST", 100, 1, 1_000_000),
 		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
 		LogFormat:           p.oneOf("TABNORM_LOG_FORMAT", "text", "text", "json"),
+		Warnings:            warnings,
+
+		MetricsAddr:          p.str("TABNORM_METRICS_ADDR", ""),
+		MaxRunningJobsPerOrg: p.integer("TABNORM_MAX_RUNNING_JOBS_PER_ORG", 4, 1, 10_000),
+		MaxQueuedJobsPerOrg:  p.integer("TABNORM_MAX_QUEUED_JOBS_PER_ORG", 1000, 1, 10_000_000),
+		// OpenTelemetry's own variables; the exporter reads the rest of them.
+		Tracing: tracing.Config{Endpoint: cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")))},
 	}
 	switch lvl := p.oneOf("TABNORM_LOG_LEVEL", "info", "debug", "info", "warn", "error"); lvl {
 	case "debug":
@@ -145,6 +171,11 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	} else if c.BaseURL == "" {
 		c.BaseURL = "http://localhost:" + port
 	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return Config{}, fmt.Errorf("TABNORM_METRICS_ADDR: %q is not host:port", c.MetricsAddr)
+		}
+	}
 	if err := checkHTTPURL(c.BaseURL); err != nil {
 		return Config{}, fmt.Errorf("TABNORM_BASE_URL: %w", err)
 	}
@@ -160,6 +191,12 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	c.HTTP.CookieSecure = c.CookieSecure
 	c.HTTP.BaseOrigin, c.HTTP.DashboardOrigin = httpapi.Origin(c.BaseURL), httpapi.Origin(c.DashboardURL)
 	c.HTTP.MaxUploadBytes = c.MaxUploadBytes
+	c.HTTP.LoginPerMinute = p.integer("TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", 20, 1, 1_000_000)
+	proxies, err := httpapi.ParseProxies(p.str("TABNORM_TRUSTED_PROXIES", ""))
+	if err != nil {
+		return Config{}, fmt.Errorf("TABNORM_TRUSTED_PROXIES: want CIDRs such as 10.0.0.0/8, comma-separated: %w", err)
+	}
+	c.HTTP.TrustedProxies = proxies
 	if key := p.str("TABNORM_LICENSE_PUBLIC_KEY", ""); key != "" {
 		raw, err := base64.StdEncoding.DecodeString(key)
 		if err != nil || len(raw) != 32 {

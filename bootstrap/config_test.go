@@ -69,7 +69,8 @@ func TestLoad_rejectsBadValues(t *testing.T) {
 		"bad duration":        {map[string]string{"TABNORM_JOB_LEASE": "soon"}, "TABNORM_JOB_LEASE"},
 		"bad bool":            {map[string]string{"TABNORM_COOKIE_SECURE": "maybe"}, "TABNORM_COOKIE_SECURE"},
 		"bad level":           {map[string]string{"TABNORM_LOG_LEVEL": "loud"}, "TABNORM_LOG_LEVEL"},
-		"misspelt name":       {map[string]string{"TABNORM_DATABSE_URL": "sqlite://x.db"}, "TABNORM_DATABSE_URL: unknown setting"},
+		"misspelt name":       {map[string]string{"TABNORM_DATABSE_URL": "sqlite://x.db"}, "TABNORM_DATABSE_URL: unknown setting; did you mean TABNORM_DATABASE_URL?"},
+		"near miss by two":    {map[string]string{"TABNORM_LOG_LEVLE": "debug"}, "did you mean TABNORM_LOG_LEVEL?"},
 		"license without key": {map[string]string{"TABNORM_LICENSE_REQUIRED": "true", "TABNORM_LICENSE_TOKEN": "x"}, "TABNORM_LICENSE_PUBLIC_KEY"},
 		"short public key":    {map[string]string{"TABNORM_LICENSE_PUBLIC_KEY": "AAAA"}, "TABNORM_LICENSE_PUBLIC_KEY"},
 		"dashboard not http":  {map[string]string{"TABNORM_DASHBOARD_URL": "javascript:alert(1)"}, "TABNORM_DASHBOARD_URL"},
@@ -92,6 +93,71 @@ func TestLoad_rejectsBadValues(t *testing.T) {
 func TestLoad_ignoresTestVariables(t *testing.T) {
 	t.Parallel()
 	if _, err := Load(env(map[string]string{"TABNORM_TEST_DATABASE_URL": "postgres://x/y"})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLoad_kubernetesServiceLinks uses exactly the variables Kubernetes
+// puts into every pod for a Service named tabnorm: none stops the process
+// or warns.
+func TestLoad_kubernetesServiceLinks(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(env(map[string]string{
+		"TABNORM_PORT":                "tcp://10.96.0.12:8080",
+		"TABNORM_SERVICE_HOST":        "10.96.0.12",
+		"TABNORM_SERVICE_PORT":        "8080",
+		"TABNORM_SERVICE_PORT_HTTP":   "8080",
+		"TABNORM_PORT_8080_TCP":       "tcp://10.96.0.12:8080",
+		"TABNORM_PORT_8080_TCP_ADDR":  "10.96.0.12",
+		"TABNORM_PORT_8080_TCP_PORT":  "8080",
+		"TABNORM_PORT_8080_TCP_PROTO": "tcp",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Warnings) != 0 {
+		t.Fatalf("warnings for service links: %q", cfg.Warnings)
+	}
+	if cfg.HTTP.Addr != ":8080" {
+		t.Fatalf("TABNORM_PORT changed the listen address to %q", cfg.HTTP.Addr)
+	}
+}
+
+// TestLoad_unknownFarNameWarns: a name far from every setting (another
+// Service's links) is a warning naming the closest setting, not an exit.
+func TestLoad_unknownFarNameWarns(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(env(map[string]string{"TABNORM_API_SERVICE_HOST": "10.96.0.13", "TABNORM_FRONTEND_COLOUR": "blue"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Warnings) != 2 {
+		t.Fatalf("warnings = %q, want one per unknown name", cfg.Warnings)
+	}
+	for _, w := range cfg.Warnings {
+		if !strings.Contains(w, "is not a setting") || !strings.Contains(w, "the closest is TABNORM_") {
+			t.Fatalf("warning %q does not name the closest setting", w)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"abc", "abc", 0}, {"DATABSE", "DATABASE", 1}, {"LEVLE", "LEVEL", 2}, {"kitten", "sitting", 3}, {"", "abc", 3}} {
+		if got := editDistance(c.a, c.b); got != c.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// The client commands' settings may be set in the shell that starts the
+// server.
+func TestLoad_acceptsClientSettings(t *testing.T) {
+	t.Parallel()
+	if _, err := Load(env(map[string]string{"TABNORM_API_URL": "http://127.0.0.1:8080", "TABNORM_API_KEY": "svc_live_x"})); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
@@ -20,9 +22,12 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/events"
 	"github.com/tabnorm/tabnorm/adapters/formats"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/metrics"
 	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/spill"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
+	"github.com/tabnorm/tabnorm/adapters/tracing"
+	"github.com/tabnorm/tabnorm/adapters/webhook"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
@@ -30,6 +35,8 @@ import (
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/application/schemas"
+	"github.com/tabnorm/tabnorm/application/webhooks"
+	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/license"
 	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/ports"
@@ -67,8 +74,11 @@ func newLogger(cfg Config) *slog.Logger {
 	if cfg.LogFormat == "json" {
 		h = slog.NewJSONHandler(w, opts)
 	}
-	log := slog.New(h)
+	log := slog.New(tracing.LogHandler{Handler: h})
 	slog.SetDefault(log)
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 	return log
 }
 
@@ -84,11 +94,15 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewAuditLog, fx.As(new(ports.AuditLog))),
 		fx.Annotate(sqlstore.NewCredentials, fx.As(new(ports.Credentials))),
 		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.Jobs))),
+		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.JobSlots))),
 		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
 		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
 		fx.Annotate(sqlstore.NewLearnedMappings, fx.As(new(ports.LearnedMappings))),
 		fx.Annotate(sqlstore.NewFiles, fx.As(new(ports.Files))),
+		fx.Annotate(sqlstore.NewWebhookEndpoints, fx.As(new(ports.WebhookEndpoints))),
+		fx.Annotate(sqlstore.NewWebhookDeliveries, fx.As(new(ports.WebhookDeliveries))),
+		fx.Annotate(sqlstore.NewQuotas, fx.As(new(ports.Quotas))),
 	),
 )
 
@@ -134,7 +148,7 @@ var HTTP = fx.Module("httpapi",
 
 // Blob opens the file store.
 var Blob = fx.Module("blob", fx.Provide(
-	func(lc fx.Lifecycle, cfg Config) (ports.BlobStore, error) {
+	func(lc fx.Lifecycle, cfg Config) (*blob.Store, error) {
 		s, err := blob.Open(context.Background(), cfg.BlobURL)
 		if err != nil {
 			return nil, err
@@ -142,6 +156,7 @@ var Blob = fx.Module("blob", fx.Provide(
 		lc.Append(fx.StopHook(s.Close))
 		return s, nil
 	},
+	func(s *blob.Store) ports.BlobStore { return s },
 ))
 
 // Formats provides the table readers.
@@ -164,21 +179,39 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 }))
 
 // Jobs provides the jobs service.
-var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, q ports.Queue, b ports.BlobStore,
-	t ports.TableOpener, tx ports.Transactor, c ports.Clock, log *slog.Logger) *jobs.Service {
+var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, q ports.Queue, slots ports.JobSlots,
+	quotas ports.Quotas, b ports.BlobStore, t ports.TableOpener, tx ports.Transactor, c ports.Clock, m *metrics.Metrics, log *slog.Logger) *jobs.Service {
 	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease, Retention: cfg.Retention, NewIndex: spill.Factory(""),
-		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}}, j, e, sch, learned, bus, q, b, t, tx, c, log)
+		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}, Observer: m,
+		MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg}, j, e, sch, learned, bus, q, slots, quotas, b, t, tx, c, log)
 }), fx.Provide(schemas.NewService, idempotency.NewService))
 
 // Connect provides the connect product's service (files library and
 // multi-file jobs).
 var Connect = fx.Module("connect", fx.Provide(connect.NewService))
 
+// Webhooks provides the webhooks service and its sender, and wraps the
+// jobs repository so that a job's change of status and its webhook
+// deliveries commit in one transaction (a root-level decorator: every
+// user of ports.Jobs gets the wrapped one).
+var Webhooks = fx.Options(
+	fx.Module("webhooks", fx.Provide(
+		func(db *sqlstore.DB, log *slog.Logger) (ports.WebhookQueue, error) { return queue.NewInserter(db, log) },
+		func(cfg Config) ports.WebhookSender {
+			return webhook.NewSender(webhook.Config{AllowPrivate: cfg.WebhookAllowPrivate, UserAgent: "tabnorm-webhooks"})
+		},
+		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, c ports.Clock, log *slog.Logger) *webhooks.Service {
+			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate}, e, d, q, s, tx, c, log)
+		},
+	)),
+	fx.Decorate(webhooks.WatchJobs),
+)
+
 // Workers run queued jobs for the process's lifetime, and requeue jobs
 // whose worker was lost.
-var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, log *slog.Logger, out Output, _ Migrated) error {
+var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
-	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, svc, log)
+	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, svc, hooks, log)
 	if err != nil {
 		return err
 	}
@@ -204,6 +237,9 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 						} else if n > 0 {
 							log.Warn("requeued jobs whose worker was lost", "jobs", n)
 						}
+						if _, err := svc.Dispatch(context.Background()); err != nil {
+							log.Error("dispatch waiting jobs", "error", err)
+						}
 					}
 				}
 			}()
@@ -221,21 +257,24 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 // apiDeps gathers what the router needs.
 type apiDeps struct {
 	fx.In
-	Log     *slog.Logger
-	DB      *sqlstore.DB
-	Auth    *auth.Service
-	Keys    *keys.Service
-	Jobs    *jobs.Service
-	Connect *connect.Service
-	Schemas *schemas.Service
-	Idem    *idempotency.Service
-	License license.Gate
-	Clock   ports.Clock
+	Log      *slog.Logger
+	DB       *sqlstore.DB
+	Blob     *blob.Store
+	Auth     *auth.Service
+	Keys     *keys.Service
+	Jobs     *jobs.Service
+	Connect  *connect.Service
+	Schemas  *schemas.Service
+	Idem     *idempotency.Service
+	Webhooks *webhooks.Service
+	License  license.Gate
+	Clock    ports.Clock
+	Metrics  *metrics.Metrics
 }
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Idempotency: d.Idem, License: d.License, Clock: d.Clock})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Idempotency: d.Idem, Webhooks: d.Webhooks, License: d.License, Clock: d.Clock, Observer: d.Metrics})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {
@@ -250,8 +289,12 @@ func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *htt
 	return api
 }
 
-// readiness adds the queue's tables to the database's readiness.
-type readiness struct{ db *sqlstore.DB }
+// readiness adds the queue's tables and the blob store to the database's
+// readiness: a node that cannot store uploads should get no traffic.
+type readiness struct {
+	db   *sqlstore.DB
+	blob *blob.Store
+}
 
 func (r readiness) Ready(ctx context.Context) error {
 	if err := r.db.Ready(ctx); err != nil {
@@ -260,31 +303,58 @@ func (r readiness) Ready(ctx context.Context) error {
 	if n, err := queue.Pending(ctx, r.db); err != nil || n > 0 {
 		return errors.New("queue migrations pending (run tabnorm migrate)")
 	}
-	return nil
+	return r.blob.Ready(ctx)
 }
 
 // Migrated is a token for the parts that must start after the database is
 // migrated: taking it as a parameter orders their start hooks after ours.
 type Migrated struct{}
 
-// migrateAndSeed runs at serve start, before the server listens: pending
-// migrations are applied (advisory-locked on PostgreSQL) and an empty
-// database gets its first organization and admin.
-func migrateAndSeed(lc fx.Lifecycle, db *sqlstore.DB, svc *accounts.Service, log *slog.Logger, out Output, cfg Config) Migrated {
-	lc.Append(fx.StartHook(func(ctx context.Context) error {
-		applied, err := db.Migrate(ctx)
+// Migrate applies the application's and River's pending migrations under
+// the migration lock, then runs after (if any) still holding it, and
+// returns what it applied. serve and `tabnorm migrate` both use it, so
+// replicas and an operator starting together never race on the schema.
+func Migrate(ctx context.Context, db *sqlstore.DB, after func(context.Context) error) ([]string, error) {
+	var applied []string
+	err := db.WithMigrationLock(ctx, func(ctx context.Context) error {
+		var err error
+		if applied, err = db.Migrate(ctx); err != nil {
+			return err
+		}
+		n, err := queue.Migrate(ctx, db)
 		if err != nil {
 			return err
 		}
-		if _, err := queue.Migrate(ctx, db); err != nil {
+		if n > 0 {
+			applied = append(applied, fmt.Sprintf("%d queue migrations", n))
+		}
+		if after != nil {
+			return after(ctx)
+		}
+		return nil
+	})
+	return applied, err
+}
+
+// migrateAndSeed runs at serve start, before the server listens: pending
+// migrations are applied and an empty database gets its first
+// organization and admin, both under the migration lock so that only one
+// of several processes starting together seeds.
+func migrateAndSeed(lc fx.Lifecycle, db *sqlstore.DB, svc *accounts.Service, log *slog.Logger, out Output, cfg Config) Migrated {
+	lc.Append(fx.StartHook(func(ctx context.Context) error {
+		var seeded *accounts.Seeded
+		applied, err := Migrate(ctx, db, func(ctx context.Context) error {
+			var err error
+			if seeded, err = svc.Seed(ctx); err != nil {
+				return fmt.Errorf("seed first organization: %w", err)
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		if len(applied) > 0 {
 			log.Info("migrations applied", "migrations", applied)
-		}
-		seeded, err := svc.Seed(ctx)
-		if err != nil {
-			return fmt.Errorf("seed first organization: %w", err)
 		}
 		if seeded != nil {
 			fmt.Fprintf(out, "\nFirst start: created organization %q (%s) and its admin.\n"+
@@ -295,6 +365,86 @@ func migrateAndSeed(lc fx.Lifecycle, db *sqlstore.DB, svc *accounts.Service, log
 		return nil
 	}))
 	return Migrated{}
+}
+
+// Metrics provides the process's series, and serves them on
+// TABNORM_METRICS_ADDR when it is set.
+var Metrics = fx.Module("metrics", fx.Provide(
+	func(cfg Config, db *sqlstore.DB, log *slog.Logger) *metrics.Metrics {
+		return metrics.New(storeCounts{jobs: sqlstore.NewJobs(db), db: db}, poolCollector(db), log)
+	},
+	func(lc fx.Lifecycle, cfg Config, m *metrics.Metrics, log *slog.Logger, out Output) *metrics.Server {
+		if cfg.MetricsAddr == "" {
+			return nil
+		}
+		srv := metrics.NewServer(cfg.MetricsAddr, m, log)
+		lc.Append(fx.Hook{
+			OnStart: func(ctx context.Context) error {
+				if err := srv.Start(ctx); err != nil {
+					return fmt.Errorf("TABNORM_METRICS_ADDR: listen on %s: %w", cfg.MetricsAddr, err)
+				}
+				log.Info("metrics listening", "addr", srv.Addr())
+				fmt.Fprintf(out, "tabnorm metrics on http://%s/metrics\n", srv.Addr())
+				return nil
+			},
+			OnStop: srv.Stop,
+		})
+		return srv
+	}),
+	fx.Invoke(func(*metrics.Server) {}),
+)
+
+// Tracing installs the OpenTelemetry provider when
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, and flushes it at stop.
+var Tracing = fx.Module("tracing", fx.Invoke(func(lc fx.Lifecycle, cfg Config) error {
+	shutdown, err := tracing.Setup(context.Background(), cfg.Tracing)
+	if err != nil {
+		return err
+	}
+	lc.Append(fx.StopHook(shutdown))
+	return nil
+}))
+
+// storeCounts reads the metrics' shared counts from the database.
+type storeCounts struct {
+	jobs *sqlstore.Jobs
+	db   *sqlstore.DB
+}
+
+func (s storeCounts) JobsByStatus(ctx context.Context) (map[job.Status]int64, error) {
+	return s.jobs.CountByStatus(ctx)
+}
+
+func (s storeCounts) QueueDepth(ctx context.Context) (int64, error) { return queue.Depth(ctx, s.db) }
+
+// poolCollector reports the database pool's use: the database/sql pool
+// the application's queries share, and on PostgreSQL the pgx pool under
+// it that the queue's workers and listeners use too.
+func poolCollector(db *sqlstore.DB) prometheus.Collector {
+	sqlStats := collectors.NewDBStatsCollector(db.Bun.DB, "tabnorm")
+	if db.Pool == nil {
+		return sqlStats
+	}
+	return multiCollector{sqlStats,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabnorm_pgx_pool_acquired_connections", Help: "Connections of the pgx pool in use."},
+			func() float64 { return float64(db.Pool.Stat().AcquiredConns()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabnorm_pgx_pool_max_connections", Help: "Size limit of the pgx pool."},
+			func() float64 { return float64(db.Pool.Stat().MaxConns()) }),
+	}
+}
+
+type multiCollector []prometheus.Collector
+
+func (m multiCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, c := range m {
+		c.Describe(ch)
+	}
+}
+
+func (m multiCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range m {
+		c.Collect(ch)
+	}
 }
 
 // Role says which parts of the service a process runs.
@@ -328,6 +478,9 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		Events,
 		Jobs,
 		Connect,
+		Webhooks,
+		Metrics,
+		Tracing,
 		fx.Provide(migrateAndSeed),
 		fx.Invoke(func(Migrated) {}),
 		fx.StopTimeout(cfg.HTTP.ShutdownTimeout + 5*time.Second),

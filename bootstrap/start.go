@@ -7,6 +7,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/metrics"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/keys"
@@ -19,6 +20,7 @@ type Handles struct {
 	DB       *sqlstore.DB
 	Accounts *accounts.Service
 	Keys     *keys.Service
+	Metrics  *metrics.Server // nil unless TABNORM_METRICS_ADDR is set
 }
 
 // Overrides replace parts of the wiring; zero fields keep the defaults.
@@ -30,7 +32,7 @@ type Overrides struct {
 // returns its handles and the function that stops it.
 func Start(ctx context.Context, cfg Config, role Role, out io.Writer, ov Overrides) (Handles, func(context.Context) error, error) {
 	var h Handles
-	opts := []fx.Option{Serve(cfg, role, out), fx.Populate(&h.DB, &h.Accounts, &h.Keys)}
+	opts := []fx.Option{Serve(cfg, role, out), fx.Populate(&h.DB, &h.Accounts, &h.Keys, &h.Metrics)}
 	if role != RoleWorker {
 		opts = append(opts, fx.Populate(&h.API))
 	}

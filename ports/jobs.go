@@ -49,3 +49,30 @@ type JobEvents interface {
 	// After returns the job's events with Seq > after, in order.
 	After(ctx context.Context, jobID string, after int) ([]Event, error)
 }
+
+// JobSlots keeps each organization's share of the workers: a queued job
+// is either dispatched (it holds a running slot and has a queue entry) or
+// waiting for a slot of its organization.
+type JobSlots interface {
+	// Counts locks the organization's slots until the transaction in ctx
+	// ends and counts its active jobs (running, or queued and dispatched)
+	// and its pending ones (queued or running).
+	Counts(ctx context.Context, orgID string) (active, pending int, err error)
+	// Hold marks a queued job as waiting for a slot.
+	Hold(ctx context.Context, jobID string) error
+	// NextWaiting returns the organization's oldest waiting job and marks
+	// it dispatched; "" when none waits.
+	NextWaiting(ctx context.Context, orgID string) (jobID string, err error)
+	// OrgsWaiting lists organizations that have waiting jobs.
+	OrgsWaiting(ctx context.Context, limit int) ([]string, error)
+}
+
+// Quotas stores the operator's monthly quotas and sums what an
+// organization used against them.
+type Quotas interface {
+	Get(ctx context.Context, orgID string) (job.Quota, error)
+	Set(ctx context.Context, orgID string, q job.Quota, now time.Time) error
+	// Usage sums the rows read by the organization's jobs that finished
+	// since since, and the bytes of its stored source files.
+	Usage(ctx context.Context, orgID string, since time.Time) (rows, storage int64, err error)
+}

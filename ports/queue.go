@@ -1,12 +1,19 @@
 package ports
 
-import "context"
+import (
+	"context"
+
+	"github.com/tabnorm/tabnorm/domain/job"
+)
 
 // Queue hands jobs to workers. Enqueue joins the transaction carried by
 // ctx (see Transactor), so a job row and its queue entry commit together or
 // not at all.
 type Queue interface {
-	Enqueue(ctx context.Context, jobID string) error
+	// Enqueue adds the job's entry; rank is how many jobs of its
+	// organization are already active, and a lower rank is fetched first,
+	// so a busy organization's later jobs do not hold back another's first.
+	Enqueue(ctx context.Context, jobID string, rank int) error
 }
 
 // JobRunner runs one job to its end; the queue's workers call it. An error
@@ -18,4 +25,10 @@ type JobRunner interface {
 // Purger deletes the files of jobs finished longer ago than the retention.
 type Purger interface {
 	Purge(ctx context.Context) (int, error)
+}
+
+// JobObserver hears of every job that reached its end on this node, for
+// the operator's metrics.
+type JobObserver interface {
+	JobFinished(j job.Job)
 }

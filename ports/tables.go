@@ -10,9 +10,10 @@ import (
 type TableOpener interface {
 	// Sniff tells the format from the first bytes of a file (at least 8 KiB
 	// when the file has them); filename is only a hint. Returns an error
-	// wrapping table.ErrUnsupportedFormat when it is none of them.
+	// wrapping table.ErrUnsupportedFormat when it is none of them, or
+	// table.ErrEncrypted for a password-protected workbook.
 	Sniff(head []byte, filename string) (table.Format, error)
 	// Open starts reading the file at path. Errors wrap
-	// table.ErrUnsupportedFormat or table.ErrUnreadable.
+	// table.ErrUnsupportedFormat, table.ErrEncrypted or table.ErrUnreadable.
 	Open(ctx context.Context, path, filename string, opts table.ReadOptions) (table.Reader, error)
 }

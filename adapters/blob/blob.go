@@ -12,7 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/aws/smithy-go"
 	gcblob "gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	_ "gocloud.dev/blob/memblob" // registers mem://
@@ -75,6 +77,31 @@ func (s *Store) LocalPath(key string) (string, bool) {
 	}
 	return p, true
 }
+
+// Ready reports whether the bucket can be reached with the configured
+// credentials. Its messages are safe to show to clients (no endpoint, no
+// key) and say what an operator should check.
+func (s *Store) Ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ok, err := s.bucket.IsAccessible(ctx)
+	var api smithy.APIError
+	switch {
+	case err == nil && !ok, gcerrors.Code(err) == gcerrors.NotFound:
+		return errors.New("blob store bucket not found (check TABNORM_BLOB_URL)")
+	case gcerrors.Code(err) == gcerrors.PermissionDenied,
+		s.bucket.ErrorAs(err, &api) && badCredentials[api.ErrorCode()]:
+		return errors.New("blob store refused the credentials (check the access key and secret)")
+	case err != nil:
+		return errors.New("blob store unreachable")
+	}
+	return nil
+}
+
+// badCredentials are the S3 error codes of a key or secret the server
+// does not accept (gocloud reports them as Unknown).
+var badCredentials = map[string]bool{"InvalidAccessKeyId": true, "SignatureDoesNotMatch": true,
+	"AccessDenied": true, "InvalidToken": true, "ExpiredToken": true, "InvalidClientTokenId": true}
 
 // Close releases the bucket.
 func (s *Store) Close() error { return s.bucket.Close() }

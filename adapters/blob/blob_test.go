@@ -10,13 +10,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/adapters/blob/blobtest"
 	"github.com/tabnorm/tabnorm/domain"
 )
 
 func stores(t *testing.T) map[string]*Store {
 	t.Helper()
 	out := map[string]*Store{}
-	for name, u := range map[string]string{"file": "file://" + t.TempDir() + "/blobs", "mem": "mem://"} {
+	urls := map[string]string{"file": "file://" + t.TempDir() + "/blobs", "mem": "mem://"}
+	if srv, ok := blobtest.S3(t); ok {
+		urls["s3"] = srv.URL(srv.Bucket(t))
+	}
+	for name, u := range urls {
 		s, err := Open(context.Background(), u)
 		if err != nil {
 			t.Fatal(err)
@@ -133,9 +138,9 @@ func TestStore_localPath(t *testing.T) {
 		_, _ = w.Write([]byte("a,b\n"))
 		_ = w.Close()
 		p, ok := s.LocalPath("org/o/jobs/j/source")
-		if name == "mem" {
+		if name != "file" {
 			if ok {
-				t.Fatal("a memory store has no local path")
+				t.Fatalf("a %s store has no local path", name)
 			}
 			continue
 		}
@@ -146,5 +151,86 @@ func TestStore_localPath(t *testing.T) {
 		if _, ok := s.LocalPath("org/o/../../etc/passwd"); ok {
 			t.Fatal("a path outside the store")
 		}
+	}
+}
+
+// TestStore_largeBlob writes a blob bigger than the S3 writer's 5 MiB part,
+// so S3 takes it as a multipart upload, and reads ranges on both sides of
+// and across the part boundary.
+func TestStore_largeBlob(t *testing.T) {
+	t.Parallel()
+	const size = 12 << 20
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(i * 7 / 3)
+	}
+	for name, s := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			w, err := s.Create(ctx, "org/o1/jobs/big/source")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(w, bytes.NewReader(data)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := s.Size(ctx, "org/o1/jobs/big/source"); err != nil || n != size {
+				t.Fatalf("Size = %d, %v", n, err)
+			}
+			for _, rg := range [][2]int64{{0, 10}, {5<<20 - 3, 7}, {size - 4, 4}, {size - 100, -1}, {123_456, 6 << 20}} {
+				r, err := s.Open(ctx, "org/o1/jobs/big/source", rg[0], rg[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := io.ReadAll(r)
+				r.Close()
+				end := int64(size)
+				if rg[1] >= 0 {
+					end = rg[0] + rg[1]
+				}
+				if err != nil || !bytes.Equal(got, data[rg[0]:end]) {
+					t.Fatalf("range %v: %d bytes, %v", rg, len(got), err)
+				}
+			}
+			if err := s.Delete(ctx, "org/o1/jobs/big/source"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Size(ctx, "org/o1/jobs/big/source"); !errors.Is(err, domain.ErrNotFound) {
+				t.Fatalf("after Delete: %v", err)
+			}
+		})
+	}
+}
+
+func TestStore_ready(t *testing.T) {
+	t.Parallel()
+	for name, s := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			if err := s.Ready(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestStore_readyMissingBucket: a bucket that does not exist is a clear
+// readiness failure, not an error at the first upload.
+func TestStore_readyMissingBucket(t *testing.T) {
+	t.Parallel()
+	srv, ok := blobtest.S3(t)
+	if !ok {
+		t.Skip("*** SKIPPED: needs an S3-compatible server (" + blobtest.EnvEndpoint + ") ***")
+	}
+	s, err := Open(context.Background(), srv.URL("tabnorm-no-such-bucket"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Ready(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "bucket not found") {
+		t.Fatalf("Ready = %v, want bucket not found", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/session"
@@ -26,8 +27,10 @@ func principal(c *gin.Context) identity.Principal {
 	return p.(identity.Principal)
 }
 
+func principalOrg(v any) string { return v.(identity.Principal).OrgID }
+
 func client(c *gin.Context) identity.Client {
-	return identity.Client{IP: c.ClientIP(), UserAgent: c.Request.UserAgent()}
+	return identity.Client{IP: clientIP(c), UserAgent: c.Request.UserAgent()}
 }
 
 // check is one step of the access chain; mw turns it into middleware.
@@ -116,6 +119,21 @@ func (a *API) entitled(product identity.Product) check {
 		}
 		return principal(c).Entitled(product)
 	}
+}
+
+// connectJob keeps /v1/connect/jobs/{id} to connect jobs. An upload job
+// belongs to normalize: served here, it would stay readable, cancellable
+// and deletable after its organization lost normalize. Elsewhere it is
+// 404, like any job the caller may not see here.
+func (a *API) connectJob(c *gin.Context) error {
+	j, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if j.SourceType != jobs.SourceConnect {
+		return domain.Errorf(domain.ErrNotFound, "not_found", "No connect job %s.", j.ID)
+	}
+	return nil
 }
 
 // productOf tells which product an unrouted /v1 path belongs to, so that a

@@ -326,6 +326,17 @@ func TestPlaintextKeyOnlyInCreationResponse(t *testing.T) {
 	if strings.Contains(logged, created.Key[len("svc_live_"):]) {
 		t.Fatal("the plaintext key is in the logs")
 	}
+	// The key's requests are logged with its id and its organization.
+	want := "key_id=" + created.ID
+	var keyLine string
+	for line := range strings.Lines(logged) {
+		if strings.Contains(line, "path=/v1/jobs") && strings.Contains(line, want) {
+			keyLine = line
+		}
+	}
+	if keyLine == "" || !strings.Contains(keyLine, "org_id="+w.acme.ID) {
+		t.Fatalf("no access log line with %s and org_id=%s: %q", want, w.acme.ID, logged)
+	}
 	// Every column, read back as text.
 	ctx := context.Background()
 	rows, err := w.app.DB.Bun.QueryContext(ctx, "SELECT * FROM api_keys")
@@ -370,6 +381,12 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestStaffImpersonation(t *testing.T) {

@@ -176,7 +176,7 @@ func pageOf(c *gin.Context) (ports.Page, error) {
 		p.Limit = n
 	}
 	if len(p.Cursor) > 200 {
-		return p, domain.Invalid("cursor is not valid")
+		return p, errInvalidCursor
 	}
 	return p, nil
 }

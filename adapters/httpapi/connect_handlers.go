@@ -43,7 +43,7 @@ func (a *API) createFile(c *gin.Context) {
 	}, func(name string, _ []byte) error { return unknownPart(name) })
 	if err != nil {
 		a.deps.Connect.Discard(ctx, up)
-		fail(c, err)
+		a.failCreating(c, p.OrgID, err)
 		return
 	}
 	hash := requestHash(c, up.SHA256())
@@ -114,7 +114,7 @@ type connectJobRequest struct {
 func (a *API) createConnectJob(c *gin.Context) {
 	var req connectJobRequest
 	if err := decodeJSON(c, &req); err != nil {
-		fail(c, err)
+		a.failCreating(c, principal(c).OrgID, err)
 		return
 	}
 	var ids []string

@@ -57,6 +57,8 @@ func (a *API) jobEvents(c *gin.Context) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	c.Status(http.StatusOK)
+	a.observer.Subscribed(1)
+	defer a.observer.Subscribed(-1)
 	write := func(evs []ports.Event) (done bool) {
 		for _, ev := range evs {
 			fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Kind, ev.Data)

@@ -14,6 +14,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -60,7 +61,7 @@ func (a *API) createJob(c *gin.Context) {
 	})
 	if err != nil {
 		a.deps.Jobs.Discard(ctx, up)
-		fail(c, err)
+		a.failCreating(c, p.OrgID, err)
 		return
 	}
 	// The same request means the same fields and the same file content,
@@ -82,6 +83,16 @@ func (a *API) createJob(c *gin.Context) {
 		return
 	}
 	writeCreated(c, res, replayed)
+}
+
+// failCreating answers a creating request that failed before its
+// Idempotency-Key was compared: a key already spent on another request is
+// 409 idempotency_key_reused, whatever else is wrong with this one.
+func (a *API) failCreating(c *gin.Context, orgID string, err error) {
+	if rerr := a.deps.Idempotency.Reused(c.Request.Context(), orgID, c.GetHeader("Idempotency-Key")); rerr != nil {
+		err = rerr
+	}
+	fail(c, err)
 }
 
 // readUpload reads a multipart/form-data body as a stream (never
@@ -116,6 +127,9 @@ func (a *API) readUpload(c *gin.Context, store func(filename string, r io.Reader
 			return uploadError(err, a.cfg.MaxUploadBytes)
 		}
 		name := part.FormName()
+		if !cleanText(name) || !cleanText(part.FileName()) {
+			return errBadText
+		}
 		if name == "file" {
 			if gotFile {
 				return domain.Invalid("Send exactly one file part.")
@@ -132,6 +146,9 @@ func (a *API) readUpload(c *gin.Context, store func(filename string, r io.Reader
 		}
 		if len(value) > maxField {
 			return domain.Invalid("The %s part is over %d bytes.", name, maxField)
+		}
+		if !cleanText(string(value)) || !cleanJSON(value) { // schema and options are JSON
+			return errBadText
 		}
 		if err := field(name, value); err != nil {
 			return err
@@ -263,11 +280,29 @@ var issueColumns = []string{"row", "source_file", "column", "field", "severity",
 
 // jobResult serves rows or issues: a JSON page (cursor = byte offset, so
 // page N costs what page 1 costs), or every line as JSON lines or CSV.
-func (a *API) jobResult(which jobs.Result) gin.HandlerFunc {
+// download is the format of the …/rows.jsonl and …/rows.csv routes, ""
+// on …/rows, where ?format= chooses: the downloads are operations of their
+// own so that generated clients do not parse JSON lines as one JSON value.
+func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		format := c.DefaultQuery("format", "json")
+		format := download
+		if format == "" {
+			format = c.DefaultQuery("format", "json")
+		}
 		if format != "json" && format != "jsonl" && format != "csv" {
 			fail(c, domain.Invalid("format must be json, jsonl or csv"))
+			return
+		}
+		// numbers=string writes rows' numbers as JSON strings: integers
+		// past 2^53 keep every digit in clients whose JSON numbers are
+		// doubles (JavaScript, most generated clients).
+		numbersAsText := false
+		switch c.DefaultQuery("numbers", "json") {
+		case "json":
+		case "string":
+			numbersAsText = which == jobs.Rows && format != "csv"
+		default:
+			fail(c, domain.Invalid("numbers must be json or string"))
 			return
 		}
 		var offset int64
@@ -278,24 +313,32 @@ func (a *API) jobResult(which jobs.Result) gin.HandlerFunc {
 				fail(c, err)
 				return
 			}
-			if page.Cursor != "" {
-				raw, err := base64.RawURLEncoding.DecodeString(page.Cursor)
-				if err != nil {
-					fail(c, domain.Invalid("cursor is not valid"))
-					return
-				}
-				if offset, err = strconv.ParseInt(string(raw), 10, 64); err != nil || offset < 0 {
-					fail(c, domain.Invalid("cursor is not valid"))
-					return
-				}
+			if offset, err = resultOffset(page.Cursor, c.Param("id"), which); err != nil {
+				fail(c, err)
+				return
 			}
 		}
-		j, rc, err := a.deps.Jobs.OpenResult(c.Request.Context(), principal(c), c.Param("id"), which, offset)
+		// A page starts where a line starts: read from the byte before it,
+		// which must end the previous line, so a made-up offset cannot cut
+		// a row in two.
+		start := max(offset-1, 0)
+		j, opened, err := a.deps.Jobs.OpenResult(c.Request.Context(), principal(c), c.Param("id"), which, start)
 		if err != nil {
 			fail(c, err)
 			return
 		}
-		defer rc.Close()
+		defer opened.Close()
+		if offset > 0 {
+			var b [1]byte
+			if _, err := io.ReadFull(opened, b[:]); err != nil || b[0] != '\n' {
+				fail(c, errInvalidCursor)
+				return
+			}
+		}
+		var rc io.Reader = opened
+		if numbersAsText {
+			rc = newNumbersAsText(opened)
+		}
 		// Downloads take as long as the client reads: no write deadline.
 		_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
 		// The streamed formats are downloads, named after the job and result.
@@ -316,13 +359,41 @@ func (a *API) jobResult(which jobs.Result) gin.HandlerFunc {
 			c.Status(http.StatusOK)
 			writeCSV(c.Writer, rc, columns)
 		default:
-			writePage(c, rc, offset, page.Limit)
+			writePage(c, rc, offset, page.Limit, j.ID, which)
 		}
 	}
 }
 
+var errInvalidCursor = domain.Errorf(domain.ErrInvalid, "invalid_cursor", "The cursor is not one this list handed out; start again without it.")
+
+// resultCursor names the start of the next page of one job's result: a
+// byte offset, with the job and result it belongs to, so a cursor of
+// another job or result is refused rather than read from a wrong place.
+func resultCursor(jobID string, which jobs.Result, offset int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(jobID + " " + string(which) + " " + strconv.FormatInt(offset, 10)))
+}
+
+func resultOffset(cursor, jobID string, which jobs.Result) (int64, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		return 0, errInvalidCursor
+	}
+	parts := strings.Split(string(raw), " ")
+	if len(parts) != 3 || parts[0] != jobID || parts[1] != string(which) {
+		return 0, errInvalidCursor
+	}
+	offset, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil || offset < 0 {
+		return 0, errInvalidCursor
+	}
+	return offset, nil
+}
+
 // writePage answers one JSON page of at most limit lines from offset.
-func writePage(c *gin.Context, rc io.Reader, offset int64, limit int) {
+func writePage(c *gin.Context, rc io.Reader, offset int64, limit int, jobID string, which jobs.Result) {
 	br := bufio.NewReaderSize(rc, 64<<10)
 	var buf bytes.Buffer
 	buf.WriteString(`{"object":"list","data":[`)
@@ -349,7 +420,7 @@ func writePage(c *gin.Context, rc io.Reader, offset int64, limit int) {
 	}
 	buf.WriteString(`],"next_cursor":`)
 	if more {
-		buf.WriteString(strconv.Quote(base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(pos, 10)))))
+		buf.WriteString(strconv.Quote(resultCursor(jobID, which, pos)))
 	} else {
 		buf.WriteString("null")
 	}

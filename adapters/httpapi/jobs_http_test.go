@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -125,6 +126,24 @@ func TestJobs_endToEnd(t *testing.T) {
 			if len(j.Mapping) != 3 || *j.Mapping[1].Field != "email" || *j.Mapping[1].Method != "normalized" {
 				t.Fatalf("mapping %+v", j.Mapping)
 			}
+			// result.detected: the decisions, as options that reproduce them.
+			var full struct {
+				Result struct {
+					Detected struct {
+						Options struct {
+							Columns map[string]struct {
+								DateOrder string         `json:"date_order"`
+								Evidence  map[string]int `json:"evidence"`
+							} `json:"columns"`
+						} `json:"options"`
+						Files []map[string]any `json:"files"`
+					} `json:"detected"`
+				} `json:"result"`
+			}
+			app.Do("GET", "/v1/jobs/"+j.ID, key, nil).JSON(t, &full)
+			if c := full.Result.Detected.Options.Columns["Joined"]; c.DateOrder != "DMY" || c.Evidence["day_first"] != 1 || full.Result.Detected.Files == nil {
+				t.Fatalf("detected %+v", full.Result.Detected)
+			}
 
 			// Rows: a JSON page, its cursor, JSON lines and CSV.
 			var page struct {
@@ -149,12 +168,31 @@ func TestJobs_endToEnd(t *testing.T) {
 			if csv.Body != "id,email,joined\n1,ann@x.io,2024-01-31\n3,cy@x.io,2024-03-04\n" {
 				t.Fatalf("csv %q", csv.Body)
 			}
+			// The downloads' own routes answer what ?format= answers.
+			for path, want := range map[string]apptest.Response{"rows.jsonl": jsonl, "rows.csv": csv} {
+				got := app.Do("GET", "/v1/jobs/"+j.ID+"/"+path, key, nil)
+				if got.Body != want.Body || got.Header.Get("Content-Type") != want.Header.Get("Content-Type") || got.Header.Get("Content-Disposition") == "" {
+					t.Fatalf("%s: %q %v, want %q", path, got.Body, got.Header, want.Body)
+				}
+			}
+			// numbers=string: exact digits for clients whose numbers are doubles.
+			if got := app.Do("GET", "/v1/jobs/"+j.ID+"/rows.jsonl?numbers=string", key, nil).Body; got != strings.ReplaceAll(strings.ReplaceAll(jsonl.Body, `"id":1`, `"id":"1"`), `"id":3`, `"id":"3"`) {
+				t.Fatalf("numbers=string jsonl %q", got)
+			}
+			app.Do("GET", "/v1/jobs/"+j.ID+"/rows?numbers=string&limit=1", key, nil).JSON(t, &page)
+			if page.Data[0]["id"] != "1" {
+				t.Fatalf("numbers=string page %+v", page.Data)
+			}
+			expect(t, app.Do("GET", "/v1/jobs/"+j.ID+"/rows?numbers=float", key, nil), 400, "invalid_request")
 			var issues struct{ Data []map[string]any }
 			app.Do("GET", "/v1/jobs/"+j.ID+"/errors", key, nil).JSON(t, &issues)
 			if len(issues.Data) != 2 || issues.Data[0]["code"] != "invalid_email" || issues.Data[0]["row"] != 2.0 || issues.Data[1]["code"] != "not_unique" {
 				t.Fatalf("issues %+v", issues.Data)
 			}
-			errCSV := app.Do("GET", "/v1/jobs/"+j.ID+"/errors?format=csv", key, nil)
+			if got := app.Do("GET", "/v1/jobs/"+j.ID+"/errors.jsonl", key, nil); strings.Count(got.Body, "\n") != 2 || got.Header.Get("Content-Type") != "application/x-ndjson" {
+				t.Fatalf("errors.jsonl %q", got.Body)
+			}
+			errCSV := app.Do("GET", "/v1/jobs/"+j.ID+"/errors.csv", key, nil)
 			if !strings.HasPrefix(errCSV.Body, "row,source_file,column,field,severity,code,message,value\n2,,E-mail,email,error,invalid_email,") {
 				t.Fatalf("errors csv %q", errCSV.Body)
 			}
@@ -183,7 +221,8 @@ func TestJobs_endToEnd(t *testing.T) {
 
 func TestJobs_failuresAndInfer(t *testing.T) {
 	t.Parallel()
-	app := apptest.Start(t, sqltest.SQLite(t))
+	var logs syncBuffer
+	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) { c.LogLevel, c.LogOutput = slog.LevelWarn, &logs })
 	org := app.Org("Acme", identity.Normalize)
 	key := apptest.Caller{Key: app.Key(org)}
 
@@ -194,6 +233,11 @@ func TestJobs_failuresAndInfer(t *testing.T) {
 	j := waitJob(t, app, key, created.ID)
 	if j.Status != "failed" || j.Error == nil || j.Error.Code != "required_field_unmapped" {
 		t.Fatalf("job %+v %+v", j, j.Error)
+	}
+	// The operator's log says which job of which organization failed, and why.
+	want := fmt.Sprintf("level=WARN msg=\"job failed\" job_id=%s org_id=%s code=required_field_unmapped", j.ID, org.ID)
+	if logged := logs.String(); !strings.Contains(logged, want) {
+		t.Fatalf("log lacks %q:\n%s", want, logged)
 	}
 	expect(t, app.Do("GET", "/v1/jobs/"+j.ID+"/rows", key, nil), 409, "job_not_finished")
 
@@ -240,6 +284,7 @@ func jobRequestErrors(t *testing.T, target sqltest.Target) {
 		{"bad options", upload(t, app, "a.csv", peopleCSV, map[string]string{"schema": peopleSchema, "options": `{"colour":1}`}), 400, "invalid_request"},
 		{"unknown part", upload(t, app, "a.csv", peopleCSV, map[string]string{"schema": peopleSchema, "priority": "high"}), 400, "invalid_request"},
 		{"binary file", upload(t, app, "a.csv", "\x00\x01\x02\x03\x04\x05\x06\x07", map[string]string{"schema": peopleSchema}), 415, "unsupported_file_format"},
+		{"encrypted workbook", upload(t, app, "a.xlsx", "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1....E\x00n\x00c\x00r\x00y\x00p\x00t\x00i\x00o\x00n\x00I\x00n\x00f\x00o\x00", map[string]string{"schema": peopleSchema}), 415, "encrypted_file"},
 		{"too large", upload(t, app, "a.csv", "a\n"+strings.Repeat("x\n", 2000), map[string]string{"schema": peopleSchema}), 413, "file_too_large"},
 	}
 	for _, c := range cases {
@@ -376,6 +421,12 @@ func TestJobs_idempotencyKey(t *testing.T) {
 				t.Fatalf("replay:\n%s\n%s", first.Body, again.Body)
 			}
 			expect(t, send(key, peopleCSV+"9,z@x.io,2024-01-01\n", "k-1"), 409, "idempotency_key_reused")
+			// A reused key is 409 even when the new request would fail on
+			// its own: the key was used for something else either way.
+			expect(t, send(key, "\x00\x01\x02binary", "k-1"), 409, "idempotency_key_reused")
+			expect(t, send(key, "\x00\x01\x02binary", "k-2"), 415, "unsupported_file_format")
+			expect(t, app.Do("POST", "/v1/jobs", key, map[string]string{"schema": "{}"}, "Idempotency-Key", "k-1"), 409, "idempotency_key_reused")
+			expect(t, app.Do("POST", "/v1/jobs", key, map[string]string{"schema": "{}"}, "Idempotency-Key", "k-3"), 415, "unsupported_media_type")
 			var list struct{ Data []jobView }
 			app.Do("GET", "/v1/jobs", key, nil).JSON(t, &list)
 			if len(list.Data) != 1 {
@@ -393,6 +444,7 @@ func TestJobs_idempotencyKey(t *testing.T) {
 				t.Fatalf("schema replay: %d %s / %s", s1.StatusCode, s1.Body, s2.Body)
 			}
 			expect(t, app.Do("POST", "/v1/schemas", key, map[string]any{"name": "other", "schema": json.RawMessage(peopleSchema)}, "Idempotency-Key", "s-1"), 409, "idempotency_key_reused")
+			expect(t, app.Do("POST", "/v1/schemas", key, map[string]any{"name": "bad", "schema": map[string]any{"fields": "no"}}, "Idempotency-Key", "s-1"), 409, "idempotency_key_reused")
 			expect(t, app.Do("POST", "/v1/schemas", key, body, "Idempotency-Key", strings.Repeat("k", 300)), 400, "invalid_request")
 		})
 	}

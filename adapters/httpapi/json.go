@@ -30,7 +30,13 @@ func decodeJSON(c *gin.Context, dst any) error {
 		if errors.As(err, &tooBig) {
 			return domain.Invalid("The JSON body is over %d bytes.", maxJSONBody)
 		}
-		return err
+		if errors.Is(err, errBodyTooSlow) {
+			return errBodyTooSlow
+		}
+		return domain.Invalid("The JSON body cannot be read: the connection broke off.")
+	}
+	if !cleanJSON(body) {
+		return errBadText
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

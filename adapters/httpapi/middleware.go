@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
 )
 
 const requestIDKey = "request_id"
@@ -36,23 +37,37 @@ func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
 
 // accessLog writes one structured line per request. It logs the path
 // without the query (which may hold cursors and names) and no headers.
-func accessLog(log *slog.Logger) gin.HandlerFunc {
+func accessLog(log *slog.Logger, observer Observer) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
+		observer.Request(c.FullPath(), c.Request.Method, c.Writer.Status(), time.Since(start))
 		level := slog.LevelInfo
 		if c.Writer.Status() >= 500 {
 			level = slog.LevelError
 		}
-		log.LogAttrs(c.Request.Context(), level, "request",
+		attrs := []slog.Attr{
 			slog.String("request_id", requestID(c)),
 			slog.String("method", c.Request.Method),
 			slog.String("path", c.Request.URL.Path),
 			slog.Int("status", c.Writer.Status()),
 			slog.Int("bytes", c.Writer.Size()),
 			slog.Duration("duration", time.Since(start)),
-			slog.String("remote", c.ClientIP()),
-		)
+			slog.String("remote", clientIP(c)),
+		}
+		// Who asked, by ids only: the key's id, never the key or the
+		// session token, so an operator can follow one caller's requests.
+		if v, ok := c.Get(principalKey); ok {
+			p := v.(identity.Principal)
+			attrs = append(attrs, slog.String("org_id", p.OrgID))
+			if p.KeyID != "" {
+				attrs = append(attrs, slog.String("key_id", p.KeyID))
+			}
+			if p.UserID != "" && p.Method == identity.BySession {
+				attrs = append(attrs, slog.String("user_id", p.UserID))
+			}
+		}
+		log.LogAttrs(c.Request.Context(), level, "request", attrs...)
 	}
 }
 

@@ -31,9 +31,12 @@ var statusOf = map[string]int{
 	"job_not_cancelable":            http.StatusConflict,
 	"job_not_finished":              http.StatusConflict,
 	"idempotency_key_reused":        http.StatusConflict,
+	"webhook_disabled":              http.StatusConflict,
+	"delivery_pending":              http.StatusConflict,
 	"conflict":                      http.StatusConflict,
 	"file_too_large":                http.StatusRequestEntityTooLarge,
 	"unsupported_file_format":       http.StatusUnsupportedMediaType,
+	"encrypted_file":                http.StatusUnsupportedMediaType,
 	"unsupported_media_type":        http.StatusUnsupportedMediaType,
 	"invalid_schema":                http.StatusUnprocessableEntity,
 	"file_not_found":                http.StatusUnprocessableEntity,
@@ -124,6 +127,10 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 	var coded *domain.Error
 	if errors.As(err, &coded) && coded.RetryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(coded.RetryAfter))
+	}
+	switch p.Code {
+	case "rate_limited", "quota_exceeded":
+		a.observer.Refused(p.Code)
 	}
 	body, _ := json.Marshal(p)
 	c.Data(p.Status, "application/problem+json", body)

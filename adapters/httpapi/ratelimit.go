@@ -92,3 +92,23 @@ func (a *API) rateLimit(c *gin.Context) error {
 	}
 	return nil
 }
+
+// newLoginLimiters limits sign-in attempts per client address, perMinute a
+// minute with bursts of as many: each attempt costs a 64 MiB password
+// hash, so a flood is refused before it reaches one.
+func newLoginLimiters(perMinute int) *limiters {
+	if perMinute <= 0 {
+		perMinute = 20
+	}
+	return newLimiters(RateLimit{PerSecond: float64(perMinute) / 60, Burst: perMinute})
+}
+
+// loginRateLimit spends a token of the client address's sign-in bucket.
+func (a *API) loginRateLimit(c *gin.Context) error {
+	ok, _, reset := a.logins.take("ip:"+clientIP(c), time.Now())
+	if !ok {
+		return &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited", RetryAfter: max(int(math.Ceil(reset.Seconds())), 1),
+			Message: "Too many sign-in attempts from this address; retry after the number of seconds in Retry-After."}
+	}
+	return nil
+}

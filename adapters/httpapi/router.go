@@ -20,6 +20,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/application/schemas"
+	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/license"
 	"github.com/tabnorm/tabnorm/ports"
@@ -37,6 +38,19 @@ type Config struct {
 	// CORS with credentials from the dashboard's origin, and only from it.
 	BaseOrigin      string
 	DashboardOrigin string
+	// TrustedProxies are believed about the client's address
+	// (TABNORM_TRUSTED_PROXIES); none by default.
+	TrustedProxies Proxies
+	// LoginPerMinute is how many sign-ins a client address may try a
+	// minute, before any password is checked (TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE).
+	LoginPerMinute int
+	// HeaderTimeout bounds reading a request's headers (10 s); a body
+	// must keep arriving within BodyIdleTimeout (15 s) of its last bytes,
+	// and a body other than an upload must be complete within BodyTimeout
+	// (30 s). Not settings: tests shorten them.
+	HeaderTimeout   time.Duration
+	BodyIdleTimeout time.Duration
+	BodyTimeout     time.Duration
 }
 
 // Deps are what the router needs from the application.
@@ -49,16 +63,38 @@ type Deps struct {
 	Connect     *connect.Service
 	Schemas     *schemas.Service
 	Idempotency *idempotency.Service
+	Webhooks    *webhooks.Service
 	License     license.Gate
 	Clock       ports.Clock
+	// Observer hears of every request and refusal, for the operator's
+	// metrics (nil: nobody).
+	Observer Observer
 }
+
+// Observer is what the router reports for the operator's metrics.
+type Observer interface {
+	// Request is one answered request; route is its pattern, never the raw path.
+	Request(route, method string, status int, d time.Duration)
+	// Refused is a request refused by a limit, by its code.
+	Refused(code string)
+	// Subscribed moves the count of open event streams.
+	Subscribed(delta int)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) Request(string, string, int, time.Duration) {}
+func (nopObserver) Refused(string)                             {}
+func (nopObserver) Subscribed(int)                             {}
 
 // API is the HTTP face of tabnorm: a router and the server that runs it.
 type API struct {
 	cfg      Config
 	deps     Deps
 	log      *slog.Logger
+	observer Observer
 	limits   *limiters
+	logins   *limiters
 	engine   *gin.Engine
 	draining atomic.Bool
 	server   *http.Server
@@ -69,17 +105,20 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds the router with every route.
 func New(cfg Config, deps Deps) *API {
-	a := &API{cfg: cfg, deps: deps, log: deps.Log, limits: newLimiters(cfg.RateLimit)}
+	a := &API{cfg: cfg, deps: deps, log: deps.Log, observer: deps.Observer, limits: newLimiters(cfg.RateLimit), logins: newLoginLimiters(cfg.LoginPerMinute)}
+	if a.observer == nil {
+		a.observer = nopObserver{}
+	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.ContextWithFallback = true
-	// The client address is the connection's: X-Forwarded-For is not
-	// trusted, so a client cannot pick the address the login throttle and
-	// the audit log see.
+	// gin's own ClientIP is not used: resolveClient believes forwarding
+	// headers only from TrustedProxies, so a client cannot pick the
+	// address the login throttle and the audit log see.
 	_ = r.SetTrustedProxies(nil)
-	r.Use(withRequestID, accessLog(deps.Log), a.renderErrors)
+	r.Use(a.resolveClient, withRequestID, traced, accessLog(deps.Log, a.observer), a.renderErrors, a.bodyDeadlines, refuseBadText)
 	if cfg.DashboardOrigin != "" && cfg.DashboardOrigin != cfg.BaseOrigin {
 		r.Use(crossOrigin(cfg.DashboardOrigin))
 	}
@@ -92,7 +131,7 @@ func New(cfg Config, deps Deps) *API {
 	r.GET("/readyz", h.readyz)
 
 	authRoutes := r.Group("/auth", mw(a.licenseGate))
-	authRoutes.POST("/login", a.login)
+	authRoutes.POST("/login", mw(a.loginRateLimit), a.login)
 	sessionRoutes := authRoutes.Group("", mw(a.authenticate, requireSession, a.rateLimit, csrf))
 	sessionRoutes.GET("/me", a.me)
 	sessionRoutes.POST("/logout", a.logout)
@@ -106,6 +145,8 @@ func New(cfg Config, deps Deps) *API {
 	account.POST("/keys", a.createKey)
 	account.DELETE("/keys/:id", a.revokeKey)
 	account.GET("/organizations", a.listOrganizations)
+	a.webhookRoutes(v1.Group("/webhooks", mw(a.v1Chain()...)))
+	v1.GET("/usage", mw(a.v1Chain()...), a.usage)
 
 	normalizeRoutes := append(a.v1Chain(), a.entitled(identity.Normalize))
 	jobRoutes := v1.Group("/jobs", mw(normalizeRoutes...))
@@ -124,7 +165,7 @@ func New(cfg Config, deps Deps) *API {
 	connectRoutes.DELETE("/files/:id", a.deleteFile)
 	connectRoutes.POST("/jobs", a.createConnectJob)
 	connectRoutes.GET("/jobs", a.listJobs(jobs.SourceConnect))
-	a.jobRoutes(connectRoutes.Group("/jobs"))
+	a.jobRoutes(connectRoutes.Group("/jobs", mw(a.connectJob)))
 
 	a.engine = r
 	return a
@@ -136,9 +177,27 @@ func (a *API) jobRoutes(g *gin.RouterGroup) {
 	g.GET("/:id", a.getJob)
 	g.DELETE("/:id", a.deleteJob)
 	g.POST("/:id/cancel", a.cancelJob)
-	g.GET("/:id/rows", a.jobResult(jobs.Rows))
-	g.GET("/:id/errors", a.jobResult(jobs.Issues))
+	g.GET("/:id/rows", a.jobResult(jobs.Rows, ""))
+	g.GET("/:id/rows.jsonl", a.jobResult(jobs.Rows, "jsonl"))
+	g.GET("/:id/rows.csv", a.jobResult(jobs.Rows, "csv"))
+	g.GET("/:id/errors", a.jobResult(jobs.Issues, ""))
+	g.GET("/:id/errors.jsonl", a.jobResult(jobs.Issues, "jsonl"))
+	g.GET("/:id/errors.csv", a.jobResult(jobs.Issues, "csv"))
 	g.GET("/:id/events", a.jobEvents)
+}
+
+// webhookRoutes are account routes: any organization may use webhooks,
+// whatever its products.
+func (a *API) webhookRoutes(g *gin.RouterGroup) {
+	g.POST("", a.createWebhook)
+	g.GET("", a.listWebhooks)
+	g.GET("/:id", a.getWebhook)
+	g.PATCH("/:id", a.updateWebhook)
+	g.DELETE("/:id", a.deleteWebhook)
+	g.POST("/:id/rotate-secret", a.rotateWebhookSecret)
+	g.POST("/:id/test", a.testWebhook)
+	g.GET("/:id/deliveries", a.listDeliveries)
+	g.POST("/:id/deliveries/:delivery_id/retry", a.retryDelivery)
 }
 
 // Handler returns the router, for tests that serve it themselves.
@@ -151,11 +210,15 @@ func (a *API) Start(context.Context) error {
 		return err
 	}
 	a.listener = ln
+	headerTimeout := a.cfg.HeaderTimeout
+	if headerTimeout <= 0 {
+		headerTimeout = 10 * time.Second
+	}
 	a.server = &http.Server{
 		Handler:           a.engine,
-		ReadHeaderTimeout: 10 * time.Second,
-		// No ReadTimeout: uploads of up to 1 GiB take as long as they take;
-		// MaxBytesReader and the client's own pace bound them.
+		ReadHeaderTimeout: headerTimeout,
+		// No ReadTimeout: uploads of up to 1 GiB take as long as they take
+		// while bytes arrive; bodyDeadlines cuts a body that stops.
 		WriteTimeout:   2 * time.Minute, // streaming handlers clear it per response
 		IdleTimeout:    2 * time.Minute,
 		MaxHeaderBytes: 64 << 10,

@@ -31,7 +31,7 @@ type createSchemaRequest struct {
 func (a *API) createSchema(c *gin.Context) {
 	var req createSchemaRequest
 	if err := decodeJSON(c, &req); err != nil {
-		fail(c, err)
+		a.failCreating(c, principal(c).OrgID, err)
 		return
 	}
 	p := principal(c)

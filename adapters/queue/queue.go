@@ -19,6 +19,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/ports"
@@ -27,6 +29,9 @@ import (
 // RunArgs is the queue entry of a job: just its id; the job row holds the rest.
 type RunArgs struct {
 	JobID string `json:"job_id"`
+	// Trace carries the creating request's W3C traceparent, so the run
+	// is part of the same trace.
+	Trace map[string]string `json:"trace,omitempty"`
 }
 
 // Kind names the entry type in River's table.
@@ -79,12 +84,22 @@ func NewInserter(db *sqlstore.DB, log *slog.Logger) (*Inserter, error) {
 }
 
 // Enqueue inserts the job's queue entry in the context's transaction.
-func (q *Inserter) Enqueue(ctx context.Context, jobID string) error {
+// River fetches by priority (1 first, 4 last), then age: an
+// organization's first active job gets 1, its fourth and later 4.
+func (q *Inserter) Enqueue(ctx context.Context, jobID string, rank int) error {
 	tx, ok := sqlstore.TxFrom(ctx)
 	if !ok {
 		return errors.New("enqueue outside a transaction")
 	}
-	if _, err := q.client.InsertTx(ctx, tx.Tx, RunArgs{JobID: jobID}, nil); err != nil {
+	opts := &river.InsertOpts{Priority: min(max(rank, 0), 3) + 1}
+	args := RunArgs{JobID: jobID}
+	if carrier := (propagation.MapCarrier{}); true {
+		otel.GetTextMapPropagator().Inject(ctx, carrier)
+		if len(carrier) > 0 {
+			args.Trace = carrier
+		}
+	}
+	if _, err := q.client.InsertTx(ctx, tx.Tx, args, opts); err != nil {
 		return fmt.Errorf("enqueue job %s: %w", jobID, err)
 	}
 	return nil
@@ -101,6 +116,9 @@ type runWorker struct {
 func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return w.timeout + time.Minute }
 
 func (w *runWorker) Work(ctx context.Context, j *river.Job[RunArgs]) error {
+	if j.Args.Trace != nil {
+		ctx = otel.GetTextMapPropagator().Extract(ctx, propagation.MapCarrier(j.Args.Trace))
+	}
 	return w.runner.RunJob(ctx, j.Args.JobID)
 }
 
@@ -114,7 +132,7 @@ type Workers struct {
 }
 
 // NewWorkers returns the queue's working side.
-func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger ports.Purger, log *slog.Logger) (*Workers, error) {
+func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger ports.Purger, deliverer ports.WebhookDeliverer, log *slog.Logger) (*Workers, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
 	}
@@ -123,7 +141,7 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout})
-	var periodic []*river.PeriodicJob
+	periodic := addDeliveryWorkers(workers, deliverer)
 	if purger != nil {
 		river.AddWorker(workers, &purgeWorker{purger: purger})
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.PurgeEvery),
@@ -177,9 +195,9 @@ func Pending(ctx context.Context, db *sqlstore.DB) (int, error) {
 	var err error
 	switch db.Dialect {
 	case sqlstore.SQLite:
-		res, err = migrator(riversqlite.New(db.Bun.DB)).Validate(ctx)
+		res, err = migrator(riversqlite.New(db.Bun.DB)).Validate(ctx, nil)
 	default:
-		res, err = migrator(riverpgxv5.New(db.Pool)).Validate(ctx)
+		res, err = migrator(riverpgxv5.New(db.Pool)).Validate(ctx, nil)
 	}
 	if err != nil {
 		return 0, err
@@ -196,4 +214,14 @@ func migrator[TTx any](d riverdriver.Driver[TTx]) *rivermigrate.Migrator[TTx] {
 		panic(err) // only for an invalid config, which nil is not
 	}
 	return m
+}
+
+// Depth counts the entries waiting for a worker (available now), on
+// every node's behalf: it reads River's table.
+func Depth(ctx context.Context, db *sqlstore.DB) (int64, error) {
+	n, err := db.Bun.NewSelect().Table("river_job").Where("state = 'available'").Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("queue depth: %w", err)
+	}
+	return int64(n), nil
 }

@@ -55,7 +55,7 @@ func TestQueue_transactionalEnqueueAndWork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, rec, nil, slog.New(slog.DiscardHandler))
+			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, rec, nil, nil, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,14 +66,14 @@ func TestQueue_transactionalEnqueueAndWork(t *testing.T) {
 			tx := sqlstore.NewTransactor(db)
 			boom := errors.New("rolled back")
 			if err := tx.InTx(ctx, func(ctx context.Context) error {
-				if err := q.Enqueue(ctx, "job_rolled_back"); err != nil {
+				if err := q.Enqueue(ctx, "job_rolled_back", 0); err != nil {
 					return err
 				}
 				return boom
 			}); !errors.Is(err, boom) {
 				t.Fatal(err)
 			}
-			if err := tx.InTx(ctx, func(ctx context.Context) error { return q.Enqueue(ctx, "job_committed") }); err != nil {
+			if err := tx.InTx(ctx, func(ctx context.Context) error { return q.Enqueue(ctx, "job_committed", 0) }); err != nil {
 				t.Fatal(err)
 			}
 			select {
@@ -90,7 +90,7 @@ func TestQueue_transactionalEnqueueAndWork(t *testing.T) {
 			if len(rec.ran) != 1 {
 				t.Fatalf("ran %v; the rolled-back entry must not exist", rec.ran)
 			}
-			if err := q.Enqueue(ctx, "job_no_tx"); err == nil {
+			if err := q.Enqueue(ctx, "job_no_tx", 0); err == nil {
 				t.Fatal("enqueue outside a transaction accepted")
 			}
 		})

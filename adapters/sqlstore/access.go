@@ -221,7 +221,8 @@ func (s *AuditLog) List(ctx context.Context, orgID string, page ports.Page) ([]i
 // that slice without knowing its type.
 func listPage(ctx context.Context, q *bun.SelectQuery, page ports.Page, n func() int, idAt func(int) string, trim func(int)) (string, error) {
 	limit := clampLimit(page.Limit)
-	after, err := decodeCursor(page.Cursor)
+	table := q.GetTableName()
+	after, err := decodeCursor(table, page.Cursor)
 	if err != nil {
 		return "", err
 	}
@@ -235,5 +236,5 @@ func listPage(ctx context.Context, q *bun.SelectQuery, page ports.Page, n func()
 		return "", nil
 	}
 	trim(limit)
-	return encodeCursor(idAt(limit - 1)), nil
+	return encodeCursor(table, idAt(limit-1)), nil
 }

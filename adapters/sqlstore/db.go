@@ -104,7 +104,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	sqldb.SetMaxOpenConns(8)
 	sqldb.SetMaxIdleConns(8)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	db := &DB{Bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite}
+	db := &DB{Bun: bun.NewDB(sqldb, sqlitedialect.New()).WithQueryHook(queryTracer{system: "sqlite"}), Dialect: SQLite}
 	if err := db.Ping(ctx); err != nil {
 		_ = sqldb.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -125,7 +125,7 @@ func openPostgres(ctx context.Context, raw string) (*DB, error) {
 		return nil, fmt.Errorf("connect postgres: %w", err)
 	}
 	sqldb := stdlib.OpenDBFromPool(pool)
-	db := &DB{Bun: bun.NewDB(sqldb, pgdialect.New()), Dialect: Postgres, Pool: pool}
+	db := &DB{Bun: bun.NewDB(sqldb, pgdialect.New()).WithQueryHook(queryTracer{system: "postgresql"}), Dialect: Postgres, Pool: pool}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connect postgres at %s: %w", redact(raw), err)

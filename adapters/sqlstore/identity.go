@@ -3,11 +3,13 @@ package sqlstore
 import (
 	"context"
 	"encoding/base64"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -186,18 +188,28 @@ func clampLimit(n int) int {
 	return n
 }
 
-// Cursors are opaque to clients: the last id of the page, base64url.
-func encodeCursor(lastID string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(lastID))
+// errInvalidCursor answers a cursor this list did not hand out.
+var errInvalidCursor = domain.Errorf(domain.ErrInvalid, "invalid_cursor", "The cursor is not one this list handed out; start again without it.")
+
+// Cursors are opaque to clients: the list's table and the last id of the
+// page, base64url. A cursor that is not such a pair, or that belongs to
+// another list, is refused, where it used to read as page 1 or nothing.
+func encodeCursor(table, lastID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(table + " " + lastID))
 }
 
-func decodeCursor(c string) (string, error) {
+func decodeCursor(table, c string) (string, error) {
 	if c == "" {
 		return "", nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) > 64 {
-		return "", domain.Invalid("cursor is not valid")
+	if err != nil || len(b) > 128 {
+		return "", errInvalidCursor
 	}
-	return string(b), nil
+	t, last, ok := strings.Cut(string(b), " ")
+	prefix, _, _ := strings.Cut(last, "_")
+	if !ok || t != table || !id.HasPrefix(last, prefix) {
+		return "", errInvalidCursor
+	}
+	return last, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -282,4 +284,80 @@ func (s *JobEvents) After(ctx context.Context, jobID string, after int) ([]ports
 		out[i] = ports.Event{JobID: r.JobID, Seq: r.Seq, Kind: r.Kind, Data: []byte(r.Data), At: r.CreatedAt.UTC()}
 	}
 	return out, nil
+}
+
+// CountByStatus counts the jobs of each status, for the operator's metrics.
+func (s *Jobs) CountByStatus(ctx context.Context) (map[job.Status]int64, error) {
+	var rows []struct {
+		Status string `bun:"status"`
+		N      int64  `bun:"n"`
+	}
+	if err := s.db.Bun.NewSelect().Table("jobs").Column("status").ColumnExpr("count(*) AS n").Group("status").Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("count jobs by status: %w", err)
+	}
+	out := make(map[job.Status]int64, len(rows))
+	for _, r := range rows {
+		out[job.Status(r.Status)] = r.N
+	}
+	return out, nil
+}
+
+var _ ports.JobSlots = (*Jobs)(nil)
+
+// Counts implements ports.JobSlots. On PostgreSQL the organization's row
+// is locked, so two nodes dispatching for one organization take turns;
+// SQLite's immediate transactions already do.
+func (s *Jobs) Counts(ctx context.Context, orgID string) (active, pending int, err error) {
+	conn := s.db.conn(ctx)
+	if s.db.Dialect == Postgres {
+		var id string
+		if err := conn.NewSelect().Table("organizations").Column("id").Where("id = ?", orgID).For("NO KEY UPDATE").Scan(ctx, &id); err != nil {
+			return 0, 0, translate(err, "organization")
+		}
+	}
+	var c struct {
+		Active  int `bun:"active"`
+		Pending int `bun:"pending"`
+	}
+	err = conn.NewSelect().Table("jobs").
+		ColumnExpr("coalesce(sum(CASE WHEN status = 'running' OR dispatched THEN 1 ELSE 0 END), 0) AS active").
+		ColumnExpr("count(*) AS pending").
+		Where("org_id = ? AND status IN ('queued', 'running')", orgID).Scan(ctx, &c)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count jobs of %s: %w", orgID, err)
+	}
+	return c.Active, c.Pending, nil
+}
+
+// Hold implements ports.JobSlots.
+func (s *Jobs) Hold(ctx context.Context, jobID string) error {
+	_, err := s.db.conn(ctx).NewUpdate().Table("jobs").Set("dispatched = ?", false).Where("id = ?", jobID).Exec(ctx)
+	return translate(err, "job")
+}
+
+// NextWaiting implements ports.JobSlots.
+func (s *Jobs) NextWaiting(ctx context.Context, orgID string) (string, error) {
+	var id string
+	err := s.db.conn(ctx).NewSelect().Table("jobs").Column("id").
+		Where("org_id = ? AND status = 'queued' AND NOT dispatched", orgID).
+		Order("created_at", "id").Limit(1).Scan(ctx, &id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("next waiting job of %s: %w", orgID, err)
+	}
+	_, err = s.db.conn(ctx).NewUpdate().Table("jobs").Set("dispatched = ?", true).Where("id = ?", id).Exec(ctx)
+	return id, translate(err, "job")
+}
+
+// OrgsWaiting implements ports.JobSlots.
+func (s *Jobs) OrgsWaiting(ctx context.Context, limit int) ([]string, error) {
+	var ids []string
+	err := s.db.conn(ctx).NewSelect().Table("jobs").ColumnExpr("DISTINCT org_id").
+		Where("status = 'queued' AND NOT dispatched").Limit(int64(limit)).Scan(ctx, &ids)
+	if err != nil {
+		return nil, fmt.Errorf("organizations with waiting jobs: %w", err)
+	}
+	return ids, nil
 }

@@ -32,24 +32,35 @@ func (db *DB) migrator() (*migrate.Migrator, error) {
 	return migrate.NewMigrator(db.Bun, ms, migrate.WithMarkAppliedOnSuccess(true)), nil
 }
 
-// Migrate applies every pending migration and returns their names. On
-// PostgreSQL it holds an advisory lock, so several processes starting at
-// once migrate one after the other.
+// WithMigrationLock runs fn while holding a PostgreSQL advisory lock, so
+// processes starting at once migrate (and seed) one after the other: the
+// first applies everything, the others wait and find nothing left to do.
+// The lock belongs to one dedicated connection, is released when fn
+// returns, and with the session if the process dies. SQLite needs none:
+// only one process writes its file.
+func (db *DB) WithMigrationLock(ctx context.Context, fn func(context.Context) error) error {
+	if db.Dialect != Postgres {
+		return fn(ctx)
+	}
+	conn, err := db.Bun.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connection for the migration lock: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", advisoryLockKey); err != nil {
+		return fmt.Errorf("take migration lock: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", advisoryLockKey) //nolint:errcheck // released with the session anyway
+	return fn(ctx)
+}
+
+// Migrate applies every pending migration of the application's schema and
+// returns their names. Processes that may run it at the same time call it
+// inside WithMigrationLock.
 func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	m, err := db.migrator()
 	if err != nil {
 		return nil, err
-	}
-	if db.Dialect == Postgres {
-		conn, err := db.Bun.Conn(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", advisoryLockKey); err != nil {
-			return nil, fmt.Errorf("take migration lock: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", advisoryLockKey) //nolint:errcheck // released with the session anyway
 	}
 	if err := m.Init(ctx); err != nil {
 		return nil, fmt.Errorf("init migrations: %w", err)

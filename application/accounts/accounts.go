@@ -141,3 +141,14 @@ func (s *Service) Seed(ctx context.Context) (*Seeded, error) {
 
 // randomPassword returns 26 base32 characters (130 bits) from crypto/rand.
 func randomPassword() string { return rand.Text() }
+
+// ListOrgs returns organizations for the operator's command line, a page
+// at a time.
+func (s *Service) ListOrgs(ctx context.Context, page ports.Page) ([]identity.Organization, string, error) {
+	return s.orgs.List(ctx, page)
+}
+
+// Org returns one organization; an unknown id is domain.ErrNotFound.
+func (s *Service) Org(ctx context.Context, id string) (identity.Organization, error) {
+	return s.orgs.Get(ctx, id)
+}

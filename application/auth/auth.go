@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -121,28 +123,39 @@ type Me struct {
 
 // Login checks an email and password and starts a session. Unknown emails
 // and wrong passwords take the same time and get the same answer;
-// repeated failures are throttled.
+// repeated failures are throttled. The attempt is reserved before the
+// password is hashed, so concurrent guesses cannot all slip under the
+// limit, and only so many hashes (64 MiB each) run at once.
 func (s *Service) Login(ctx context.Context, email, password string, c identity.Client) (Me, string, error) {
-	if wait := s.throttle.Wait(email, c.IP, s.clock.Now()); wait > 0 {
+	attempt, wait := s.throttle.Reserve(email, c.IP, s.clock.Now())
+	if wait > 0 {
 		return Me{}, "", &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited",
 			Message: "Too many failed sign-ins; try again later.", RetryAfter: int(wait.Seconds() + 1)}
 	}
+	// From here the attempt counts as a failure unless it succeeds.
 	normalized, _ := identity.NormalizeEmail(email)
 	user, err := s.users.GetByEmail(ctx, normalized)
 	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		attempt.Abandon()
 		return Me{}, "", fmt.Errorf("find user: %w", err)
 	}
 	hash := identity.DummyHash()
 	if err == nil {
 		hash = user.PasswordHash
 	}
+	release, busy := s.throttle.Hashing(ctx)
+	if busy {
+		attempt.Abandon()
+		return Me{}, "", &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited",
+			Message: "Too many sign-ins at once; retry after the number of seconds in Retry-After.", RetryAfter: 1}
+	}
 	ok, checkErr := identity.CheckPassword(hash, password)
+	release()
 	if err != nil || !ok || checkErr != nil {
-		s.throttle.Fail(email, c.IP, s.clock.Now())
 		s.record(ctx, identity.AuditEntry{OrgID: user.OrgID, ActorUserID: user.ID, Action: "login_failed"}, c)
 		return Me{}, "", errBadCredentials
 	}
-	s.throttle.Succeed(email)
+	attempt.Succeeded()
 	now := s.clock.Now()
 	ses, token := session.New(user.ID, user.OrgID, now)
 	ses.IP, ses.UserAgent = c.IP, truncate(c.UserAgent, 512)
@@ -207,6 +220,11 @@ func (s *Service) Impersonate(ctx context.Context, p identity.Principal, orgID s
 	if err := s.sessions.SetImpersonation(ctx, p.SessionHash, orgID, &now); err != nil {
 		return Me{}, fmt.Errorf("start impersonation: %w", err)
 	}
+	// Switching straight from one organization to another ends the first
+	// impersonation: its logs must show where it stopped.
+	if p.Impersonating && p.OrgID != orgID {
+		s.recordStop(ctx, p, c)
+	}
 	// Recorded in both organizations' logs: the staff member's and the customer's.
 	s.record(ctx, identity.AuditEntry{OrgID: orgID, ActorUserID: p.UserID, Action: "impersonation.start", TargetID: orgID}, c)
 	if p.HomeOrgID != orgID {
@@ -225,12 +243,18 @@ func (s *Service) StopImpersonating(ctx context.Context, p identity.Principal, c
 		if err := s.sessions.SetImpersonation(ctx, p.SessionHash, "", nil); err != nil {
 			return Me{}, fmt.Errorf("stop impersonation: %w", err)
 		}
-		s.record(ctx, identity.AuditEntry{OrgID: p.OrgID, ActorUserID: p.UserID, Action: "impersonation.stop", TargetID: p.OrgID}, c)
-		if p.HomeOrgID != p.OrgID {
-			s.record(ctx, identity.AuditEntry{OrgID: p.HomeOrgID, ActorUserID: p.UserID, Action: "impersonation.stop", TargetID: p.OrgID}, c)
-		}
+		s.recordStop(ctx, p, c)
 	}
 	return s.Me(ctx, p)
+}
+
+// recordStop writes the end of p's impersonation in both organizations'
+// logs, as its start was.
+func (s *Service) recordStop(ctx context.Context, p identity.Principal, c identity.Client) {
+	s.record(ctx, identity.AuditEntry{OrgID: p.OrgID, ActorUserID: p.UserID, Action: "impersonation.stop", TargetID: p.OrgID}, c)
+	if p.HomeOrgID != p.OrgID {
+		s.record(ctx, identity.AuditEntry{OrgID: p.HomeOrgID, ActorUserID: p.UserID, Action: "impersonation.stop", TargetID: p.OrgID}, c)
+	}
 }
 
 // ListOrganizations is the staff view of every organization.
@@ -260,66 +284,138 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// Throttle counts failed sign-ins per email and per IP address in memory
-// (per node, like the rate limits) and makes callers wait after too many.
+// Throttle limits sign-ins, in memory and per node like the rate limits:
+// failed attempts per email and client address pair (so one client
+// cannot lock everyone out of an account) and per client address (a
+// higher bound on one client spraying many emails), and how many password
+// hashes run at once.
 type Throttle struct {
-	mu       chan struct{}
+	mu       sync.Mutex
 	failures map[string][]time.Time
 	max      int
 	window   time.Duration
+	hashes   chan struct{}
+	queue    time.Duration
 }
 
-// NewThrottle allows max failures per key within window.
-func NewThrottle(max int, window time.Duration) *Throttle {
-	return &Throttle{mu: make(chan struct{}, 1), failures: map[string][]time.Time{}, max: max, window: window}
+// perAddress is how many more failures a client address may have, over
+// all emails, than one email from it.
+const perAddress = 10
+
+// NewThrottle allows max failures per email and address within window
+// (perAddress times as many per address), and hashes password checks at
+// once; a check waits up to queue for its turn.
+func NewThrottle(max int, window time.Duration, hashes int, queue time.Duration) *Throttle {
+	return &Throttle{failures: map[string][]time.Time{}, max: max, window: window, hashes: make(chan struct{}, hashes), queue: queue}
 }
 
-// DefaultThrottle allows 5 failures a quarter hour per email and per IP.
-func DefaultThrottle() *Throttle { return NewThrottle(5, 15*time.Minute) }
+// DefaultThrottle allows 5 failures a quarter hour per email and address,
+// 50 per address, and two password checks per processor at once (each
+// takes 64 MiB) that wait at most a second for their turn.
+func DefaultThrottle() *Throttle {
+	return NewThrottle(5, 15*time.Minute, 2*runtime.GOMAXPROCS(0), time.Second)
+}
 
-func (t *Throttle) lock()   { t.mu <- struct{}{} }
-func (t *Throttle) unlock() { <-t.mu }
+type throttleKey struct {
+	name string
+	max  int
+}
 
-func keysFor(email, ip string) []string {
+func (t *Throttle) keysFor(email, ip string) []throttleKey {
 	normalized, _ := identity.NormalizeEmail(email)
-	return []string{"email:" + normalized, "ip:" + ip}
+	return []throttleKey{{"pair:" + ip + " " + normalized, t.max}, {"ip:" + ip, t.max * perAddress}}
 }
 
-// Wait returns how long a login must wait; zero when it may proceed.
-func (t *Throttle) Wait(email, ip string, now time.Time) time.Duration {
-	t.lock()
-	defer t.unlock()
+// Attempt is a reserved sign-in attempt. It counts as a failure from the
+// moment it is reserved, so concurrent attempts see each other.
+type Attempt struct {
+	t    *Throttle
+	keys []throttleKey
+	at   time.Time
+}
+
+// Reserve counts an attempt before its password is checked, or returns
+// how long the caller must wait when the limit is reached.
+func (t *Throttle) Reserve(email, ip string, now time.Time) (*Attempt, time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keys := t.keysFor(email, ip)
 	var wait time.Duration
-	for _, k := range keysFor(email, ip) {
-		recent := t.prune(k, now)
-		if len(recent) >= t.max {
+	for _, k := range keys {
+		recent := t.prune(k.name, now)
+		if len(recent) >= k.max {
 			if w := recent[0].Add(t.window).Sub(now); w > wait {
-				wait = w
+				wait = max(w, time.Second)
 			}
 		}
 	}
-	return wait
-}
-
-// Fail records a failed attempt.
-func (t *Throttle) Fail(email, ip string, now time.Time) {
-	t.lock()
-	defer t.unlock()
-	for _, k := range keysFor(email, ip) {
-		t.failures[k] = append(t.prune(k, now), now)
+	if wait > 0 {
+		return nil, wait
+	}
+	for _, k := range keys {
+		t.failures[k.name] = append(t.failures[k.name], now)
 	}
 	if len(t.failures) > 100_000 { // bound memory under a spray of addresses
 		for k := range t.failures {
 			t.prune(k, now)
 		}
 	}
+	return &Attempt{t: t, keys: keys, at: now}, 0
 }
 
-// Succeed forgets the failures of an email after a good login.
-func (t *Throttle) Succeed(email string) {
-	t.lock()
-	defer t.unlock()
-	delete(t.failures, keysFor(email, "")[0])
+// Succeeded forgets the failures of the email from this address, and
+// this attempt's count against the address.
+func (a *Attempt) Succeeded() {
+	a.t.mu.Lock()
+	defer a.t.mu.Unlock()
+	delete(a.t.failures, a.keys[0].name)
+	a.t.forget(a.keys[1].name, a.at)
+}
+
+// Abandon forgets an attempt that was never checked (a database error, no
+// turn to hash): it was not a wrong password.
+func (a *Attempt) Abandon() {
+	a.t.mu.Lock()
+	defer a.t.mu.Unlock()
+	for _, k := range a.keys {
+		a.t.forget(k.name, a.at)
+	}
+}
+
+// forget removes one entry at time at from key's list.
+func (t *Throttle) forget(key string, at time.Time) {
+	list := t.failures[key]
+	for i, x := range list {
+		if x.Equal(at) {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(t.failures, key)
+		return
+	}
+	t.failures[key] = list
+}
+
+// Hashing waits for a turn to check a password; busy when none came
+// within the queue time. release gives the turn back.
+func (t *Throttle) Hashing(ctx context.Context) (release func(), busy bool) {
+	release = func() { <-t.hashes }
+	select {
+	case t.hashes <- struct{}{}:
+		return release, false
+	default:
+	}
+	timer := time.NewTimer(t.queue)
+	defer timer.Stop()
+	select {
+	case t.hashes <- struct{}{}:
+		return release, false
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return nil, true
 }
 
 func (t *Throttle) prune(k string, now time.Time) []time.Time {

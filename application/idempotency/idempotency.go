@@ -81,3 +81,24 @@ func (s *Service) Do(ctx context.Context, orgID, key, requestHash string, create
 		return out, replayed, err
 	}
 }
+
+// Reused is errReused when key already answered a request of orgID within
+// the window, and nil otherwise. A request that fails before it can be
+// compared with the first one (an unreadable body, a wrong content type)
+// is still a different request: its key was spent on something else, and
+// the client must hear that rather than the failure.
+func (s *Service) Reused(ctx context.Context, orgID, key string) error {
+	if key == "" || len(key) > MaxKeyLength {
+		return nil
+	}
+	prev, err := s.store.Get(ctx, orgID, key)
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case prev.CreatedAt.Before(s.clock.Now().Add(-Window)):
+		return nil
+	}
+	return errReused
+}

@@ -33,6 +33,14 @@ type Config struct {
 	Retention      time.Duration // finished jobs' files are deleted after this (0: kept)
 	// NewIndex makes the engine's unique-value indexes (nil: in memory).
 	NewIndex func() normalize.UniqueIndex
+	// Observer hears of every job that ends on this node (nil: nobody).
+	Observer ports.JobObserver
+	// MaxRunningPerOrg jobs of an organization run at once (0: 4); the
+	// rest wait for its slots without holding back other organizations.
+	MaxRunningPerOrg int
+	// MaxQueuedPerOrg jobs of an organization may be queued or running
+	// (0: 1,000); beyond it creation answers quota_exceeded.
+	MaxQueuedPerOrg int
 }
 
 // Service is the jobs use cases.
@@ -44,6 +52,8 @@ type Service struct {
 	learned ports.LearnedMappings
 	bus     ports.EventBus
 	queue   ports.Queue
+	slots   ports.JobSlots
+	quotas  ports.Quotas
 	blobs   ports.BlobStore
 	tables  ports.TableOpener
 	tx      ports.Transactor
@@ -53,15 +63,21 @@ type Service struct {
 }
 
 // NewService returns the jobs service.
-func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, queue ports.Queue, blobs ports.BlobStore,
-	tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
+func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, queue ports.Queue, slots ports.JobSlots,
+	quotas ports.Quotas, blobs ports.BlobStore, tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
 	}
 	if cfg.JobTimeout <= 0 {
 		cfg.JobTimeout = time.Hour
 	}
-	return &Service{cfg: cfg, jobs: jobs, events: events, schemas: schemas, learned: learned, bus: bus, queue: queue, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
+	if cfg.MaxRunningPerOrg <= 0 {
+		cfg.MaxRunningPerOrg = 4
+	}
+	if cfg.MaxQueuedPerOrg <= 0 {
+		cfg.MaxQueuedPerOrg = 1000
+	}
+	return &Service{cfg: cfg, jobs: jobs, events: events, schemas: schemas, learned: learned, bus: bus, queue: queue, slots: slots, quotas: quotas, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
 }
 
 func sourceKey(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/source" }
@@ -169,6 +185,13 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 	for _, f := range sub.Files {
 		total += f.SizeBytes
 	}
+	var newBytes int64 // a connect job's files are stored, and counted, already
+	if sub.SourceType != SourceConnect {
+		newBytes = total
+	}
+	if err := s.checkQuota(ctx, p.OrgID, newBytes); err != nil {
+		return job.Job{}, err
+	}
 	now := s.clock.Now()
 	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: string(mode), Status: job.Queued, SourceType: sub.SourceType,
 		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: now}
@@ -176,13 +199,24 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 		j.Schema = sch.JSON()
 	}
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		active, pending, err := s.slots.Counts(ctx, j.OrgID)
+		if err != nil {
+			return err
+		}
+		if pending >= s.cfg.MaxQueuedPerOrg {
+			return &domain.Error{Kind: domain.ErrTooMany, Code: "quota_exceeded", RetryAfter: 60,
+				Message: fmt.Sprintf("Your organization has %d jobs queued or running, the most it may have; retry when some have finished.", pending)}
+		}
 		if err := s.jobs.Create(ctx, j); err != nil {
 			return err
 		}
 		if err := s.append(ctx, j, job.EventQueued, now, false); err != nil {
 			return err
 		}
-		return s.queue.Enqueue(ctx, j.ID)
+		if active >= s.cfg.MaxRunningPerOrg { // it waits for a slot of its organization
+			return s.slots.Hold(ctx, j.ID)
+		}
+		return s.queue.Enqueue(ctx, j.ID, active)
 	})
 	if err != nil {
 		return job.Job{}, fmt.Errorf("create job: %w", err)
@@ -231,7 +265,61 @@ func (s *Service) Cancel(ctx context.Context, p identity.Principal, jobID string
 		out = j
 		return s.append(ctx, j, job.EventCanceled, now, true)
 	})
+	if err == nil {
+		s.dispatch(ctx, out.OrgID) // its slot, if it held one, is free
+	}
 	return out, err
+}
+
+// dispatch hands the organization's waiting jobs to the queue while it
+// has free slots. A failure is only logged: Dispatch, which the workers
+// run every few seconds, catches up.
+func (s *Service) dispatch(ctx context.Context, orgID string) {
+	if _, err := s.dispatchOrg(context.WithoutCancel(ctx), orgID); err != nil {
+		s.log.ErrorContext(ctx, "dispatch waiting jobs", "org_id", orgID, "error", err)
+	}
+}
+
+func (s *Service) dispatchOrg(ctx context.Context, orgID string) (int, error) {
+	n := 0
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		n = 0
+		active, _, err := s.slots.Counts(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		for ; active < s.cfg.MaxRunningPerOrg; active++ {
+			id, err := s.slots.NextWaiting(ctx, orgID)
+			if err != nil || id == "" {
+				return err
+			}
+			if err := s.queue.Enqueue(ctx, id, active); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// Dispatch hands waiting jobs to the queue for every organization with a
+// free slot. Jobs end and are canceled with a dispatch of their own; this
+// catches up after a node stopped between the two.
+func (s *Service) Dispatch(ctx context.Context) (int, error) {
+	orgs, err := s.slots.OrgsWaiting(ctx, 1000)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, org := range orgs {
+		n, err := s.dispatchOrg(ctx, org)
+		if err != nil {
+			return total, fmt.Errorf("dispatch jobs of %s: %w", org, err)
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // Delete removes a job, its file and its results. A running job is

@@ -11,6 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/connect"
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -22,13 +27,22 @@ import (
 
 var _ ports.JobRunner = (*Service)(nil)
 
+var tracer = otel.Tracer("github.com/tabnorm/tabnorm/application/jobs")
+
 // errSkip means the queue entry has nothing to do: the job was canceled,
 // finished, or is being run by a live worker.
 var errSkip = errors.New("nothing to run")
 
 // RunJob runs one queued job to its end. It is what the queue's workers
 // call; an error asks the queue to try again later.
-func (s *Service) RunJob(ctx context.Context, jobID string) error {
+func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
+	ctx, span := tracer.Start(ctx, "job.run", trace.WithAttributes(attribute.String("tabnorm.job_id", jobID)))
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
 	now := s.clock.Now()
 	j, err := s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
 		if j.Status != job.Queued {
@@ -42,6 +56,7 @@ func (s *Service) RunJob(ctx context.Context, jobID string) error {
 	if err != nil {
 		return fmt.Errorf("start job %s: %w", jobID, err)
 	}
+	span.SetAttributes(attribute.String("tabnorm.org_id", j.OrgID))
 	if _, err := s.jobs.Heartbeat(ctx, j.ID, j.Progress, now.Add(s.cfg.Lease)); err != nil {
 		return err
 	}
@@ -55,7 +70,7 @@ func (s *Service) RunJob(ctx context.Context, jobID string) error {
 	case runErr == nil:
 		j, err = s.finish(ctx, j.ID, func(j *job.Job) error { return j.Succeed(end, res) })
 	case errors.Is(runErr, errCanceled):
-		return nil // Cancel already moved the job and told its subscribers
+		return nil // Cancel already moved the job, told its subscribers and freed its slot
 	case errors.Is(runErr, context.DeadlineExceeded) && ctx.Err() == nil:
 		j, err = s.finish(ctx, j.ID, func(j *job.Job) error {
 			return j.Fail(end, job.Failure{Code: "job_timeout", Message: fmt.Sprintf("The job ran longer than %s.", s.cfg.JobTimeout)})
@@ -64,8 +79,12 @@ func (s *Service) RunJob(ctx context.Context, jobID string) error {
 		return ctx.Err() // the worker is stopping: the queue retries, the lease reaper requeues
 	default:
 		var f *normalize.Failure
-		if !errors.As(runErr, &f) {
-			return fmt.Errorf("run job %s: %w", j.ID, runErr) // infrastructure trouble: try again
+		if !errors.As(runErr, &f) { // infrastructure trouble: try again
+			s.log.WarnContext(ctx, "job will be retried", "job_id", j.ID, "org_id", j.OrgID, "error", runErr)
+			return fmt.Errorf("run job %s: %w", j.ID, runErr)
+		}
+		if f.Stack != "" { // a bug: the job fails as internal_error, the stack goes to the log
+			s.log.ErrorContext(ctx, "engine panic", "job_id", j.ID, "stack", f.Stack)
 		}
 		j, err = s.finish(ctx, j.ID, func(j *job.Job) error { return j.Fail(end, job.Failure{Code: f.Code, Message: f.Message}) })
 	}
@@ -78,8 +97,17 @@ func (s *Service) RunJob(ctx context.Context, jobID string) error {
 	kind := job.EventSucceeded
 	if j.Status == job.Failed {
 		kind = job.EventFailed
+		// The caller sees the failure in the job; the operator sees it here,
+		// by ids and code only (the message may quote the caller's data).
+		s.log.WarnContext(ctx, "job failed", "job_id", j.ID, "org_id", j.OrgID, "code", j.Failure.Code)
+	} else {
+		s.log.InfoContext(ctx, "job succeeded", "job_id", j.ID, "org_id", j.OrgID, "rows", j.Progress.RowsRead)
+	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.JobFinished(j)
 	}
 	s.event(ctx, j, kind, true)
+	s.dispatch(ctx, j.OrgID)
 	return nil
 }
 
@@ -110,6 +138,7 @@ type resultJSON struct {
 	ErrorsURL       string          `json:"errors_url"`
 	InferredSchema  json.RawMessage `json:"inferred_schema"`
 	Profile         json.RawMessage `json:"profile"`
+	Detected        json.RawMessage `json:"detected"`
 }
 
 type mappingJSON struct {
@@ -140,7 +169,9 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	locals, err := s.localFiles(ctx, j, tmp)
+	readCtx, readSpan := tracer.Start(ctx, "job.read")
+	locals, err := s.localFiles(readCtx, j, tmp)
+	readSpan.End()
 	if err != nil {
 		return nil, err
 	}
@@ -223,8 +254,11 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 			return nil, err
 		}
 	}
-	res, runErr := normalize.Run(ctx, normalize.Input{Mode: mode, Schema: sch, Options: opts, Sources: sources,
+	normCtx, normSpan := tracer.Start(ctx, "job.normalize")
+	res, runErr := normalize.Run(normCtx, normalize.Input{Mode: mode, Schema: sch, Options: opts, Sources: sources,
 		Learned: learned, MaxRows: s.cfg.MaxRows, OnProgress: onProgress, NewIndex: s.cfg.NewIndex}, normalize.Output{Rows: rows, Issues: issues})
+	normSpan.SetAttributes(attribute.Int64("tabnorm.rows", res.RowCount))
+	normSpan.End()
 	close(stopBeats)
 	<-beatsDone
 	mu.Lock()
@@ -240,6 +274,8 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		_ = issues.Close()
 		return nil, runErr
 	}
+	ctx, writeSpan := tracer.Start(ctx, "job.write")
+	defer writeSpan.End()
 	if err := rows.Close(); err != nil {
 		return nil, err
 	}
@@ -280,7 +316,8 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		return nil, err
 	}
 	out := resultJSON{RowCount: res.RowCount, RejectedCount: res.RejectedCount, IssueCount: res.IssueCount, IssuesTruncated: res.IssuesTruncated,
-		RowsURL: Path(j) + "/rows", ErrorsURL: Path(j) + "/errors", InferredSchema: json.RawMessage("null"), Profile: json.RawMessage("null")}
+		RowsURL: Path(j) + "/rows", ErrorsURL: Path(j) + "/errors", InferredSchema: json.RawMessage("null"), Profile: json.RawMessage("null"),
+		Detected: res.DetectedJSON()}
 	if res.InferredSchema != nil {
 		out.InferredSchema = res.InferredSchema.JSON()
 		profile := make([]profileJSON, len(res.Profile))
@@ -366,8 +403,11 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			if again {
-				return s.queue.Enqueue(ctx, j.ID)
+			if again { // it keeps its slot, and goes first
+				return s.queue.Enqueue(ctx, j.ID, 0)
+			}
+			if j.Failure != nil {
+				s.log.WarnContext(ctx, "job failed", "job_id", j.ID, "org_id", j.OrgID, "code", j.Failure.Code)
 			}
 			return s.append(ctx, j, job.EventFailed, now, true)
 		})
@@ -377,6 +417,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
+		s.dispatch(ctx, pair[0])
 		n++
 	}
 	return n, nil

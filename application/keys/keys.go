@@ -92,3 +92,9 @@ func (s *Service) Revoke(ctx context.Context, p identity.Principal, keyID string
 	})
 	return k, err
 }
+
+// ListForOperator returns an organization's keys for the operator's
+// command line, a page at a time.
+func (s *Service) ListForOperator(ctx context.Context, orgID string, page ports.Page) ([]apikey.Key, string, error) {
+	return s.keys.List(ctx, orgID, page)
+}

@@ -9,8 +9,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/table"
@@ -35,16 +37,27 @@ type File struct {
 // arrives; Store fills in File.
 type Upload struct {
 	Key      string
-	Filename string // trimmed to maxFilename bytes
+	Filename string // cut to maxFilename bytes on a character boundary
 	File     File
 }
 
 // New reserves an upload under key.
 func New(key, filename string) Upload {
-	if len(filename) > maxFilename {
-		filename = filename[:maxFilename]
+	return Upload{Key: key, Filename: cutName(filename)}
+}
+
+// cutName shortens a name to maxFilename bytes without splitting a
+// character, so a cut name is still valid UTF-8 in JSON and in both
+// databases.
+func cutName(name string) string {
+	if len(name) <= maxFilename {
+		return name
 	}
-	return Upload{Key: key, Filename: filename}
+	n := maxFilename
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n]
 }
 
 // SHA256 is the stored file's hash.
@@ -87,6 +100,9 @@ func Store(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener,
 	format, err := tables.Sniff(head.Bytes(), u.Filename)
 	if err != nil {
 		_ = blobs.Delete(context.WithoutCancel(ctx), u.Key)
+		if errors.Is(err, table.ErrEncrypted) {
+			return domain.Errorf(domain.ErrInvalid, "encrypted_file", "The file is a password-protected workbook; remove its password and upload it again.")
+		}
 		return domain.Errorf(domain.ErrInvalid, "unsupported_file_format", "The file is not CSV, TSV, JSON lines or XLSX.")
 	}
 	u.File = File{Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format}

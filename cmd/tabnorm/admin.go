@@ -14,7 +14,8 @@ import (
 
 func newAdminCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations, users and products"}
-	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"), newCreateKeyCmd())
+	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"), newCreateKeyCmd(), newSetQuotaCmd(),
+		newListOrgsCmd(), newListKeysCmd())
 	return cmd
 }
 

@@ -45,6 +45,9 @@ func (e *exitError) Unwrap() error { return e.err }
 func usage(err error) error { return &exitError{code: 2, err: err} }
 
 func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code

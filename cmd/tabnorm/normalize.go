@@ -23,11 +23,13 @@ import (
 
 func newNormalizeCmd() *cobra.Command {
 	var mode, schemaFile, optionsFile, outFile, errorsFile string
+	var explain bool
 	cmd := &cobra.Command{
-		Use:   "normalize [--mode M] [--schema FILE] [--options FILE] [--out FILE] [--errors FILE] INPUT",
+		Use:   "normalize [--mode M] [--schema FILE|JSON] [--options FILE|JSON] [--out FILE] [--errors FILE] INPUT|-",
 		Short: "Normalize a file offline with the service's engine: rows as JSON lines to stdout, issues to --errors",
 		Long: "normalize runs the same engine as the service on a local file. Rows go to stdout (or --out) as JSON\n" +
-			"lines, issues to --errors as JSON lines, a summary to stderr. In infer mode the inferred schema and\n" +
+			"lines, issues to --errors as JSON lines, a summary to stderr. INPUT - reads the file from stdin;\n" +
+			"--schema and --options take a file or inline JSON (a value starting with {). In infer mode the inferred schema and\n" +
 			"profile are printed instead of rows. Exit codes: 0 the run completed (even with rejected rows),\n" +
 			"1 the file could not be read or the run failed, 2 usage errors (flags, schema, options).",
 		Args: cobra.ExactArgs(1),
@@ -39,9 +41,9 @@ func newNormalizeCmd() *cobra.Command {
 			var s *schema.Schema
 			switch {
 			case schemaFile != "":
-				raw, err := os.ReadFile(schemaFile)
+				raw, err := jsonArg("schema", schemaFile)
 				if err != nil {
-					return usage(err)
+					return err
 				}
 				if s, err = schema.Parse(raw); err != nil {
 					return usage(schemaProblems(err))
@@ -51,23 +53,55 @@ func newNormalizeCmd() *cobra.Command {
 			}
 			var rawOpts []byte
 			if optionsFile != "" {
-				if rawOpts, err = os.ReadFile(optionsFile); err != nil {
-					return usage(err)
+				if rawOpts, err = jsonArg("options", optionsFile); err != nil {
+					return err
 				}
 			}
 			opts, err := normalize.ParseOptions(m, rawOpts)
 			if err != nil {
 				return usage(schemaProblems(err))
 			}
-			return runNormalize(cmd, m, s, opts, args[0], outFile, errorsFile)
+			input := args[0]
+			if input == "-" {
+				tmp, cleanup, err := spoolStdin(cmd.InOrStdin())
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				input = tmp
+			}
+			return runNormalize(cmd, m, s, opts, input, outFile, errorsFile, explain)
 		},
 	}
 	cmd.Flags().StringVar(&mode, "mode", "normalize", "normalize, validate or infer")
-	cmd.Flags().StringVar(&schemaFile, "schema", "", "target schema (JSON); required except in infer mode")
-	cmd.Flags().StringVar(&optionsFile, "options", "", "options (JSON), as in the API")
+	cmd.Flags().StringVar(&schemaFile, "schema", "", "target schema: a JSON file or inline JSON; required except in infer mode")
+	cmd.Flags().StringVar(&optionsFile, "options", "", "options, as in the API: a JSON file or inline JSON")
 	cmd.Flags().StringVar(&outFile, "out", "", "write rows here instead of stdout")
 	cmd.Flags().StringVar(&errorsFile, "errors", "", "write issues here as JSON lines")
+	cmd.Flags().BoolVar(&explain, "explain", false, "after the summary, print what was detected (format, encoding, delimiter, header row, each column's date order and decimal mark with their evidence) as JSON; its \"options\" reproduce the run")
 	return cmd
+}
+
+// spoolStdin copies stdin to a temporary file: readers sniff the format
+// and may read the source twice (date orders are settled from a sample
+// first), which a pipe cannot do, and holding the file in memory would
+// unbound the command's memory.
+func spoolStdin(in io.Reader) (string, func(), error) {
+	f, err := os.CreateTemp("", "tabnorm-stdin-*")
+	if err != nil {
+		return "", nil, fmt.Errorf("spool stdin: %w", err)
+	}
+	cleanup := func() { os.Remove(f.Name()) }
+	if _, err := io.Copy(f, in); err != nil {
+		f.Close()
+		cleanup()
+		return "", nil, fmt.Errorf("read stdin: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("spool stdin: %w", err)
+	}
+	return f.Name(), cleanup, nil
 }
 
 // schemaProblems spells out every problem of a coded validation error.
@@ -90,7 +124,7 @@ func schemaProblems(err error) error {
 // default 10M-row limit (about 40 MiB).
 const memoryTarget = 48 << 20
 
-func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts normalize.Options, input, outFile, errorsFile string) error {
+func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts normalize.Options, input, outFile, errorsFile string, explain bool) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryTarget)
 	}
@@ -134,6 +168,9 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 	if err != nil {
 		var f *normalize.Failure
 		if errors.As(err, &f) {
+			if f.Stack != "" {
+				fmt.Fprintln(stderr, f.Stack)
+			}
 			return fmt.Errorf("%s: %s", f.Code, f.Message)
 		}
 		return err
@@ -152,6 +189,9 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 	}
 	fmt.Fprintf(stderr, "tabnorm: %s %s: %d rows read, %d valid, %d rejected, %d issues%s in %s\n", m, input,
 		res.Progress.RowsRead, res.RowCount, res.RejectedCount, res.IssueCount, truncated, time.Since(start).Round(time.Millisecond))
+	if explain {
+		fmt.Fprintf(stderr, "tabnorm: detected: %s\n", res.DetectedJSON())
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -84,5 +85,35 @@ func TestNormalizeCommand_exitCodes(t *testing.T) {
 				t.Fatalf("err %v (exit %d), want exit %d mentioning %q", err, exitCode(err), c.code, c.msg)
 			}
 		})
+	}
+}
+
+func TestNormalizeCommand_explainAndInferFailures(t *testing.T) {
+	dir := t.TempDir()
+	input := write(t, dir, "a.csv", "Amount,When\n\"0,5\",01/02/2024\n\"12,426\",13/02/2024\n")
+	schemaFile := write(t, dir, "schema.json", `{"fields":[{"name":"amount","type":"number"},{"name":"when","type":"date"}]}`)
+	var out, errOut bytes.Buffer
+	root := newRoot(&out, &errOut)
+	root.SetArgs([]string{"normalize", "--explain", "--schema", schemaFile, input})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	_, detected, ok := strings.Cut(errOut.String(), "tabnorm: detected: ")
+	var d struct {
+		Options struct {
+			Columns map[string]struct{ Decimal, DateOrder string } `json:"columns"`
+		} `json:"options"`
+	}
+	if !ok || json.Unmarshal([]byte(detected), &d) != nil || d.Options.Columns["Amount"].Decimal != "," {
+		t.Fatalf("stderr %s", errOut.String())
+	}
+	if !strings.Contains(out.String(), `"amount":12.426`) {
+		t.Fatalf("rows %s", out.String())
+	}
+
+	// A file infer cannot work on is exit 1 with its code, never a panic.
+	_, err := run(t, nil, "normalize", "--mode", "infer", write(t, dir, "empty.jsonl", "{}\n{}\n"))
+	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "no columns") {
+		t.Fatalf("err %v (exit %d)", err, exitCode(err))
 	}
 }

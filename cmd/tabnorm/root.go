@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/fx"
 
+	"github.com/tabnorm/tabnorm/adapters/queue"
+	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/bootstrap"
 )
 
@@ -22,7 +25,10 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	root.AddCommand(newServeCmd(), newMigrateCmd(), newAdminCmd(), newLicenseCmd(), newNormalizeCmd())
+	root.Version = readBuildInfo().String()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.AddCommand(newServeCmd(), newMigrateCmd(), newAdminCmd(), newLicenseCmd(), newNormalizeCmd(), newVersionCmd(), newHealthcheckCmd())
+	root.AddCommand(newRemoteCmds()...)
 	return root
 }
 
@@ -42,7 +48,8 @@ func withAdmin(cmd *cobra.Command, fn func(ctx context.Context) error, targets .
 	if err != nil {
 		return err
 	}
-	app := fx.New(bootstrap.Admin(cfg, cmd.OutOrStdout()), fx.Populate(targets...))
+	var db *sqlstore.DB
+	app := fx.New(bootstrap.Admin(cfg, cmd.OutOrStdout()), fx.Populate(append(targets, &db)...))
 	if err := app.Err(); err != nil {
 		return err
 	}
@@ -51,6 +58,11 @@ func withAdmin(cmd *cobra.Command, fn func(ctx context.Context) error, targets .
 		return err
 	}
 	defer app.Stop(context.WithoutCancel(ctx)) //nolint:errcheck // nothing to do about a failed close here
+	if cmd.Name() != "migrate" {
+		if err := checkMigrated(ctx, db); err != nil {
+			return err
+		}
+	}
 	return fn(ctx)
 }
 
@@ -61,4 +73,20 @@ func printRecord(cmd *cobra.Command, asJSON bool, v any, text string) error {
 	}
 	_, err := fmt.Fprintln(cmd.OutOrStdout(), text)
 	return err
+}
+
+// checkMigrated turns the raw SQL error an operator command would hit on
+// a new or outdated database ("no such table") into the one step to take.
+func checkMigrated(ctx context.Context, db *sqlstore.DB) error {
+	n, err := db.Pending(ctx)
+	if err == nil && n == 0 {
+		n, err = queue.Pending(ctx, db)
+	}
+	switch {
+	case err != nil:
+		return errors.New("the database is not set up for tabnorm: run tabnorm migrate")
+	case n > 0:
+		return errors.New("the database has migrations pending: run tabnorm migrate")
+	}
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/fx"
 
-	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/bootstrap"
 )
@@ -61,16 +60,9 @@ func newMigrateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var db *sqlstore.DB
 			return withAdmin(cmd, func(ctx context.Context) error {
-				applied, err := db.Migrate(ctx)
+				applied, err := bootstrap.Migrate(ctx, db, nil)
 				if err != nil {
 					return err
-				}
-				river, err := queue.Migrate(ctx, db)
-				if err != nil {
-					return err
-				}
-				if river > 0 {
-					applied = append(applied, fmt.Sprintf("%d queue migrations", river))
 				}
 				if len(applied) == 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), "database is up to date")

@@ -55,6 +55,8 @@ type App struct {
 	Client   *http.Client
 	// Handler is the router itself, for benchmarks that leave the network out.
 	Handler http.Handler
+	// MetricsURL is GET /metrics on its own listener (set TABNORM_METRICS_ADDR).
+	MetricsURL string
 }
 
 // Option changes the settings before the app starts.
@@ -97,6 +99,9 @@ func StartRole(t testing.TB, target sqltest.Target, role bootstrap.Role, opts ..
 		_ = stop(ctx)
 	})
 	a.DB, a.Accounts, a.Keys = h.DB, h.Accounts, h.Keys
+	if h.Metrics != nil {
+		a.MetricsURL = "http://" + h.Metrics.Addr() + "/metrics"
+	}
 	if h.API != nil { // the worker role serves no HTTP
 		a.URL = "http://" + h.API.Addr()
 		a.Handler = h.API.Handler()
@@ -265,5 +270,40 @@ func (a *App) Request(req *http.Request, who Caller) Response {
 	if err != nil {
 		a.t.Fatal(err)
 	}
+	record(req.Method, req.URL.Path, res.StatusCode)
 	return Response{StatusCode: res.StatusCode, Header: res.Header, Body: string(raw), Cookies: res.Cookies()}
+}
+
+// Answer is one (method, path, status) a test's request got.
+type Answer struct {
+	Method, Path string
+	Status       int
+}
+
+var answers struct {
+	sync.Mutex
+	seen map[Answer]bool
+}
+
+func record(method, path string, status int) {
+	answers.Lock()
+	defer answers.Unlock()
+	if answers.seen == nil {
+		answers.seen = map[Answer]bool{}
+	}
+	answers.seen[Answer{method, path, status}] = true
+}
+
+// Answers are the distinct answers the process's tests got through App,
+// so a package can check at its end that every status its OpenAPI
+// document promises was produced by some test. Recording costs one map
+// insert a request.
+func Answers() []Answer {
+	answers.Lock()
+	defer answers.Unlock()
+	out := make([]Answer, 0, len(answers.seen))
+	for a := range answers.seen {
+		out = append(out, a)
+	}
+	return out
 }

@@ -41,6 +41,15 @@ func startServe(t testing.TB, dir string, env ...string) *server {
 // server, so it is ready once its start-up line is printed.
 func startServeRole(t testing.TB, dir, role string, env ...string) *server {
 	t.Helper()
+	s, found := launchServe(t, dir, role, env...)
+	s.await(t, found)
+	return s
+}
+
+// launchServe starts `serve --role role` without waiting; found closes
+// once the process says it is serving (or working, for the worker role).
+func launchServe(t testing.TB, dir, role string, env ...string) (*server, <-chan struct{}) {
+	t.Helper()
 	cmd := exec.Command(binary, "serve", "--role", role)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), append([]string{"TABNORM_HTTP_ADDR=127.0.0.1:0", "TABNORM_LOG_LEVEL=warn"}, env...)...)
@@ -71,18 +80,24 @@ func startServeRole(t testing.TB, dir, role string, env ...string) *server {
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	go func() { s.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+	})
+	return s, found
+}
+
+// await waits for a launched process to be serving; it fails the test if
+// the process exits first or takes over 60 s.
+func (s *server) await(t testing.TB, found <-chan struct{}) {
+	t.Helper()
 	select {
 	case <-found:
 	case err := <-s.exited:
 		t.Fatalf("serve exited before listening: %v", err)
 	case <-time.After(60 * time.Second):
-		_ = cmd.Process.Kill()
+		_ = s.cmd.Process.Kill()
 		t.Fatal("serve did not start within 60 s")
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-	})
-	return s
 }
 
 // execCommand prepares a tabnorm command in dir with extra settings.

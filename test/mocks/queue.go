@@ -21,17 +21,17 @@ func (_m *Queue) EXPECT() *Queue_Expecter {
 	return &Queue_Expecter{mock: &_m.Mock}
 }
 
-// Enqueue provides a mock function with given fields: ctx, jobID
-func (_m *Queue) Enqueue(ctx context.Context, jobID string) error {
-	ret := _m.Called(ctx, jobID)
+// Enqueue provides a mock function with given fields: ctx, jobID, rank
+func (_m *Queue) Enqueue(ctx context.Context, jobID string, rank int) error {
+	ret := _m.Called(ctx, jobID, rank)
 
 	if len(ret) == 0 {
 		panic("no return value specified for Enqueue")
 	}
 
 	var r0 error
-	if rf, ok := ret.Get(0).(func(context.Context, string) error); ok {
-		r0 = rf(ctx, jobID)
+	if rf, ok := ret.Get(0).(func(context.Context, string, int) error); ok {
+		r0 = rf(ctx, jobID, rank)
 	} else {
 		r0 = ret.Error(0)
 	}
@@ -47,13 +47,14 @@ type Queue_Enqueue_Call struct {
 // Enqueue is a helper method to define mock.On call
 //   - ctx context.Context
 //   - jobID string
-func (_e *Queue_Expecter) Enqueue(ctx interface{}, jobID interface{}) *Queue_Enqueue_Call {
-	return &Queue_Enqueue_Call{Call: _e.mock.On("Enqueue", ctx, jobID)}
+//   - rank int
+func (_e *Queue_Expecter) Enqueue(ctx interface{}, jobID interface{}, rank interface{}) *Queue_Enqueue_Call {
+	return &Queue_Enqueue_Call{Call: _e.mock.On("Enqueue", ctx, jobID, rank)}
 }
 
-func (_c *Queue_Enqueue_Call) Run(run func(ctx context.Context, jobID string)) *Queue_Enqueue_Call {
+func (_c *Queue_Enqueue_Call) Run(run func(ctx context.Context, jobID string, rank int)) *Queue_Enqueue_Call {
 	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(context.Context), args[1].(string))
+		run(args[0].(context.Context), args[1].(string), args[2].(int))
 	})
 	return _c
 }
@@ -63,7 +64,7 @@ func (_c *Queue_Enqueue_Call) Return(_a0 error) *Queue_Enqueue_Call {
 	return _c
 }
 
-func (_c *Queue_Enqueue_Call) RunAndReturn(run func(context.Context, string) error) *Queue_Enqueue_Call {
+func (_c *Queue_Enqueue_Call) RunAndReturn(run func(context.Context, string, int) error) *Queue_Enqueue_Call {
 	_c.Call.Return(run)
 	return _c
 }

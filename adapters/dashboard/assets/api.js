@@ -58,6 +58,7 @@ export async function call(method, path, { json, form } = {}) {
 
 export const get = (path) => call('GET', path);
 export const post = (path, json) => call('POST', path, { json });
+export const patch = (path, json) => call('PATCH', path, { json });
 export const del = (path) => call('DELETE', path);
 
 // adopt takes the CSRF token from an answer with the /auth/me shape

@@ -11,6 +11,7 @@ import job from './views/job.js';
 import schemas from './views/schemas.js';
 import connect from './views/connect.js';
 import keys from './views/keys.js';
+import webhooks from './views/webhooks.js';
 import organizations from './views/organizations.js';
 
 // The same pages as dashboard.IsPage on the server.
@@ -21,6 +22,7 @@ const routes = [
   [/^\/schemas$/, schemas],
   [/^\/connect$/, connect],
   [/^\/admin\/keys$/, keys],
+  [/^\/webhooks$/, webhooks],
   [/^\/staff\/organizations$/, organizations],
 ];
 
@@ -36,6 +38,7 @@ function header(me) {
   const links = api.entitled(me, 'normalize')
     ? [['/jobs', 'Jobs'], ['/jobs/new', 'New job'], ['/schemas', 'Schemas'], ['/connect', 'Connect']]
     : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
+  links.push(['/webhooks', 'Webhooks']);
   if (me.user.role === 'admin') links.push(['/admin/keys', 'API keys']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);
   const here = location.pathname === '/' ? '/jobs' : location.pathname;

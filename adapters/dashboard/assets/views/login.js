@@ -3,14 +3,24 @@
 import * as api from '../api.js';
 import { busy, h, notice, problem, show, slot } from '../ui.js';
 
+// local is a path of this origin: one leading slash, never "//" or "/\",
+// which a browser reads as another host.
+const local = (s) => /^\/(?![/\\])/.test(s);
+
 // back is where to go after signing in: a path of this dashboard only, so
-// the login link cannot send anyone to another site.
-function back(next) {
+// the login link cannot send anyone to another site. The link as given,
+// decoded, and as the browser resolves it ("/.//x" becomes "//x") must
+// each be such a path.
+export function back(next) {
   try {
-    const u = new URL(next || '/jobs', location.origin);
-    if (u.origin === location.origin && u.pathname !== '/login') return u.pathname + u.search;
+    const raw = next || '/jobs';
+    const u = new URL(raw, location.origin);
+    const path = u.pathname + u.search;
+    if (local(raw) && local(decodeURIComponent(raw)) && local(path) && u.origin === location.origin && u.pathname !== '/login') {
+      return path;
+    }
   } catch {
-    // not a URL: go to the jobs
+    // not a URL, or badly escaped: go to the jobs
   }
   return '/jobs';
 }
