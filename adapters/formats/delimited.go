@@ -303,6 +303,10 @@ func dialectOptions(opts table.ReadOptions) (g givenDialect, err error) {
 	return g, nil
 }
 
+// sepDelimiter reports whether a "sep=X" line names a delimiter the reader
+// takes: a printable ASCII character or tab. Any other line is data.
+func sepDelimiter(c byte) bool { return c == '\t' || (c > ' ' && c < 0x7f) }
+
 // sniffDialect reads the dialect from decoded sample text, within what
 // the options fix. An Excel "sep=X" first line sets the delimiter. Else
 // every candidate — delimiter among , ; tab | (then colon and space),
@@ -320,7 +324,7 @@ func sniffDialect(text, filename string, given givenDialect) dialect {
 	out := dialect{delim: ',', quote: '"'}
 	first, _, _ := strings.Cut(text, "\n")
 	first = strings.TrimRight(first, "\r")
-	if len(first) == 5 && strings.HasPrefix(strings.ToLower(first), "sep=") {
+	if len(first) == 5 && strings.HasPrefix(strings.ToLower(first), "sep=") && sepDelimiter(first[4]) {
 		out.sepLine = true // not a record, whatever the delimiter option says
 		if !given.delimSet {
 			given.delim, given.delimSet = first[4], true
