@@ -187,7 +187,6 @@ var knownUnproduced = map[string]bool{
 	"GET /v1/webhooks/{id}/deliveries 401":                      true,
 	"GET /v1/webhooks/{id}/deliveries 403":                      true,
 	"GET /v1/webhooks/{id}/deliveries 429":                      true,
-	"PATCH /v1/webhooks/{id} 400":                               true,
 	"PATCH /v1/webhooks/{id} 401":                               true,
 	"PATCH /v1/webhooks/{id} 404":                               true,
 	"PATCH /v1/webhooks/{id} 429":                               true,
