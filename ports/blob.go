@@ -40,3 +40,12 @@ type BlobInfo struct {
 	Size    int64
 	ModTime time.Time // when it was written
 }
+
+// BlobOwners tells which jobs and connect library files exist, so that
+// the sweep of storage deletes only bytes no record owns.
+type BlobOwners interface {
+	// Jobs returns those of ids that are jobs.
+	Jobs(ctx context.Context, ids []string) (map[string]bool, error)
+	// Files returns those of ids that are library files.
+	Files(ctx context.Context, ids []string) (map[string]bool, error)
+}
