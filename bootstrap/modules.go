@@ -227,11 +227,18 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 				return err
 			}
 			fmt.Fprintf(out, "tabnorm is working: %d job workers\n", runtime.GOMAXPROCS(0))
-			go func() { // the lease reaper
+			go func() { // the lease reaper, and this node's dead job runs' working folders
 				defer close(done)
 				t := time.NewTicker(max(time.Second, cfg.JobLease/3))
 				defer t.Stop()
+				var swept time.Time
 				for {
+					if time.Since(swept) >= time.Hour {
+						swept = time.Now()
+						if _, err := orphans.SweepWorkdirs(context.Background(), os.TempDir()); err != nil {
+							log.Error("remove working folders of dead job runs", "error", err)
+						}
+					}
 					select {
 					case <-stop:
 						return

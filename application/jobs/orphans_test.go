@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -134,5 +136,40 @@ func TestPurgers_runAllAndSum(t *testing.T) {
 	n, err := ps.Purge(context.Background())
 	if n != 3 || ran != 2 || !errors.Is(err, broken) {
 		t.Fatalf("Purge = %d, %v after %d purgers", n, err, ran)
+	}
+}
+
+func TestOrphans_SweepWorkdirs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := sweepNow.Add(-25 * time.Hour)
+	for name, at := range map[string]time.Time{
+		"tabnorm-job-111": old,                           // a killed worker's: removed, with its copy
+		"tabnorm-job-222": sweepNow.Add(-23 * time.Hour), // a run that may still be going: kept
+		"other-333":       old,                           // not a job's: kept
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(p, 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "source-0"), []byte("a,b\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := jobs.NewOrphans(24*time.Hour, mocks.NewBlobOwners(t), mocks.NewBlobStore(t), fixedClock(sweepNow), slog.New(slog.DiscardHandler))
+	n, err := o.SweepWorkdirs(context.Background(), dir)
+	if err != nil || n != 1 {
+		t.Fatalf("SweepWorkdirs = %d, %v", n, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if fmt.Sprint(left) != "[other-333 tabnorm-job-222]" {
+		t.Fatalf("left %v", left)
 	}
 }

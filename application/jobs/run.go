@@ -167,7 +167,7 @@ type profileJSON struct {
 // re-read), runs the engine into the result blobs, and keeps the lease
 // alive with progress until it ends or the job is canceled.
 func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job) ([]byte, error) {
-	tmp, err := os.MkdirTemp("", "tabnorm-job-")
+	tmp, err := os.MkdirTemp("", workdirPrefix)
 	if err != nil {
 		return nil, err
 	}
