@@ -103,6 +103,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewWebhookEndpoints, fx.As(new(ports.WebhookEndpoints))),
 		fx.Annotate(sqlstore.NewWebhookDeliveries, fx.As(new(ports.WebhookDeliveries))),
 		fx.Annotate(sqlstore.NewQuotas, fx.As(new(ports.Quotas))),
+		fx.Annotate(sqlstore.NewBlobOwners, fx.As(new(ports.BlobOwners))),
 	),
 )
 
@@ -184,7 +185,10 @@ var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.J
 	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease, Retention: cfg.Retention, NewIndex: spill.Factory(""),
 		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}, Observer: m,
 		MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg}, j, e, sch, learned, bus, q, slots, quotas, b, t, tx, c, log)
-}), fx.Provide(schemas.NewService, idempotency.NewService))
+}), fx.Provide(schemas.NewService, idempotency.NewService,
+	func(cfg Config, owners ports.BlobOwners, b ports.BlobStore, c ports.Clock, log *slog.Logger) *jobs.Orphans {
+		return jobs.NewOrphans(cfg.OrphanGrace, owners, b, c, log)
+	}))
 
 // Connect provides the connect product's service (files library and
 // multi-file jobs).
@@ -209,9 +213,9 @@ var Webhooks = fx.Options(
 
 // Workers run queued jobs for the process's lifetime, and requeue jobs
 // whose worker was lost.
-var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
+var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
-	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, svc, hooks, log)
+	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, jobs.Purgers{svc, orphans}, hooks, log)
 	if err != nil {
 		return err
 	}
@@ -223,11 +227,18 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 				return err
 			}
 			fmt.Fprintf(out, "tabnorm is working: %d job workers\n", runtime.GOMAXPROCS(0))
-			go func() { // the lease reaper
+			go func() { // the lease reaper, and this node's dead job runs' working folders
 				defer close(done)
 				t := time.NewTicker(max(time.Second, cfg.JobLease/3))
 				defer t.Stop()
+				var swept time.Time
 				for {
+					if time.Since(swept) >= time.Hour {
+						swept = time.Now()
+						if _, err := orphans.SweepWorkdirs(context.Background(), os.TempDir()); err != nil {
+							log.Error("remove working folders of dead job runs", "error", err)
+						}
+					}
 					select {
 					case <-stop:
 						return

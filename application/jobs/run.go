@@ -57,10 +57,13 @@ func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
 		return fmt.Errorf("start job %s: %w", jobID, err)
 	}
 	span.SetAttributes(attribute.String("tabnorm.org_id", j.OrgID))
-	if _, err := s.jobs.Heartbeat(ctx, j.ID, j.Progress, now.Add(s.cfg.Lease)); err != nil {
+	status, err := s.runningEvent(ctx, j, job.EventStarted)
+	if err != nil {
 		return err
 	}
-	s.event(ctx, j, job.EventStarted, false)
+	if status != job.Running {
+		return nil // canceled already: Cancel told its subscribers and freed its slot
+	}
 
 	runCtx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
 	defer cancel()
@@ -164,7 +167,7 @@ type profileJSON struct {
 // re-read), runs the engine into the result blobs, and keeps the lease
 // alive with progress until it ends or the job is canceled.
 func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job) ([]byte, error) {
-	tmp, err := os.MkdirTemp("", "tabnorm-job-")
+	tmp, err := os.MkdirTemp("", workdirPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -199,16 +202,21 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	var mu sync.Mutex
 	var canceled bool
 	latest := job.Progress{BytesTotal: j.Progress.BytesTotal}
+	noticed := func(status job.Status) {
+		if status == job.Canceled {
+			mu.Lock()
+			canceled = true
+			mu.Unlock()
+			cancel()
+		}
+	}
 	beat := func() {
 		mu.Lock()
 		p := latest
 		mu.Unlock()
 		status, err := s.jobs.Heartbeat(context.WithoutCancel(ctx), j.ID, p, s.clock.Now().Add(s.cfg.Lease))
-		if err == nil && status == job.Canceled {
-			mu.Lock()
-			canceled = true
-			mu.Unlock()
-			cancel()
+		if err == nil {
+			noticed(status)
 		}
 	}
 	stopBeats := make(chan struct{})
@@ -236,7 +244,11 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 			lastEvent = now
 			jj := j
 			jj.Progress = cur
-			s.event(ctx, jj, job.EventProgress, false)
+			status, err := s.runningEvent(ctx, jj, job.EventProgress)
+			if err != nil {
+				s.log.ErrorContext(ctx, "store job event", "job_id", j.ID, "kind", job.EventProgress, "error", err)
+			}
+			noticed(status)
 		}
 	}
 	sources := make([]normalize.Source, len(j.Files))
