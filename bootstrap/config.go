@@ -44,6 +44,7 @@ type Config struct {
 	JobTimeout         time.Duration
 	JobLease           time.Duration
 	Retention          time.Duration
+	ReviewTTL          time.Duration
 	RateLimitPerSecond float64
 	RateLimitBurst     int
 
@@ -89,6 +90,7 @@ var Settings = []Setting{
 	{"TABNORM_JOB_TIMEOUT", "1h", "wall-time limit of one job"},
 	{"TABNORM_JOB_LEASE", "30s", "a running job whose lease is older is requeued"},
 	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this"},
+	{"TABNORM_REVIEW_TTL", "7d", "a job awaiting its review (`options.review`) is canceled with `review_expired` after this"},
 	{"TABNORM_RATE_LIMIT_PER_SECOND", "20", "requests a second per key or session, per node"},
 	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit"},
 	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address"},
@@ -137,6 +139,7 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		JobTimeout:          p.duration("TABNORM_JOB_TIMEOUT", time.Hour),
 		JobLease:            p.duration("TABNORM_JOB_LEASE", 30*time.Second),
 		Retention:           p.duration("TABNORM_RETENTION", 30*24*time.Hour),
+		ReviewTTL:           p.duration("TABNORM_REVIEW_TTL", 7*24*time.Hour),
 		RateLimitPerSecond:  p.number("TABNORM_RATE_LIMIT_PER_SECOND", 20),
 		RateLimitBurst:      p.integer("TABNORM_RATE_LIMIT_BURST", 100, 1, 1_000_000),
 		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
