@@ -156,8 +156,9 @@ func countValues(r io.Reader, field string) ([]InvalidValue, int, bool, error) {
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) { // a line over the buffer: read the rest of it
+			head := append([]byte(nil), line...) // before the next read reuses the buffer
 			rest, rerr := br.ReadBytes('\n')
-			line, err = append(append([]byte(nil), line...), rest...), rerr
+			line, err = append(head, rest...), rerr
 		}
 		if len(line) > 0 && bytes.Contains(line, needle) {
 			var is struct {
