@@ -278,3 +278,29 @@ func TestSamples_roundTrip(t *testing.T) {
 		t.Fatalf("preview %+v", first.Preview[49])
 	}
 }
+
+// TestSamples_budget: a sample stops at SampleBytes of text, and the
+// samples of all files together at SampleBytesTotal (at least a record a
+// file).
+func TestSamples_budget(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20)
+	file := func(id string) Source {
+		rows := [][]string{{"a"}}
+		for range 12 {
+			rows = append(rows, []string{big})
+		}
+		return source(id, rows...)
+	}
+	samples, err := ReadSamples(context.Background(), []Source{file("f1"), file("f2"), file("f3"), file("f4"), file("f5")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, s := range samples {
+		got = append(got, len(s.Records))
+	}
+	if fmt.Sprint(got) != "[8 8 8 8 1]" || samples[0].Complete {
+		t.Fatalf("records per file %v", got)
+	}
+}

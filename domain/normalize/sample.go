@@ -19,6 +19,10 @@ const (
 	// SampleBytes bounds the text of one file's sample: a file of very
 	// wide or long records is sampled over fewer records.
 	SampleBytes = 8 << 20
+	// SampleBytesTotal bounds the text of all the files' samples together
+	// (a connect job reads up to 100 files); a file past it is sampled over
+	// at least one record.
+	SampleBytesTotal = 32 << 20
 )
 
 // Sample is the first records of one file as its reader gave them.
@@ -36,17 +40,21 @@ type Sample struct {
 // reader's error is the job's failure, as in a run.
 func ReadSamples(ctx context.Context, sources []Source) ([]Sample, error) {
 	out := make([]Sample, 0, len(sources))
+	left := SampleBytesTotal
 	for _, src := range sources {
-		s, err := readSample(ctx, src)
+		s, size, err := readSample(ctx, src, min(SampleBytes, left))
 		if err != nil {
 			return nil, err
 		}
+		left = max(0, left-size)
 		out = append(out, s)
 	}
 	return out, nil
 }
 
-func readSample(ctx context.Context, src Source) (s Sample, err error) {
+// readSample reads the header and the first records of a file, until
+// SampleRecords or, past the first record, budget bytes of text.
+func readSample(ctx context.Context, src Source, budget int) (s Sample, size int, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = panicFailure(v)
@@ -54,7 +62,7 @@ func readSample(ctx context.Context, src Source) (s Sample, err error) {
 	}()
 	r, err := src.Open()
 	if err != nil {
-		return s, readerFailure(err, src.FileID)
+		return s, 0, readerFailure(err, src.FileID)
 	}
 	defer r.Close()
 	s = Sample{FileID: src.FileID, Format: r.Format(), Header: append([]string(nil), r.Header()...)}
@@ -62,10 +70,9 @@ func readSample(ctx context.Context, src Source) (s Sample, err error) {
 		det := d.Detection()
 		s.Detection = &det
 	}
-	size := 0
-	for len(s.Records) < SampleRecords && size < SampleBytes {
+	for len(s.Records) < SampleRecords && (len(s.Records) == 0 || size < budget) {
 		if err := ctx.Err(); err != nil {
-			return s, err
+			return s, size, err
 		}
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -73,7 +80,7 @@ func readSample(ctx context.Context, src Source) (s Sample, err error) {
 			break
 		}
 		if err != nil {
-			return s, readerFailure(err, src.FileID)
+			return s, size, readerFailure(err, src.FileID)
 		}
 		kept := table.Record{Number: rec.Number, Owned: true, Cells: make([]string, len(rec.Cells))}
 		for i, c := range rec.Cells {
@@ -87,7 +94,7 @@ func readSample(ctx context.Context, src Source) (s Sample, err error) {
 		kept.CellIssues = append([]table.CellIssue(nil), rec.CellIssues...)
 		s.Records = append(s.Records, kept)
 	}
-	return s, nil
+	return s, size, nil
 }
 
 // Source replays the sample as a file, so the engine reads it as it read
