@@ -176,6 +176,9 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 	if err != nil {
 		return View{}, err
 	}
+	if st.schema == nil {
+		return View{}, fmt.Errorf("job %s awaits a review without a schema", j.ID)
+	}
 	samples, err := s.samples(ctx, j)
 	if err != nil {
 		return View{}, err
@@ -191,7 +194,11 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 	}
 	sort.Strings(columns)
 	var errs []domain.FieldError
-	claimed := map[[2]any]string{} // (file, field) → the column of this request mapping it
+	type fileField struct {
+		file  int
+		field string
+	}
+	claimed := map[fileField]string{} // the column of this request that maps a file's column to a field
 	for _, c := range columns {
 		files, ok := headers[c]
 		if !ok {
@@ -207,11 +214,11 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 			continue
 		}
 		for _, file := range files {
-			if other, ok := claimed[[2]any{file, *f}]; ok {
+			if other, ok := claimed[fileField{file, *f}]; ok {
 				errs = append(errs, domain.FieldError{Field: "mapping." + c, Message: fmt.Sprintf("field %q is given to column %q of the same file too", *f, other)})
 				break
 			}
-			claimed[[2]any{file, *f}] = c
+			claimed[fileField{file, *f}] = c
 		}
 	}
 	if len(errs) > 0 {
