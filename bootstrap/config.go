@@ -45,6 +45,7 @@ type Config struct {
 	JobLease           time.Duration
 	Retention          time.Duration
 	OrphanGrace        time.Duration
+	ReviewTTL          time.Duration
 	RateLimitPerSecond float64
 	RateLimitBurst     int
 
@@ -91,6 +92,7 @@ var Settings = []Setting{
 	{"TABNORM_JOB_LEASE", "30s", "a running job whose lease is older is requeued"},
 	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this"},
 	{"TABNORM_ORPHAN_GRACE", "24h", "stored bytes no job or file owns (a crashed upload, a killed job's partial results, empty folders) are deleted once this old; at least the job timeout"},
+	{"TABNORM_REVIEW_TTL", "7d", "a job awaiting its review (`options.review`) is canceled with `review_expired` after this"},
 	{"TABNORM_RATE_LIMIT_PER_SECOND", "20", "requests a second per key or session, per node"},
 	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit"},
 	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address"},
@@ -140,6 +142,7 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		JobLease:            p.duration("TABNORM_JOB_LEASE", 30*time.Second),
 		Retention:           p.duration("TABNORM_RETENTION", 30*24*time.Hour),
 		OrphanGrace:         p.duration("TABNORM_ORPHAN_GRACE", 24*time.Hour),
+		ReviewTTL:           p.duration("TABNORM_REVIEW_TTL", 7*24*time.Hour),
 		RateLimitPerSecond:  p.number("TABNORM_RATE_LIMIT_PER_SECOND", 20),
 		RateLimitBurst:      p.integer("TABNORM_RATE_LIMIT_BURST", 100, 1, 1_000_000),
 		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),

@@ -29,7 +29,8 @@ func TestLoad_defaults(t *testing.T) {
 	if cfg.MaxUploadBytes != 1<<30 || cfg.MaxRows != 10_000_000 || cfg.MaxColumns != 1000 || cfg.MaxCellBytes != 1<<20 {
 		t.Fatalf("limit defaults: %+v", cfg)
 	}
-	if cfg.JobTimeout != time.Hour || cfg.JobLease != 30*time.Second || cfg.Retention != 30*24*time.Hour || cfg.OrphanGrace != 24*time.Hour {
+	if cfg.JobTimeout != time.Hour || cfg.JobLease != 30*time.Second || cfg.Retention != 30*24*time.Hour || cfg.OrphanGrace != 24*time.Hour ||
+		cfg.ReviewTTL != 7*24*time.Hour {
 		t.Fatalf("time defaults: %+v", cfg)
 	}
 	if cfg.RateLimitPerSecond != 20 || cfg.RateLimitBurst != 100 || cfg.LicenseRequired {
@@ -46,12 +47,13 @@ func TestLoad_values(t *testing.T) {
 		"TABNORM_JOB_TIMEOUT":  "90m",
 		"TABNORM_ORPHAN_GRACE": "2d",
 		"TABNORM_LOG_FORMAT":   "JSON",
+		"TABNORM_REVIEW_TTL":   "36h",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.BaseURL != "https://api.example.com" || !cfg.CookieSecure || cfg.Retention != 7*24*time.Hour ||
-		cfg.JobTimeout != 90*time.Minute || cfg.OrphanGrace != 48*time.Hour || cfg.LogFormat != "json" {
+		cfg.JobTimeout != 90*time.Minute || cfg.OrphanGrace != 48*time.Hour || cfg.LogFormat != "json" || cfg.ReviewTTL != 36*time.Hour {
 		t.Fatalf("%+v", cfg)
 	}
 }

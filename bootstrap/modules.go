@@ -34,6 +34,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/application/schemas"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -104,6 +105,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewWebhookDeliveries, fx.As(new(ports.WebhookDeliveries))),
 		fx.Annotate(sqlstore.NewQuotas, fx.As(new(ports.Quotas))),
 		fx.Annotate(sqlstore.NewBlobOwners, fx.As(new(ports.BlobOwners))),
+		fx.Annotate(sqlstore.NewReviews, fx.As(new(ports.JobReviews))),
 	),
 )
 
@@ -194,6 +196,13 @@ var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.J
 // multi-file jobs).
 var Connect = fx.Module("connect", fx.Provide(connect.NewService))
 
+// Review provides the review of jobs' mappings and the fixing of their
+// rejected values (reruns).
+var Review = fx.Module("review", fx.Provide(func(cfg Config, j ports.Jobs, r ports.JobReviews, runs *jobs.Service, conn *connect.Service, sch ports.Schemas,
+	learned ports.LearnedMappings, b ports.BlobStore, tx ports.Transactor, c ports.Clock, log *slog.Logger) *review.Service {
+	return review.NewService(review.Config{TTL: cfg.ReviewTTL}, j, r, runs, conn, sch, learned, b, tx, c, log)
+}))
+
 // Webhooks provides the webhooks service and its sender, and wraps the
 // jobs repository so that a job's change of status and its webhook
 // deliveries commit in one transaction (a root-level decorator: every
@@ -213,7 +222,7 @@ var Webhooks = fx.Options(
 
 // Workers run queued jobs for the process's lifetime, and requeue jobs
 // whose worker was lost.
-var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
+var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, reviews *review.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
 	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, jobs.Purgers{svc, orphans}, hooks, log)
 	if err != nil {
@@ -251,6 +260,9 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 						if _, err := svc.Dispatch(context.Background()); err != nil {
 							log.Error("dispatch waiting jobs", "error", err)
 						}
+						if _, err := reviews.Expire(context.Background()); err != nil {
+							log.Error("expire reviews", "error", err)
+						}
 					}
 				}
 			}()
@@ -278,6 +290,7 @@ type apiDeps struct {
 	Schemas  *schemas.Service
 	Idem     *idempotency.Service
 	Webhooks *webhooks.Service
+	Review   *review.Service
 	License  license.Gate
 	Clock    ports.Clock
 	Metrics  *metrics.Metrics
@@ -285,7 +298,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Idempotency: d.Idem, Webhooks: d.Webhooks, License: d.License, Clock: d.Clock, Observer: d.Metrics})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Clock: d.Clock, Observer: d.Metrics})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {
@@ -489,6 +502,7 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		Events,
 		Jobs,
 		Connect,
+		Review,
 		Webhooks,
 		Metrics,
 		Tracing,

@@ -19,6 +19,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/application/schemas"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -64,6 +65,7 @@ type Deps struct {
 	Schemas     *schemas.Service
 	Idempotency *idempotency.Service
 	Webhooks    *webhooks.Service
+	Review      *review.Service
 	License     license.Gate
 	Clock       ports.Clock
 	// Observer hears of every request and refusal, for the operator's
@@ -184,6 +186,7 @@ func (a *API) jobRoutes(g *gin.RouterGroup) {
 	g.GET("/:id/errors.jsonl", a.jobResult(jobs.Issues, "jsonl"))
 	g.GET("/:id/errors.csv", a.jobResult(jobs.Issues, "csv"))
 	g.GET("/:id/events", a.jobEvents)
+	a.reviewRoutes(g) // review_handlers.go
 }
 
 // webhookRoutes are account routes: any organization may use webhooks,

@@ -41,6 +41,10 @@ type jobRow struct {
 	StartedAt     *time.Time `bun:"started_at"`
 	FinishedAt    *time.Time `bun:"finished_at"`
 	PurgedAt      *time.Time `bun:"purged_at"`
+	Review        *string    `bun:"review"`
+	ReviewSince   *time.Time `bun:"review_since"`
+	ReviewedAt    *time.Time `bun:"reviewed_at"`
+	RerunOf       string     `bun:"rerun_of"`
 }
 
 type fileJSON struct {
@@ -77,7 +81,8 @@ func toJobRow(j job.Job) jobRow {
 		RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid, RowsRejected: j.Progress.RowsRejected,
 		BytesRead: j.Progress.BytesRead, BytesTotal: j.Progress.BytesTotal,
 		Mapping: optString(j.Mapping), Result: optString(j.Result), Attempts: j.Attempts,
-		CreatedAt: j.CreatedAt.UTC(), StartedAt: utcPtr(j.StartedAt), FinishedAt: utcPtr(j.FinishedAt)}
+		CreatedAt: j.CreatedAt.UTC(), StartedAt: utcPtr(j.StartedAt), FinishedAt: utcPtr(j.FinishedAt),
+		Review: optString(j.Review), ReviewSince: utcPtr(j.ReviewSince), ReviewedAt: utcPtr(j.ReviewedAt), RerunOf: j.RerunOf}
 	if j.Failure != nil {
 		r.ErrorCode, r.ErrorMessage = j.Failure.Code, j.Failure.Message
 	}
@@ -91,7 +96,8 @@ func toJobDomain(r jobRow) job.Job {
 		SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
 		Progress: job.Progress{RowsRead: r.RowsRead, RowsValid: r.RowsValid, RowsRejected: r.RowsRejected, BytesRead: r.BytesRead, BytesTotal: r.BytesTotal},
 		Mapping:  optBytes(r.Mapping), Result: optBytes(r.Result), Attempts: r.Attempts,
-		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt)}
+		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
+		Review: optBytes(r.Review), ReviewSince: utcPtr(r.ReviewSince), ReviewedAt: utcPtr(r.ReviewedAt), RerunOf: r.RerunOf}
 	for _, f := range files {
 		j.Files = append(j.Files, job.File(f))
 	}
@@ -126,7 +132,7 @@ func (s *Jobs) Get(ctx context.Context, orgID, id string) (job.Job, error) {
 // List returns an organization's jobs, newest first.
 func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page ports.Page) ([]job.Job, string, error) {
 	var rows []jobRow
-	q := s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ?", orgID)
+	q := s.db.conn(ctx).NewSelect().Model(&rows).ExcludeColumn("review").Where("org_id = ?", orgID) // a list shows no review
 	if f.Status != "" {
 		q = q.Where("status = ?", string(f.Status))
 	}

@@ -103,6 +103,16 @@ func (s *Service) DeleteFile(ctx context.Context, p identity.Principal, fileID s
 // fileIDs. The files are held in the creating transaction, so none can be
 // deleted between the check and the job's commit.
 func (s *Service) CreateJob(ctx context.Context, p identity.Principal, fileIDs []string, in jobs.Params) (job.Job, error) {
+	return s.createJob(ctx, p, fileIDs, in, "")
+}
+
+// Rerun queues a new job over the files an earlier job read, in the same
+// order (application/review): files deleted since are 422 file_not_found.
+func (s *Service) Rerun(ctx context.Context, p identity.Principal, fileIDs []string, in jobs.Params, rerunOf string) (job.Job, error) {
+	return s.createJob(ctx, p, fileIDs, in, rerunOf)
+}
+
+func (s *Service) createJob(ctx context.Context, p identity.Principal, fileIDs []string, in jobs.Params, rerunOf string) (job.Job, error) {
 	if err := connect.CheckFileIDs(fileIDs); err != nil {
 		return job.Job{}, err
 	}
@@ -120,7 +130,7 @@ func (s *Service) CreateJob(ctx context.Context, p identity.Principal, fileIDs [
 		for i, f := range files {
 			sources[i] = f.JobFile()
 		}
-		if out, err = s.jobs.Submit(ctx, p, jobs.Submission{SourceType: jobs.SourceConnect, Files: sources, Params: in}); err != nil {
+		if out, err = s.jobs.Submit(ctx, p, jobs.Submission{SourceType: jobs.SourceConnect, Files: sources, Params: in, RerunOf: rerunOf}); err != nil {
 			return err
 		}
 		return s.files.Link(ctx, out.ID, fileIDs)

@@ -140,6 +140,7 @@ type Submission struct {
 	SourceType string
 	Files      []job.File
 	Params     Params
+	RerunOf    string // the job this one reruns (review hook: application/review)
 }
 
 // Submit validates the parameters and, in one transaction (joining the
@@ -175,6 +176,9 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 	if err != nil {
 		return job.Job{}, err
 	}
+	if err := opts.CheckFields(sch); err != nil { // value_map names the schema's fields
+		return job.Job{}, err
+	}
 	if len(in.Name) > 200 {
 		return job.Job{}, domain.Invalid("name must be at most 200 characters")
 	}
@@ -194,7 +198,7 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 	}
 	now := s.clock.Now()
 	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: string(mode), Status: job.Queued, SourceType: sub.SourceType,
-		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: now}
+		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: now, RerunOf: sub.RerunOf}
 	if sch != nil {
 		j.Schema = sch.JSON()
 	}

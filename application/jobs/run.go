@@ -74,6 +74,8 @@ func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
 		j, err = s.finish(ctx, j.ID, func(j *job.Job) error { return j.Succeed(end, res) })
 	case errors.Is(runErr, errCanceled):
 		return nil // Cancel already moved the job, told its subscribers and freed its slot
+	case errors.Is(runErr, errAwaitingReview):
+		return nil // the job stopped for its review (review.go)
 	case errors.Is(runErr, context.DeadlineExceeded) && ctx.Err() == nil:
 		j, err = s.finish(ctx, j.ID, func(j *job.Job) error {
 			return j.Fail(end, job.Failure{Code: "job_timeout", Message: fmt.Sprintf("The job ran longer than %s.", s.cfg.JobTimeout)})
@@ -188,6 +190,9 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		if sch, err = schema.Parse(j.Schema); err != nil {
 			return nil, &normalize.Failure{Code: "invalid_schema", Message: err.Error()}
 		}
+	}
+	if opts.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
+		return nil, s.review(ctx, j, mode, opts, sch, locals)
 	}
 	rows, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Rows)))
 	if err != nil {

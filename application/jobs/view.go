@@ -40,8 +40,9 @@ type View struct {
 	Mode   string  `json:"mode"`
 	Status string  `json:"status"`
 	Source struct {
-		Type  string     `json:"type"`
-		Files []fileView `json:"files"`
+		Type    string     `json:"type"`
+		Files   []fileView `json:"files"`
+		RerunOf *string    `json:"rerun_of"` // review hook: the job this one reruns
 	} `json:"source"`
 	SchemaID   *string         `json:"schema_id"`
 	Schema     json.RawMessage `json:"schema"`
@@ -99,6 +100,9 @@ func NewView(j job.Job) View {
 		v.SchemaID = &j.SchemaID
 	}
 	v.Source.Type = j.SourceType
+	if j.RerunOf != "" {
+		v.Source.RerunOf = &j.RerunOf
+	}
 	v.Source.Files = []fileView{}
 	for _, f := range j.Files {
 		v.Source.Files = append(v.Source.Files, fileView(f))

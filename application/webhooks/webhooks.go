@@ -253,6 +253,8 @@ func eventOf(before job.Status, j job.Job) string {
 	switch {
 	case j.Status == job.Running && before != job.Running:
 		return webhook.JobStarted
+	case j.Status == job.AwaitingReview && before != job.AwaitingReview:
+		return webhook.JobAwaitingReview
 	case before.Terminal() || !j.Status.Terminal():
 		return ""
 	case j.Status == job.Succeeded:

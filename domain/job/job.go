@@ -3,6 +3,8 @@
 //	queued → running → succeeded | failed
 //	queued | running → canceled            (by the client)
 //	running → queued                       (worker lost; after 3 attempts → failed worker_lost)
+//	running → awaiting_review → queued     (options.review: a person confirms the mapping; review.go)
+//	awaiting_review → canceled             (by the client, or when the review expires)
 //
 // Terminal: succeeded, failed, canceled. Every change is a method taking
 // the time, returning ErrTransition for a move the table does not allow.
@@ -27,7 +29,7 @@ const (
 )
 
 // Statuses lists every status.
-var Statuses = []Status{Queued, Running, Succeeded, Failed, Canceled}
+var Statuses = []Status{Queued, Running, AwaitingReview, Succeeded, Failed, Canceled}
 
 // ParseStatus validates a status filter.
 func ParseStatus(s string) (Status, error) {
@@ -36,7 +38,7 @@ func ParseStatus(s string) (Status, error) {
 			return st, nil
 		}
 	}
-	return "", domain.Invalid("status must be one of queued, running, succeeded, failed, canceled")
+	return "", domain.Invalid("status must be one of queued, running, awaiting_review, succeeded, failed, canceled")
 }
 
 // Terminal reports whether no further transition is possible.
@@ -99,6 +101,17 @@ type Job struct {
 	CreatedAt  time.Time
 	StartedAt  *time.Time
 	FinishedAt *time.Time
+	// Review is the review of the job's column mapping (options.review):
+	// JSON made by the engine, nil for a job that was never reviewed.
+	Review []byte
+	// ReviewSince is when the job last stopped to await its review; the
+	// review expires a TTL later.
+	ReviewSince *time.Time
+	// ReviewedAt is when a person confirmed the review: the job then runs
+	// without stopping again.
+	ReviewedAt *time.Time
+	// RerunOf is the job this one reruns on the same files ("" for none).
+	RerunOf string
 }
 
 // Event names of API.md §5.5.

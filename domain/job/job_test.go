@@ -20,14 +20,19 @@ func TestTransitions(t *testing.T) {
 		"fail":    func(j *Job) error { return j.Fail(now, Failure{Code: "unreadable_file"}) },
 		"cancel":  func(j *Job) error { return j.Cancel(now) },
 		"requeue": func(j *Job) error { _, err := j.Requeue(now); return err },
+		"await":   func(j *Job) error { return j.AwaitReview(now, []byte(`{}`), []byte(`[]`)) },
+		"revise":  func(j *Job) error { return j.Revise([]byte(`{}`), []byte(`[]`)) },
+		"confirm": func(j *Job) error { return j.ConfirmReview(now) },
+		"expire":  func(j *Job) error { return j.ExpireReview(now, time.Hour) },
 	}
 	// want[from][event] = resulting status, or "" when the move is refused.
 	want := map[Status]map[string]Status{
-		Queued:    {"start": Running, "succeed": "", "fail": "", "cancel": Canceled, "requeue": ""},
-		Running:   {"start": "", "succeed": Succeeded, "fail": Failed, "cancel": Canceled, "requeue": Queued},
-		Succeeded: {"start": "", "succeed": "", "fail": "", "cancel": "", "requeue": ""},
-		Failed:    {"start": "", "succeed": "", "fail": "", "cancel": "", "requeue": ""},
-		Canceled:  {"start": "", "succeed": "", "fail": "", "cancel": "", "requeue": ""},
+		Queued:         {"start": Running, "succeed": "", "fail": "", "cancel": Canceled, "requeue": "", "await": "", "revise": "", "confirm": "", "expire": ""},
+		Running:        {"start": "", "succeed": Succeeded, "fail": Failed, "cancel": Canceled, "requeue": Queued, "await": AwaitingReview, "revise": "", "confirm": "", "expire": ""},
+		AwaitingReview: {"start": "", "succeed": "", "fail": "", "cancel": Canceled, "requeue": "", "await": "", "revise": AwaitingReview, "confirm": Queued, "expire": Canceled},
+		Succeeded:      {"start": "", "succeed": "", "fail": "", "cancel": "", "requeue": "", "await": "", "revise": "", "confirm": "", "expire": ""},
+		Failed:         {"start": "", "succeed": "", "fail": "", "cancel": "", "requeue": "", "await": "", "revise": "", "confirm": "", "expire": ""},
+		Canceled:       {"start": "", "succeed": "", "fail": "", "cancel": "", "requeue": "", "await": "", "revise": "", "confirm": "", "expire": ""},
 	}
 	if len(want) != len(Statuses) {
 		t.Fatal("table does not cover every status")
@@ -35,7 +40,8 @@ func TestTransitions(t *testing.T) {
 	for _, from := range Statuses {
 		for name, event := range events {
 			t.Run(fmt.Sprintf("%s_%s", from, name), func(t *testing.T) {
-				j := &Job{Status: from, Attempts: 1}
+				since := now.Add(-2 * time.Hour)
+				j := &Job{Status: from, Attempts: 1, ReviewSince: &since}
 				err := event(j)
 				to := want[from][name]
 				if to == "" {
@@ -50,6 +56,9 @@ func TestTransitions(t *testing.T) {
 					}
 					if name == "cancel" && domain.CodeOf(err) != "job_not_cancelable" {
 						t.Fatalf("cancel of %s: code %q", from, domain.CodeOf(err))
+					}
+					if (name == "revise" || name == "confirm") && domain.CodeOf(err) != "job_not_awaiting_review" {
+						t.Fatalf("%s of %s: code %q", name, from, domain.CodeOf(err))
 					}
 					return
 				}
@@ -116,5 +125,43 @@ func TestProgressPercent(t *testing.T) {
 		if got := c.p.Percent(); got != c.want {
 			t.Errorf("%+v: %v, want %v", c.p, got, c.want)
 		}
+	}
+}
+
+// TestReview: a review stops a running job until it is confirmed, which
+// queues it as if new, or until it expires, which cancels it saying why.
+func TestReview(t *testing.T) {
+	t.Parallel()
+	j := &Job{Status: Queued, Progress: Progress{BytesTotal: 100}}
+	if err := j.Start(now); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.AwaitReview(now, []byte(`{"r":1}`), []byte(`[1]`)); err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != AwaitingReview || string(j.Review) != `{"r":1}` || string(j.Mapping) != `[1]` || !j.ReviewSince.Equal(now) || j.FinishedAt != nil {
+		t.Fatalf("awaiting: %+v", j)
+	}
+	ttl := 7 * 24 * time.Hour
+	if j.ReviewDue(now.Add(ttl-time.Second), ttl) || !j.ReviewDue(now.Add(ttl), ttl) {
+		t.Fatal("due at the wrong time")
+	}
+	if err := j.ExpireReview(now.Add(time.Hour), ttl); err == nil || j.Status != AwaitingReview {
+		t.Fatalf("expired early: %v %s", err, j.Status)
+	}
+	confirmed := *j
+	if err := confirmed.ConfirmReview(now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if confirmed.Status != Queued || confirmed.Attempts != 0 || confirmed.StartedAt != nil || !confirmed.ReviewedAt.Equal(now.Add(time.Minute)) ||
+		confirmed.Progress != (Progress{BytesTotal: 100}) {
+		t.Fatalf("confirmed: %+v", confirmed)
+	}
+	if err := j.ExpireReview(now.Add(ttl), ttl); err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != Canceled || j.Failure == nil || j.Failure.Code != ReviewExpired || j.Failure.Message != "Nobody confirmed the job's review within 7 days; it was canceled." ||
+		!j.FinishedAt.Equal(now.Add(ttl)) {
+		t.Fatalf("expired: %+v %+v", j, j.Failure)
 	}
 }

@@ -217,6 +217,12 @@ type plan struct {
 	missEmpty bool      // "" is a missing value
 	missFirst [256]bool // the first bytes of the others
 	opts      Options
+	// values are the fields' value_map replacements (nil: none at all;
+	// a nil entry: none for that field).
+	values []*valueMap
+	// keepRejected writes rejected rows' JSON too, their refused cells
+	// null: a review's preview shows them (review.go).
+	keepRejected bool
 }
 
 type writer struct {
@@ -584,6 +590,12 @@ func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 		}
 	}
 	for i, f := range s.Fields {
+		if vm := compileValueMap(w.in.Options.ValueMap[f.Name], w.in.Options.Trim, w.in.Options.ValueMapCaseInsensitive); vm != nil {
+			if p.values == nil {
+				p.values = make([]*valueMap, len(s.Fields))
+			}
+			p.values[i] = vm
+		}
 		p.columns = append(p.columns, compile(f, w.in.Mode, decisions[i].DateOrder, decisions[i].Decimal, w.in.Options.PhoneRegion))
 		sep := byte(',')
 		if i == 0 {
@@ -798,6 +810,9 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			if p.opts.Trim {
 				s = trimSpace(s)
 			}
+			if p.values != nil && p.values[f] != nil { // value_map, before coercion
+				s = p.values[f].apply(s)
+			}
 			if p.isMissing(s) {
 				continue
 			}
@@ -839,6 +854,10 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 		}
 		if !ro.ok {
 			ro.end = ro.start
+			if p.keepRejected {
+				b.json = p.appendRow(b.json, rec.Cells, vals, kinds)
+				ro.end = len(b.json)
+			}
 			b.rows = append(b.rows, ro)
 			continue
 		}
@@ -904,7 +923,7 @@ func (p *plan) appendRow(js []byte, cells, vals []string, kinds []int8) []byte {
 	for f, key := range p.fieldKey {
 		js = append(js, key...)
 		switch kinds[f] {
-		case 0:
+		case 0, -1:
 			js = append(js, "null"...)
 		case 1:
 			js = appendJSONString(js, vals[f])

@@ -46,7 +46,8 @@ func NormalizeHeader(s string) string {
 
 // mapColumns decides, for each source column, its field index or -1.
 // Every field is taken by at most one column; stronger methods claim
-// first, and within a method the leftmost column wins.
+// first, and within a method the leftmost column wins. An explicit ""
+// ignores the column.
 func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]string) ([]int, []MappingEntry) {
 	to := make([]int, len(header))
 	for i := range to {
@@ -57,8 +58,9 @@ func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]
 		entries[i] = MappingEntry{SourceColumn: h}
 	}
 	taken := make([]bool, len(s.Fields))
+	ignored := make([]bool, len(header))
 	claim := func(col, field int, method string, confidence float64) {
-		if to[col] >= 0 || field < 0 || taken[field] {
+		if to[col] >= 0 || field < 0 || taken[field] || ignored[col] {
 			return
 		}
 		to[col], taken[field] = field, true
@@ -70,6 +72,10 @@ func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]
 	}
 	for i, h := range header {
 		if f, ok := explicit[h]; ok {
+			if f == "" { // mapped to null: no method may take the column
+				ignored[i] = true
+				continue
+			}
 			claim(i, s.Index(f), MethodExplicit, 1)
 		}
 	}

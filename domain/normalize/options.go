@@ -37,27 +37,35 @@ func ParseMode(s string) (Mode, error) {
 
 // Options are a job's options with their effective values.
 type Options struct {
-	Delimiter    string            `json:"delimiter"`
-	Encoding     string            `json:"encoding"`
-	HeaderRow    HeaderRow         `json:"header_row"`
-	SkipRows     int               `json:"skip_rows"`
-	Quote        string            `json:"quote"`
-	Escape       string            `json:"escape"`
-	Sheet        string            `json:"sheet"`
-	Mapping      map[string]string `json:"mapping"`
-	Trim         bool              `json:"trim"`
-	DateOrder    string            `json:"date_order"`
-	PhoneRegion  string            `json:"phone_region"`
-	OnError      string            `json:"on_error"`
-	MaxErrors    int64             `json:"max_errors"`
-	KeepUnmapped bool              `json:"keep_unmapped"`
-	Dedupe       bool              `json:"dedupe"`
-	SampleRows   int               `json:"sample_rows"`
-	RaggedRows   string            `json:"ragged_rows"`
-	Decimal      string            `json:"decimal"`
+	Delimiter    string    `json:"delimiter"`
+	Encoding     string    `json:"encoding"`
+	HeaderRow    HeaderRow `json:"header_row"`
+	SkipRows     int       `json:"skip_rows"`
+	Quote        string    `json:"quote"`
+	Escape       string    `json:"escape"`
+	Sheet        string    `json:"sheet"`
+	Mapping      Mapping   `json:"mapping"`
+	Trim         bool      `json:"trim"`
+	DateOrder    string    `json:"date_order"`
+	PhoneRegion  string    `json:"phone_region"`
+	OnError      string    `json:"on_error"`
+	MaxErrors    int64     `json:"max_errors"`
+	KeepUnmapped bool      `json:"keep_unmapped"`
+	Dedupe       bool      `json:"dedupe"`
+	SampleRows   int       `json:"sample_rows"`
+	RaggedRows   string    `json:"ragged_rows"`
+	Decimal      string    `json:"decimal"`
 	// Columns are per source column (by header) settings that win over
 	// the job's: the shape the job's result.detected reports them in.
 	Columns map[string]ColumnOptions `json:"columns"`
+	// Review stops the job after its sample until a person confirms the
+	// column mapping (review.go).
+	Review bool `json:"review"`
+	// ValueMap replaces raw values of a field before they are coerced:
+	// field → raw value → replacement (values.go).
+	ValueMap map[string]map[string]string `json:"value_map"`
+	// ValueMapCaseInsensitive matches ValueMap's raw values ignoring case.
+	ValueMapCaseInsensitive bool `json:"value_map_case_insensitive"`
 }
 
 // ColumnOptions are one source column's settings.
@@ -76,8 +84,9 @@ const (
 
 // Defaults returns the options of a mode before the client's.
 func Defaults(m Mode) Options {
-	return Options{Delimiter: "auto", Encoding: "auto", Quote: "auto", Escape: "auto", Mapping: map[string]string{}, Trim: true, DateOrder: "auto",
-		PhoneRegion: "US", OnError: "skip_row", SampleRows: 10000, RaggedRows: raggedPad, Decimal: decimalAuto, Columns: map[string]ColumnOptions{}}
+	return Options{Delimiter: "auto", Encoding: "auto", Quote: "auto", Escape: "auto", Mapping: Mapping{}, Trim: true, DateOrder: "auto",
+		PhoneRegion: "US", OnError: "skip_row", SampleRows: 10000, RaggedRows: raggedPad, Decimal: decimalAuto, Columns: map[string]ColumnOptions{},
+		ValueMap: map[string]map[string]string{}}
 }
 
 // ParseOptions applies a client's options document (may be empty) over
@@ -143,7 +152,7 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 		case "mapping":
 			err = json.Unmarshal(v, &o.Mapping)
 			if o.Mapping == nil {
-				o.Mapping = map[string]string{}
+				o.Mapping = Mapping{}
 			}
 		case "trim":
 			err = json.Unmarshal(v, &o.Trim)
@@ -184,6 +193,15 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 			}
 		case "columns":
 			err = parseColumns(v, &o, add)
+		case "review":
+			err = json.Unmarshal(v, &o.Review)
+			if err == nil && o.Review && m == ModeInfer {
+				add(k, "needs a target schema to review a mapping against: use mode normalize or validate")
+			}
+		case "value_map":
+			err = parseValueMap(v, &o, m, add)
+		case "value_map_case_insensitive":
+			err = json.Unmarshal(v, &o.ValueMapCaseInsensitive)
 		case "ragged_rows":
 			err = json.Unmarshal(v, &o.RaggedRows)
 			if err == nil && !oneOf(o.RaggedRows, raggedPad, raggedReject) {
@@ -197,6 +215,7 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 			add(k, "has the wrong type")
 		}
 	}
+	checkValueMapKeys(o, add)
 	if len(errs) > 0 {
 		return o, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "The options are not valid; see errors.", Fields: errs}
 	}

@@ -28,12 +28,14 @@ const (
 	JobSucceeded = "job.succeeded"
 	JobFailed    = "job.failed"
 	JobCanceled  = "job.canceled"
+	// JobAwaitingReview: a job stopped for a person to review its mapping.
+	JobAwaitingReview = "job.awaiting_review"
 	// Test is sent on request to one endpoint; nobody subscribes to it.
 	Test = "webhook.test"
 )
 
 // Subscribable are the event types an endpoint may ask for.
-var Subscribable = []string{JobStarted, JobSucceeded, JobFailed, JobCanceled}
+var Subscribable = []string{JobStarted, JobSucceeded, JobFailed, JobCanceled, JobAwaitingReview}
 
 // Schedule is the Standard Webhooks retry schedule: the delay before each
 // attempt after the previous one failed. The first attempt is immediate;

@@ -74,8 +74,12 @@ func TestJob_uploadWatchDownload(t *testing.T) {
 		if missing := p.unlabelled(); missing != "" {
 			t.Errorf("form controls without a label on /jobs/new: %s", missing)
 		}
+		if !eval[bool](p, `document.querySelector('#review-first').checked`) {
+			t.Error("Review columns before running is not on by default")
+		}
 		p.shot("new-job")
-		p.do(chromedp.Click(chromedp.ID("start-job")))
+		// This test runs jobs straight through; TestReview_mappingScreen reviews one.
+		p.do(chromedp.Click(chromedp.ID("review-first")), chromedp.Click(chromedp.ID("start-job")))
 		p.until("the job's page", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status')?.innerText.includes('queued')`)
 		return strings.TrimPrefix(eval[string](p, `location.pathname`), "/jobs/")
 	}
@@ -386,7 +390,7 @@ func TestConnect(t *testing.T) {
 	}
 	p.shot("connect")
 
-	p.do(chromedp.Click(chromedp.ID("start-connect-job")))
+	p.do(chromedp.Click(chromedp.ID("review-first")), chromedp.Click(chromedp.ID("start-connect-job")))
 	p.until("the job done", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status')?.innerText.includes('succeeded') &&
 		document.querySelector('#rows-table table') && document.querySelector('#issues-table table')`)
 	if issues := p.text("#issues-table"); !strings.Contains(issues, "january.csv") || !strings.Contains(issues, "invalid_email") {
@@ -428,6 +432,7 @@ func TestConnectOnly(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`input[aria-label="Use march.csv"]`)),
 		chromedp.Click(chromedp.ID("schema-source-pasted")),
 		chromedp.SetValue(chromedp.ID("schema-text"), peopleSchema),
+		chromedp.Click(chromedp.ID("review-first")),
 		chromedp.Click(chromedp.ID("start-connect-job")),
 	)
 	p.until("the job done", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status')?.innerText.includes('succeeded') &&

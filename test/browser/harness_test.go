@@ -389,7 +389,7 @@ func (p *page) downloaded(name string) string {
 	path := filepath.Join(p.downloads, name)
 	deadline := time.Now().Add(wait)
 	for {
-		if b, err := os.ReadFile(path); err == nil {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 { // the file can exist before its bytes do
 			return string(b)
 		}
 		if time.Now().After(deadline) {

@@ -84,6 +84,27 @@ export function optionsField() {
   return { el: h('p', {}, h('label', { for: 'options' }, 'Options (JSON, optional)'), text), text };
 }
 
+// reviewField is "Review columns before running" (options.review), on by
+// default; infer mode has no schema to review against, so it is off there.
+// withReview(options) adds it to an options document.
+export function reviewField(modeSelect) {
+  const box = h('input', { type: 'checkbox', id: 'review-first', checked: true, 'aria-describedby': 'review-first-hint' });
+  const el = h('p', { class: 'check' },
+    h('label', { class: 'choice', for: 'review-first' }, box, ' Review columns before running'),
+    h('span', { id: 'review-first-hint', class: 'muted' },
+      'The job reads the first rows, shows how the columns map to the schema and what the rows would look like, and waits for you to confirm.'));
+  const sync = () => { box.disabled = modeSelect.value === 'infer'; };
+  modeSelect.addEventListener('change', sync);
+  sync();
+  return {
+    el,
+    withReview(options) {
+      if (box.disabled || !box.checked || 'review' in options) return options;
+      return { ...options, review: true };
+    },
+  };
+}
+
 export function nameField() {
   const input = h('input', { type: 'text', id: 'job-name', maxlength: '200', autocomplete: 'off' });
   return { el: h('p', {}, h('label', { for: 'job-name' }, 'Name (optional)'), input), input };

@@ -3,7 +3,7 @@
 // connect get an explanation instead.
 import * as api from '../api.js';
 import { busy, confirm, h, notice, problem, show, size, slot, table, when } from '../ui.js';
-import { fileField, modeField, nameField, optionsField, parseJSON, schemaField } from '../forms.js';
+import { fileField, modeField, nameField, optionsField, parseJSON, reviewField, schemaField } from '../forms.js';
 
 function unavailable(main) {
   show(main, 'Connect', notice('info', h('p', { id: 'connect-unavailable' },
@@ -76,9 +76,10 @@ export default async function connect(main, { me }) {
   const mode = modeField();
   const schema = schemaField(saved.data);
   const options = optionsField();
+  const review = reviewField(mode.select);
   const name = nameField();
   const start = h('button', { type: 'submit', id: 'start-connect-job' }, 'Start connect job');
-  const jobForm = h('form', { id: 'connect-job' }, order, mode.el, schema.el, options.el, name.el, h('p', {}, start));
+  const jobForm = h('form', { id: 'connect-job' }, order, mode.el, schema.el, review.el, options.el, name.el, h('p', {}, start));
   jobForm.addEventListener('submit', (e) => {
     e.preventDefault();
     busy(start, async () => {
@@ -87,7 +88,8 @@ export default async function connect(main, { me }) {
         const s = schema.value();
         if (s.schema_id) req.schema_id = s.schema_id;
         if (s.schema !== undefined) req.schema = parseJSON(s.schema, 'schema');
-        if (options.text.value.trim()) req.options = parseJSON(options.text.value, 'options');
+        const opts = review.withReview(options.text.value.trim() ? parseJSON(options.text.value, 'options') : {});
+        if (Object.keys(opts).length) req.options = opts;
         if (name.input.value.trim()) req.name = name.input.value.trim();
         const j = await api.post('/v1/connect/jobs', req);
         location.assign(`/jobs/${j.id}`);

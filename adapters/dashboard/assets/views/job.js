@@ -4,6 +4,8 @@
 import * as api from '../api.js';
 import { busy, confirm, count, h, notice, problem, show, size, slot, status, table, when } from '../ui.js';
 import { ACTIVE, jobTitle } from './jobs.js';
+import { reviewPanel } from './review.js';
+import { fixPanel } from './fix.js';
 
 const PAGE = 25;
 
@@ -21,6 +23,14 @@ function follow(path, progress, done, failed) {
       done(JSON.parse(e.data).job);
     });
   }
+  // A job stopped for its review (review.js). The stream replays a job's
+  // whole history, so the stop of a review already confirmed comes by too:
+  // only a job that still awaits it is shown as such.
+  events.addEventListener('job.awaiting_review', () => api.get(path).then((j) => {
+    if (j.status !== 'awaiting_review') return;
+    events.close();
+    done(j);
+  }, failed));
   events.addEventListener('error', () => {
     events.close();
     api.get(path).then((j) => {
@@ -115,6 +125,7 @@ function facts(j) {
   const row = (term, value) => [h('dt', {}, term), h('dd', {}, value)];
   return h('dl', { class: 'facts' },
     row('ID', h('code', {}, j.id)), row('Mode', j.mode), row(j.source.type === 'connect' ? 'Files' : 'File', file || '—'),
+    j.source.rerun_of ? row('Rerun of', h('a', { href: `/jobs/${j.source.rerun_of}`, id: 'rerun-of' }, j.source.rerun_of)) : null,
     row('Created', when(j.created_at)), row('Started', when(j.started_at)), row('Finished', when(j.finished_at)),
     row('Attempts', String(j.attempts)));
 }
@@ -173,8 +184,13 @@ export default async function job(main, { me, params: [id] }) {
   function render(v) {
     progress(v.status, v.progress);
     about.set(facts(v));
-    actions.set(ACTIVE.includes(v.status) ? cancel : null, remove);
-    if (v.status === 'failed') {
+    actions.set(ACTIVE.includes(v.status) || v.status === 'awaiting_review' ? cancel : null, remove);
+    if (v.status === 'awaiting_review') { // review.js; once confirmed, the job runs and is followed again
+      outcome.set(reviewPanel(path, v, (queued) => {
+        render(queued);
+        follow(path, (e) => progress(e.status, e.progress), render, failed);
+      }));
+    } else if (v.status === 'failed') {
       outcome.set(notice('error', h('p', {}, h('strong', {}, v.error.code), ': ', v.error.message)), mapping(v));
     } else if (v.status === 'succeeded') {
       const r = v.result;
@@ -183,7 +199,7 @@ export default async function job(main, { me, params: [id] }) {
       outcome.set(
         notice('ok', h('p', { id: 'result-summary' }, `${count(r.row_count)} valid rows, ${count(r.rejected_count)} rejected, ${count(r.issue_count)} issues.`),
           r.issues_truncated ? h('p', {}, 'The issue report stopped at max_errors; more rows had issues.') : null),
-        downloads(path), mapping(v),
+        downloads(path), fixPanel(path, v), mapping(v),
         h('section', { 'aria-labelledby': 'rows-h' }, h('h2', { id: 'rows-h' }, 'Rows'), rows.el),
         h('section', { 'aria-labelledby': 'issues-h' }, h('h2', { id: 'issues-h' }, 'Issues'), issues.el),
         r.inferred_schema ? h('section', { 'aria-labelledby': 'inferred-h' }, h('h2', { id: 'inferred-h' }, 'Inferred schema'),

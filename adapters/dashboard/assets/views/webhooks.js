@@ -4,7 +4,7 @@
 import * as api from '../api.js';
 import { busy, confirm, h, notice, problem, show, slot, status, table, when } from '../ui.js';
 
-const EVENTS = ['job.succeeded', 'job.failed', 'job.canceled', 'job.started'];
+const EVENTS = ['job.succeeded', 'job.failed', 'job.canceled', 'job.started', 'job.awaiting_review'];
 
 export default async function webhooks(main, { me }) {
   const admin = me.user.role === 'admin';

@@ -1,0 +1,133 @@
+// The review of a job's columns (options.review), on the page of a job
+// awaiting it: each source column with some of its values, the field it
+// maps to with the mapping's confidence, a select of the alternatives,
+// every other field and "ignore", required fields still unmapped shown as
+// blocking, and what the first rows would come out as. Every change is
+// saved at once (PATCH …/mapping) and the preview drawn again; Confirm
+// runs the job with the mapping shown.
+import * as api from '../api.js';
+import { busy, count, h, notice, problem, slot, table, when } from '../ui.js';
+
+const IGNORE = '';
+
+// SETTLE is how long a select's choice must stay before it is saved: typing
+// "email" on a closed select passes through other choices first.
+const SETTLE = 400;
+
+function cell(v) {
+  if (v == null) return h('span', { class: 'muted' }, '—');
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+function percent(c) {
+  return c == null ? '—' : `${Math.round(c * 100)}%`;
+}
+
+// fieldSelect is the choice of one column's field: the current one and the
+// alternatives first, then the schema's other fields, then ignore.
+function fieldSelect(id, column, fields) {
+  const suggested = [];
+  if (column.field) suggested.push({ field: column.field, note: `${column.method}, ${percent(column.confidence)}` });
+  for (const a of column.alternatives) suggested.push({ field: a.field, note: `${a.method}, ${percent(a.confidence)}` });
+  const named = new Set(suggested.map((s) => s.field));
+  const label = (f) => `${f.name}${f.constraints?.required ? ' (required)' : ''}`;
+  const byName = Object.fromEntries(fields.map((f) => [f.name, f]));
+  const select = h('select', { id, 'aria-label': `Field for column ${column.source_column}` },
+    suggested.length ? h('optgroup', { label: 'Suggested' },
+      suggested.map((s) => h('option', { value: s.field }, `${label(byName[s.field] ?? { name: s.field })} — ${s.note}`))) : null,
+    h('optgroup', { label: 'Other fields' },
+      fields.filter((f) => !named.has(f.name)).map((f) => h('option', { value: f.name }, label(f)))),
+    h('option', { value: IGNORE }, column.field ? 'Ignore this column' : 'Not mapped (ignore this column)'));
+  select.value = column.field ?? IGNORE;
+  return select;
+}
+
+// reviewPanel draws a job's review under path; onQueued gets the job once
+// the review is confirmed.
+export function reviewPanel(path, job, onQueued) {
+  const fields = job.schema?.fields ?? [];
+  const files = Object.fromEntries(job.source.files.map((f) => [f.id, f.filename]));
+  const several = job.source.files.length > 1;
+  const message = slot();
+  const said = h('p', { id: 'review-said', class: 'visually-hidden', role: 'status' });
+  const box = slot({ id: 'review' });
+
+  // change saves one column's field and draws the review it gives; the
+  // focus stays where it is (on the same control, drawn anew).
+  const change = async (select, column) => {
+    const field = select.value;
+    box.setAttribute('aria-busy', 'true');
+    message.set();
+    try {
+      const r = await api.patch(`${path}/mapping`, { mapping: { [column.source_column]: field === IGNORE ? null : field } });
+      draw(r, document.activeElement?.id);
+      said.textContent = `${column.source_column}: ${field === IGNORE ? 'ignored' : `mapped to ${field}`}. ` +
+        `${count(r.sample.rows_valid)} of ${count(r.sample.records)} sample rows would be kept.`;
+    } catch (err) {
+      message.set(problem(err));
+      select.focus();
+    } finally {
+      box.removeAttribute('aria-busy');
+    }
+  };
+
+  function draw(r, focus) {
+    const confirmButton = h('button', { type: 'button', id: 'confirm-review', disabled: r.blocking.length > 0,
+      'aria-describedby': r.blocking.length ? 'review-blocking' : null }, 'Confirm and run');
+    confirmButton.addEventListener('click', () => busy(confirmButton, async () => {
+      try {
+        onQueued(await api.post(`${path}/confirm`));
+      } catch (err) {
+        message.set(problem(err));
+      }
+    }));
+    const columns = table('Columns', [
+      several ? ['File', (c) => files[c.source_file] ?? cell(c.source_file)] : null,
+      ['Source column', (c) => h('strong', {}, c.source_column)],
+      ['Sample values', (c) => (c.values.length ? h('span', { class: 'values' }, c.values.join(' · ')) : h('span', { class: 'muted' }, 'empty'))],
+      ['Maps to', (c) => {
+        const select = fieldSelect(`map-${r.columns.indexOf(c)}`, c, fields);
+        let settling;
+        select.addEventListener('change', () => {
+          clearTimeout(settling);
+          settling = setTimeout(() => change(select, c), SETTLE);
+        });
+        return select;
+      }],
+      ['Confidence', (c) => (c.field ? `${percent(c.confidence)} (${c.method})` : h('span', { class: 'muted' }, '—'))],
+    ].filter(Boolean), r.columns);
+    const names = fields.map((f) => f.name);
+    const preview = table('Preview', [
+      ['Row', (p) => String(p.row)],
+      several ? ['File', (p) => files[p.source_file] ?? cell(p.source_file)] : null,
+      ['Kept', (p) => (p.valid ? 'yes' : h('strong', { class: 'rejected' }, 'rejected'))],
+      ...names.map((n) => [n, (p) => cell(p.values?.[n])]),
+      ['Issues', (p) => (p.issues.length ? h('ul', { class: 'plain' }, p.issues.map((i) =>
+        h('li', {}, h('code', {}, i.code), i.value != null ? ` “${i.value}”` : ''))) : '')],
+    ].filter(Boolean), r.preview, 'No rows to preview.');
+    const counts = table('Issues in the sample', [
+      ['Field', (c) => cell(c.field)], ['Severity', (c) => c.severity], ['Code', (c) => h('code', {}, c.code)], ['Count', (c) => count(c.count)],
+    ], r.issue_counts, 'No issues in the sample.');
+    const s = r.sample;
+    box.set(
+      h('p', { id: 'review-summary' },
+        `Read ${count(s.records)} records${s.complete ? ' (all of the file)' : ' from the start of the file'}: `,
+        `${count(s.rows_valid)} would be kept, ${count(s.rows_rejected)} rejected. `,
+        r.expires_at ? ['The job waits for you until ', when(r.expires_at), '.'] : null),
+      r.blocking.length ? notice('error', h('div', { id: 'review-blocking' },
+        h('p', {}, h('strong', {}, 'Before the job can run:')),
+        h('ul', {}, r.blocking.map((b) => h('li', {}, b.message))))) : null,
+      columns,
+      r.unmapped_fields.length ? h('p', { id: 'unmapped-fields', class: 'muted' }, `Fields no column maps to: ${r.unmapped_fields.join(', ')}.`) : null,
+      h('p', { class: 'actions' }, confirmButton),
+      h('h3', {}, 'Preview of the first rows'), preview,
+      h('h3', {}, 'Issues in the sample'), counts);
+    if (focus) document.getElementById(focus)?.focus();
+  }
+
+  api.get(`${path}/review`).then((r) => draw(r), (err) => box.set(problem(err)));
+  return h('section', { 'aria-labelledby': 'review-h', class: 'review' },
+    h('h2', { id: 'review-h' }, 'Review columns'),
+    h('p', {}, 'Check how the columns of the file map to the fields of the schema. Changes are saved as you make them; the job runs on the whole file when you confirm.'),
+    message, said, box);
+}

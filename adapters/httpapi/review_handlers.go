@@ -1,0 +1,201 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tabnorm/tabnorm/application/idempotency"
+	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/application/review"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+)
+
+// reviewRoutes are the routes of a job's review and of fixing its values,
+// under /v1/jobs/{id} and, for connect jobs, /v1/connect/jobs/{id}
+// (docs/review.md).
+func (a *API) reviewRoutes(g *gin.RouterGroup) {
+	g.GET("/:id/review", a.getReview)
+	g.PATCH("/:id/mapping", a.patchMapping)
+	g.POST("/:id/confirm", a.confirmReview)
+	g.GET("/:id/invalid-values", a.invalidValues)
+	g.POST("/:id/rerun", a.rerunJob)
+}
+
+// reviewJSON is the review object: its state, and the document the
+// engine made (columns, blocking problems, counts, preview).
+type reviewJSON struct {
+	Object      string  `json:"object"`
+	JobID       string  `json:"job_id"`
+	JobStatus   string  `json:"job_status"`
+	Status      string  `json:"status"`
+	ExpiresAt   *string `json:"expires_at"`
+	ConfirmedAt *string `json:"confirmed_at"`
+	normalize.Review
+}
+
+func newReviewJSON(v review.View) reviewJSON {
+	return reviewJSON{Object: "job_review", JobID: v.Job.ID, JobStatus: string(v.Job.Status), Status: v.Status,
+		ExpiresAt: formatTimePtr(v.ExpiresAt), ConfirmedAt: formatTimePtr(v.Job.ReviewedAt), Review: v.Review}
+}
+
+func (a *API) getReview(c *gin.Context) {
+	v, err := a.deps.Review.Get(c.Request.Context(), principal(c), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newReviewJSON(v))
+}
+
+// mappingRequest is the body of PATCH …/mapping: source column → field,
+// or null to ignore the column.
+type mappingRequest struct {
+	Mapping *map[string]*string `json:"mapping"`
+}
+
+func (a *API) patchMapping(c *gin.Context) {
+	var req mappingRequest
+	if err := decodeJSON(c, &req); err != nil {
+		fail(c, err)
+		return
+	}
+	if req.Mapping == nil {
+		fail(c, errMissing("mapping", "Send the columns to change as mapping: {\"Source column\": \"field\" or null}."))
+		return
+	}
+	v, err := a.deps.Review.PatchMapping(c.Request.Context(), principal(c), c.Param("id"), *req.Mapping)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newReviewJSON(v))
+}
+
+// confirmReview queues a job awaiting review; an Idempotency-Key makes a
+// retried confirmation answer as the first did.
+func (a *API) confirmReview(c *gin.Context) {
+	p := principal(c)
+	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), p.OrgID, c.GetHeader("Idempotency-Key"), requestHash(c), func(ctx context.Context) (idempotency.Response, error) {
+		j, err := a.deps.Review.Confirm(ctx, p, c.Param("id"))
+		if err != nil {
+			return idempotency.Response{}, err
+		}
+		body, err := json.Marshal(jobs.NewView(j))
+		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
+	})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	writeCreated(c, res, replayed)
+}
+
+// invalidValueJSON is one distinct rejected value of a field.
+type invalidValueJSON struct {
+	Object string `json:"object"`
+	Value  string `json:"value"`
+	Count  int64  `json:"count"`
+	Code   string `json:"code"`
+}
+
+type invalidValuesJSON struct {
+	listJSON[invalidValueJSON]
+	Field         string `json:"field"`
+	DistinctCount int    `json:"distinct_count"`
+	Capped        bool   `json:"capped"`
+}
+
+func (a *API) invalidValues(c *gin.Context) {
+	page, err := pageOf(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	vals, err := a.deps.Review.InvalidValues(c.Request.Context(), principal(c), c.Param("id"), c.Query("field"), page)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	data := make([]invalidValueJSON, len(vals.Values))
+	for i, v := range vals.Values {
+		data[i] = invalidValueJSON{Object: "invalid_value", Value: v.Value, Count: v.Count, Code: v.Code}
+	}
+	c.JSON(http.StatusOK, invalidValuesJSON{listJSON: newList(data, vals.Next), Field: vals.Field, DistinctCount: vals.Distinct, Capped: vals.Capped})
+}
+
+// rerunRequest is the body of POST …/rerun; both parts are optional.
+type rerunRequest struct {
+	Options json.RawMessage    `json:"options"`
+	Mapping map[string]*string `json:"mapping"`
+}
+
+// rerunJob makes a new job on the same files: an upload job's file is
+// copied first, as an upload is stored before its creation is compared
+// with an Idempotency-Key, and removed when it makes no job. A retry with
+// a key already answered replays without copying anything.
+func (a *API) rerunJob(c *gin.Context) {
+	ctx := c.Request.Context()
+	p := principal(c)
+	var req rerunRequest
+	if err := decodeOptionalJSON(c, &req); err != nil {
+		a.failCreating(c, p.OrgID, err)
+		return
+	}
+	canonical, _ := json.Marshal(req)
+	key, hash := c.GetHeader("Idempotency-Key"), requestHash(c, string(canonical))
+	if key != "" {
+		res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, key, hash, func(context.Context) (idempotency.Response, error) {
+			return idempotency.Response{}, errFirstTime
+		})
+		switch {
+		case err == nil && replayed:
+			writeCreated(c, res, replayed)
+			return
+		case err != nil && !errors.Is(err, errFirstTime):
+			fail(c, err)
+			return
+		}
+	}
+	run, err := a.deps.Review.PrepareRerun(ctx, p, c.Param("id"), review.RerunRequest{Options: present(req.Options), Mapping: req.Mapping})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, key, hash, func(ctx context.Context) (idempotency.Response, error) {
+		j, err := a.deps.Review.SubmitRerun(ctx, p, run)
+		if err != nil {
+			return idempotency.Response{}, err
+		}
+		body, err := json.Marshal(jobs.NewView(j))
+		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
+	})
+	if err != nil || replayed {
+		a.deps.Review.DiscardRerun(ctx, run)
+	}
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	writeCreated(c, res, replayed)
+}
+
+// errFirstTime: an Idempotency-Key not used yet (nothing to replay).
+var errFirstTime = errors.New("idempotency key not used yet")
+
+// decodeOptionalJSON is decodeJSON for a body that may be left out: no
+// body at all reads as {}.
+func decodeOptionalJSON(c *gin.Context, dst any) error {
+	if c.Request.ContentLength == 0 && c.GetHeader("Content-Type") == "" {
+		return nil
+	}
+	return decodeJSON(c, dst)
+}
+
+func errMissing(field, message string) error {
+	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: message, Fields: []domain.FieldError{{Field: field, Message: "required"}}}
+}

@@ -1,0 +1,370 @@
+// Package review is the person between a file and its result: the review
+// of a job's column mapping before the job runs (options.review), and the
+// fixing of values a finished job rejected. Its use cases change and
+// confirm a review, expire the reviews nobody confirmed, count a field's
+// rejected values, and rerun a job on its files with other options.
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/tabnorm/tabnorm/application/connect"
+	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// DefaultTTL is how long a review waits for a person by default.
+const DefaultTTL = 7 * 24 * time.Hour
+
+// Config holds the review settings.
+type Config struct {
+	// TTL is how long a job awaits its review before it is canceled with
+	// review_expired (TABNORM_REVIEW_TTL; 0: DefaultTTL).
+	TTL time.Duration
+}
+
+// Service is the review and fix use cases.
+type Service struct {
+	cfg     Config
+	jobs    ports.Jobs
+	reviews ports.JobReviews
+	runs    *jobs.Service
+	connect *connect.Service
+	schemas ports.Schemas
+	learned ports.LearnedMappings
+	blobs   ports.BlobStore
+	tx      ports.Transactor
+	clock   ports.Clock
+	log     *slog.Logger
+}
+
+// NewService returns the review service.
+func NewService(cfg Config, jobsRepo ports.Jobs, reviews ports.JobReviews, runs *jobs.Service, conn *connect.Service, schemas ports.Schemas,
+	learned ports.LearnedMappings, blobs ports.BlobStore, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultTTL
+	}
+	return &Service{cfg: cfg, jobs: jobsRepo, reviews: reviews, runs: runs, connect: conn, schemas: schemas, learned: learned, blobs: blobs, tx: tx, clock: clock, log: log}
+}
+
+// The states of a review, as its status says them.
+const (
+	StatusPending   = "pending"   // the job awaits it
+	StatusConfirmed = "confirmed" // a person confirmed it; the job ran or runs as confirmed
+	StatusExpired   = "expired"   // nobody confirmed it in time: the job was canceled
+	StatusCanceled  = "canceled"  // the job was canceled while it awaited its review
+)
+
+// View is a job's review with its state.
+type View struct {
+	Job    job.Job
+	Review normalize.Review
+	Status string
+	// ExpiresAt is when a pending review expires; nil otherwise.
+	ExpiresAt *time.Time
+}
+
+// Get returns a job's review. A job that never stopped for one is 404.
+func (s *Service) Get(ctx context.Context, p identity.Principal, jobID string) (View, error) {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return View{}, err
+	}
+	return s.view(j)
+}
+
+func (s *Service) view(j job.Job) (View, error) {
+	if j.Review == nil {
+		return View{}, domain.Errorf(domain.ErrNotFound, "not_found", "The job %s has no review: a job stops for one with options.review true.", j.ID)
+	}
+	rev, err := normalize.ParseReview(j.Review)
+	if err != nil {
+		return View{}, err
+	}
+	v := View{Job: j, Review: rev}
+	switch {
+	case j.Status == job.AwaitingReview:
+		v.Status = StatusPending
+		if j.ReviewSince != nil {
+			at := j.ReviewSince.Add(s.cfg.TTL)
+			v.ExpiresAt = &at
+		}
+	case j.ReviewedAt != nil:
+		v.Status = StatusConfirmed
+	case j.Failure != nil && j.Failure.Code == job.ReviewExpired:
+		v.Status = StatusExpired
+	default:
+		v.Status = StatusCanceled
+	}
+	return v, nil
+}
+
+// settings are what a review is computed from, besides its samples.
+type settings struct {
+	mode    normalize.Mode
+	schema  *schema.Schema
+	options normalize.Options
+}
+
+func settingsOf(j job.Job) (settings, error) {
+	mode, err := normalize.ParseMode(j.Mode)
+	if err != nil {
+		return settings{}, err
+	}
+	st := settings{mode: mode}
+	if st.options, err = normalize.ParseOptions(mode, j.Options); err != nil {
+		return settings{}, fmt.Errorf("options of job %s: %w", j.ID, err)
+	}
+	if j.Schema != nil {
+		if st.schema, err = schema.Parse(j.Schema); err != nil {
+			return settings{}, fmt.Errorf("schema of job %s: %w", j.ID, err)
+		}
+	}
+	return st, nil
+}
+
+func (s *Service) samples(ctx context.Context, j job.Job) ([]normalize.Sample, error) {
+	r, err := s.blobs.Open(ctx, jobs.SampleKey(j.OrgID, j.ID), 0, -1)
+	if err != nil {
+		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
+	}
+	return normalize.UnmarshalSamples(b)
+}
+
+func (s *Service) learnedOf(ctx context.Context, j job.Job) (map[string]string, error) {
+	if j.SchemaID == "" {
+		return nil, nil
+	}
+	return s.learned.Get(ctx, j.OrgID, j.SchemaID)
+}
+
+// invalidMapping is 422 invalid_mapping with each problem in errors.
+func invalidMapping(errs []domain.FieldError) error {
+	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_mapping", Message: "The mapping names columns the job's files do not have, or fields its schema does not have; see errors.",
+		Fields: errs}
+}
+
+// PatchMapping changes the mapping of a job awaiting review: each source
+// column named goes to its field, or to null (ignored). A field given to a
+// column leaves any other column of the same file that was mapped to it.
+// The review is computed again, with its preview and counts.
+func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID string, changes map[string]*string) (View, error) {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return View{}, err
+	}
+	if j.Status != job.AwaitingReview {
+		return View{}, j.NotAwaitingReview()
+	}
+	st, err := settingsOf(j)
+	if err != nil {
+		return View{}, err
+	}
+	if st.schema == nil {
+		return View{}, fmt.Errorf("job %s awaits a review without a schema", j.ID)
+	}
+	samples, err := s.samples(ctx, j)
+	if err != nil {
+		return View{}, err
+	}
+	learned, err := s.learnedOf(ctx, j)
+	if err != nil {
+		return View{}, err
+	}
+	headers := normalize.Headers(samples)
+	columns := make([]string, 0, len(changes))
+	for c := range changes {
+		columns = append(columns, c)
+	}
+	sort.Strings(columns)
+	var errs []domain.FieldError
+	type fileField struct {
+		file  int
+		field string
+	}
+	claimed := map[fileField]string{} // the column of this request that maps a file's column to a field
+	for _, c := range columns {
+		files, ok := headers[c]
+		if !ok {
+			errs = append(errs, domain.FieldError{Field: "mapping." + c, Message: "no column of the job's files has this header"})
+			continue
+		}
+		f := changes[c]
+		if f == nil || *f == "" {
+			continue
+		}
+		if st.schema.Index(*f) < 0 {
+			errs = append(errs, domain.FieldError{Field: "mapping." + c, Message: fmt.Sprintf("%q is not a field of the job's schema", *f)})
+			continue
+		}
+		for _, file := range files {
+			if other, ok := claimed[fileField{file, *f}]; ok {
+				errs = append(errs, domain.FieldError{Field: "mapping." + c, Message: fmt.Sprintf("field %q is given to column %q of the same file too", *f, other)})
+				break
+			}
+			claimed[fileField{file, *f}] = c
+		}
+	}
+	if len(errs) > 0 {
+		return View{}, invalidMapping(errs)
+	}
+	updated, err := s.jobs.Update(ctx, p.OrgID, jobID, func(j *job.Job) error {
+		if j.Status != job.AwaitingReview {
+			return j.NotAwaitingReview()
+		}
+		st, err := settingsOf(*j)
+		if err != nil {
+			return err
+		}
+		mapping := st.options.Mapping
+		for _, c := range columns {
+			f := ""
+			if changes[c] != nil {
+				f = *changes[c]
+			}
+			if f != "" { // the field leaves the other columns of c's files
+				for h, hf := range mapping {
+					if h != c && hf == f && sharesFile(headers[h], headers[c]) {
+						delete(mapping, h)
+					}
+				}
+			}
+			mapping[c] = f
+		}
+		rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: st.mode, Schema: st.schema, Options: st.options, Learned: learned, Samples: samples})
+		if err != nil {
+			return err
+		}
+		j.Options = st.options.JSON()
+		return j.Revise(rev.JSON(), rev.MappingJSON())
+	})
+	if err != nil {
+		return View{}, err
+	}
+	return s.view(updated)
+}
+
+func sharesFile(a, b []int) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Confirm queues a job awaiting review to run with the reviewed mapping,
+// which becomes its options.mapping: every column mapped as reviewed, the
+// others ignored. With a saved schema, the mapping is learned for the
+// organization's next jobs. A review with blocking problems is refused.
+func (s *Service) Confirm(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return job.Job{}, err
+	}
+	if j.Status != job.AwaitingReview {
+		return job.Job{}, j.NotAwaitingReview()
+	}
+	var out job.Job
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		now := s.clock.Now()
+		var confirmed normalize.Mapping
+		var err error
+		out, err = s.runs.Resume(ctx, p.OrgID, jobID, func(j *job.Job) error {
+			if j.Status != job.AwaitingReview {
+				return j.NotAwaitingReview()
+			}
+			rev, err := normalize.ParseReview(j.Review)
+			if err != nil {
+				return err
+			}
+			if err := rev.Blocked(); err != nil {
+				return err
+			}
+			st, err := settingsOf(*j)
+			if err != nil {
+				return err
+			}
+			confirmed = rev.Confirmed()
+			st.options.Mapping = confirmed
+			j.Options = st.options.JSON()
+			return j.ConfirmReview(now)
+		})
+		if err != nil || out.SchemaID == "" {
+			return err
+		}
+		headers := make([]string, 0, len(confirmed))
+		for h := range confirmed {
+			headers = append(headers, h)
+		}
+		sort.Strings(headers)
+		for _, h := range headers {
+			if f := confirmed[h]; f != "" {
+				if err := s.learned.Put(ctx, out.OrgID, out.SchemaID, normalize.NormalizeHeader(h), f, now); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return job.Job{}, err
+	}
+	return out, nil
+}
+
+// errSkip: the job changed since it was listed.
+var errSkip = errors.New("nothing to expire")
+
+// Expire cancels the jobs whose review waited longer than the TTL, with
+// the error review_expired, at most 500 a call; the workers call it every
+// few seconds.
+func (s *Service) Expire(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	due, err := s.reviews.AwaitingSince(ctx, now.Add(-s.cfg.TTL), 500)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, pair := range due {
+		err := s.tx.InTx(ctx, func(ctx context.Context) error {
+			j, err := s.jobs.Update(ctx, pair[0], pair[1], func(j *job.Job) error {
+				if !j.ReviewDue(now, s.cfg.TTL) {
+					return errSkip
+				}
+				return j.ExpireReview(now, s.cfg.TTL)
+			})
+			if err != nil {
+				return err
+			}
+			return s.runs.Announce(ctx, j, job.EventCanceled, now)
+		})
+		if errors.Is(err, errSkip) || errors.Is(err, domain.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return n, fmt.Errorf("expire the review of job %s: %w", pair[1], err)
+		}
+		s.log.InfoContext(ctx, "job review expired", "job_id", pair[1], "org_id", pair[0])
+		n++
+	}
+	return n, nil
+}
