@@ -37,15 +37,13 @@ type Config struct {
 	LicenseFile      string
 	LicensePublicKey []byte
 
-	MaxUploadBytes     int64
-	MaxRows            int
-	MaxColumns         int
-	MaxCellBytes       int
-	JobTimeout         time.Duration
-	JobLease           time.Duration
-	Retention          time.Duration
-	RateLimitPerSecond float64
-	RateLimitBurst     int
+	MaxUploadBytes int64
+	MaxRows        int
+	MaxColumns     int
+	MaxCellBytes   int
+	JobTimeout     time.Duration
+	JobLease       time.Duration
+	Retention      time.Duration
 
 	WebhookAllowPrivate bool
 
@@ -137,8 +135,6 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		JobTimeout:          p.duration("TABNORM_JOB_TIMEOUT", time.Hour),
 		JobLease:            p.duration("TABNORM_JOB_LEASE", 30*time.Second),
 		Retention:           p.duration("TABNORM_RETENTION", 30*24*time.Hour),
-		RateLimitPerSecond:  p.number("TABNORM_RATE_LIMIT_PER_SECOND", 20),
-		RateLimitBurst:      p.integer("TABNORM_RATE_LIMIT_BURST", 100, 1, 1_000_000),
 		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
 		LogFormat:           p.oneOf("TABNORM_LOG_FORMAT", "text", "text", "json"),
 		Warnings:            warnings,
@@ -212,7 +208,7 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 			return Config{}, errors.New("TABNORM_LICENSE_REQUIRED=true needs TABNORM_LICENSE_TOKEN or TABNORM_LICENSE_FILE")
 		}
 	}
-	if c.RateLimitPerSecond <= 0 {
+	if c.HTTP.RateLimit.PerSecond <= 0 {
 		return Config{}, errors.New("TABNORM_RATE_LIMIT_PER_SECOND: must be positive")
 	}
 	return c, p.err
