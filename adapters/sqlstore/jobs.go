@@ -84,9 +84,11 @@ func toJobRow(j job.Job) jobRow {
 	return r
 }
 
-func toJobDomain(r jobRow) job.Job {
+func toJobDomain(r jobRow) (job.Job, error) {
 	var files []fileJSON
-	_ = json.Unmarshal([]byte(r.Files), &files)
+	if err := json.Unmarshal([]byte(r.Files), &files); err != nil {
+		return job.Job{}, fmt.Errorf("job %s: read its files column: %w", r.ID, err)
+	}
 	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: r.Mode, Status: job.Status(r.Status), SourceType: r.SourceType,
 		SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
 		Progress: job.Progress{RowsRead: r.RowsRead, RowsValid: r.RowsValid, RowsRejected: r.RowsRejected, BytesRead: r.BytesRead, BytesTotal: r.BytesTotal},
@@ -98,7 +100,7 @@ func toJobDomain(r jobRow) job.Job {
 	if r.ErrorCode != "" {
 		j.Failure = &job.Failure{Code: r.ErrorCode, Message: r.ErrorMessage}
 	}
-	return j
+	return j, nil
 }
 
 // Jobs implements ports.Jobs.
@@ -119,8 +121,10 @@ func (s *Jobs) Create(ctx context.Context, j job.Job) error {
 // Get returns an organization's job.
 func (s *Jobs) Get(ctx context.Context, orgID, id string) (job.Job, error) {
 	var row jobRow
-	err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID).Scan(ctx)
-	return toJobDomain(row), translate(err, "job")
+	if err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID).Scan(ctx); err != nil {
+		return job.Job{}, translate(err, "job")
+	}
+	return toJobDomain(row)
 }
 
 // List returns an organization's jobs, newest first.
@@ -139,7 +143,9 @@ func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page p
 	}
 	out := make([]job.Job, len(rows))
 	for i, r := range rows {
-		out[i] = toJobDomain(r)
+		if out[i], err = toJobDomain(r); err != nil {
+			return nil, "", err
+		}
 	}
 	return out, next, nil
 }
@@ -161,7 +167,10 @@ func (s *Jobs) Update(ctx context.Context, orgID, id string, fn func(*job.Job) e
 		if err := q.Scan(ctx); err != nil {
 			return translate(err, "job")
 		}
-		j := toJobDomain(row)
+		j, err := toJobDomain(row)
+		if err != nil {
+			return err
+		}
 		if err := fn(&j); err != nil {
 			return err
 		}
