@@ -6,9 +6,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/session"
 )
 
@@ -130,7 +130,7 @@ func (a *API) connectJob(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if j.SourceType != jobs.SourceConnect {
+	if j.SourceType != job.SourceConnect {
 		return domain.Errorf(domain.ErrNotFound, "not_found", "No connect job %s.", j.ID)
 	}
 	return nil

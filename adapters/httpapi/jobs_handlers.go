@@ -232,7 +232,7 @@ func (a *API) getJob(c *gin.Context) {
 }
 
 // listJobs lists the organization's jobs of one source type ("" for all).
-func (a *API) listJobs(sourceType string) gin.HandlerFunc {
+func (a *API) listJobs(sourceType job.SourceType) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		page, err := pageOf(c)
 		if err != nil {

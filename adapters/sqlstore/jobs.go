@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -72,7 +73,7 @@ func toJobRow(j job.Job) jobRow {
 		files[i] = fileJSON(f)
 	}
 	filesJSON, _ := json.Marshal(files)
-	r := jobRow{ID: j.ID, OrgID: j.OrgID, Name: j.Name, Mode: j.Mode, Status: string(j.Status), SourceType: j.SourceType,
+	r := jobRow{ID: j.ID, OrgID: j.OrgID, Name: j.Name, Mode: string(j.Mode), Status: string(j.Status), SourceType: string(j.SourceType),
 		Files: string(filesJSON), SchemaID: j.SchemaID, Schema: optString(j.Schema), Options: string(j.Options),
 		RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid, RowsRejected: j.Progress.RowsRejected,
 		BytesRead: j.Progress.BytesRead, BytesTotal: j.Progress.BytesTotal,
@@ -89,7 +90,7 @@ func toJobDomain(r jobRow) (job.Job, error) {
 	if err := json.Unmarshal([]byte(r.Files), &files); err != nil {
 		return job.Job{}, fmt.Errorf("job %s: read its files column: %w", r.ID, err)
 	}
-	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: r.Mode, Status: job.Status(r.Status), SourceType: r.SourceType,
+	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: normalize.Mode(r.Mode), Status: job.Status(r.Status), SourceType: job.SourceType(r.SourceType),
 		SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
 		Progress: job.Progress{RowsRead: r.RowsRead, RowsValid: r.RowsValid, RowsRejected: r.RowsRejected, BytesRead: r.BytesRead, BytesTotal: r.BytesTotal},
 		Mapping:  optBytes(r.Mapping), Result: optBytes(r.Result), Attempts: r.Attempts,
@@ -135,7 +136,7 @@ func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page p
 		q = q.Where("status = ?", string(f.Status))
 	}
 	if f.SourceType != "" {
-		q = q.Where("source_type = ?", f.SourceType)
+		q = q.Where("source_type = ?", string(f.SourceType))
 	}
 	next, err := listPage(ctx, q, page, func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
 	if err != nil {

@@ -124,20 +124,14 @@ type Params struct {
 // job of an uploaded file, its job.queued event and its queue entry.
 func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, in Params) (job.Job, error) {
 	f := u.File
-	return s.Submit(ctx, p, Submission{JobID: u.JobID, SourceType: SourceUpload, Params: in,
+	return s.Submit(ctx, p, Submission{JobID: u.JobID, SourceType: job.SourceUpload, Params: in,
 		Files: []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(f.Format), SizeBytes: f.Size, SHA256: f.SHA256}}})
 }
-
-// Source types of a job (source.type).
-const (
-	SourceUpload  = "upload"  // one file uploaded with the job
-	SourceConnect = "connect" // files of the connect library, read in order as one table
-)
 
 // Submission is a new job: where its files are and how to run it.
 type Submission struct {
 	JobID      string // "" for a new id
-	SourceType string
+	SourceType job.SourceType
 	Files      []job.File
 	Params     Params
 }
@@ -186,14 +180,14 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 		total += f.SizeBytes
 	}
 	var newBytes int64 // a connect job's files are stored, and counted, already
-	if sub.SourceType != SourceConnect {
+	if sub.SourceType != job.SourceConnect {
 		newBytes = total
 	}
 	if err := s.checkQuota(ctx, p.OrgID, newBytes); err != nil {
 		return job.Job{}, err
 	}
 	now := s.clock.Now()
-	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: string(mode), Status: job.Queued, SourceType: sub.SourceType,
+	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: mode, Status: job.Queued, SourceType: sub.SourceType,
 		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: now}
 	if sch != nil {
 		j.Schema = sch.JSON()

@@ -175,7 +175,7 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	if err != nil {
 		return nil, err
 	}
-	mode, _ := normalize.ParseMode(j.Mode)
+	mode := j.Mode
 	opts, err := normalize.ParseOptions(mode, j.Options)
 	if err != nil {
 		return nil, &normalize.Failure{Code: "invalid_request", Message: err.Error()}
@@ -244,7 +244,7 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		sources[i] = normalize.Source{Open: func() (table.Reader, error) {
 			return s.tables.Open(ctx, locals[i], f.Filename, opts.ReadOptions(s.cfg.Limits))
 		}}
-		if j.SourceType == SourceConnect { // issues and mappings name the file they come from
+		if j.SourceType == job.SourceConnect { // issues and mappings name the file they come from
 			sources[i].FileID = f.ID
 		}
 	}
@@ -337,7 +337,7 @@ func (s *Service) localFiles(ctx context.Context, j job.Job, tmp string) ([]stri
 	paths := make([]string, len(j.Files))
 	for i, f := range j.Files {
 		key := sourceKey(j.OrgID, j.ID)
-		if j.SourceType == SourceConnect {
+		if j.SourceType == job.SourceConnect {
 			key = connect.BlobKey(j.OrgID, f.ID)
 		}
 		local, inPlace := s.blobs.LocalPath(key)

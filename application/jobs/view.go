@@ -78,7 +78,7 @@ func raw(b []byte) json.RawMessage {
 // every other job under /v1/jobs. Both paths serve any of the
 // organization's jobs.
 func Path(j job.Job) string {
-	if j.SourceType == SourceConnect {
+	if j.SourceType == job.SourceConnect {
 		return "/v1/connect/jobs/" + j.ID
 	}
 	return "/v1/jobs/" + j.ID
@@ -86,7 +86,7 @@ func Path(j job.Job) string {
 
 // NewView renders a job.
 func NewView(j job.Job) View {
-	v := View{ID: j.ID, Object: "job", Mode: j.Mode, Status: string(j.Status), Schema: raw(j.Schema), Options: raw(j.Options),
+	v := View{ID: j.ID, Object: "job", Mode: string(j.Mode), Status: string(j.Status), Schema: raw(j.Schema), Options: raw(j.Options),
 		Mapping: raw(j.Mapping), Result: raw(j.Result), Attempts: j.Attempts, CreatedAt: j.CreatedAt.UTC().Format(timeLayout),
 		StartedAt: ts(j.StartedAt), FinishedAt: ts(j.FinishedAt)}
 	if j.Mapping == nil {
@@ -98,7 +98,7 @@ func NewView(j job.Job) View {
 	if j.SchemaID != "" {
 		v.SchemaID = &j.SchemaID
 	}
-	v.Source.Type = j.SourceType
+	v.Source.Type = string(j.SourceType)
 	v.Source.Files = []fileView{}
 	for _, f := range j.Files {
 		v.Source.Files = append(v.Source.Files, fileView(f))

@@ -25,6 +25,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/webhook"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -123,7 +124,7 @@ func (f *fixture) finishJob(t *testing.T) job.Job {
 	t.Helper()
 	ctx := context.Background()
 	now := f.clock.Now()
-	j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: "normalize", Status: job.Queued, SourceType: "upload",
+	j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: normalize.ModeNormalize, Status: job.Queued, SourceType: job.SourceUpload,
 		Options: []byte(`{}`), CreatedAt: now}
 	if err := f.jobs.Create(ctx, j); err != nil {
 		t.Fatal(err)
@@ -353,7 +354,7 @@ func TestService_eventsCommitWithTheJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := f.clock.Now()
-		j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: "normalize", Status: job.Queued, SourceType: "upload", Options: []byte(`{}`), CreatedAt: now}
+		j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: normalize.ModeNormalize, Status: job.Queued, SourceType: job.SourceUpload, Options: []byte(`{}`), CreatedAt: now}
 		if err := f.jobs.Create(ctx, j); err != nil {
 			t.Fatal(err)
 		}
