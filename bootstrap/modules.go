@@ -180,11 +180,11 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 
 // Jobs provides the jobs service.
 var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, q ports.Queue, slots ports.JobSlots,
-	quotas ports.Quotas, b ports.BlobStore, t ports.TableOpener, tx ports.Transactor, c ports.Clock, m *metrics.Metrics, log *slog.Logger) *jobs.Service {
+	quotas ports.Quotas, b ports.BlobStore, t ports.TableOpener, tx ports.Transactor, r ports.JobRenderer, c ports.Clock, m *metrics.Metrics, log *slog.Logger) *jobs.Service {
 	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease, Retention: cfg.Retention, NewIndex: spill.Factory(""),
 		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}, Observer: m,
-		MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg}, j, e, sch, learned, bus, q, slots, quotas, b, t, tx, c, log)
-}), fx.Provide(schemas.NewService, idempotency.NewService))
+		MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg}, j, e, sch, learned, bus, q, slots, quotas, b, t, tx, r, c, log)
+}), fx.Provide(schemas.NewService, idempotency.NewService, fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer)))))
 
 // Connect provides the connect product's service (files library and
 // multi-file jobs).
@@ -200,8 +200,9 @@ var Webhooks = fx.Options(
 		func(cfg Config) ports.WebhookSender {
 			return webhook.NewSender(webhook.Config{AllowPrivate: cfg.WebhookAllowPrivate, UserAgent: "tabnorm-webhooks"})
 		},
-		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, c ports.Clock, log *slog.Logger) *webhooks.Service {
-			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate}, e, d, q, s, tx, c, log)
+		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, r ports.JobRenderer,
+			c ports.Clock, log *slog.Logger) *webhooks.Service {
+			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate}, e, d, q, s, tx, r, c, log)
 		},
 	)),
 	fx.Decorate(webhooks.WatchJobs),

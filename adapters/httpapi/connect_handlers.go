@@ -129,8 +129,8 @@ func (a *API) createConnectJob(c *gin.Context) {
 		if err != nil {
 			return idempotency.Response{}, err
 		}
-		body, err := json.Marshal(jobs.NewView(j))
-		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
+		body, err := json.Marshal(newJobJSON(j))
+		return idempotency.Response{Status: http.StatusAccepted, Location: jobPath(j), Body: body}, err
 	})
 	if err != nil {
 		fail(c, err)

@@ -72,8 +72,8 @@ func (a *API) createJob(c *gin.Context) {
 		if err != nil {
 			return idempotency.Response{}, err
 		}
-		body, err := json.Marshal(jobs.NewView(j))
-		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
+		body, err := json.Marshal(newJobJSON(j))
+		return idempotency.Response{Status: http.StatusAccepted, Location: jobPath(j), Body: body}, err
 	})
 	if err != nil || replayed {
 		a.deps.Jobs.Discard(ctx, up) // refused, or a replay: this upload is not a job
@@ -228,7 +228,7 @@ func (a *API) getJob(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, jobs.NewView(j))
+	c.JSON(http.StatusOK, newJobJSON(j))
 }
 
 // listJobs lists the organization's jobs of one source type ("" for all).
@@ -251,9 +251,9 @@ func (a *API) listJobs(sourceType job.SourceType) gin.HandlerFunc {
 			fail(c, err)
 			return
 		}
-		views := make([]jobs.View, len(list))
+		views := make([]jobJSON, len(list))
 		for i, j := range list {
-			views[i] = jobs.NewView(j)
+			views[i] = newJobJSON(j)
 		}
 		c.JSON(http.StatusOK, newList(views, next))
 	}
@@ -265,7 +265,7 @@ func (a *API) cancelJob(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, jobs.NewView(j))
+	c.JSON(http.StatusOK, newJobJSON(j))
 }
 
 func (a *API) deleteJob(c *gin.Context) {

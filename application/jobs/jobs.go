@@ -57,6 +57,7 @@ type Service struct {
 	blobs   ports.BlobStore
 	tables  ports.TableOpener
 	tx      ports.Transactor
+	render  ports.JobRenderer
 	clock   ports.Clock
 	log     *slog.Logger
 	feeds   feeds // shared event feeds of the jobs followed on this node
@@ -64,7 +65,7 @@ type Service struct {
 
 // NewService returns the jobs service.
 func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, queue ports.Queue, slots ports.JobSlots,
-	quotas ports.Quotas, blobs ports.BlobStore, tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
+	quotas ports.Quotas, blobs ports.BlobStore, tables ports.TableOpener, tx ports.Transactor, render ports.JobRenderer, clock ports.Clock, log *slog.Logger) *Service {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
 	}
@@ -77,7 +78,7 @@ func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas por
 	if cfg.MaxQueuedPerOrg <= 0 {
 		cfg.MaxQueuedPerOrg = 1000
 	}
-	return &Service{cfg: cfg, jobs: jobs, events: events, schemas: schemas, learned: learned, bus: bus, queue: queue, slots: slots, quotas: quotas, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
+	return &Service{cfg: cfg, jobs: jobs, events: events, schemas: schemas, learned: learned, bus: bus, queue: queue, slots: slots, quotas: quotas, blobs: blobs, tables: tables, tx: tx, render: render, clock: clock, log: log}
 }
 
 func sourceKey(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/source" }
@@ -221,7 +222,11 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 // append stores an event and announces it (inside a transaction, the
 // announcement goes out on commit where the bus supports it).
 func (s *Service) append(ctx context.Context, j job.Job, kind string, at time.Time, withJob bool) error {
-	ev, err := s.events.Append(ctx, j.ID, kind, eventJSON(j, at, withJob), at)
+	data, err := s.render.Event(j, at, withJob)
+	if err != nil {
+		return fmt.Errorf("render %s event of job %s: %w", kind, j.ID, err)
+	}
+	ev, err := s.events.Append(ctx, j.ID, kind, data, at)
 	if err != nil {
 		return err
 	}

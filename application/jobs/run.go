@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -129,37 +128,6 @@ func (s *Service) event(ctx context.Context, j job.Job, kind string, withJob boo
 	}
 }
 
-type resultJSON struct {
-	RowCount        int64           `json:"row_count"`
-	RejectedCount   int64           `json:"rejected_count"`
-	IssueCount      int64           `json:"issue_count"`
-	IssuesTruncated bool            `json:"issues_truncated"`
-	RowsURL         string          `json:"rows_url"`
-	ErrorsURL       string          `json:"errors_url"`
-	InferredSchema  json.RawMessage `json:"inferred_schema"`
-	Profile         json.RawMessage `json:"profile"`
-	Detected        json.RawMessage `json:"detected"`
-}
-
-type mappingJSON struct {
-	SourceFile   *string  `json:"source_file,omitempty"`
-	SourceColumn string   `json:"source_column"`
-	Field        *string  `json:"field"`
-	Method       *string  `json:"method"`
-	Confidence   *float64 `json:"confidence"`
-}
-
-type profileJSON struct {
-	Column         string   `json:"column"`
-	Field          string   `json:"field"`
-	Type           string   `json:"type"`
-	Format         string   `json:"format"`
-	NullRate       float64  `json:"null_rate"`
-	DistinctCount  int64    `json:"distinct_count"`
-	DistinctCapped bool     `json:"distinct_capped"`
-	Examples       []string `json:"examples"`
-}
-
 // run copies the source to a local file (readers need to seek and
 // re-read), runs the engine into the result blobs, and keeps the lease
 // alive with progress until it ends or the job is canceled.
@@ -282,19 +250,10 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	if err := issues.Close(); err != nil {
 		return nil, err
 	}
-	mapping := make([]mappingJSON, len(res.Mapping))
-	for i, m := range res.Mapping {
-		e := mappingJSON{SourceColumn: m.SourceColumn}
-		if m.SourceFile != "" {
-			e.SourceFile = &m.SourceFile
-		}
-		if m.Field != "" {
-			field, method, conf := m.Field, m.Method, m.Confidence
-			e.Field, e.Method, e.Confidence = &field, &method, &conf
-		}
-		mapping[i] = e
+	mappingBytes, err := s.render.Mapping(res.Mapping)
+	if err != nil {
+		return nil, err
 	}
-	mappingBytes, _ := json.Marshal(mapping)
 	// Explicit mappings made for a saved schema are remembered for the
 	// organization's next jobs with that schema (method "learned").
 	if j.SchemaID != "" {
@@ -315,19 +274,7 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	if err != nil {
 		return nil, err
 	}
-	out := resultJSON{RowCount: res.RowCount, RejectedCount: res.RejectedCount, IssueCount: res.IssueCount, IssuesTruncated: res.IssuesTruncated,
-		RowsURL: Path(j) + "/rows", ErrorsURL: Path(j) + "/errors", InferredSchema: json.RawMessage("null"), Profile: json.RawMessage("null"),
-		Detected: res.DetectedJSON()}
-	if res.InferredSchema != nil {
-		out.InferredSchema = res.InferredSchema.JSON()
-		profile := make([]profileJSON, len(res.Profile))
-		for i, p := range res.Profile {
-			profile[i] = profileJSON{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
-				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples}
-		}
-		out.Profile, _ = json.Marshal(profile)
-	}
-	return json.Marshal(out)
+	return s.render.Result(j, res)
 }
 
 // localFiles returns a path for each of the job's files that readers can

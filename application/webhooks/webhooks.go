@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -38,14 +37,15 @@ type Service struct {
 	queue      ports.WebhookQueue
 	sender     ports.WebhookSender
 	tx         ports.Transactor
+	render     ports.JobRenderer
 	clock      ports.Clock
 	log        *slog.Logger
 }
 
 // NewService returns the webhooks service.
 func NewService(cfg Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue, sender ports.WebhookSender,
-	tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
-	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, clock: clock, log: log}
+	tx ports.Transactor, render ports.JobRenderer, clock ports.Clock, log *slog.Logger) *Service {
+	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, render: render, clock: clock, log: log}
 }
 
 // Input is a new endpoint as the client sent it.
@@ -275,12 +275,18 @@ func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job) 
 	if err != nil {
 		return err
 	}
+	var data json.RawMessage
 	now := s.clock.Now()
 	for _, e := range endpoints {
 		if !e.Subscribed(kind) {
 			continue
 		}
-		if _, err := s.add(ctx, e, kind, jobs.NewView(j), now); err != nil {
+		if data == nil {
+			if data, err = s.render.Job(j); err != nil {
+				return fmt.Errorf("render job %s: %w", j.ID, err)
+			}
+		}
+		if _, err := s.add(ctx, e, kind, data, now); err != nil {
 			return fmt.Errorf("webhook %s of job %s: %w", kind, j.ID, err)
 		}
 	}

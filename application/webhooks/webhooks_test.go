@@ -16,6 +16,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
@@ -113,7 +114,7 @@ func setup(t *testing.T, target sqltest.Target) *fixture {
 		clock: &clock{now: time.Now().UTC().Truncate(time.Second)},
 		admin: identity.Principal{Method: identity.BySession, OrgID: org.ID, Role: identity.Admin}}
 	f.svc = webhooks.NewService(webhooks.Config{AllowPrivate: true}, sqlstore.NewWebhookEndpoints(db), f.deliveries, q,
-		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, f.clock, log)
+		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, httpapi.JobRenderer{}, f.clock, log)
 	f.jobs = webhooks.WatchJobs(sqlstore.NewJobs(db), f.svc, f.tx)
 	return f
 }

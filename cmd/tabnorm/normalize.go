@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tabnorm/tabnorm/adapters/formats"
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/spill"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -175,7 +176,7 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 		return err
 	}
 	if m == normalize.ModeInfer {
-		out := map[string]any{"inferred_schema": json.RawMessage(res.InferredSchema.JSON()), "profile": profileJSON(res.Profile)}
+		out := inferJSON{InferredSchema: res.InferredSchema.JSON(), Profile: httpapi.NewProfileJSON(res.Profile)}
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
@@ -229,13 +230,11 @@ func (o *outputFiles) close() error {
 // abandon closes the files of a run that failed anyway.
 func (o *outputFiles) abandon() { _ = o.close() }
 
-func profileJSON(ps []normalize.ColumnProfile) []map[string]any {
-	out := make([]map[string]any, len(ps))
-	for i, p := range ps {
-		out[i] = map[string]any{"column": p.Column, "field": p.Field, "type": p.Type, "format": p.Format,
-			"null_rate": p.NullRate(), "distinct_count": p.DistinctCount, "distinct_capped": p.DistinctCapped, "examples": p.Examples}
-	}
-	return out
+// inferJSON is what infer mode prints: the inferred schema and the
+// profile, as a job's result carries them.
+type inferJSON struct {
+	InferredSchema json.RawMessage             `json:"inferred_schema"`
+	Profile        []httpapi.ColumnProfileJSON `json:"profile"`
 }
 
 // progressBar draws progress on a terminal; nil elsewhere.
