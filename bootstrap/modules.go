@@ -157,6 +157,7 @@ var Blob = fx.Module("blob", fx.Provide(
 		return s, nil
 	},
 	func(s *blob.Store) ports.BlobStore { return s },
+	func(s *blob.Store) ports.Staging { return s },
 ))
 
 // Formats provides the table readers.
@@ -178,13 +179,39 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 	return bus
 }))
 
-// Jobs provides the jobs service.
-var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, q ports.Queue, slots ports.JobSlots,
-	quotas ports.Quotas, b ports.BlobStore, t ports.TableOpener, tx ports.Transactor, r ports.JobRenderer, c ports.Clock, m *metrics.Metrics, log *slog.Logger) *jobs.Service {
-	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease, Retention: cfg.Retention, NewIndex: spill.Factory(""),
-		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}, Observer: m,
-		MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg}, j, e, sch, learned, bus, q, slots, quotas, b, t, tx, r, c, log)
-}), fx.Provide(schemas.NewService, idempotency.NewService, fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer)))))
+// Jobs provides the jobs service, the saved schemas and idempotency keys,
+// and the renderer of the job documents the use cases store.
+var Jobs = fx.Module("jobs", fx.Provide(newJobs, schemas.NewService, idempotency.NewService,
+	fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer)))))
+
+// jobsDeps gathers the jobs service's ports.
+type jobsDeps struct {
+	fx.In
+	Jobs    ports.Jobs
+	Events  ports.JobEvents
+	Schemas ports.Schemas
+	Learned ports.LearnedMappings
+	Bus     ports.EventBus
+	Queue   ports.Queue
+	Slots   ports.JobSlots
+	Quotas  ports.Quotas
+	Blobs   ports.BlobStore
+	Staging ports.Staging
+	Tables  ports.TableOpener
+	Tx      ports.Transactor
+	Render  ports.JobRenderer
+	Clock   ports.Clock
+	Log     *slog.Logger
+	Metrics *metrics.Metrics
+}
+
+func newJobs(cfg Config, d jobsDeps) *jobs.Service {
+	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
+		Retention: cfg.Retention, NewIndex: spill.Factory(""), Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes},
+		Observer: d.Metrics, MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg},
+		jobs.Deps{Jobs: d.Jobs, Events: d.Events, Schemas: d.Schemas, Learned: d.Learned, Bus: d.Bus, Queue: d.Queue, Slots: d.Slots, Quotas: d.Quotas,
+			Blobs: d.Blobs, Staging: d.Staging, Tables: d.Tables, Tx: d.Tx, Render: d.Render, Clock: d.Clock, Log: d.Log})
+}
 
 // Connect provides the connect product's service (files library and
 // multi-file jobs).
@@ -216,39 +243,18 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 	if err != nil {
 		return err
 	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
+	reaper := svc.NewReaper()
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := w.Start(ctx); err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "tabnorm is working: %d job workers\n", runtime.GOMAXPROCS(0))
-			go func() { // the lease reaper
-				defer close(done)
-				t := time.NewTicker(max(time.Second, cfg.JobLease/3))
-				defer t.Stop()
-				for {
-					select {
-					case <-stop:
-						return
-					case <-t.C:
-						if n, err := svc.Reap(context.Background()); err != nil {
-							log.Error("requeue lost jobs", "error", err)
-						} else if n > 0 {
-							log.Warn("requeued jobs whose worker was lost", "jobs", n)
-						}
-						if _, err := svc.Dispatch(context.Background()); err != nil {
-							log.Error("dispatch waiting jobs", "error", err)
-						}
-					}
-				}
-			}()
+			reaper.Start()
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
-			close(stop)
-			<-done
+			reaper.Stop()
 			return w.Stop(ctx)
 		},
 	})

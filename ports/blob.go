@@ -19,7 +19,13 @@ type BlobStore interface {
 	Delete(ctx context.Context, key string) error
 	// DeletePrefix removes every key under prefix.
 	DeletePrefix(ctx context.Context, prefix string) error
-	// LocalPath returns the file holding key when the store is a local
-	// folder, so a worker on the same machine can read it in place.
-	LocalPath(key string) (string, bool)
+}
+
+// Staging makes stored files readable as local files, which the table
+// readers need: they seek, and may read a file twice.
+type Staging interface {
+	// Stage returns a local file holding key's bytes (the store's own file
+	// when it is a local folder, else a copy) and a function that removes
+	// the copy once the caller is done. A missing key is domain.ErrNotFound.
+	Stage(ctx context.Context, key string) (path string, release func(), err error)
 }

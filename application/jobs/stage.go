@@ -1,0 +1,52 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/connect"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+)
+
+// stage makes each of the job's files a local file that the readers can
+// seek and re-read, and returns their paths in order with a function that
+// removes the copies. A file gone from storage fails the job.
+func (s *Service) stage(ctx context.Context, j job.Job) ([]string, func(), error) {
+	ctx, span := tracer.Start(ctx, "job.read")
+	defer span.End()
+	var releases []func()
+	release := func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+	paths := make([]string, len(j.Files))
+	for i, f := range j.Files {
+		path, rel, err := s.staging.Stage(ctx, sourceBlobKey(j, f))
+		if err != nil {
+			release()
+			if errors.Is(err, domain.ErrNotFound) {
+				return nil, nil, missingFile(f)
+			}
+			return nil, nil, err
+		}
+		paths[i], releases = path, append(releases, rel)
+	}
+	return paths, release, nil
+}
+
+// sourceBlobKey is where a file of the job is stored: with the job when it
+// was uploaded with it, else in the connect library.
+func sourceBlobKey(j job.Job, f job.File) string {
+	if j.SourceType == job.SourceConnect {
+		return connect.BlobKey(j.OrgID, f.ID)
+	}
+	return sourceKey(j.OrgID, j.ID)
+}
+
+func missingFile(f job.File) error {
+	return &normalize.Failure{Code: "unreadable_file", Message: fmt.Sprintf("The file %s (%s) is no longer in storage.", f.ID, f.Filename)}
+}
