@@ -309,6 +309,28 @@ const SweepAfter = 10 * time.Second
 // and an attempt whose worker died is swept up once the claim lapses.
 func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) error {
 	now := s.clock.Now()
+	d, e, err := s.claim(ctx, deliveryID, attempt, now)
+	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
+		return nil // done, being done, not due yet, or its endpoint was deleted
+	}
+	if err != nil || !e.Enabled {
+		return err
+	}
+	a, err := s.send(ctx, d, e, now)
+	if err != nil {
+		return err
+	}
+	err = s.record(context.WithoutCancel(ctx), d, e, attempt, a, now)
+	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// claim takes a due delivery for this attempt and returns it with its
+// endpoint; a disabled endpoint's delivery is abandoned instead. errStale:
+// the attempt is not this one to make.
+func (s *Service) claim(ctx context.Context, deliveryID string, attempt int, now time.Time) (webhook.Delivery, webhook.Endpoint, error) {
 	var d webhook.Delivery
 	var e webhook.Endpoint
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
@@ -334,20 +356,26 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 		}
 		return err
 	})
-	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
-		return nil // done, being done, not due yet, or its endpoint was deleted
-	}
-	if err != nil || !e.Enabled {
-		return err
-	}
+	return d, e, err
+}
+
+// send makes the attempt, signed with the endpoint's secrets.
+func (s *Service) send(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, now time.Time) (webhook.Attempt, error) {
 	sig, err := webhook.Sign(e.Secrets(now), d.ID, now, d.Payload)
 	if err != nil {
-		return err
+		return webhook.Attempt{}, err
 	}
 	a := s.sender.Send(ctx, ports.WebhookRequest{URL: e.URL, Body: d.Payload, Headers: map[string]string{
 		"webhook-id": d.ID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}})
 	a.At = now // the service's clock, so schedules follow it
-	err = s.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
+	return a, nil
+}
+
+// record stores an attempt's outcome on the endpoint (whose failures may
+// disable it) and the delivery, and queues the next attempt when the
+// schedule has one.
+func (s *Service) record(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, attempt int, a webhook.Attempt, now time.Time) error {
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
 		var off bool
 		if _, err := s.endpoints.Update(ctx, "", e.ID, func(e *webhook.Endpoint) error {
 			if a.OK() {
@@ -379,10 +407,6 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 		}
 		return nil
 	})
-	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	return err
 }
 
 // Sweep queues again the attempts overdue by SweepAfter: those whose
