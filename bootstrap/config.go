@@ -44,6 +44,7 @@ type Config struct {
 	JobTimeout     time.Duration
 	JobLease       time.Duration
 	Retention      time.Duration
+	OrphanGrace    time.Duration
 
 	WebhookAllowPrivate bool
 
@@ -87,6 +88,7 @@ var Settings = []Setting{
 	{"TABNORM_JOB_TIMEOUT", "1h", "wall-time limit of one job"},
 	{"TABNORM_JOB_LEASE", "30s", "a running job whose lease is older is requeued"},
 	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this"},
+	{"TABNORM_ORPHAN_GRACE", "24h", "stored bytes no job or file owns (a crashed upload, a killed job's partial results, empty folders) are deleted once this old; at least the job timeout"},
 	{"TABNORM_RATE_LIMIT_PER_SECOND", "20", "requests a second per key or session, per node"},
 	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit"},
 	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address"},
@@ -135,6 +137,7 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		JobTimeout:          p.duration("TABNORM_JOB_TIMEOUT", time.Hour),
 		JobLease:            p.duration("TABNORM_JOB_LEASE", 30*time.Second),
 		Retention:           p.duration("TABNORM_RETENTION", 30*24*time.Hour),
+		OrphanGrace:         p.duration("TABNORM_ORPHAN_GRACE", 24*time.Hour),
 		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
 		LogFormat:           p.oneOf("TABNORM_LOG_FORMAT", "text", "text", "json"),
 		Warnings:            warnings,
@@ -207,6 +210,13 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		if c.LicenseToken == "" && c.LicenseFile == "" {
 			return Config{}, errors.New("TABNORM_LICENSE_REQUIRED=true needs TABNORM_LICENSE_TOKEN or TABNORM_LICENSE_FILE")
 		}
+	}
+	if p.err == nil && c.OrphanGrace < max(time.Hour, c.JobTimeout) {
+		// Bytes are stored before their record, and a job writes its
+		// results for as long as it runs: a shorter grace would take
+		// writes in flight for orphans.
+		return Config{}, fmt.Errorf("TABNORM_ORPHAN_GRACE: %s is shorter than %s (one hour, and at least TABNORM_JOB_TIMEOUT): "+
+			"uploads and jobs still writing would be taken for orphans", c.OrphanGrace, max(time.Hour, c.JobTimeout))
 	}
 	if c.HTTP.RateLimit.PerSecond <= 0 {
 		return Config{}, errors.New("TABNORM_RATE_LIMIT_PER_SECOND: must be positive")

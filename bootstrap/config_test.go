@@ -31,7 +31,7 @@ func TestLoad_defaults(t *testing.T) {
 	if cfg.MaxUploadBytes != 1<<30 || cfg.MaxRows != 10_000_000 || cfg.MaxColumns != 1000 || cfg.MaxCellBytes != 1<<20 {
 		t.Fatalf("limit defaults: %+v", cfg)
 	}
-	if cfg.JobTimeout != time.Hour || cfg.JobLease != 30*time.Second || cfg.Retention != 30*24*time.Hour {
+	if cfg.JobTimeout != time.Hour || cfg.JobLease != 30*time.Second || cfg.Retention != 30*24*time.Hour || cfg.OrphanGrace != 24*time.Hour {
 		t.Fatalf("time defaults: %+v", cfg)
 	}
 	if cfg.HTTP.RateLimit != (httpapi.RateLimit{PerSecond: 20, Burst: 100}) || cfg.LicenseRequired {
@@ -46,6 +46,7 @@ func TestLoad_values(t *testing.T) {
 		"TABNORM_BASE_URL":     "https://api.example.com/",
 		"TABNORM_RETENTION":    "7d",
 		"TABNORM_JOB_TIMEOUT":  "90m",
+		"TABNORM_ORPHAN_GRACE": "2d",
 		"TABNORM_LOG_FORMAT":   "JSON",
 
 		"TABNORM_RATE_LIMIT_PER_SECOND": "2.5",
@@ -55,7 +56,7 @@ func TestLoad_values(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.BaseURL != "https://api.example.com" || !cfg.CookieSecure || cfg.Retention != 7*24*time.Hour ||
-		cfg.JobTimeout != 90*time.Minute || cfg.LogFormat != "json" {
+		cfg.JobTimeout != 90*time.Minute || cfg.OrphanGrace != 48*time.Hour || cfg.LogFormat != "json" {
 		t.Fatalf("%+v", cfg)
 	}
 	if cfg.HTTP.RateLimit != (httpapi.RateLimit{PerSecond: 2.5, Burst: 7}) {
@@ -83,6 +84,8 @@ func TestLoad_rejectsBadValues(t *testing.T) {
 		"short public key":    {map[string]string{"TABNORM_LICENSE_PUBLIC_KEY": "AAAA"}, "TABNORM_LICENSE_PUBLIC_KEY"},
 		"dashboard not http":  {map[string]string{"TABNORM_DASHBOARD_URL": "javascript:alert(1)"}, "TABNORM_DASHBOARD_URL"},
 		"zero rate":           {map[string]string{"TABNORM_RATE_LIMIT_PER_SECOND": "0"}, "TABNORM_RATE_LIMIT_PER_SECOND"},
+		"short orphan grace":  {map[string]string{"TABNORM_ORPHAN_GRACE": "10m"}, "TABNORM_ORPHAN_GRACE: 10m0s is shorter than 1h0m0s"},
+		"grace under a job":   {map[string]string{"TABNORM_ORPHAN_GRACE": "2h", "TABNORM_JOB_TIMEOUT": "3h"}, "TABNORM_ORPHAN_GRACE: 2h0m0s is shorter than 3h0m0s"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

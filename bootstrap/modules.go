@@ -103,6 +103,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewWebhookEndpoints, fx.As(new(ports.WebhookEndpoints))),
 		fx.Annotate(sqlstore.NewWebhookDeliveries, fx.As(new(ports.WebhookDeliveries))),
 		fx.Annotate(sqlstore.NewQuotas, fx.As(new(ports.Quotas))),
+		fx.Annotate(sqlstore.NewBlobOwners, fx.As(new(ports.BlobOwners))),
 	),
 )
 
@@ -179,10 +180,14 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 	return bus
 }))
 
-// Jobs provides the jobs service, the saved schemas and idempotency keys,
-// and the renderer of the job documents the use cases store.
+// Jobs provides the jobs service, the sweep of orphaned storage, the
+// saved schemas and idempotency keys, and the renderer of the job
+// documents the use cases store.
 var Jobs = fx.Module("jobs", fx.Provide(newJobs, schemas.NewService, idempotency.NewService,
-	fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer)))))
+	fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer))),
+	func(cfg Config, owners ports.BlobOwners, b ports.BlobStore, c ports.Clock, log *slog.Logger) *jobs.Orphans {
+		return jobs.NewOrphans(cfg.OrphanGrace, owners, b, c, log)
+	}))
 
 // jobsDeps gathers the jobs service's ports.
 type jobsDeps struct {
@@ -235,15 +240,16 @@ var Webhooks = fx.Options(
 	fx.Decorate(webhooks.WatchJobs),
 )
 
-// Workers run queued jobs for the process's lifetime, and requeue jobs
-// whose worker was lost.
-var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
+// Workers run queued jobs for the process's lifetime; the reaper requeues
+// jobs whose worker was lost and removes this node's dead runs' working
+// folders.
+var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
-	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, svc, hooks, log)
+	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, jobs.Purgers{svc, orphans}, hooks, log)
 	if err != nil {
 		return err
 	}
-	reaper := svc.NewReaper()
+	reaper := svc.NewReaper(orphans)
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := w.Start(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/metrics"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/application/accounts"
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -21,6 +22,9 @@ type Handles struct {
 	Accounts *accounts.Service
 	Keys     *keys.Service
 	Metrics  *metrics.Server // nil unless TABNORM_METRICS_ADDR is set
+	// Orphans is the sweep of orphaned storage the workers run with the
+	// retention purge; tests run it when they need it.
+	Orphans *jobs.Orphans
 }
 
 // Overrides replace parts of the wiring; zero fields keep the defaults.
@@ -32,7 +36,7 @@ type Overrides struct {
 // returns its handles and the function that stops it.
 func Start(ctx context.Context, cfg Config, role Role, out io.Writer, ov Overrides) (Handles, func(context.Context) error, error) {
 	var h Handles
-	opts := []fx.Option{Serve(cfg, role, out), fx.Populate(&h.DB, &h.Accounts, &h.Keys, &h.Metrics)}
+	opts := []fx.Option{Serve(cfg, role, out), fx.Populate(&h.DB, &h.Accounts, &h.Keys, &h.Metrics, &h.Orphans)}
 	if role != RoleWorker {
 		opts = append(opts, fx.Populate(&h.API))
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -27,8 +28,9 @@ import (
 
 // Store implements ports.BlobStore on a gocloud bucket.
 type Store struct {
-	bucket *gcblob.Bucket
-	dir    string // the folder of a file:// store, else ""
+	bucket   *gcblob.Bucket
+	dir      string // the folder of a file:// store, else ""
+	s3Bucket string // the bucket of an s3:// store, else ""
 }
 
 var _ ports.BlobStore = (*Store)(nil)
@@ -55,14 +57,19 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		}
 		return &Store{bucket: b, dir: abs}, nil
 	}
-	if _, err := url.Parse(rawURL); err != nil {
+	u, err := url.Parse(rawURL)
+	if err != nil {
 		return nil, err
 	}
 	b, err := gcblob.OpenBucket(ctx, rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("open blob store: %w", err)
 	}
-	return &Store{bucket: b}, nil
+	s := &Store{bucket: b}
+	if u.Scheme == "s3" {
+		s.s3Bucket = u.Host
+	}
+	return s, nil
 }
 
 // LocalPath returns the file holding key in a file:// store (keys made of
@@ -109,7 +116,16 @@ func (s *Store) Close() error { return s.bucket.Close() }
 
 // Create implements ports.BlobStore.
 func (s *Store) Create(ctx context.Context, key string) (io.WriteCloser, error) {
-	return s.bucket.NewWriter(ctx, key, &gcblob.WriterOptions{ContentType: "application/octet-stream"})
+	for attempt := 1; ; attempt++ {
+		w, err := s.bucket.NewWriter(ctx, key, &gcblob.WriterOptions{ContentType: "application/octet-stream"})
+		// A local store makes the key's folders, then its temporary file;
+		// a Delete or a Sweep that removes one of them, empty, in between
+		// fails a step, and the folders are made again.
+		if err != nil && s.dir != "" && attempt < 5 && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) {
+			continue
+		}
+		return w, err
+	}
 }
 
 // Open implements ports.BlobStore.
@@ -127,11 +143,13 @@ func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 	return attrs.Size, nil
 }
 
-// Delete implements ports.BlobStore.
+// Delete implements ports.BlobStore. A local store also removes the
+// folders the blob leaves empty, so deleted jobs leave no folders behind.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := s.bucket.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("delete blob %s: %w", key, err)
 	}
+	s.prune(key)
 	return nil
 }
 

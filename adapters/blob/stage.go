@@ -12,29 +12,27 @@ import (
 var _ ports.Staging = (*Store)(nil)
 
 // Stage implements ports.Staging: a file:// store's own file is read in
-// place; a blob of any other store is copied to a temporary file, which
-// release removes.
-func (s *Store) Stage(ctx context.Context, key string) (string, func(), error) {
+// place; a blob of any other store is copied into dir.
+func (s *Store) Stage(ctx context.Context, key, dir string) (string, error) {
 	if p, ok := s.LocalPath(key); ok {
-		return p, func() {}, nil
+		return p, nil
 	}
 	r, err := s.Open(ctx, key, 0, -1)
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
 	defer r.Close()
-	f, err := os.CreateTemp("", "tabnorm-source-*")
+	f, err := os.CreateTemp(dir, "source-*")
 	if err != nil {
-		return "", nil, fmt.Errorf("stage blob %s: %w", key, err)
+		return "", fmt.Errorf("stage blob %s: %w", key, err)
 	}
-	release := func() { _ = os.Remove(f.Name()) }
 	_, err = io.Copy(f, r)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		release()
-		return "", nil, fmt.Errorf("stage blob %s: %w", key, err)
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("stage blob %s: %w", key, err)
 	}
-	return f.Name(), release, nil
+	return f.Name(), nil
 }

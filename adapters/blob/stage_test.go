@@ -5,14 +5,15 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tabnorm/tabnorm/domain"
 )
 
 // TestStore_stage: every store hands out a local file with the blob's
-// bytes; a file:// store its own file, which release leaves alone, any
-// other a copy, which release removes. A missing blob is not found.
+// bytes: a file:// store its own file, any other a copy in the folder
+// given. A missing blob is not found.
 func TestStore_stage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -29,7 +30,8 @@ func TestStore_stage(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			path, release, err := s.Stage(ctx, "org/o/jobs/j/source")
+			dir := t.TempDir()
+			path, err := s.Stage(ctx, "org/o/jobs/j/source", dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,19 +40,14 @@ func TestStore_stage(t *testing.T) {
 				t.Fatalf("staged %d bytes, want %d (%v)", len(got), len(data), err)
 			}
 			own, inPlace := s.LocalPath("org/o/jobs/j/source")
-			if inPlace != (name == "file") || (inPlace && own != path) {
+			if inPlace != (name == "file") || (inPlace && own != path) || (!inPlace && filepath.Dir(path) != dir) {
 				t.Fatalf("%s store staged %s (its own file: %q, %v)", name, path, own, inPlace)
 			}
-			release()
-			_, err = os.Stat(path)
-			if inPlace && err != nil {
-				t.Fatalf("release removed the store's own file: %v", err)
-			}
-			if !inPlace && !errors.Is(err, os.ErrNotExist) {
-				t.Fatalf("release left the copy %s: %v", path, err)
-			}
-			if _, _, err := s.Stage(ctx, "org/o/jobs/nope/source"); !errors.Is(err, domain.ErrNotFound) {
+			if _, err := s.Stage(ctx, "org/o/jobs/nope/source", dir); !errors.Is(err, domain.ErrNotFound) {
 				t.Fatalf("a missing blob: %v", err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != map[bool]int{true: 0, false: 1}[inPlace] {
+				t.Fatalf("%d files left in the folder", len(entries))
 			}
 		})
 	}

@@ -27,6 +27,10 @@ import (
 // the examples and tests of this package (SQLite in a temporary folder).
 var serverURL, apiKey string
 
+// newOrgKey makes an organization of its own, with both products, for a
+// test that counts what it creates, and returns its API key.
+var newOrgKey func(t *testing.T) string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "tabnorm-client-")
 	if err != nil {
@@ -58,6 +62,18 @@ func TestMain(m *testing.M) {
 		log.Fatal(err)
 	}
 	serverURL = "http://" + h.API.Addr()
+	newOrgKey = func(t *testing.T) string {
+		t.Helper()
+		org, err := h.Accounts.CreateOrg(context.Background(), t.Name(), []identity.Product{identity.Normalize, identity.Connect})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, key, err := h.Keys.CreateForOperator(context.Background(), org.ID, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return key
+	}
 	code := m.Run()
 	_ = stop(context.Background())
 	_ = os.RemoveAll(dir)

@@ -14,20 +14,11 @@ import (
 	"testing"
 
 	"github.com/tabnorm/tabnorm/domain/table"
+	"github.com/tabnorm/tabnorm/test/corpus"
 )
 
 // corpusDir is the shared corpus of real-world files beside the repository.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("corpus missing at %s: CI must have it", dir)
-		}
-		t.Skipf("*** SKIPPING corpus conformance: %s not found (it sits beside the repository in CI) ***", dir)
-	}
-	return dir
-}
+func corpusDir(t *testing.T) string { return corpus.Dir(t) }
 
 type parsed struct {
 	format table.Format

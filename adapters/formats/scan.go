@@ -283,10 +283,10 @@ func (s *scanner) fast() ([]string, bool) {
 		}
 		break
 	}
-	s.spans, s.quotedCells = spans, quoted
 	if s.fixUTF8 && !utf8.Valid(b[spans[0]:spans[len(spans)-1]]) {
-		return nil, false
+		return nil, false // nothing of the record is kept: next reads it the general way
 	}
+	s.spans, s.quotedCells = spans, quoted
 	fields := s.fields[:0]
 	if unescape {
 		// The cells are copied to buf, each quote pair in a quoted cell as

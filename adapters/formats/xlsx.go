@@ -212,6 +212,21 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 		x.pending = nil
 		return nil
 	}
+	if opts.NoHeader {
+		// header_row "none": every row is a record, columns are named by
+		// position, as in a delimited file.
+		width := 0
+		for _, row := range x.pending {
+			width = max(width, len(row))
+		}
+		x.header = make([]string, width)
+		for i := range x.header {
+			x.header[i] = table.PositionalName(i)
+		}
+		x.detection.SkippedCount = len(skipped)
+		x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
+		return x.checkWidth()
+	}
 	at := opts.HeaderRow - 1
 	if opts.HeaderRow == 0 {
 		at = DetectHeader(x.pending)
@@ -223,8 +238,8 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 		width = max(width, len(row))
 	}
 	x.header = pad(x.pending[at], width)
-	if len(x.header) > x.limits.MaxColumns {
-		return fmt.Errorf("%w: the sheet has %d columns; the limit is %d", table.ErrUnreadable, len(x.header), x.limits.MaxColumns)
+	if err := x.checkWidth(); err != nil {
+		return err
 	}
 	x.detection.HeaderRow = opts.SkipRows + at + 1
 	for i, row := range x.pending[:at] {
@@ -235,6 +250,14 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 	x.detection.SkippedCount = len(skipped)
 	x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
 	x.pending = x.pending[at+1:]
+	return nil
+}
+
+// checkWidth refuses a header wider than the column limit.
+func (x *xlsxReader) checkWidth() error {
+	if len(x.header) > x.limits.MaxColumns {
+		return fmt.Errorf("%w: the sheet has %d columns; the limit is %d", table.ErrUnreadable, len(x.header), x.limits.MaxColumns)
+	}
 	return nil
 }
 

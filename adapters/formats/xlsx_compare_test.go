@@ -12,6 +12,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tabnorm/tabnorm/domain/table"
+	"github.com/tabnorm/tabnorm/test/corpus"
 )
 
 // xlsxCorpus lists the workbooks of the shared corpus (beside the
@@ -19,16 +20,13 @@ import (
 func xlsxCorpus(t *testing.T) []string {
 	t.Helper()
 	dirs := []string{"testdata"}
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
-	if env := os.Getenv("TABNORM_TEST_CORPUS"); env != "" {
-		corpus = env
-	}
-	if _, err := os.Stat(corpus); err == nil {
-		dirs = append(dirs, corpus)
+	shared, ok := corpus.Find()
+	if ok {
+		dirs = append(dirs, shared)
 	} else if os.Getenv("CI") == "true" {
-		t.Fatalf("corpus missing at %s: CI must have it", corpus)
+		t.Fatalf("corpus missing at %s: CI must have it", shared)
 	} else {
-		t.Logf("*** the shared corpus is not at %s (set TABNORM_TEST_CORPUS): comparing on generated workbooks only ***", corpus)
+		t.Logf("*** the shared corpus is not at %s (set TABNORM_TEST_CORPUS): comparing on generated workbooks only ***", shared)
 	}
 	var files []string
 	for _, dir := range dirs {

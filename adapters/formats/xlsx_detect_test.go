@@ -120,3 +120,27 @@ func TestXLSXDateSystem(t *testing.T) {
 		t.Fatalf("1904 workbook: %v %v", got.err, got.recs)
 	}
 }
+
+// TestXLSXNoHeader: header_row "none" reads every row as a record, with
+// columns named by position, as it does for delimited files; the Detection
+// says the sheet has no header row (0).
+func TestXLSXNoHeader(t *testing.T) {
+	t.Parallel()
+	path := workbook(t, func(f *excelize.File) {
+		_ = f.SetSheetRow("Sheet1", "A1", &[]any{"alice", 30})
+		_ = f.SetSheetRow("Sheet1", "A2", &[]any{"bob", 41, "extra"})
+	})
+	opts := table.ReadOptions{NoHeader: true}
+	got := readAll(t, path, opts)
+	want := [][]string{{"alice", "30", ""}, {"bob", "41", "extra"}}
+	if got.err != nil || !reflect.DeepEqual(got.header, []string{table.PositionalName(0), table.PositionalName(1), table.PositionalName(2)}) ||
+		!reflect.DeepEqual(cellsOf(got.recs), want) {
+		t.Fatalf("header %q records %q err %v", got.header, cellsOf(got.recs), got.err)
+	}
+	if got.recs[0].Number != 1 || got.recs[1].Number != 2 {
+		t.Fatalf("record numbers %d %d", got.recs[0].Number, got.recs[1].Number)
+	}
+	if d := detectionOf(t, path, opts); d.HeaderRow != 0 || d.SkippedCount != 0 {
+		t.Fatalf("detection %+v", d)
+	}
+}

@@ -86,6 +86,14 @@ func (a *API) readUpload(c *gin.Context, store func(filename string, r io.Reader
 	if err != nil || mt != "multipart/form-data" {
 		return domain.Errorf(domain.ErrInvalid, "unsupported_media_type", "Send the request as multipart/form-data with a file part.")
 	}
+	if c.Request.ContentLength == 0 {
+		// HTTP/1.1 gives a request with neither Content-Length nor
+		// Transfer-Encoding no body: the bytes a client sends after such
+		// headers are no upload, and would be read as its next request.
+		// Closing the connection after the answer drops them.
+		c.Header("Connection", "close")
+		return domain.Invalid("The request has no body: send the multipart body with a Content-Length or with Transfer-Encoding: chunked.")
+	}
 	// The multipart reader pulls 4 KiB at a time; a larger buffer under it
 	// turns a 1 GiB upload's quarter of a million small socket reads into
 	// a few thousand large ones.
@@ -188,6 +196,9 @@ func uploadError(err error, limit int64) error {
 	}
 	if domain.CodeOf(err) != "" {
 		return err
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return domain.Invalid("The body ended before the multipart's closing boundary: the connection closed early, or Content-Length is shorter than the body.")
 	}
 	return domain.Invalid("The upload was cut short: %v.", err)
 }

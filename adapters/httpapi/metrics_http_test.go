@@ -83,16 +83,9 @@ func TestMetrics_seriesMove(t *testing.T) {
 			expect(t, res, 202, "")
 			var created jobView
 			res.JSON(t, &created)
-			// Follow the job's stream: one subscriber while it is open.
-			req, _ := http.NewRequest("GET", app.URL+"/v1/jobs/"+created.ID+"/events", nil)
-			req.Header.Set("Authorization", "Bearer "+key.Key)
-			stream, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v := sample(scrape(t, app), "tabnorm_sse_subscribers"); v != 1 {
-				t.Errorf("tabnorm_sse_subscribers with a stream open = %v", v)
-			}
+			// Follow the job's stream to its end (TestMetrics_sseSubscribers
+			// counts open streams on a job that does not end).
+			stream := openStream(t, app, created.ID, key)
 			_, _ = io.Copy(io.Discard, stream.Body) // the stream ends with the job
 			stream.Body.Close()
 			deadline := time.Now().Add(30 * time.Second)
@@ -148,4 +141,51 @@ func TestMetrics_seriesMove(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openStream opens GET /v1/jobs/{id}/events.
+func openStream(t *testing.T, app *apptest.App, id string, c apptest.Caller) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("GET", app.URL+"/v1/jobs/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+c.Key)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stream.StatusCode != 200 {
+		t.Fatalf("GET events: %d", stream.StatusCode)
+	}
+	return stream
+}
+
+// TestMetrics_sseSubscribers: tabnorm_sse_subscribers counts the streams
+// open on the node. An API node has no workers, so the job stays queued
+// and its streams stay open as long as their clients keep them.
+func TestMetrics_sseSubscribers(t *testing.T) {
+	t.Parallel()
+	target := sqltest.Targets(t)[0]
+	app := apptest.StartRole(t, target, bootstrap.RoleAPI, func(c *bootstrap.Config) { c.MetricsAddr = "127.0.0.1:0" })
+	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+	res := app.Request(upload(t, app, "people.csv", peopleCSV, map[string]string{"schema": peopleSchema}), key)
+	expect(t, res, 202, "")
+	var created jobView
+	res.JSON(t, &created)
+	gauge := func(want float64) {
+		t.Helper()
+		v := -1.0
+		for range 100 { // a handler counts itself a moment after its headers, and leaves a moment after its client
+			if v = sample(scrape(t, app), "tabnorm_sse_subscribers"); v == want {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("tabnorm_sse_subscribers = %v, want %v", v, want)
+	}
+	gauge(0)
+	first, second := openStream(t, app, created.ID, key), openStream(t, app, created.ID, key)
+	gauge(2)
+	first.Body.Close()
+	gauge(1)
+	second.Body.Close()
+	gauge(0)
 }

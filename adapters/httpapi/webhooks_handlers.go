@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -94,10 +95,22 @@ type createWebhookRequest struct {
 }
 
 type updateWebhookRequest struct {
-	URL         *string   `json:"url"`
-	Events      *[]string `json:"events"`
-	Description *string   `json:"description"`
-	Enabled     *bool     `json:"enabled"`
+	URL         *string             `json:"url"`
+	Events      sentField[[]string] `json:"events"`
+	Description *string             `json:"description"`
+	Enabled     *bool               `json:"enabled"`
+}
+
+// sentField tells a field left out of a body from one sent as null, which
+// a pointer cannot: both leave it nil.
+type sentField[T any] struct {
+	sent  bool
+	value T
+}
+
+func (f *sentField[T]) UnmarshalJSON(b []byte) error {
+	f.sent = true
+	return json.Unmarshal(b, &f.value)
 }
 
 func (a *API) createWebhook(c *gin.Context) {
@@ -151,8 +164,8 @@ func (a *API) updateWebhook(c *gin.Context) {
 		return
 	}
 	in := webhooks.Patch{URL: req.URL, Description: req.Description, Enabled: req.Enabled}
-	if req.Events != nil {
-		in.Events = *req.Events
+	if req.Events.sent {
+		in.Events = req.Events.value
 		if in.Events == nil {
 			in.Events = []string{} // "events": null is a request for none, which is refused
 		}

@@ -256,3 +256,21 @@ func TestWebhooks_refusePrivateAddressesByDefault(t *testing.T) {
 		t.Fatalf("%d requests reached the loopback receiver", len(rcv.got))
 	}
 }
+
+// A PATCH that sends "events": null asks for no events, which is refused
+// like an empty list; leaving events out keeps them.
+func TestWebhooks_patchNullEvents(t *testing.T) {
+	t.Parallel()
+	app := apptest.StartRole(t, sqltest.SQLite(t), bootstrap.RoleAPI)
+	key := apptest.Caller{Key: app.Key(app.Org("Acme"))}
+	res := app.Do("POST", "/v1/webhooks", key, map[string]any{"url": "https://hooks.example.com/a", "events": []string{"job.failed"}})
+	expect(t, res, 201, "")
+	var hook webhookView
+	res.JSON(t, &hook)
+	expect(t, app.Do("PATCH", "/v1/webhooks/"+hook.ID, key, `{"events":null}`), 400, "invalid_request")
+	res = app.Do("PATCH", "/v1/webhooks/"+hook.ID, key, `{"description":"kept"}`)
+	expect(t, res, 200, "")
+	if !strings.Contains(res.Body, `"events":["job.failed"]`) {
+		t.Fatalf("events changed: %s", res.Body)
+	}
+}

@@ -262,18 +262,28 @@ var _ ports.JobEvents = (*JobEvents)(nil)
 // NewJobEvents returns the job events repository.
 func NewJobEvents(db *DB) *JobEvents { return &JobEvents{db: db} }
 
-// Append stores the event under the next sequence number. Only one
-// process writes a job's events at a time (its worker, or the API for
-// queued and canceled), and the primary key refuses a duplicate.
+// Append stores the event under the next sequence number. On PostgreSQL
+// the job's row is locked first, as Jobs.Update locks it, so appends of
+// one job (a worker's progress, a cancel) take turns in one order: each
+// reads the last number once the one before it committed, and none waits
+// on a number the other holds (no MAX(seq)+1 race, no deadlock). SQLite's
+// immediate transactions already serialise writers.
 func (s *JobEvents) Append(ctx context.Context, jobID, kind string, data []byte, at time.Time) (ports.Event, error) {
 	row := eventRow{JobID: jobID, Kind: kind, Data: string(data), CreatedAt: at.UTC()}
 	err := NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
+		conn := s.db.conn(ctx)
+		if s.db.Dialect == Postgres {
+			var id string
+			if err := conn.NewSelect().Table("jobs").Column("id").Where("id = ?", jobID).For("NO KEY UPDATE").Scan(ctx, &id); err != nil {
+				return err // no such job: not found
+			}
+		}
 		var last sql.NullInt64
-		if err := s.db.conn(ctx).NewSelect().Model((*eventRow)(nil)).ColumnExpr("MAX(seq)").Where("job_id = ?", jobID).Scan(ctx, &last); err != nil {
+		if err := conn.NewSelect().Model((*eventRow)(nil)).ColumnExpr("MAX(seq)").Where("job_id = ?", jobID).Scan(ctx, &last); err != nil {
 			return err
 		}
 		row.Seq = int(last.Int64) + 1
-		_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+		_, err := conn.NewInsert().Model(&row).Exec(ctx)
 		return err
 	})
 	if err != nil {

@@ -6,5 +6,6 @@ import "time"
 // that tests see a cancellation without waiting a second.
 func SetBeatEvery(s *Service, d time.Duration) { s.beatEvery = d }
 
-// SetEvery makes the reaper run every d.
-func (r *Reaper) SetEvery(d time.Duration) { r.every = d }
+// SetEvery makes the reaper run every d, and look for dead runs' working
+// folders in dir.
+func (r *Reaper) SetEvery(d time.Duration, dir string) { r.every, r.workdirs = d, dir }

@@ -59,7 +59,7 @@ type fixture struct {
 	appended []string                 // kinds of the stored events, in order
 	withJob  map[string]bool          // whether the last event of each kind carried the job
 	written  map[string]*bytes.Buffer // closed blobs by key
-	released int                      // staged files released
+	workdirs []string                 // the working folders files were staged in
 }
 
 func newFixture(t *testing.T, cfg jobs.Config) *fixture {
@@ -171,24 +171,19 @@ func (w *blobWriter) Close() error {
 	return nil
 }
 
-// stageFiles makes the staging port hand out a local copy of content for
-// every key, and the table opener read those copies as CSV.
+// stageFiles makes the staging port copy content for every key into the
+// run's working folder, and the table opener read those copies as CSV.
 func (f *fixture) stageFiles(content map[string]string) {
-	dir := f.t.TempDir()
-	f.staging.EXPECT().Stage(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, key string) (string, func(), error) {
+	f.staging.EXPECT().Stage(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, key, dir string) (string, error) {
+		f.mu.Lock()
+		f.workdirs = append(f.workdirs, dir)
+		f.mu.Unlock()
 		c, ok := content[key]
 		if !ok {
-			return "", nil, fmt.Errorf("blob %s: %w", key, domain.ErrNotFound)
+			return "", fmt.Errorf("blob %s: %w", key, domain.ErrNotFound)
 		}
 		path := filepath.Join(dir, strings.ReplaceAll(key, "/", "_"))
-		if err := os.WriteFile(path, []byte(c), 0o600); err != nil {
-			return "", nil, err
-		}
-		return path, func() {
-			f.mu.Lock()
-			f.released++
-			f.mu.Unlock()
-		}, nil
+		return path, os.WriteFile(path, []byte(c), 0o600)
 	}).Maybe()
 	f.tables.EXPECT().Open(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(
 		func(_ context.Context, path, _ string, _ table.ReadOptions) (table.Reader, error) {
@@ -250,7 +245,7 @@ func (r *endlessReader) Next() (table.Record, error) {
 
 // runEndlessly makes every staged file an endless table.
 func (f *fixture) runEndlessly() {
-	f.staging.EXPECT().Stage(mock.Anything, mock.Anything).Return(filepath.Join(f.t.TempDir(), "source"), func() {}, nil).Maybe()
+	f.staging.EXPECT().Stage(mock.Anything, mock.Anything, mock.Anything).Return(filepath.Join(f.t.TempDir(), "source"), nil).Maybe()
 	f.tables.EXPECT().Open(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(
 		func(ctx context.Context, _, _ string, _ table.ReadOptions) (table.Reader, error) {
 			return &endlessReader{ctx: ctx}, nil

@@ -55,7 +55,14 @@ func (l *lease) keep(ctx context.Context) {
 // requeued by the reaper once its lease ends.
 func (l *lease) beat(ctx context.Context) {
 	status, err := l.s.jobs.Heartbeat(ctx, l.jobID, l.progress(), l.s.clock.Now().Add(l.s.cfg.Lease))
-	if err == nil && status == job.Canceled {
+	if err == nil {
+		l.notice(status)
+	}
+}
+
+// notice stops the run of a job found canceled.
+func (l *lease) notice(status job.Status) {
+	if status == job.Canceled {
 		l.mu.Lock()
 		l.canceled = true
 		l.mu.Unlock()
@@ -86,7 +93,8 @@ func (l *lease) end() (canceled bool) {
 
 // reportProgress is the engine's progress callback for a job: the lease
 // stores the progress at its next beat, and the job's subscribers hear of
-// it at most four times a second.
+// it at most four times a second, while it runs; a cancellation found
+// then stops the run at once.
 func (s *Service) reportProgress(ctx context.Context, j job.Job, l *lease) func(normalize.Progress) {
 	var last time.Time
 	return func(p normalize.Progress) {
@@ -97,7 +105,11 @@ func (s *Service) reportProgress(ctx context.Context, j job.Job, l *lease) func(
 			last = now
 			jj := j
 			jj.Progress = cur
-			s.event(ctx, jj, job.EventProgress, false)
+			status, err := s.runningEvent(ctx, jj, job.EventProgress)
+			if err != nil {
+				s.log.ErrorContext(ctx, "store job event", "job_id", j.ID, "kind", job.EventProgress, "error", err)
+			}
+			l.notice(status)
 		}
 	}
 }

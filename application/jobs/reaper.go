@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -61,17 +62,23 @@ func (s *Service) requeue(ctx context.Context, orgID, jobID string) error {
 
 // Reaper runs Reap and Dispatch on a worker node every third of the lease
 // (at least every second): jobs of lost workers go back to the queue, and
-// waiting jobs get the slots that a stopped node left.
+// waiting jobs get the slots that a stopped node left. Every hour it also
+// removes the working folders that this node's dead runs left.
 type Reaper struct {
-	s     *Service
-	every time.Duration
-	stop  chan struct{}
-	done  chan struct{}
+	s        *Service
+	orphans  *Orphans
+	workdirs string // where runs make their working folders
+	every    time.Duration
+	stop     chan struct{}
+	done     chan struct{}
 }
 
+// workdirsEvery is how often a node looks for dead runs' working folders.
+const workdirsEvery = time.Hour
+
 // NewReaper returns the service's reaper, not yet started.
-func (s *Service) NewReaper() *Reaper {
-	return &Reaper{s: s, every: max(time.Second, s.cfg.Lease/3)}
+func (s *Service) NewReaper(orphans *Orphans) *Reaper {
+	return &Reaper{s: s, orphans: orphans, workdirs: os.TempDir(), every: max(time.Second, s.cfg.Lease/3)}
 }
 
 // Start runs the reaper until Stop.
@@ -81,7 +88,12 @@ func (r *Reaper) Start() {
 		defer close(r.done)
 		t := time.NewTicker(r.every)
 		defer t.Stop()
+		var swept time.Time
 		for {
+			if time.Since(swept) >= workdirsEvery {
+				swept = time.Now()
+				r.sweepWorkdirs(context.Background())
+			}
 			select {
 			case <-r.stop:
 				return
@@ -96,6 +108,13 @@ func (r *Reaper) Start() {
 func (r *Reaper) Stop() {
 	close(r.stop)
 	<-r.done
+}
+
+// sweepWorkdirs removes dead runs' working folders.
+func (r *Reaper) sweepWorkdirs(ctx context.Context) {
+	if _, err := r.orphans.SweepWorkdirs(ctx, r.workdirs); err != nil {
+		r.s.log.ErrorContext(ctx, "remove working folders of dead job runs", "error", err)
+	}
 }
 
 // sweep is one round; its failures are logged, and the next round tries

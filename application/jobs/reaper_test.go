@@ -3,6 +3,9 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/test/mocks"
 )
 
 func runningJob(id string, attempts int) job.Job {
@@ -96,6 +100,9 @@ func TestService_Reap(t *testing.T) {
 	})
 }
 
+// TestReaper: once started, the reaper requeues lost jobs and dispatches
+// waiting ones every round, a failed round does not stop it, and it
+// removes the working folders dead runs left; Stop ends it.
 func TestReaper(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, jobs.Config{})
@@ -108,8 +115,24 @@ func TestReaper(t *testing.T) {
 		dispatched <- struct{}{}
 		return nil, nil
 	})
-	r := f.svc.NewReaper()
-	r.SetEvery(time.Millisecond)
+	tmp := t.TempDir()
+	dead, live := filepath.Join(tmp, "tabnorm-job-dead"), filepath.Join(tmp, "tabnorm-job-live")
+	for _, dir := range []string{dead, live} {
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(dead, now.Add(-48*time.Hour), now.Add(-48*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(live, now, now); err != nil {
+		t.Fatal(err)
+	}
+	clock := mocks.NewClock(t)
+	clock.EXPECT().Now().Return(now)
+	orphans := jobs.NewOrphans(24*time.Hour, mocks.NewBlobOwners(t), f.blobs, clock, slog.New(slog.DiscardHandler))
+	r := f.svc.NewReaper(orphans)
+	r.SetEvery(time.Millisecond, tmp)
 	r.Start()
 	for range 2 { // two rounds: a failed one does not stop it
 		for _, ch := range []chan struct{}{reaped, dispatched} {
@@ -128,5 +151,11 @@ func TestReaper(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	if len(reaped) != 0 {
 		t.Fatal("the reaper ran after Stop")
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a dead run's working folder stayed: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Fatalf("a live run's working folder went: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -63,7 +64,9 @@ func skipped(err error) error {
 }
 
 // start claims a queued job for this worker: it moves to running, takes
-// its lease and tells its subscribers. errSkip: there is nothing to run.
+// its lease and tells its subscribers. errSkip: there is nothing to run,
+// or the job was canceled already (Cancel told its subscribers and freed
+// its slot).
 func (s *Service) start(ctx context.Context, jobID string) (job.Job, error) {
 	now := s.clock.Now()
 	j, err := s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
@@ -75,10 +78,13 @@ func (s *Service) start(ctx context.Context, jobID string) (job.Job, error) {
 	if err != nil {
 		return job.Job{}, fmt.Errorf("start job %s: %w", jobID, err)
 	}
-	if _, err := s.jobs.Heartbeat(ctx, j.ID, j.Progress, now.Add(s.cfg.Lease)); err != nil {
+	status, err := s.runningEvent(ctx, j, job.EventStarted)
+	if err != nil {
 		return job.Job{}, err
 	}
-	s.event(ctx, j, job.EventStarted, false)
+	if status != job.Running {
+		return job.Job{}, errSkip
+	}
 	return j, nil
 }
 
@@ -147,15 +153,20 @@ func (s *Service) event(ctx context.Context, j job.Job, kind string, withJob boo
 	}
 }
 
-// run runs the engine over the job's files, staged locally, into its
-// result blobs, while a lease keeps the job alive and watches for its
-// cancellation (which calls cancel), and returns the job's result.
+// run runs the engine over the job's files, staged locally in a working
+// folder, into its result blobs, while a lease keeps the job alive and
+// watches for its cancellation (which calls cancel), and returns the
+// job's result.
 func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job) ([]byte, error) {
-	paths, release, err := s.stage(ctx, j)
+	dir, err := os.MkdirTemp("", workdirPrefix)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer os.RemoveAll(dir)
+	paths, err := s.stage(ctx, j, dir)
+	if err != nil {
+		return nil, err
+	}
 	in, err := s.input(ctx, j, paths)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -70,8 +72,14 @@ func TestService_RunJob(t *testing.T) {
 		if !strings.HasPrefix(kinds, "job.started,") || !strings.HasSuffix(kinds, ",job.succeeded") || !f.withJob["job.succeeded"] || f.withJob["job.started"] {
 			t.Fatalf("events %s (with job: %v)", kinds, f.withJob)
 		}
-		if finished.ID != "job_1" || finished.Status != job.Succeeded || f.released != 1 {
-			t.Fatalf("observer saw %+v; %d staged files released", finished, f.released)
+		if finished.ID != "job_1" || finished.Status != job.Succeeded {
+			t.Fatalf("observer saw %+v", finished)
+		}
+		if len(f.workdirs) != 1 || !strings.HasPrefix(filepath.Base(f.workdirs[0]), "tabnorm-job-") {
+			t.Fatalf("staged in %v", f.workdirs)
+		}
+		if _, err := os.Stat(f.workdirs[0]); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the working folder stayed: %v", err)
 		}
 	})
 
@@ -92,8 +100,9 @@ func TestService_RunJob(t *testing.T) {
 		}
 		got := f.job("job_1")
 		rows, _ := f.blob("org/org_acme/jobs/job_1/rows.jsonl")
-		if got.Status != job.Succeeded || strings.Count(rows, "\n") != 2 || !strings.Contains(string(got.Mapping), `"SourceFile":"file_b"`) || f.released != 2 {
-			t.Fatalf("job %s, rows %q, mapping %s, released %d", got.Status, rows, got.Mapping, f.released)
+		if got.Status != job.Succeeded || strings.Count(rows, "\n") != 2 || !strings.Contains(string(got.Mapping), `"SourceFile":"file_b"`) ||
+			len(f.workdirs) != 2 || f.workdirs[0] != f.workdirs[1] {
+			t.Fatalf("job %s, rows %q, mapping %s, staged in %v", got.Status, rows, got.Mapping, f.workdirs)
 		}
 	})
 
@@ -155,8 +164,11 @@ func TestService_RunJob(t *testing.T) {
 		if err := f.svc.RunJob(ctx, "job_1"); err != nil {
 			t.Fatal(err)
 		}
-		if got := f.job("job_1"); got.Status != job.Failed || got.Failure.Code != "invalid_request" || f.released != 1 {
-			t.Fatalf("job %+v, released %d", got, f.released)
+		if got := f.job("job_1"); got.Status != job.Failed || got.Failure.Code != "invalid_request" {
+			t.Fatalf("job %+v", got)
+		}
+		if _, err := os.Stat(f.workdirs[0]); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the working folder stayed: %v", err)
 		}
 	})
 
@@ -166,7 +178,7 @@ func TestService_RunJob(t *testing.T) {
 		f.put(queuedJob("job_1"))
 		f.heartbeats()
 		down := errors.New("connection refused")
-		f.staging.EXPECT().Stage(mock.Anything, sourceOf("job_1")).Return("", nil, down).Once()
+		f.staging.EXPECT().Stage(mock.Anything, sourceOf("job_1"), mock.Anything).Return("", down).Once()
 		if err := f.svc.RunJob(ctx, "job_1"); !errors.Is(err, down) {
 			t.Fatalf("error %v", err)
 		}
@@ -252,7 +264,7 @@ func TestService_RunJob(t *testing.T) {
 		f.put(queuedJob("job_1"))
 		f.heartbeats()
 		f.renderResults()
-		f.staging.EXPECT().Stage(mock.Anything, sourceOf("job_1")).Return("people.csv", func() {}, nil).Once()
+		f.staging.EXPECT().Stage(mock.Anything, sourceOf("job_1"), mock.Anything).Return("people.csv", nil).Once()
 		f.tables.EXPECT().Open(mock.Anything, "people.csv", "people.csv", mock.Anything).RunAndReturn(
 			func(context.Context, string, string, table.ReadOptions) (table.Reader, error) {
 				j := f.job("job_1") // the client cancels between the last beat and the end

@@ -12,30 +12,23 @@ import (
 )
 
 // stage makes each of the job's files a local file that the readers can
-// seek and re-read, and returns their paths in order with a function that
-// removes the copies. A file gone from storage fails the job.
-func (s *Service) stage(ctx context.Context, j job.Job) ([]string, func(), error) {
+// seek and re-read (copies go to dir, the run's working folder), and
+// returns their paths in order. A file gone from storage fails the job.
+func (s *Service) stage(ctx context.Context, j job.Job, dir string) ([]string, error) {
 	ctx, span := tracer.Start(ctx, "job.read")
 	defer span.End()
-	var releases []func()
-	release := func() {
-		for _, r := range releases {
-			r()
-		}
-	}
 	paths := make([]string, len(j.Files))
 	for i, f := range j.Files {
-		path, rel, err := s.staging.Stage(ctx, sourceBlobKey(j, f))
-		if err != nil {
-			release()
-			if errors.Is(err, domain.ErrNotFound) {
-				return nil, nil, missingFile(f)
-			}
-			return nil, nil, err
+		path, err := s.staging.Stage(ctx, sourceBlobKey(j, f), dir)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil, missingFile(f)
 		}
-		paths[i], releases = path, append(releases, rel)
+		if err != nil {
+			return nil, err
+		}
+		paths[i] = path
 	}
-	return paths, release, nil
+	return paths, nil
 }
 
 // sourceBlobKey is where a file of the job is stored: with the job when it

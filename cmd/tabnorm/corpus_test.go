@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tabnorm/tabnorm/test/corpus"
 )
 
 // TestNormalizeCommand_corpusRoundTrips runs shared corpus files through
@@ -13,13 +15,7 @@ import (
 // files that crashed infer or lost rows to ragged records, missing-value
 // spellings or decimal commas now keep every row.
 func TestNormalizeCommand_corpusRoundTrips(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("corpus missing at %s: CI must have it", dir)
-		}
-		t.Skipf("*** SKIPPING corpus round trips: %s not found (it sits beside the repository in CI) ***", dir)
-	}
+	dir := corpus.Dir(t)
 	tmp := t.TempDir()
 	for _, name := range []string{"commons-csv/test.csv", "messytables/weird_head_padding.csv", "phpspreadsheet/NumberFormatTest.de.csv", "rust-csv/strange.csv"} {
 		t.Run(name, func(t *testing.T) {

@@ -154,9 +154,13 @@ func jobLine(j *client.Job) string {
 	return line
 }
 
-// isTerminal reports whether f is a terminal (progress bars) rather than
-// a file or pipe (a line per state change).
+// isTerminal reports whether w is a terminal (progress bars) rather than
+// a file or pipe (a line per state change). A writer that is not an
+// *os.File may say so itself with a Terminal method (a wrapped stderr).
 func isTerminal(w io.Writer) bool {
+	if t, ok := w.(interface{ Terminal() bool }); ok {
+		return t.Terminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -165,14 +169,12 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// bar draws a one-line progress bar.
-func bar(w io.Writer, label string, done, total int64, extra string) {
+// bar redraws a one-line progress bar at share (0 to 1) of its width.
+func bar(w io.Writer, label string, share float64, extra string) {
 	const width = 30
-	filled := 0
-	if total > 0 {
-		filled = int(min(done, total) * width / total)
-	}
-	fmt.Fprintf(w, "\r%-8s [%s%s] %s", label, strings.Repeat("#", filled), strings.Repeat(".", width-filled), extra)
+	share = min(max(share, 0), 1)
+	filled := int(share * width)
+	fmt.Fprintf(w, "\r%-8s [%s%s] %3d%% %s", label, strings.Repeat("#", filled), strings.Repeat(".", width-filled), int(share*100), extra)
 }
 
 var errJobNotSucceeded = errors.New("job did not succeed")
@@ -188,9 +190,9 @@ func follow(ctx context.Context, cmd *cobra.Command, c *client.Client, id string
 		if err != nil {
 			return err
 		}
-		if tty && ev.Kind == "job.progress" {
+		if tty { // every event carries the job's progress; a succeeded job's is 100 %
 			p := ev.Progress
-			bar(errOut, "job", p.BytesRead, p.BytesTotal, fmt.Sprintf("%d read, %d valid, %d rejected", p.RowsRead, p.RowsValid, p.RowsRejected))
+			bar(errOut, "job", p.Percent/100, fmt.Sprintf("%d read, %d valid, %d rejected", p.RowsRead, p.RowsValid, p.RowsRejected))
 		}
 		if ev.Status != "" && ev.Status != status {
 			status = ev.Status

@@ -129,7 +129,13 @@ func newJobsCreateCmd(asJSON *bool) *cobra.Command {
 			if errOut := cmd.ErrOrStderr(); isTerminal(errOut) {
 				if st, err := f.Stat(); err == nil {
 					size := st.Size()
-					up.Sent = func(n int64) { bar(errOut, "upload", n, size, fmt.Sprintf("%d/%d bytes", n, size)) }
+					up.Sent = func(n int64) {
+						share := 1.0
+						if size > 0 {
+							share = float64(n) / float64(size)
+						}
+						bar(errOut, "upload", share, fmt.Sprintf("%d/%d bytes", n, size))
+					}
 				}
 			}
 			j, err := c.CreateJob(cmd.Context(), up, p)

@@ -3,6 +3,8 @@ package normalize
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/tabnorm/tabnorm/domain/table"
 )
 
 // detectedJSON is result.detected (API.md §5.2): what the readers and the
@@ -50,35 +52,53 @@ func (r Result) DetectedJSON() json.RawMessage {
 		}
 		d.Files = append(d.Files, df)
 	}
-	agree := func(key string, v func(FileDetection) string) {
-		if len(r.Detected) == 0 {
-			return
-		}
-		first := v(r.Detected[0])
-		for _, f := range r.Detected[1:] {
-			if v(f) != first {
+	// A reader setting goes into the options when every file it applies to
+	// agrees on it: the delimiter, quote and escape of delimited files, the
+	// header row of delimited files and workbooks, the sheet of workbooks.
+	// An unquoted or header-less reading is said explicitly ("none"), so
+	// passing the options back cannot detect something else.
+	delimited := func(f FileDetection) bool { return f.Format == table.CSV || f.Format == table.TSV }
+	tabular := func(f FileDetection) bool { return delimited(f) || f.Format == table.XLSX }
+	workbook := func(f FileDetection) bool { return f.Format == table.XLSX }
+	text := func(f FileDetection) bool { return f.Format != table.XLSX }
+	agree := func(key string, applies func(FileDetection) bool, v func(FileDetection) string) {
+		first, seen := "", false
+		for _, f := range r.Detected {
+			if !applies(f) {
+				continue
+			}
+			if seen && v(f) != first {
 				return
 			}
+			first, seen = v(f), true
 		}
 		if first != "" {
 			d.Options[key] = first
 		}
 	}
-	agree("encoding", func(f FileDetection) string { return f.Encoding })
-	agree("delimiter", func(f FileDetection) string {
+	orNone := func(s string) string {
+		if s == "" {
+			return "none"
+		}
+		return s
+	}
+	agree("encoding", text, func(f FileDetection) string { return f.Encoding })
+	agree("delimiter", delimited, func(f FileDetection) string {
 		if f.Delimiter == "\t" {
 			return `\t`
 		}
 		return f.Delimiter
 	})
-	agree("sheet", func(f FileDetection) string { return f.Sheet })
-	agree("header_row", func(f FileDetection) string {
+	agree("quote", delimited, func(f FileDetection) string { return orNone(f.Quote) })
+	agree("escape", delimited, func(f FileDetection) string { return orNone(f.Escape) })
+	agree("sheet", workbook, func(f FileDetection) string { return f.Sheet })
+	agree("header_row", tabular, func(f FileDetection) string {
 		if f.HeaderRow == 0 {
-			return ""
+			return "none"
 		}
 		return strconv.Itoa(f.HeaderRow)
 	})
-	if h, ok := d.Options["header_row"].(string); ok {
+	if h, ok := d.Options["header_row"].(string); ok && h != "none" {
 		d.Options["header_row"], _ = strconv.Atoi(h)
 	}
 	cols := map[string]detectedColumn{}

@@ -376,7 +376,7 @@ func TestResult_detectedRoundTrips(t *testing.T) {
 	}
 	opts, _ := json.Marshal(det.Options)
 	o, err := ParseOptions(ModeNormalize, opts)
-	if err != nil || o.Delimiter != `\t` || o.Encoding != "utf-8" || o.HeaderRow != 2 {
+	if err != nil || o.Delimiter != `\t` || o.Encoding != "utf-8" || o.HeaderRow != 2 || o.Quote != `"` || o.Escape != "none" {
 		t.Fatalf("%s: %v %+v", opts, err, o)
 	}
 	again := execute(t, ModeNormalize, s, string(opts), src)
@@ -388,5 +388,50 @@ func TestResult_detectedRoundTrips(t *testing.T) {
 	o2, err := ParseOptions(ModeNormalize, det2.Options)
 	if err != nil || fmt.Sprint(o2) != fmt.Sprint(o) || fmt.Sprint(again.rows) != fmt.Sprint(first.rows) {
 		t.Fatalf("%v\n%v\n%s\n%s", again.rows, first.rows, again.res.DetectedJSON(), raw)
+	}
+}
+
+// A header-less, unquoted reading is said explicitly in the detected
+// options ("none"), so that passing them back cannot detect a header or
+// quotes; settings that apply to no file (a workbook's sheet for delimited
+// files, a delimiter for a workbook) are not given, and one file's
+// setting is not lost because a file of another format lacks it.
+func TestResult_detectedOptionsSayNone(t *testing.T) {
+	t.Parallel()
+	s := mustSchema(t, `{"fields":[{"name":"a"},{"name":"b"}]}`)
+	detected := func(ds ...table.Detection) map[string]any {
+		t.Helper()
+		srcs := make([]Source, len(ds))
+		for i, d := range ds {
+			srcs[i] = Source{FileID: fmt.Sprintf("f%d", i), Open: func() (table.Reader, error) {
+				return &describingReader{memReader: memReader{rows: [][]string{{"a", "b"}, {"1", "2"}}}, d: d}, nil
+			}}
+		}
+		r := execute(t, ModeNormalize, s, "", srcs...)
+		var det struct {
+			Options map[string]any `json:"options"`
+		}
+		if err := json.Unmarshal(r.res.DetectedJSON(), &det); err != nil {
+			t.Fatal(err)
+		}
+		return det.Options
+	}
+	csv := table.Detection{Format: table.CSV, Encoding: "UTF-8", Delimiter: ";"}
+	if got := fmt.Sprint(detected(csv)); got != "map[delimiter:; encoding:UTF-8 escape:none header_row:none quote:none]" {
+		t.Fatalf("header-less, unquoted CSV: %s", got)
+	}
+	opts, _ := json.Marshal(detected(csv))
+	if o, err := ParseOptions(ModeNormalize, opts); err != nil || o.HeaderRow != HeaderNone || o.Quote != "none" || o.Escape != "none" {
+		t.Fatalf("%s: %v %+v", opts, err, o)
+	} else if ro := o.ReadOptions(table.Limits{}); !ro.NoHeader || ro.Quote != table.QuoteNone || ro.Escape != table.EscapeNone || ro.Delimiter != ';' {
+		t.Fatalf("read options %+v", ro)
+	}
+	quoted := table.Detection{Format: table.CSV, Encoding: "UTF-8", Delimiter: ",", Quote: "'", Escape: `\`, HeaderRow: 1}
+	book := table.Detection{Format: table.XLSX, Sheet: "Data", HeaderRow: 1}
+	if got := fmt.Sprint(detected(quoted, book)); got != `map[delimiter:, encoding:UTF-8 escape:\ header_row:1 quote:' sheet:Data]` {
+		t.Fatalf("a CSV and a workbook: %s", got)
+	}
+	if got := fmt.Sprint(detected(quoted, csv)); got != "map[encoding:UTF-8]" {
+		t.Fatalf("two CSVs that disagree: %s", got)
 	}
 }

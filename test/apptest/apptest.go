@@ -18,6 +18,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/application/accounts"
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -57,6 +58,9 @@ type App struct {
 	Handler http.Handler
 	// MetricsURL is GET /metrics on its own listener (set TABNORM_METRICS_ADDR).
 	MetricsURL string
+	// Orphans is the sweep of orphaned storage, which the workers run
+	// with the retention purge; tests run it when they need it.
+	Orphans *jobs.Orphans
 }
 
 // Option changes the settings before the app starts.
@@ -98,7 +102,7 @@ func StartRole(t testing.TB, target sqltest.Target, role bootstrap.Role, opts ..
 		defer cancel()
 		_ = stop(ctx)
 	})
-	a.DB, a.Accounts, a.Keys = h.DB, h.Accounts, h.Keys
+	a.DB, a.Accounts, a.Keys, a.Orphans = h.DB, h.Accounts, h.Keys, h.Orphans
 	if h.Metrics != nil {
 		a.MetricsURL = "http://" + h.Metrics.Addr() + "/metrics"
 	}

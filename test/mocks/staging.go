@@ -21,41 +21,32 @@ func (_m *Staging) EXPECT() *Staging_Expecter {
 	return &Staging_Expecter{mock: &_m.Mock}
 }
 
-// Stage provides a mock function with given fields: ctx, key
-func (_m *Staging) Stage(ctx context.Context, key string) (string, func(), error) {
-	ret := _m.Called(ctx, key)
+// Stage provides a mock function with given fields: ctx, key, dir
+func (_m *Staging) Stage(ctx context.Context, key string, dir string) (string, error) {
+	ret := _m.Called(ctx, key, dir)
 
 	if len(ret) == 0 {
 		panic("no return value specified for Stage")
 	}
 
 	var r0 string
-	var r1 func()
-	var r2 error
-	if rf, ok := ret.Get(0).(func(context.Context, string) (string, func(), error)); ok {
-		return rf(ctx, key)
+	var r1 error
+	if rf, ok := ret.Get(0).(func(context.Context, string, string) (string, error)); ok {
+		return rf(ctx, key, dir)
 	}
-	if rf, ok := ret.Get(0).(func(context.Context, string) string); ok {
-		r0 = rf(ctx, key)
+	if rf, ok := ret.Get(0).(func(context.Context, string, string) string); ok {
+		r0 = rf(ctx, key, dir)
 	} else {
 		r0 = ret.Get(0).(string)
 	}
 
-	if rf, ok := ret.Get(1).(func(context.Context, string) func()); ok {
-		r1 = rf(ctx, key)
+	if rf, ok := ret.Get(1).(func(context.Context, string, string) error); ok {
+		r1 = rf(ctx, key, dir)
 	} else {
-		if ret.Get(1) != nil {
-			r1 = ret.Get(1).(func())
-		}
+		r1 = ret.Error(1)
 	}
 
-	if rf, ok := ret.Get(2).(func(context.Context, string) error); ok {
-		r2 = rf(ctx, key)
-	} else {
-		r2 = ret.Error(2)
-	}
-
-	return r0, r1, r2
+	return r0, r1
 }
 
 // Staging_Stage_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Stage'
@@ -66,23 +57,24 @@ type Staging_Stage_Call struct {
 // Stage is a helper method to define mock.On call
 //   - ctx context.Context
 //   - key string
-func (_e *Staging_Expecter) Stage(ctx interface{}, key interface{}) *Staging_Stage_Call {
-	return &Staging_Stage_Call{Call: _e.mock.On("Stage", ctx, key)}
+//   - dir string
+func (_e *Staging_Expecter) Stage(ctx interface{}, key interface{}, dir interface{}) *Staging_Stage_Call {
+	return &Staging_Stage_Call{Call: _e.mock.On("Stage", ctx, key, dir)}
 }
 
-func (_c *Staging_Stage_Call) Run(run func(ctx context.Context, key string)) *Staging_Stage_Call {
+func (_c *Staging_Stage_Call) Run(run func(ctx context.Context, key string, dir string)) *Staging_Stage_Call {
 	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(context.Context), args[1].(string))
+		run(args[0].(context.Context), args[1].(string), args[2].(string))
 	})
 	return _c
 }
 
-func (_c *Staging_Stage_Call) Return(path string, release func(), err error) *Staging_Stage_Call {
-	_c.Call.Return(path, release, err)
+func (_c *Staging_Stage_Call) Return(path string, err error) *Staging_Stage_Call {
+	_c.Call.Return(path, err)
 	return _c
 }
 
-func (_c *Staging_Stage_Call) RunAndReturn(run func(context.Context, string) (string, func(), error)) *Staging_Stage_Call {
+func (_c *Staging_Stage_Call) RunAndReturn(run func(context.Context, string, string) (string, error)) *Staging_Stage_Call {
 	_c.Call.Return(run)
 	return _c
 }

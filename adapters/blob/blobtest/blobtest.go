@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +78,11 @@ func (s *Server) Bucket(t testing.TB) string {
 		for _, k := range s.Keys(t, name, "") {
 			_, _ = s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(name), Key: aws.String(k)})
 		}
+		if out, err := s.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String(name)}); err == nil {
+			for _, u := range out.Uploads {
+				_, _ = s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String(name), Key: u.Key, UploadId: u.UploadId})
+			}
+		}
 		_, _ = s.client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)})
 	})
 	return name
@@ -100,4 +106,49 @@ func (s *Server) Keys(t testing.TB, bucket, prefix string) []string {
 		}
 	}
 	return keys
+}
+
+// StartUpload begins a multipart upload of key and sends one part, then
+// stops: what a writer killed in the middle of a large blob leaves.
+func (s *Server) StartUpload(t testing.TB, bucket, key string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	up, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("start an upload of %s: %v", key, err)
+	}
+	_, err = s.client.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), Body: strings.NewReader(strings.Repeat("x", 1024))})
+	if err != nil {
+		t.Fatalf("upload a part of %s: %v", key, err)
+	}
+}
+
+// Uploads lists the keys of the unfinished multipart uploads under prefix
+// in bucket, read directly from the server.
+func (s *Server) Uploads(t testing.TB, bucket, prefix string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := s.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
+	if err != nil {
+		t.Fatalf("list uploads of %s/%s: %v", bucket, prefix, err)
+	}
+	var keys []string
+	for _, u := range out.Uploads {
+		keys = append(keys, aws.ToString(u.Key))
+	}
+	return keys
+}
+
+// Put stores an object directly on the server, as a process that died
+// before recording it leaves it.
+func (s *Server) Put(t testing.TB, bucket, key, body string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(body)}); err != nil {
+		t.Fatalf("put %s: %v", key, err)
+	}
 }
