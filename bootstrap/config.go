@@ -37,17 +37,15 @@ type Config struct {
 	LicenseFile      string
 	LicensePublicKey []byte
 
-	MaxUploadBytes     int64
-	MaxRows            int
-	MaxColumns         int
-	MaxCellBytes       int
-	JobTimeout         time.Duration
-	JobLease           time.Duration
-	Retention          time.Duration
-	OrphanGrace        time.Duration
-	ReviewTTL          time.Duration
-	RateLimitPerSecond float64
-	RateLimitBurst     int
+	MaxUploadBytes int64
+	MaxRows        int
+	MaxColumns     int
+	MaxCellBytes   int
+	JobTimeout     time.Duration
+	JobLease       time.Duration
+	Retention      time.Duration
+	OrphanGrace    time.Duration
+	ReviewTTL      time.Duration
 
 	WebhookAllowPrivate bool
 
@@ -143,8 +141,6 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		Retention:           p.duration("TABNORM_RETENTION", 30*24*time.Hour),
 		OrphanGrace:         p.duration("TABNORM_ORPHAN_GRACE", 24*time.Hour),
 		ReviewTTL:           p.duration("TABNORM_REVIEW_TTL", 7*24*time.Hour),
-		RateLimitPerSecond:  p.number("TABNORM_RATE_LIMIT_PER_SECOND", 20),
-		RateLimitBurst:      p.integer("TABNORM_RATE_LIMIT_BURST", 100, 1, 1_000_000),
 		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
 		LogFormat:           p.oneOf("TABNORM_LOG_FORMAT", "text", "text", "json"),
 		Warnings:            warnings,
@@ -225,7 +221,7 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		return Config{}, fmt.Errorf("TABNORM_ORPHAN_GRACE: %s is shorter than %s (one hour, and at least TABNORM_JOB_TIMEOUT): "+
 			"uploads and jobs still writing would be taken for orphans", c.OrphanGrace, max(time.Hour, c.JobTimeout))
 	}
-	if c.RateLimitPerSecond <= 0 {
+	if c.HTTP.RateLimit.PerSecond <= 0 {
 		return Config{}, errors.New("TABNORM_RATE_LIMIT_PER_SECOND: must be positive")
 	}
 	return c, p.err

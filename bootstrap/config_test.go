@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
 )
 
 func env(kv map[string]string) (func(string) string, []string) {
@@ -33,7 +35,7 @@ func TestLoad_defaults(t *testing.T) {
 		cfg.ReviewTTL != 7*24*time.Hour {
 		t.Fatalf("time defaults: %+v", cfg)
 	}
-	if cfg.RateLimitPerSecond != 20 || cfg.RateLimitBurst != 100 || cfg.LicenseRequired {
+	if cfg.HTTP.RateLimit != (httpapi.RateLimit{PerSecond: 20, Burst: 100}) || cfg.LicenseRequired {
 		t.Fatalf("other defaults: %+v", cfg)
 	}
 }
@@ -48,6 +50,9 @@ func TestLoad_values(t *testing.T) {
 		"TABNORM_ORPHAN_GRACE": "2d",
 		"TABNORM_LOG_FORMAT":   "JSON",
 		"TABNORM_REVIEW_TTL":   "36h",
+
+		"TABNORM_RATE_LIMIT_PER_SECOND": "2.5",
+		"TABNORM_RATE_LIMIT_BURST":      "7",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +60,9 @@ func TestLoad_values(t *testing.T) {
 	if cfg.BaseURL != "https://api.example.com" || !cfg.CookieSecure || cfg.Retention != 7*24*time.Hour ||
 		cfg.JobTimeout != 90*time.Minute || cfg.OrphanGrace != 48*time.Hour || cfg.LogFormat != "json" || cfg.ReviewTTL != 36*time.Hour {
 		t.Fatalf("%+v", cfg)
+	}
+	if cfg.HTTP.RateLimit != (httpapi.RateLimit{PerSecond: 2.5, Burst: 7}) {
+		t.Fatalf("rate limit: %+v", cfg.HTTP.RateLimit)
 	}
 }
 

@@ -160,6 +160,7 @@ var Blob = fx.Module("blob", fx.Provide(
 		return s, nil
 	},
 	func(s *blob.Store) ports.BlobStore { return s },
+	func(s *blob.Store) ports.Staging { return s },
 ))
 
 // Formats provides the table readers.
@@ -181,16 +182,43 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 	return bus
 }))
 
-// Jobs provides the jobs service.
-var Jobs = fx.Module("jobs", fx.Provide(func(cfg Config, j ports.Jobs, e ports.JobEvents, sch ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, q ports.Queue, slots ports.JobSlots,
-	quotas ports.Quotas, b ports.BlobStore, t ports.TableOpener, tx ports.Transactor, c ports.Clock, m *metrics.Metrics, log *slog.Logger) *jobs.Service {
-	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease, Retention: cfg.Retention, NewIndex: spill.Factory(""),
-		Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes}, Observer: m,
-		MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg}, j, e, sch, learned, bus, q, slots, quotas, b, t, tx, c, log)
-}), fx.Provide(schemas.NewService, idempotency.NewService,
+// Jobs provides the jobs service, the sweep of orphaned storage, the
+// saved schemas and idempotency keys, and the renderer of the job
+// documents the use cases store.
+var Jobs = fx.Module("jobs", fx.Provide(newJobs, schemas.NewService, idempotency.NewService,
+	fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer))),
 	func(cfg Config, owners ports.BlobOwners, b ports.BlobStore, c ports.Clock, log *slog.Logger) *jobs.Orphans {
 		return jobs.NewOrphans(cfg.OrphanGrace, owners, b, c, log)
 	}))
+
+// jobsDeps gathers the jobs service's ports.
+type jobsDeps struct {
+	fx.In
+	Jobs    ports.Jobs
+	Events  ports.JobEvents
+	Schemas ports.Schemas
+	Learned ports.LearnedMappings
+	Bus     ports.EventBus
+	Queue   ports.Queue
+	Slots   ports.JobSlots
+	Quotas  ports.Quotas
+	Blobs   ports.BlobStore
+	Staging ports.Staging
+	Tables  ports.TableOpener
+	Tx      ports.Transactor
+	Render  ports.JobRenderer
+	Clock   ports.Clock
+	Log     *slog.Logger
+	Metrics *metrics.Metrics
+}
+
+func newJobs(cfg Config, d jobsDeps) *jobs.Service {
+	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
+		Retention: cfg.Retention, NewIndex: spill.Factory(""), Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes},
+		Observer: d.Metrics, MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg},
+		jobs.Deps{Jobs: d.Jobs, Events: d.Events, Schemas: d.Schemas, Learned: d.Learned, Bus: d.Bus, Queue: d.Queue, Slots: d.Slots, Quotas: d.Quotas,
+			Blobs: d.Blobs, Staging: d.Staging, Tables: d.Tables, Tx: d.Tx, Render: d.Render, Clock: d.Clock, Log: d.Log})
+}
 
 // Connect provides the connect product's service (files library and
 // multi-file jobs).
@@ -213,64 +241,35 @@ var Webhooks = fx.Options(
 		func(cfg Config) ports.WebhookSender {
 			return webhook.NewSender(webhook.Config{AllowPrivate: cfg.WebhookAllowPrivate, UserAgent: "tabnorm-webhooks"})
 		},
-		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, c ports.Clock, log *slog.Logger) *webhooks.Service {
-			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate}, e, d, q, s, tx, c, log)
+		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, r ports.JobRenderer,
+			c ports.Clock, log *slog.Logger) *webhooks.Service {
+			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate}, e, d, q, s, tx, r, c, log)
 		},
 	)),
 	fx.Decorate(webhooks.WatchJobs),
 )
 
-// Workers run queued jobs for the process's lifetime, and requeue jobs
-// whose worker was lost.
+// Workers run queued jobs for the process's lifetime; the reaper requeues
+// jobs whose worker was lost, expires reviews left too long and removes
+// this node's dead runs' working folders.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, reviews *review.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
 	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, jobs.Purgers{svc, orphans}, hooks, log)
 	if err != nil {
 		return err
 	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
+	reaper := svc.NewReaper(orphans).Also("expire reviews", reviews.Expire)
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := w.Start(ctx); err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "tabnorm is working: %d job workers\n", runtime.GOMAXPROCS(0))
-			go func() { // the lease reaper, and this node's dead job runs' working folders
-				defer close(done)
-				t := time.NewTicker(max(time.Second, cfg.JobLease/3))
-				defer t.Stop()
-				var swept time.Time
-				for {
-					if time.Since(swept) >= time.Hour {
-						swept = time.Now()
-						if _, err := orphans.SweepWorkdirs(context.Background(), os.TempDir()); err != nil {
-							log.Error("remove working folders of dead job runs", "error", err)
-						}
-					}
-					select {
-					case <-stop:
-						return
-					case <-t.C:
-						if n, err := svc.Reap(context.Background()); err != nil {
-							log.Error("requeue lost jobs", "error", err)
-						} else if n > 0 {
-							log.Warn("requeued jobs whose worker was lost", "jobs", n)
-						}
-						if _, err := svc.Dispatch(context.Background()); err != nil {
-							log.Error("dispatch waiting jobs", "error", err)
-						}
-						if _, err := reviews.Expire(context.Background()); err != nil {
-							log.Error("expire reviews", "error", err)
-						}
-					}
-				}
-			}()
+			reaper.Start()
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
-			close(stop)
-			<-done
+			reaper.Stop()
 			return w.Stop(ctx)
 		},
 	})

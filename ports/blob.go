@@ -20,9 +20,6 @@ type BlobStore interface {
 	Delete(ctx context.Context, key string) error
 	// DeletePrefix removes every key under prefix.
 	DeletePrefix(ctx context.Context, prefix string) error
-	// LocalPath returns the file holding key when the store is a local
-	// folder, so a worker on the same machine can read it in place.
-	LocalPath(key string) (string, bool)
 	// List calls fn with every blob under prefix, in no promised order,
 	// and stops at fn's first error, which it returns. Writes not yet
 	// closed are not blobs and are not listed.
@@ -48,4 +45,13 @@ type BlobOwners interface {
 	Jobs(ctx context.Context, ids []string) (map[string]bool, error)
 	// Files returns those of ids that are library files.
 	Files(ctx context.Context, ids []string) (map[string]bool, error)
+}
+
+// Staging makes stored files readable as local files, which the table
+// readers need: they seek, and may read a file twice.
+type Staging interface {
+	// Stage returns a local file holding key's bytes: the store's own file
+	// when it is a local folder, else a copy it makes in dir, a working
+	// folder the caller removes. A missing key is domain.ErrNotFound.
+	Stage(ctx context.Context, key, dir string) (path string, err error)
 }

@@ -9,8 +9,8 @@ import (
 
 // JobFilter narrows a job list.
 type JobFilter struct {
-	Status     job.Status // "" for every status
-	SourceType string     // "" for every source ("upload", "connect")
+	Status     job.Status     // "" for every status
+	SourceType job.SourceType // "" for every source
 }
 
 // Jobs stores jobs. Reads and writes of an organization's job take its

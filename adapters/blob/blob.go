@@ -72,8 +72,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	return s, nil
 }
 
-// LocalPath implements ports.BlobStore for file:// stores (keys made of
-// safe characters map to paths one to one).
+// LocalPath returns the file holding key in a file:// store (keys made of
+// safe characters map to paths one to one), so that a worker on the same
+// machine reads it in place.
 func (s *Store) LocalPath(key string) (string, bool) {
 	if s.dir == "" || strings.Contains(key, "..") {
 		return "", false

@@ -1,14 +1,15 @@
 package httpapi
 
 import (
+	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/session"
 )
 
@@ -126,11 +127,18 @@ func (a *API) entitled(product identity.Product) check {
 // and deletable after its organization lost normalize. Elsewhere it is
 // 404, like any job the caller may not see here.
 func (a *API) connectJob(c *gin.Context) error {
+	// A body of another media type is refused before the job is looked
+	// up, as on the routes without this check (they read no other body).
+	if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodDelete && c.GetHeader("Content-Type") != "" {
+		if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || mt != "application/json" {
+			return domain.Errorf(domain.ErrInvalid, "unsupported_media_type", "Send the body as application/json.")
+		}
+	}
 	j, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
-	if j.SourceType != jobs.SourceConnect {
+	if j.SourceType != job.SourceConnect {
 		return domain.Errorf(domain.ErrNotFound, "not_found", "No connect job %s.", j.ID)
 	}
 	return nil

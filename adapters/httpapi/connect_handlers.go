@@ -11,7 +11,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/application/connect"
-	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	domainconnect "github.com/tabnorm/tabnorm/domain/connect"
 )
@@ -37,32 +36,22 @@ func (a *API) createFile(c *gin.Context) {
 	ctx := c.Request.Context()
 	p := principal(c)
 	var up *connect.Upload
-	err := a.readUpload(c, func(filename string, r io.Reader) error {
-		up = a.deps.Connect.NewUpload(p, filename)
-		return a.deps.Connect.Store(ctx, up, r)
-	}, func(name string, _ []byte) error { return unknownPart(name) })
-	if err != nil {
-		a.deps.Connect.Discard(ctx, up)
-		a.failCreating(c, p.OrgID, err)
-		return
-	}
-	hash := requestHash(c, up.SHA256())
-	res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, c.GetHeader("Idempotency-Key"), hash, func(ctx context.Context) (idempotency.Response, error) {
-		f, err := a.deps.Connect.CreateFile(ctx, p, up)
-		if err != nil {
-			return idempotency.Response{}, err
-		}
-		body, err := json.Marshal(newFileJSON(f))
-		return idempotency.Response{Status: http.StatusCreated, Location: "/v1/connect/files/" + f.ID, Body: body}, err
+	a.createUploaded(c, answer{status: http.StatusCreated}, upload{
+		store: func(filename string, r io.Reader) error {
+			up = a.deps.Connect.NewUpload(p, filename)
+			return a.deps.Connect.Store(ctx, up, r)
+		},
+		field: func(name string, _ []byte) error { return unknownPart(name) },
+		hash:  func() string { return requestHash(c, up.SHA256()) },
+		create: func(ctx context.Context) (string, any, error) {
+			f, err := a.deps.Connect.CreateFile(ctx, p, up)
+			if err != nil {
+				return "", nil, err
+			}
+			return "/v1/connect/files/" + f.ID, newFileJSON(f), nil
+		},
+		discard: func() { a.deps.Connect.Discard(ctx, up) },
 	})
-	if err != nil || replayed {
-		a.deps.Connect.Discard(ctx, up)
-	}
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	writeCreated(c, res, replayed)
 }
 
 func (a *API) getFile(c *gin.Context) {
@@ -124,19 +113,13 @@ func (a *API) createConnectJob(c *gin.Context) {
 	in := jobs.Params{Mode: req.Mode, Schema: present(req.Schema), SchemaID: req.SchemaID, Options: present(req.Options), Name: req.Name}
 	p := principal(c)
 	hash := requestHash(c, strings.Join(ids, "\x00"), in.Mode, compactJSON(in.Schema), in.SchemaID, compactJSON(in.Options), in.Name)
-	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), p.OrgID, c.GetHeader("Idempotency-Key"), hash, func(ctx context.Context) (idempotency.Response, error) {
+	a.createOnce(c, hash, answer{status: http.StatusAccepted}, func(ctx context.Context) (string, any, error) {
 		j, err := a.deps.Connect.CreateJob(ctx, p, ids, in)
 		if err != nil {
-			return idempotency.Response{}, err
+			return "", nil, err
 		}
-		body, err := json.Marshal(jobs.NewView(j))
-		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
+		return jobPath(j), newJobJSON(j), nil
 	})
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	writeCreated(c, res, replayed)
 }
 
 // present is a JSON value, or nil when it is absent or null.

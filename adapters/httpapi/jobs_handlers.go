@@ -19,7 +19,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -39,60 +38,42 @@ func (a *API) createJob(c *gin.Context) {
 	p := principal(c)
 	var up *jobs.Upload
 	var in jobs.Params
-	err := a.readUpload(c, func(filename string, r io.Reader) error {
-		up = a.deps.Jobs.NewUpload(p, filename)
-		return a.deps.Jobs.Store(ctx, up, r)
-	}, func(name string, value []byte) error {
-		switch name {
-		case "mode":
-			in.Mode = string(value)
-		case "schema":
-			in.Schema = value
-		case "schema_id":
-			in.SchemaID = string(value)
-		case "options":
-			in.Options = value
-		case "name":
-			in.Name = string(value)
-		default:
-			return unknownPart(name)
-		}
-		return nil
+	a.createUploaded(c, answer{status: http.StatusAccepted}, upload{
+		store: func(filename string, r io.Reader) error {
+			up = a.deps.Jobs.NewUpload(p, filename)
+			return a.deps.Jobs.Store(ctx, up, r)
+		},
+		field: func(name string, value []byte) error {
+			switch name {
+			case "mode":
+				in.Mode = string(value)
+			case "schema":
+				in.Schema = value
+			case "schema_id":
+				in.SchemaID = string(value)
+			case "options":
+				in.Options = value
+			case "name":
+				in.Name = string(value)
+			default:
+				return unknownPart(name)
+			}
+			return nil
+		},
+		// The same request means the same fields and the same file
+		// content, whatever the multipart boundary (API.md §1).
+		hash: func() string {
+			return requestHash(c, in.Mode, string(in.Schema), in.SchemaID, string(in.Options), in.Name, up.SHA256())
+		},
+		create: func(ctx context.Context) (string, any, error) {
+			j, err := a.deps.Jobs.Create(ctx, p, up, in)
+			if err != nil {
+				return "", nil, err
+			}
+			return jobPath(j), newJobJSON(j), nil
+		},
+		discard: func() { a.deps.Jobs.Discard(ctx, up) },
 	})
-	if err != nil {
-		a.deps.Jobs.Discard(ctx, up)
-		a.failCreating(c, p.OrgID, err)
-		return
-	}
-	// The same request means the same fields and the same file content,
-	// whatever the multipart boundary (API.md §1).
-	hash := requestHash(c, in.Mode, string(in.Schema), in.SchemaID, string(in.Options), in.Name, up.SHA256())
-	res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, c.GetHeader("Idempotency-Key"), hash, func(ctx context.Context) (idempotency.Response, error) {
-		j, err := a.deps.Jobs.Create(ctx, p, up, in)
-		if err != nil {
-			return idempotency.Response{}, err
-		}
-		body, err := json.Marshal(jobs.NewView(j))
-		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
-	})
-	if err != nil || replayed {
-		a.deps.Jobs.Discard(ctx, up) // refused, or a replay: this upload is not a job
-	}
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	writeCreated(c, res, replayed)
-}
-
-// failCreating answers a creating request that failed before its
-// Idempotency-Key was compared: a key already spent on another request is
-// 409 idempotency_key_reused, whatever else is wrong with this one.
-func (a *API) failCreating(c *gin.Context, orgID string, err error) {
-	if rerr := a.deps.Idempotency.Reused(c.Request.Context(), orgID, c.GetHeader("Idempotency-Key")); rerr != nil {
-		err = rerr
-	}
-	fail(c, err)
 }
 
 // readUpload reads a multipart/form-data body as a stream (never
@@ -184,17 +165,6 @@ func requestHash(c *gin.Context, parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// writeCreated answers a creation, first or replayed.
-func writeCreated(c *gin.Context, res idempotency.Response, replayed bool) {
-	if res.Location != "" {
-		c.Header("Location", res.Location)
-	}
-	if replayed {
-		c.Header("Idempotent-Replayed", "true")
-	}
-	c.Data(res.Status, "application/json; charset=utf-8", res.Body)
-}
-
 // limitReader fails once more than n bytes are read: the upload is cut
 // off at the limit, not read to its end.
 type limitReader struct {
@@ -239,11 +209,11 @@ func (a *API) getJob(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, jobs.NewView(j))
+	c.JSON(http.StatusOK, newJobJSON(j))
 }
 
 // listJobs lists the organization's jobs of one source type ("" for all).
-func (a *API) listJobs(sourceType string) gin.HandlerFunc {
+func (a *API) listJobs(sourceType job.SourceType) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		page, err := pageOf(c)
 		if err != nil {
@@ -262,9 +232,9 @@ func (a *API) listJobs(sourceType string) gin.HandlerFunc {
 			fail(c, err)
 			return
 		}
-		views := make([]jobs.View, len(list))
+		views := make([]jobJSON, len(list))
 		for i, j := range list {
-			views[i] = jobs.NewView(j)
+			views[i] = newJobJSON(j)
 		}
 		c.JSON(http.StatusOK, newList(views, next))
 	}
@@ -276,7 +246,7 @@ func (a *API) cancelJob(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, jobs.NewView(j))
+	c.JSON(http.StatusOK, newJobJSON(j))
 }
 
 func (a *API) deleteJob(c *gin.Context) {

@@ -8,11 +8,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/tabnorm/tabnorm/application/idempotency"
-	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/ports"
 )
 
 // reviewRoutes are the routes of a job's review and of fixing its values,
@@ -64,7 +63,11 @@ func (a *API) patchMapping(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if req.Mapping == nil {
+	if req.Mapping == nil { // an unknown job is 404 before its body is 400, as on every route
+		if _, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+			fail(c, err)
+			return
+		}
 		fail(c, errMissing("mapping", "Send the columns to change as mapping: {\"Source column\": \"field\" or null}."))
 		return
 	}
@@ -80,19 +83,13 @@ func (a *API) patchMapping(c *gin.Context) {
 // retried confirmation answer as the first did.
 func (a *API) confirmReview(c *gin.Context) {
 	p := principal(c)
-	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), p.OrgID, c.GetHeader("Idempotency-Key"), requestHash(c), func(ctx context.Context) (idempotency.Response, error) {
+	a.createOnce(c, requestHash(c), answer{status: http.StatusAccepted}, func(ctx context.Context) (string, any, error) {
 		j, err := a.deps.Review.Confirm(ctx, p, c.Param("id"))
 		if err != nil {
-			return idempotency.Response{}, err
+			return "", nil, err
 		}
-		body, err := json.Marshal(jobs.NewView(j))
-		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
+		return jobPath(j), newJobJSON(j), nil
 	})
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	writeCreated(c, res, replayed)
 }
 
 // invalidValueJSON is one distinct rejected value of a field.
@@ -149,12 +146,12 @@ func (a *API) rerunJob(c *gin.Context) {
 	canonical, _ := json.Marshal(req)
 	key, hash := c.GetHeader("Idempotency-Key"), requestHash(c, string(canonical))
 	if key != "" {
-		res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, key, hash, func(context.Context) (idempotency.Response, error) {
-			return idempotency.Response{}, errFirstTime
+		res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, key, hash, func(context.Context) (ports.IdempotentAnswer, error) {
+			return ports.IdempotentAnswer{}, errFirstTime
 		})
 		switch {
 		case err == nil && replayed:
-			writeCreated(c, res, replayed)
+			writeAnswer(c, res, true, answer{})
 			return
 		case err != nil && !errors.Is(err, errFirstTime):
 			fail(c, err)
@@ -166,22 +163,16 @@ func (a *API) rerunJob(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, key, hash, func(ctx context.Context) (idempotency.Response, error) {
+	created := a.createOnce(c, hash, answer{status: http.StatusAccepted}, func(ctx context.Context) (string, any, error) {
 		j, err := a.deps.Review.SubmitRerun(ctx, p, run)
 		if err != nil {
-			return idempotency.Response{}, err
+			return "", nil, err
 		}
-		body, err := json.Marshal(jobs.NewView(j))
-		return idempotency.Response{Status: http.StatusAccepted, Location: jobs.Path(j), Body: body}, err
+		return jobPath(j), newJobJSON(j), nil
 	})
-	if err != nil || replayed {
+	if !created {
 		a.deps.Review.DiscardRerun(ctx, run)
 	}
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	writeCreated(c, res, replayed)
 }
 
 // errFirstTime: an Idempotency-Key not used yet (nothing to replay).

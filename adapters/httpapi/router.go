@@ -23,6 +23,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/schemas"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/license"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -166,7 +167,7 @@ func New(cfg Config, deps Deps) *API {
 	connectRoutes.GET("/files/:id", a.getFile)
 	connectRoutes.DELETE("/files/:id", a.deleteFile)
 	connectRoutes.POST("/jobs", a.createConnectJob)
-	connectRoutes.GET("/jobs", a.listJobs(jobs.SourceConnect))
+	connectRoutes.GET("/jobs", a.listJobs(job.SourceConnect))
 	a.jobRoutes(connectRoutes.Group("/jobs", mw(a.connectJob)))
 
 	a.engine = r

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/domain/schema"
 )
 
@@ -36,19 +35,13 @@ func (a *API) createSchema(c *gin.Context) {
 	}
 	p := principal(c)
 	hash := requestHash(c, req.Name, compactJSON(req.Schema))
-	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), p.OrgID, c.GetHeader("Idempotency-Key"), hash, func(ctx context.Context) (idempotency.Response, error) {
+	a.createOnce(c, hash, answer{status: http.StatusCreated}, func(ctx context.Context) (string, any, error) {
 		s, err := a.deps.Schemas.Create(ctx, p, req.Name, req.Schema)
 		if err != nil {
-			return idempotency.Response{}, err
+			return "", nil, err
 		}
-		body, err := json.Marshal(newSchemaJSON(s))
-		return idempotency.Response{Status: http.StatusCreated, Location: "/v1/schemas/" + s.ID, Body: body}, err
+		return "/v1/schemas/" + s.ID, newSchemaJSON(s), nil
 	})
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	writeCreated(c, res, replayed)
 }
 
 func (a *API) getSchema(c *gin.Context) {

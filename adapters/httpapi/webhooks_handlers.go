@@ -8,7 +8,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain/webhook"
 )
@@ -122,20 +121,13 @@ func (a *API) createWebhook(c *gin.Context) {
 	}
 	p := principal(c)
 	hash := requestHash(c, req.URL, strings.Join(req.Events, "\x00"), req.Description)
-	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), p.OrgID, c.GetHeader("Idempotency-Key"), hash, func(ctx context.Context) (idempotency.Response, error) {
+	a.createOnce(c, hash, answer{status: http.StatusCreated, noStore: true}, func(ctx context.Context) (string, any, error) {
 		e, err := a.deps.Webhooks.Create(ctx, p, webhooks.Input{URL: req.URL, Events: req.Events, Description: req.Description})
 		if err != nil {
-			return idempotency.Response{}, err
+			return "", nil, err
 		}
-		body, err := json.Marshal(NewWebhookJSON(e, true))
-		return idempotency.Response{Status: http.StatusCreated, Location: "/v1/webhooks/" + e.ID, Body: body}, err
+		return "/v1/webhooks/" + e.ID, NewWebhookJSON(e, true), nil
 	})
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.Header("Cache-Control", "no-store")
-	writeCreated(c, res, replayed)
 }
 
 func (a *API) listWebhooks(c *gin.Context) {

@@ -85,7 +85,7 @@ func toFiles(rows []fileRow) []connect.File {
 // serialise the two already.
 func (s *Files) Hold(ctx context.Context, orgID string, ids []string) ([]connect.File, error) {
 	var rows []fileRow
-	q := s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ? AND id IN (?)", orgID, bun.In(ids))
+	q := s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ? AND id IN (?)", orgID, bun.List(ids))
 	if s.db.Dialect == Postgres {
 		q = q.For("SHARE")
 	}
@@ -118,7 +118,7 @@ func (s *Files) ActiveJobs(ctx context.Context, orgID, id string) ([]string, err
 	}
 	var jobIDs []string
 	err := s.db.conn(ctx).NewSelect().TableExpr("job_files AS jf").Join("JOIN jobs AS j ON j.id = jf.job_id").
-		ColumnExpr("DISTINCT j.id").Where("jf.file_id = ?", id).Where("j.status IN (?)", bun.In([]string{string(job.Queued), string(job.Running)})).
+		ColumnExpr("DISTINCT j.id").Where("jf.file_id = ?", id).Where("j.status IN (?)", bun.List([]string{string(job.Queued), string(job.Running)})).
 		OrderExpr("j.id").Scan(ctx, &jobIDs)
 	return jobIDs, translate(err, "file")
 }

@@ -63,7 +63,7 @@ func TestFiles_contract(t *testing.T) {
 		}
 
 		j := newJob(org.ID, now)
-		j.SourceType = "connect"
+		j.SourceType = job.SourceConnect
 		if err := jobs.Create(ctx, j); err != nil {
 			t.Fatal(err)
 		}

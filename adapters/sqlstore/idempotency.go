@@ -32,8 +32,8 @@ func NewIdempotency(db *DB) *Idempotency { return &Idempotency{db: db} }
 func (s *Idempotency) Get(ctx context.Context, orgID, key string) (ports.IdempotentResponse, error) {
 	var r idempotencyRow
 	err := s.db.conn(ctx).NewSelect().Model(&r).Where("org_id = ? AND key = ?", orgID, key).Scan(ctx)
-	return ports.IdempotentResponse{OrgID: r.OrgID, Key: r.Key, RequestHash: r.RequestHash, Status: r.Status, Location: r.Location,
-		Body: []byte(r.Body), CreatedAt: r.CreatedAt.UTC()}, translate(err, "idempotency key")
+	return ports.IdempotentResponse{OrgID: r.OrgID, Key: r.Key, RequestHash: r.RequestHash,
+		IdempotentAnswer: ports.IdempotentAnswer{Status: r.Status, Location: r.Location, Body: []byte(r.Body)}, CreatedAt: r.CreatedAt.UTC()}, translate(err, "idempotency key")
 }
 
 // Put stores an answer.

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -76,7 +77,7 @@ func toJobRow(j job.Job) jobRow {
 		files[i] = fileJSON(f)
 	}
 	filesJSON, _ := json.Marshal(files)
-	r := jobRow{ID: j.ID, OrgID: j.OrgID, Name: j.Name, Mode: j.Mode, Status: string(j.Status), SourceType: j.SourceType,
+	r := jobRow{ID: j.ID, OrgID: j.OrgID, Name: j.Name, Mode: string(j.Mode), Status: string(j.Status), SourceType: string(j.SourceType),
 		Files: string(filesJSON), SchemaID: j.SchemaID, Schema: optString(j.Schema), Options: string(j.Options),
 		RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid, RowsRejected: j.Progress.RowsRejected,
 		BytesRead: j.Progress.BytesRead, BytesTotal: j.Progress.BytesTotal,
@@ -89,10 +90,12 @@ func toJobRow(j job.Job) jobRow {
 	return r
 }
 
-func toJobDomain(r jobRow) job.Job {
+func toJobDomain(r jobRow) (job.Job, error) {
 	var files []fileJSON
-	_ = json.Unmarshal([]byte(r.Files), &files)
-	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: r.Mode, Status: job.Status(r.Status), SourceType: r.SourceType,
+	if err := json.Unmarshal([]byte(r.Files), &files); err != nil {
+		return job.Job{}, fmt.Errorf("job %s: read its files column: %w", r.ID, err)
+	}
+	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: normalize.Mode(r.Mode), Status: job.Status(r.Status), SourceType: job.SourceType(r.SourceType),
 		SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
 		Progress: job.Progress{RowsRead: r.RowsRead, RowsValid: r.RowsValid, RowsRejected: r.RowsRejected, BytesRead: r.BytesRead, BytesTotal: r.BytesTotal},
 		Mapping:  optBytes(r.Mapping), Result: optBytes(r.Result), Attempts: r.Attempts,
@@ -104,7 +107,7 @@ func toJobDomain(r jobRow) job.Job {
 	if r.ErrorCode != "" {
 		j.Failure = &job.Failure{Code: r.ErrorCode, Message: r.ErrorMessage}
 	}
-	return j
+	return j, nil
 }
 
 // Jobs implements ports.Jobs.
@@ -125,8 +128,10 @@ func (s *Jobs) Create(ctx context.Context, j job.Job) error {
 // Get returns an organization's job.
 func (s *Jobs) Get(ctx context.Context, orgID, id string) (job.Job, error) {
 	var row jobRow
-	err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID).Scan(ctx)
-	return toJobDomain(row), translate(err, "job")
+	if err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID).Scan(ctx); err != nil {
+		return job.Job{}, translate(err, "job")
+	}
+	return toJobDomain(row)
 }
 
 // List returns an organization's jobs, newest first.
@@ -137,7 +142,7 @@ func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page p
 		q = q.Where("status = ?", string(f.Status))
 	}
 	if f.SourceType != "" {
-		q = q.Where("source_type = ?", f.SourceType)
+		q = q.Where("source_type = ?", string(f.SourceType))
 	}
 	next, err := listPage(ctx, q, page, func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
 	if err != nil {
@@ -145,7 +150,9 @@ func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page p
 	}
 	out := make([]job.Job, len(rows))
 	for i, r := range rows {
-		out[i] = toJobDomain(r)
+		if out[i], err = toJobDomain(r); err != nil {
+			return nil, "", err
+		}
 	}
 	return out, next, nil
 }
@@ -167,7 +174,10 @@ func (s *Jobs) Update(ctx context.Context, orgID, id string, fn func(*job.Job) e
 		if err := q.Scan(ctx); err != nil {
 			return translate(err, "job")
 		}
-		j := toJobDomain(row)
+		j, err := toJobDomain(row)
+		if err != nil {
+			return err
+		}
 		if err := fn(&j); err != nil {
 			return err
 		}

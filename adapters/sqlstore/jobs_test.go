@@ -10,11 +10,12 @@ import (
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
 func newJob(orgID string, now time.Time) job.Job {
-	return job.Job{ID: id.New(id.Job), OrgID: orgID, Mode: "normalize", Status: job.Queued, SourceType: "upload",
+	return job.Job{ID: id.New(id.Job), OrgID: orgID, Mode: normalize.ModeNormalize, Status: job.Queued, SourceType: job.SourceUpload,
 		Files:  []job.File{{ID: id.New(id.File), Filename: "contacts.csv", Format: "csv", SizeBytes: 1234, SHA256: "ab"}},
 		Schema: []byte(`{"fields":[]}`), Options: []byte(`{"trim":true}`), Progress: job.Progress{BytesTotal: 1234}, CreatedAt: now}
 }

@@ -130,7 +130,7 @@ func (s *Service) createJob(ctx context.Context, p identity.Principal, fileIDs [
 		for i, f := range files {
 			sources[i] = f.JobFile()
 		}
-		if out, err = s.jobs.Submit(ctx, p, jobs.Submission{SourceType: jobs.SourceConnect, Files: sources, Params: in, RerunOf: rerunOf}); err != nil {
+		if out, err = s.jobs.Submit(ctx, p, jobs.Submission{SourceType: job.SourceConnect, Files: sources, Params: in, RerunOf: rerunOf}); err != nil {
 			return err
 		}
 		return s.files.Link(ctx, out.ID, fileIDs)

@@ -18,13 +18,6 @@ const Window = 24 * time.Hour
 // MaxKeyLength bounds the header.
 const MaxKeyLength = 255
 
-// Response is an answer to replay.
-type Response struct {
-	Status   int
-	Location string
-	Body     []byte
-}
-
 // Service runs creations under idempotency keys.
 type Service struct {
 	store ports.Idempotency
@@ -41,17 +34,20 @@ var errReused = domain.Errorf(domain.ErrConflict, "idempotency_key_reused", "Thi
 
 // Do runs create once per (organization, key, request): create runs in
 // the same transaction that records its answer, so two racing requests
-// cannot both create; the loser replays the winner's answer.
-func (s *Service) Do(ctx context.Context, orgID, key, requestHash string, create func(ctx context.Context) (Response, error)) (Response, bool, error) {
+// cannot both create; the loser replays the winner's answer. The answer is
+// the caller's, kept and given back unread; Do reports whether it is a
+// replay.
+func (s *Service) Do(ctx context.Context, orgID, key, requestHash string,
+	create func(ctx context.Context) (ports.IdempotentAnswer, error)) (ports.IdempotentAnswer, bool, error) {
 	if key == "" {
 		r, err := create(ctx)
 		return r, false, err
 	}
 	if len(key) > MaxKeyLength {
-		return Response{}, false, domain.Invalid("Idempotency-Key must be at most %d characters.", MaxKeyLength)
+		return ports.IdempotentAnswer{}, false, domain.Invalid("Idempotency-Key must be at most %d characters.", MaxKeyLength)
 	}
 	for attempt := 0; ; attempt++ {
-		var out Response
+		var out ports.IdempotentAnswer
 		var replayed bool
 		err := s.tx.InTx(ctx, func(ctx context.Context) error {
 			now := s.clock.Now()
@@ -64,7 +60,7 @@ func (s *Service) Do(ctx context.Context, orgID, key, requestHash string, create
 				if prev.RequestHash != requestHash {
 					return errReused
 				}
-				out, replayed = Response{Status: prev.Status, Location: prev.Location, Body: prev.Body}, true
+				out, replayed = prev.IdempotentAnswer, true
 				return nil
 			case !errors.Is(err, domain.ErrNotFound):
 				return err
@@ -72,8 +68,7 @@ func (s *Service) Do(ctx context.Context, orgID, key, requestHash string, create
 			if out, err = create(ctx); err != nil {
 				return err
 			}
-			return s.store.Put(ctx, ports.IdempotentResponse{OrgID: orgID, Key: key, RequestHash: requestHash, Status: out.Status,
-				Location: out.Location, Body: out.Body, CreatedAt: now})
+			return s.store.Put(ctx, ports.IdempotentResponse{OrgID: orgID, Key: key, RequestHash: requestHash, IdempotentAnswer: out, CreatedAt: now})
 		})
 		if errors.Is(err, domain.ErrConflict) && domain.CodeOf(err) == "conflict" && attempt == 0 {
 			continue // a concurrent request stored the key first: replay its answer

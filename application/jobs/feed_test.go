@@ -22,7 +22,7 @@ func TestService_Follow(t *testing.T) {
 	bus.EXPECT().Subscribe("job_1").Return(notices, func() { close(unsubscribed) }).Once()
 	stored := []ports.Event{{JobID: "job_1", Seq: 3, Kind: "job.progress"}, {JobID: "job_1", Seq: 4, Kind: "job.progress"}}
 	events.EXPECT().After(mock.Anything, "job_1", 2).Return(stored, nil).Once()
-	svc := jobs.NewService(jobs.Config{}, nil, events, nil, nil, bus, nil, nil, nil, nil, nil, nil, nil, slog.New(slog.DiscardHandler))
+	svc := jobs.NewService(jobs.Config{}, jobs.Deps{Events: events, Bus: bus, Log: slog.New(slog.DiscardHandler)})
 
 	const followers = 50
 	chans := make([]<-chan []ports.Event, followers)

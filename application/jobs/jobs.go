@@ -45,26 +45,47 @@ type Config struct {
 
 // Service is the jobs use cases.
 type Service struct {
-	cfg     Config
-	jobs    ports.Jobs
-	events  ports.JobEvents
-	schemas ports.Schemas
-	learned ports.LearnedMappings
-	bus     ports.EventBus
-	queue   ports.Queue
-	slots   ports.JobSlots
-	quotas  ports.Quotas
-	blobs   ports.BlobStore
-	tables  ports.TableOpener
-	tx      ports.Transactor
-	clock   ports.Clock
-	log     *slog.Logger
-	feeds   feeds // shared event feeds of the jobs followed on this node
+	cfg       Config
+	jobs      ports.Jobs
+	events    ports.JobEvents
+	schemas   ports.Schemas
+	learned   ports.LearnedMappings
+	bus       ports.EventBus
+	queue     ports.Queue
+	slots     ports.JobSlots
+	quotas    ports.Quotas
+	blobs     ports.BlobStore
+	staging   ports.Staging
+	tables    ports.TableOpener
+	tx        ports.Transactor
+	render    ports.JobRenderer
+	clock     ports.Clock
+	log       *slog.Logger
+	feeds     feeds         // shared event feeds of the jobs followed on this node
+	beatEvery time.Duration // how often a running job's lease is renewed
+}
+
+// Deps are the ports the jobs service works through.
+type Deps struct {
+	Jobs    ports.Jobs
+	Events  ports.JobEvents
+	Schemas ports.Schemas
+	Learned ports.LearnedMappings
+	Bus     ports.EventBus
+	Queue   ports.Queue
+	Slots   ports.JobSlots
+	Quotas  ports.Quotas
+	Blobs   ports.BlobStore
+	Staging ports.Staging
+	Tables  ports.TableOpener
+	Tx      ports.Transactor
+	Render  ports.JobRenderer
+	Clock   ports.Clock
+	Log     *slog.Logger
 }
 
 // NewService returns the jobs service.
-func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas ports.Schemas, learned ports.LearnedMappings, bus ports.EventBus, queue ports.Queue, slots ports.JobSlots,
-	quotas ports.Quotas, blobs ports.BlobStore, tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
+func NewService(cfg Config, d Deps) *Service {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
 	}
@@ -77,7 +98,9 @@ func NewService(cfg Config, jobs ports.Jobs, events ports.JobEvents, schemas por
 	if cfg.MaxQueuedPerOrg <= 0 {
 		cfg.MaxQueuedPerOrg = 1000
 	}
-	return &Service{cfg: cfg, jobs: jobs, events: events, schemas: schemas, learned: learned, bus: bus, queue: queue, slots: slots, quotas: quotas, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
+	return &Service{cfg: cfg, jobs: d.Jobs, events: d.Events, schemas: d.Schemas, learned: d.Learned, bus: d.Bus, queue: d.Queue, slots: d.Slots,
+		quotas: d.Quotas, blobs: d.Blobs, staging: d.Staging, tables: d.Tables, tx: d.Tx, render: d.Render, clock: d.Clock, log: d.Log,
+		beatEvery: time.Second}
 }
 
 func sourceKey(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/source" }
@@ -124,20 +147,14 @@ type Params struct {
 // job of an uploaded file, its job.queued event and its queue entry.
 func (s *Service) Create(ctx context.Context, p identity.Principal, u *Upload, in Params) (job.Job, error) {
 	f := u.File
-	return s.Submit(ctx, p, Submission{JobID: u.JobID, SourceType: SourceUpload, Params: in,
+	return s.Submit(ctx, p, Submission{JobID: u.JobID, SourceType: job.SourceUpload, Params: in,
 		Files: []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(f.Format), SizeBytes: f.Size, SHA256: f.SHA256}}})
 }
-
-// Source types of a job (source.type).
-const (
-	SourceUpload  = "upload"  // one file uploaded with the job
-	SourceConnect = "connect" // files of the connect library, read in order as one table
-)
 
 // Submission is a new job: where its files are and how to run it.
 type Submission struct {
 	JobID      string // "" for a new id
-	SourceType string
+	SourceType job.SourceType
 	Files      []job.File
 	Params     Params
 	RerunOf    string // the job this one reruns (review hook: application/review)
@@ -152,25 +169,9 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 	if err != nil {
 		return job.Job{}, err
 	}
-	var sch *schema.Schema
-	switch {
-	case in.SchemaID != "" && len(bytes.TrimSpace(in.Schema)) > 0:
-		return job.Job{}, domain.Invalid("Send schema or schema_id, not both.")
-	case in.SchemaID != "":
-		saved, err := s.schemas.Get(ctx, p.OrgID, in.SchemaID)
-		if err != nil {
-			return job.Job{}, err
-		}
-		if sch, err = schema.Parse(saved.Document); err != nil {
-			return job.Job{}, fmt.Errorf("saved schema %s: %w", saved.ID, err)
-		}
-	case len(bytes.TrimSpace(in.Schema)) > 0:
-		if sch, err = schema.Parse(in.Schema); err != nil {
-			return job.Job{}, domain.PrefixFields(err, "schema.")
-		}
-	case mode != normalize.ModeInfer:
-		return job.Job{}, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "A schema is required in " + string(mode) + " mode.",
-			Fields: []domain.FieldError{{Field: "schema", Message: "required"}}}
+	sch, err := s.targetSchema(ctx, p, mode, in)
+	if err != nil {
+		return job.Job{}, err
 	}
 	opts, err := normalize.ParseOptions(mode, in.Options)
 	if err != nil {
@@ -190,19 +191,57 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 		total += f.SizeBytes
 	}
 	var newBytes int64 // a connect job's files are stored, and counted, already
-	if sub.SourceType != SourceConnect {
+	if sub.SourceType != job.SourceConnect {
 		newBytes = total
 	}
 	if err := s.checkQuota(ctx, p.OrgID, newBytes); err != nil {
 		return job.Job{}, err
 	}
-	now := s.clock.Now()
-	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: string(mode), Status: job.Queued, SourceType: sub.SourceType,
-		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: now, RerunOf: sub.RerunOf}
+	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: mode, Status: job.Queued, SourceType: sub.SourceType,
+		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: s.clock.Now(), RerunOf: sub.RerunOf}
 	if sch != nil {
 		j.Schema = sch.JSON()
 	}
-	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+	if err := s.queueNew(ctx, j); err != nil {
+		return job.Job{}, fmt.Errorf("create job: %w", err)
+	}
+	return j, nil
+}
+
+// targetSchema is the schema a new job conforms to: the one sent, or the
+// saved one it names, or none in infer mode.
+func (s *Service) targetSchema(ctx context.Context, p identity.Principal, mode normalize.Mode, in Params) (*schema.Schema, error) {
+	switch {
+	case in.SchemaID != "" && len(bytes.TrimSpace(in.Schema)) > 0:
+		return nil, domain.Invalid("Send schema or schema_id, not both.")
+	case in.SchemaID != "":
+		saved, err := s.schemas.Get(ctx, p.OrgID, in.SchemaID)
+		if err != nil {
+			return nil, err
+		}
+		sch, err := schema.Parse(saved.Document)
+		if err != nil {
+			return nil, fmt.Errorf("saved schema %s: %w", saved.ID, err)
+		}
+		return sch, nil
+	case len(bytes.TrimSpace(in.Schema)) > 0:
+		sch, err := schema.Parse(in.Schema)
+		if err != nil {
+			return nil, domain.PrefixFields(err, "schema.")
+		}
+		return sch, nil
+	case mode != normalize.ModeInfer:
+		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "A schema is required in " + string(mode) + " mode.",
+			Fields: []domain.FieldError{{Field: "schema", Message: "required"}}}
+	}
+	return nil, nil
+}
+
+// queueNew inserts a new job with its job.queued event, and queues it
+// when its organization has a free slot, else holds it for one; at most
+// MaxQueuedPerOrg of an organization's jobs wait or run.
+func (s *Service) queueNew(ctx context.Context, j job.Job) error {
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
 		active, pending, err := s.slots.Counts(ctx, j.OrgID)
 		if err != nil {
 			return err
@@ -214,7 +253,7 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 		if err := s.jobs.Create(ctx, j); err != nil {
 			return err
 		}
-		if err := s.append(ctx, j, job.EventQueued, now, false); err != nil {
+		if err := s.append(ctx, j, job.EventQueued, j.CreatedAt, false); err != nil {
 			return err
 		}
 		if active >= s.cfg.MaxRunningPerOrg { // it waits for a slot of its organization
@@ -222,16 +261,16 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 		}
 		return s.queue.Enqueue(ctx, j.ID, active)
 	})
-	if err != nil {
-		return job.Job{}, fmt.Errorf("create job: %w", err)
-	}
-	return j, nil
 }
 
 // append stores an event and announces it (inside a transaction, the
 // announcement goes out on commit where the bus supports it).
 func (s *Service) append(ctx context.Context, j job.Job, kind string, at time.Time, withJob bool) error {
-	ev, err := s.events.Append(ctx, j.ID, kind, eventJSON(j, at, withJob), at)
+	data, err := s.render.Event(j, at, withJob)
+	if err != nil {
+		return fmt.Errorf("render %s event of job %s: %w", kind, j.ID, err)
+	}
+	ev, err := s.events.Append(ctx, j.ID, kind, data, at)
 	if err != nil {
 		return err
 	}

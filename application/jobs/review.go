@@ -9,8 +9,6 @@ import (
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
-	"github.com/tabnorm/tabnorm/domain/schema"
-	"github.com/tabnorm/tabnorm/domain/table"
 )
 
 // The review of a job's mapping (options.review) hooks into the run here:
@@ -33,17 +31,8 @@ func SampleKey(orgID, jobID string) string { return resultKey(orgID, jobID, "rev
 // review reads the sample of each file, keeps it for the review's later
 // changes, and stops the job awaiting review with the proposed mapping
 // and its preview. Its slot is free for the organization's next job.
-func (s *Service) review(ctx context.Context, j job.Job, mode normalize.Mode, opts normalize.Options, sch *schema.Schema, locals []string) error {
-	sources := make([]normalize.Source, len(j.Files))
-	for i, f := range j.Files {
-		sources[i] = normalize.Source{Open: func() (table.Reader, error) {
-			return s.tables.Open(ctx, locals[i], f.Filename, opts.ReadOptions(s.cfg.Limits))
-		}}
-		if j.SourceType == SourceConnect {
-			sources[i].FileID = f.ID
-		}
-	}
-	samples, err := normalize.ReadSamples(ctx, sources)
+func (s *Service) review(ctx context.Context, j job.Job, in normalize.Input) error {
+	samples, err := normalize.ReadSamples(ctx, in.Sources)
 	if err != nil {
 		return err
 	}
@@ -54,13 +43,7 @@ func (s *Service) review(ctx context.Context, j job.Job, mode normalize.Mode, op
 	if err := s.putBlob(ctx, SampleKey(j.OrgID, j.ID), stored); err != nil {
 		return err
 	}
-	var learned map[string]string
-	if j.SchemaID != "" {
-		if learned, err = s.learned.Get(ctx, j.OrgID, j.SchemaID); err != nil {
-			return err
-		}
-	}
-	rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: mode, Schema: sch, Options: opts, Learned: learned, Samples: samples})
+	rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples})
 	if err != nil {
 		return err
 	}

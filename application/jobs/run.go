@@ -2,22 +2,16 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sync"
-	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/tabnorm/tabnorm/domain"
-	"github.com/tabnorm/tabnorm/domain/connect"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -33,6 +27,9 @@ var tracer = otel.Tracer("github.com/tabnorm/tabnorm/application/jobs")
 // finished, or is being run by a live worker.
 var errSkip = errors.New("nothing to run")
 
+// errCanceled means the job was canceled while it ran.
+var errCanceled = errors.New("job canceled")
+
 // RunJob runs one queued job to its end. It is what the queue's workers
 // call; an error asks the queue to try again later.
 func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
@@ -43,6 +40,34 @@ func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
 		}
 		span.End()
 	}()
+	j, err := s.start(ctx, jobID)
+	if err != nil {
+		return skipped(err)
+	}
+	span.SetAttributes(attribute.String("tabnorm.org_id", j.OrgID))
+	runCtx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
+	defer cancel()
+	res, runErr := s.run(runCtx, cancel, j)
+	if j, err = s.end(ctx, j, res, runErr); err != nil {
+		return skipped(err)
+	}
+	s.announce(ctx, j)
+	return nil
+}
+
+// skipped is err, or nil when it only says there is nothing to do.
+func skipped(err error) error {
+	if errors.Is(err, errSkip) {
+		return nil
+	}
+	return err
+}
+
+// start claims a queued job for this worker: it moves to running, takes
+// its lease and tells its subscribers. errSkip: there is nothing to run,
+// or the job was canceled already (Cancel told its subscribers and freed
+// its slot).
+func (s *Service) start(ctx context.Context, jobID string) (job.Job, error) {
 	now := s.clock.Now()
 	j, err := s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
 		if j.Status != job.Queued {
@@ -50,55 +75,64 @@ func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
 		}
 		return j.Start(now)
 	})
-	if errors.Is(err, errSkip) {
-		return nil
-	}
 	if err != nil {
-		return fmt.Errorf("start job %s: %w", jobID, err)
+		return job.Job{}, fmt.Errorf("start job %s: %w", jobID, err)
 	}
-	span.SetAttributes(attribute.String("tabnorm.org_id", j.OrgID))
 	status, err := s.runningEvent(ctx, j, job.EventStarted)
 	if err != nil {
-		return err
+		return job.Job{}, err
 	}
 	if status != job.Running {
-		return nil // canceled already: Cancel told its subscribers and freed its slot
+		return job.Job{}, errSkip
 	}
+	return j, nil
+}
 
-	runCtx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
-	defer cancel()
-	res, runErr := s.run(runCtx, cancel, j)
-	end := s.clock.Now()
+// end records how a run ended: the job succeeds with its result or fails
+// with a code. errSkip: the job was canceled meanwhile, and Cancel already
+// moved it, told its subscribers and freed its slot. Any other error asks
+// for the run to be tried again.
+func (s *Service) end(ctx context.Context, j job.Job, result []byte, runErr error) (job.Job, error) {
+	now := s.clock.Now()
 	switch {
 	case runErr == nil:
-		j, err = s.finish(ctx, j.ID, func(j *job.Job) error { return j.Succeed(end, res) })
+		return s.finish(ctx, j.ID, func(j *job.Job) error { return j.Succeed(now, result) })
 	case errors.Is(runErr, errCanceled):
-		return nil // Cancel already moved the job, told its subscribers and freed its slot
+		return j, errSkip
 	case errors.Is(runErr, errAwaitingReview):
-		return nil // the job stopped for its review (review.go)
+		return j, errSkip // the job stopped for its review (review.go), which told its subscribers
 	case errors.Is(runErr, context.DeadlineExceeded) && ctx.Err() == nil:
-		j, err = s.finish(ctx, j.ID, func(j *job.Job) error {
-			return j.Fail(end, job.Failure{Code: "job_timeout", Message: fmt.Sprintf("The job ran longer than %s.", s.cfg.JobTimeout)})
+		return s.finish(ctx, j.ID, func(j *job.Job) error {
+			return j.Fail(now, job.Failure{Code: "job_timeout", Message: fmt.Sprintf("The job ran longer than %s.", s.cfg.JobTimeout)})
 		})
 	case ctx.Err() != nil:
-		return ctx.Err() // the worker is stopping: the queue retries, the lease reaper requeues
-	default:
-		var f *normalize.Failure
-		if !errors.As(runErr, &f) { // infrastructure trouble: try again
-			s.log.WarnContext(ctx, "job will be retried", "job_id", j.ID, "org_id", j.OrgID, "error", runErr)
-			return fmt.Errorf("run job %s: %w", j.ID, runErr)
+		return j, ctx.Err() // the worker is stopping: the queue retries, the lease reaper requeues
+	}
+	var f *normalize.Failure
+	if !errors.As(runErr, &f) { // infrastructure trouble: try again
+		s.log.WarnContext(ctx, "job will be retried", "job_id", j.ID, "org_id", j.OrgID, "error", runErr)
+		return j, fmt.Errorf("run job %s: %w", j.ID, runErr)
+	}
+	if f.Stack != "" { // a bug: the job fails as internal_error, the stack goes to the log
+		s.log.ErrorContext(ctx, "engine panic", "job_id", j.ID, "stack", f.Stack)
+	}
+	return s.finish(ctx, j.ID, func(j *job.Job) error { return j.Fail(now, job.Failure{Code: f.Code, Message: f.Message}) })
+}
+
+// finish applies the final transition unless the job was canceled meanwhile.
+func (s *Service) finish(ctx context.Context, jobID string, fn func(*job.Job) error) (job.Job, error) {
+	return s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
+		if j.Status != job.Running {
+			return errSkip
 		}
-		if f.Stack != "" { // a bug: the job fails as internal_error, the stack goes to the log
-			s.log.ErrorContext(ctx, "engine panic", "job_id", j.ID, "stack", f.Stack)
-		}
-		j, err = s.finish(ctx, j.ID, func(j *job.Job) error { return j.Fail(end, job.Failure{Code: f.Code, Message: f.Message}) })
-	}
-	if errors.Is(err, errSkip) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+		return fn(j)
+	})
+}
+
+// announce tells of a job that ended on this node: the operator's log and
+// metrics, the job's subscribers, and its organization's waiting jobs,
+// which get its slot.
+func (s *Service) announce(ctx context.Context, j job.Job) {
 	kind := job.EventSucceeded
 	if j.Status == job.Failed {
 		kind = job.EventFailed
@@ -113,19 +147,6 @@ func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
 	}
 	s.event(ctx, j, kind, true)
 	s.dispatch(ctx, j.OrgID)
-	return nil
-}
-
-var errCanceled = errors.New("job canceled")
-
-// finish applies the final transition unless the job was canceled meanwhile.
-func (s *Service) finish(ctx context.Context, jobID string, fn func(*job.Job) error) (job.Job, error) {
-	return s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
-		if j.Status != job.Running {
-			return errSkip
-		}
-		return fn(j)
-	})
 }
 
 func (s *Service) event(ctx context.Context, j job.Job, kind string, withJob bool) {
@@ -134,308 +155,106 @@ func (s *Service) event(ctx context.Context, j job.Job, kind string, withJob boo
 	}
 }
 
-type resultJSON struct {
-	RowCount        int64           `json:"row_count"`
-	RejectedCount   int64           `json:"rejected_count"`
-	IssueCount      int64           `json:"issue_count"`
-	IssuesTruncated bool            `json:"issues_truncated"`
-	RowsURL         string          `json:"rows_url"`
-	ErrorsURL       string          `json:"errors_url"`
-	InferredSchema  json.RawMessage `json:"inferred_schema"`
-	Profile         json.RawMessage `json:"profile"`
-	Detected        json.RawMessage `json:"detected"`
-}
-
-type mappingJSON struct {
-	SourceFile   *string  `json:"source_file,omitempty"`
-	SourceColumn string   `json:"source_column"`
-	Field        *string  `json:"field"`
-	Method       *string  `json:"method"`
-	Confidence   *float64 `json:"confidence"`
-}
-
-type profileJSON struct {
-	Column         string   `json:"column"`
-	Field          string   `json:"field"`
-	Type           string   `json:"type"`
-	Format         string   `json:"format"`
-	NullRate       float64  `json:"null_rate"`
-	DistinctCount  int64    `json:"distinct_count"`
-	DistinctCapped bool     `json:"distinct_capped"`
-	Examples       []string `json:"examples"`
-}
-
-// run copies the source to a local file (readers need to seek and
-// re-read), runs the engine into the result blobs, and keeps the lease
-// alive with progress until it ends or the job is canceled.
+// run runs the engine over the job's files, staged locally in a working
+// folder, into its result blobs, while a lease keeps the job alive and
+// watches for its cancellation (which calls cancel), and returns the
+// job's result.
 func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job) ([]byte, error) {
-	tmp, err := os.MkdirTemp("", workdirPrefix)
+	dir, err := os.MkdirTemp("", workdirPrefix)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	readCtx, readSpan := tracer.Start(ctx, "job.read")
-	locals, err := s.localFiles(readCtx, j, tmp)
-	readSpan.End()
+	defer os.RemoveAll(dir)
+	paths, err := s.stage(ctx, j, dir)
 	if err != nil {
 		return nil, err
 	}
-	mode, _ := normalize.ParseMode(j.Mode)
-	opts, err := normalize.ParseOptions(mode, j.Options)
+	in, err := s.input(ctx, j, paths)
 	if err != nil {
-		return nil, &normalize.Failure{Code: "invalid_request", Message: err.Error()}
+		return nil, err
+	}
+	if in.Options.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
+		return nil, s.review(ctx, j, in)
+	}
+	out, err := s.createResults(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	l := s.holdLease(ctx, j, cancel)
+	in.OnProgress = s.reportProgress(ctx, j, l)
+	normCtx, normSpan := tracer.Start(ctx, "job.normalize")
+	res, err := normalize.Run(normCtx, in, normalize.Output{Rows: out.rows, Issues: out.issues})
+	normSpan.SetAttributes(attribute.Int64("tabnorm.rows", res.RowCount))
+	normSpan.End()
+	if canceled := l.end(); canceled || err != nil {
+		out.abandon()
+		if canceled {
+			return nil, errCanceled
+		}
+		return nil, err
+	}
+	return s.saveResult(ctx, j, res, out)
+}
+
+// input is the engine's input for a job: its mode, options and schema,
+// its staged files in order, and the mappings learned for its saved
+// schema. Options or a schema stored unreadable fail the job.
+func (s *Service) input(ctx context.Context, j job.Job, paths []string) (normalize.Input, error) {
+	opts, err := normalize.ParseOptions(j.Mode, j.Options)
+	if err != nil {
+		return normalize.Input{}, &normalize.Failure{Code: "invalid_request", Message: err.Error()}
 	}
 	var sch *schema.Schema
 	if j.Schema != nil {
 		if sch, err = schema.Parse(j.Schema); err != nil {
-			return nil, &normalize.Failure{Code: "invalid_schema", Message: err.Error()}
-		}
-	}
-	if opts.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
-		return nil, s.review(ctx, j, mode, opts, sch, locals)
-	}
-	rows, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Rows)))
-	if err != nil {
-		return nil, err
-	}
-	issues, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Issues)))
-	if err != nil {
-		rows.Close()
-		return nil, err
-	}
-
-	var mu sync.Mutex
-	var canceled bool
-	latest := job.Progress{BytesTotal: j.Progress.BytesTotal}
-	noticed := func(status job.Status) {
-		if status == job.Canceled {
-			mu.Lock()
-			canceled = true
-			mu.Unlock()
-			cancel()
-		}
-	}
-	beat := func() {
-		mu.Lock()
-		p := latest
-		mu.Unlock()
-		status, err := s.jobs.Heartbeat(context.WithoutCancel(ctx), j.ID, p, s.clock.Now().Add(s.cfg.Lease))
-		if err == nil {
-			noticed(status)
-		}
-	}
-	stopBeats := make(chan struct{})
-	beatsDone := make(chan struct{})
-	go func() { // the lease and the cancellation check, also while the engine is between reports
-		defer close(beatsDone)
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopBeats:
-				return
-			case <-t.C:
-				beat()
-			}
-		}
-	}()
-	lastEvent := time.Time{}
-	onProgress := func(p normalize.Progress) {
-		mu.Lock()
-		latest = job.Progress{RowsRead: p.RowsRead, RowsValid: p.RowsValid, RowsRejected: p.RowsRejected, BytesRead: p.BytesRead, BytesTotal: j.Progress.BytesTotal}
-		cur := latest
-		mu.Unlock()
-		if now := time.Now(); now.Sub(lastEvent) >= 250*time.Millisecond { // at most 4 events a second
-			lastEvent = now
-			jj := j
-			jj.Progress = cur
-			status, err := s.runningEvent(ctx, jj, job.EventProgress)
-			if err != nil {
-				s.log.ErrorContext(ctx, "store job event", "job_id", j.ID, "kind", job.EventProgress, "error", err)
-			}
-			noticed(status)
+			return normalize.Input{}, &normalize.Failure{Code: "invalid_schema", Message: err.Error()}
 		}
 	}
 	sources := make([]normalize.Source, len(j.Files))
 	for i, f := range j.Files {
 		sources[i] = normalize.Source{Open: func() (table.Reader, error) {
-			return s.tables.Open(ctx, locals[i], f.Filename, opts.ReadOptions(s.cfg.Limits))
+			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.cfg.Limits))
 		}}
-		if j.SourceType == SourceConnect { // issues and mappings name the file they come from
+		if j.SourceType == job.SourceConnect { // issues and mappings name the file they come from
 			sources[i].FileID = f.ID
 		}
 	}
 	var learned map[string]string
 	if j.SchemaID != "" {
 		if learned, err = s.learned.Get(ctx, j.OrgID, j.SchemaID); err != nil {
-			return nil, err
+			return normalize.Input{}, err
 		}
 	}
-	normCtx, normSpan := tracer.Start(ctx, "job.normalize")
-	res, runErr := normalize.Run(normCtx, normalize.Input{Mode: mode, Schema: sch, Options: opts, Sources: sources,
-		Learned: learned, MaxRows: s.cfg.MaxRows, OnProgress: onProgress, NewIndex: s.cfg.NewIndex}, normalize.Output{Rows: rows, Issues: issues})
-	normSpan.SetAttributes(attribute.Int64("tabnorm.rows", res.RowCount))
-	normSpan.End()
-	close(stopBeats)
-	<-beatsDone
-	mu.Lock()
-	wasCanceled := canceled
-	mu.Unlock()
-	if wasCanceled {
+	return normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Learned: learned, MaxRows: s.cfg.MaxRows,
+		NewIndex: s.cfg.NewIndex}, nil
+}
+
+// results are the blobs a run writes its rows and issues to.
+type results struct {
+	rows, issues io.WriteCloser
+}
+
+func (s *Service) createResults(ctx context.Context, j job.Job) (results, error) {
+	rows, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Rows)))
+	if err != nil {
+		return results{}, err
+	}
+	issues, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Issues)))
+	if err != nil {
 		_ = rows.Close()
-		_ = issues.Close()
-		return nil, errCanceled
+		return results{}, err
 	}
-	if runErr != nil {
-		_ = rows.Close()
-		_ = issues.Close()
-		return nil, runErr
-	}
-	ctx, writeSpan := tracer.Start(ctx, "job.write")
-	defer writeSpan.End()
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := issues.Close(); err != nil {
-		return nil, err
-	}
-	mapping := make([]mappingJSON, len(res.Mapping))
-	for i, m := range res.Mapping {
-		e := mappingJSON{SourceColumn: m.SourceColumn}
-		if m.SourceFile != "" {
-			e.SourceFile = &m.SourceFile
-		}
-		if m.Field != "" {
-			field, method, conf := m.Field, m.Method, m.Confidence
-			e.Field, e.Method, e.Confidence = &field, &method, &conf
-		}
-		mapping[i] = e
-	}
-	mappingBytes, _ := json.Marshal(mapping)
-	// Explicit mappings made for a saved schema are remembered for the
-	// organization's next jobs with that schema (method "learned").
-	if j.SchemaID != "" {
-		for _, m := range res.Mapping {
-			if m.Method == normalize.MethodExplicit {
-				if err := s.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.NormalizeHeader(m.SourceColumn), m.Field, s.clock.Now()); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	_, err = s.jobs.Update(context.WithoutCancel(ctx), "", j.ID, func(jj *job.Job) error {
-		jj.Mapping = mappingBytes
-		jj.Progress = job.Progress{RowsRead: res.Progress.RowsRead, RowsValid: res.Progress.RowsValid, RowsRejected: res.Progress.RowsRejected,
-			BytesRead: jj.Progress.BytesTotal, BytesTotal: jj.Progress.BytesTotal}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := resultJSON{RowCount: res.RowCount, RejectedCount: res.RejectedCount, IssueCount: res.IssueCount, IssuesTruncated: res.IssuesTruncated,
-		RowsURL: Path(j) + "/rows", ErrorsURL: Path(j) + "/errors", InferredSchema: json.RawMessage("null"), Profile: json.RawMessage("null"),
-		Detected: res.DetectedJSON()}
-	if res.InferredSchema != nil {
-		out.InferredSchema = res.InferredSchema.JSON()
-		profile := make([]profileJSON, len(res.Profile))
-		for i, p := range res.Profile {
-			profile[i] = profileJSON{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
-				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples}
-		}
-		out.Profile, _ = json.Marshal(profile)
-	}
-	return json.Marshal(out)
+	return results{rows: rows, issues: issues}, nil
 }
 
-// localFiles returns a path for each of the job's files that readers can
-// seek and re-read: the store's own file when it is a local folder, else
-// a copy in tmp.
-func (s *Service) localFiles(ctx context.Context, j job.Job, tmp string) ([]string, error) {
-	paths := make([]string, len(j.Files))
-	for i, f := range j.Files {
-		key := sourceKey(j.OrgID, j.ID)
-		if j.SourceType == SourceConnect {
-			key = connect.BlobKey(j.OrgID, f.ID)
-		}
-		local, inPlace := s.blobs.LocalPath(key)
-		if !inPlace {
-			local = filepath.Join(tmp, fmt.Sprintf("source-%d", i))
-			err := s.download(ctx, key, local)
-			if errors.Is(err, domain.ErrNotFound) {
-				return nil, missingFile(f)
-			}
-			if err != nil {
-				return nil, err
-			}
-		} else if _, err := os.Stat(local); err != nil {
-			return nil, missingFile(f)
-		}
-		paths[i] = local
+// close stores both blobs; they exist once it returns nil.
+func (r results) close() error {
+	err := r.rows.Close()
+	if ierr := r.issues.Close(); err == nil {
+		err = ierr
 	}
-	return paths, nil
+	return err
 }
 
-func missingFile(f job.File) error {
-	return &normalize.Failure{Code: "unreadable_file", Message: fmt.Sprintf("The file %s (%s) is no longer in storage.", f.ID, f.Filename)}
-}
-
-func (s *Service) download(ctx context.Context, key, path string) error {
-	r, err := s.blobs.Open(ctx, key, 0, -1)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// Reap requeues running jobs whose worker stopped renewing its lease, or
-// fails them with worker_lost after their third attempt. Any node may run
-// it; the row lock makes each requeue happen once.
-func (s *Service) Reap(ctx context.Context) (int, error) {
-	expired, err := s.jobs.Expired(ctx, s.clock.Now())
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, pair := range expired {
-		err := s.tx.InTx(ctx, func(ctx context.Context) error {
-			now := s.clock.Now()
-			var again bool
-			j, err := s.jobs.Update(ctx, pair[0], pair[1], func(j *job.Job) error {
-				if j.Status != job.Running {
-					return errSkip
-				}
-				var err error
-				again, err = j.Requeue(now)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if again { // it keeps its slot, and goes first
-				return s.queue.Enqueue(ctx, j.ID, 0)
-			}
-			if j.Failure != nil {
-				s.log.WarnContext(ctx, "job failed", "job_id", j.ID, "org_id", j.OrgID, "code", j.Failure.Code)
-			}
-			return s.append(ctx, j, job.EventFailed, now, true)
-		})
-		if errors.Is(err, errSkip) {
-			continue
-		}
-		if err != nil {
-			return n, err
-		}
-		s.dispatch(ctx, pair[0])
-		n++
-	}
-	return n, nil
-}
+// abandon closes the blobs of a run that did not finish.
+func (r results) abandon() { _ = r.close() }

@@ -236,7 +236,7 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 	if err != nil {
 		return nil, err
 	}
-	r := &Rerun{orig: orig, params: jobs.Params{Mode: orig.Mode, Options: options, Name: orig.Name}}
+	r := &Rerun{orig: orig, params: jobs.Params{Mode: string(orig.Mode), Options: options, Name: orig.Name}}
 	switch {
 	case orig.SchemaID != "":
 		if _, err := s.schemas.Get(ctx, p.OrgID, orig.SchemaID); err == nil {
@@ -249,7 +249,7 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 	case orig.Schema != nil:
 		r.params.Schema = orig.Schema
 	}
-	if orig.SourceType != jobs.SourceConnect {
+	if orig.SourceType != job.SourceConnect {
 		r.jobID = id.New(id.Job)
 		if err := s.copyBlob(ctx, jobs.SourceKey(p.OrgID, orig.ID), jobs.SourceKey(p.OrgID, r.jobID)); err != nil {
 			if errors.Is(err, domain.ErrNotFound) {
@@ -265,7 +265,7 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 // SubmitRerun queues the prepared rerun, with source.rerun_of naming the
 // original, under the limits and checks of a new job.
 func (s *Service) SubmitRerun(ctx context.Context, p identity.Principal, r *Rerun) (job.Job, error) {
-	if r.orig.SourceType == jobs.SourceConnect {
+	if r.orig.SourceType == job.SourceConnect {
 		ids := make([]string, len(r.orig.Files))
 		for i, f := range r.orig.Files {
 			ids[i] = f.ID

@@ -118,12 +118,9 @@ type settings struct {
 }
 
 func settingsOf(j job.Job) (settings, error) {
-	mode, err := normalize.ParseMode(j.Mode)
-	if err != nil {
-		return settings{}, err
-	}
-	st := settings{mode: mode}
-	if st.options, err = normalize.ParseOptions(mode, j.Options); err != nil {
+	st := settings{mode: j.Mode}
+	var err error
+	if st.options, err = normalize.ParseOptions(j.Mode, j.Options); err != nil {
 		return settings{}, fmt.Errorf("options of job %s: %w", j.ID, err)
 	}
 	if j.Schema != nil {

@@ -5,7 +5,6 @@ package upload
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -109,15 +108,19 @@ func Store(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener,
 	return nil
 }
 
-// headBuffer keeps the first max bytes written to it.
+// headBuffer keeps the first max bytes written to it. It has no other
+// write method (an embedded bytes.Buffer's WriteString would take a
+// whole string past the bound through io.MultiWriter).
 type headBuffer struct {
-	bytes.Buffer
+	buf []byte
 	max int
 }
 
 func (h *headBuffer) Write(p []byte) (int, error) {
-	if room := h.max - h.Len(); room > 0 {
-		h.Buffer.Write(p[:min(room, len(p))])
+	if room := h.max - len(h.buf); room > 0 {
+		h.buf = append(h.buf, p[:min(room, len(p))]...)
 	}
 	return len(p), nil
 }
+
+func (h *headBuffer) Bytes() []byte { return h.buf }

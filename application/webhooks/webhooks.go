@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -38,14 +37,15 @@ type Service struct {
 	queue      ports.WebhookQueue
 	sender     ports.WebhookSender
 	tx         ports.Transactor
+	render     ports.JobRenderer
 	clock      ports.Clock
 	log        *slog.Logger
 }
 
 // NewService returns the webhooks service.
 func NewService(cfg Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue, sender ports.WebhookSender,
-	tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
-	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, clock: clock, log: log}
+	tx ports.Transactor, render ports.JobRenderer, clock ports.Clock, log *slog.Logger) *Service {
+	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, render: render, clock: clock, log: log}
 }
 
 // Input is a new endpoint as the client sent it.
@@ -277,12 +277,18 @@ func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job) 
 	if err != nil {
 		return err
 	}
+	var data json.RawMessage
 	now := s.clock.Now()
 	for _, e := range endpoints {
 		if !e.Subscribed(kind) {
 			continue
 		}
-		if _, err := s.add(ctx, e, kind, jobs.NewView(j), now); err != nil {
+		if data == nil {
+			if data, err = s.render.Job(j); err != nil {
+				return fmt.Errorf("render job %s: %w", j.ID, err)
+			}
+		}
+		if _, err := s.add(ctx, e, kind, data, now); err != nil {
 			return fmt.Errorf("webhook %s of job %s: %w", kind, j.ID, err)
 		}
 	}
@@ -305,6 +311,28 @@ const SweepAfter = 10 * time.Second
 // and an attempt whose worker died is swept up once the claim lapses.
 func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) error {
 	now := s.clock.Now()
+	d, e, err := s.claim(ctx, deliveryID, attempt, now)
+	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
+		return nil // done, being done, not due yet, or its endpoint was deleted
+	}
+	if err != nil || !e.Enabled {
+		return err
+	}
+	a, err := s.send(ctx, d, e, now)
+	if err != nil {
+		return err
+	}
+	err = s.record(context.WithoutCancel(ctx), d, e, attempt, a, now)
+	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// claim takes a due delivery for this attempt and returns it with its
+// endpoint; a disabled endpoint's delivery is abandoned instead. errStale:
+// the attempt is not this one to make.
+func (s *Service) claim(ctx context.Context, deliveryID string, attempt int, now time.Time) (webhook.Delivery, webhook.Endpoint, error) {
 	var d webhook.Delivery
 	var e webhook.Endpoint
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
@@ -330,20 +358,26 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 		}
 		return err
 	})
-	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
-		return nil // done, being done, not due yet, or its endpoint was deleted
-	}
-	if err != nil || !e.Enabled {
-		return err
-	}
+	return d, e, err
+}
+
+// send makes the attempt, signed with the endpoint's secrets.
+func (s *Service) send(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, now time.Time) (webhook.Attempt, error) {
 	sig, err := webhook.Sign(e.Secrets(now), d.ID, now, d.Payload)
 	if err != nil {
-		return err
+		return webhook.Attempt{}, err
 	}
 	a := s.sender.Send(ctx, ports.WebhookRequest{URL: e.URL, Body: d.Payload, Headers: map[string]string{
 		"webhook-id": d.ID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}})
 	a.At = now // the service's clock, so schedules follow it
-	err = s.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
+	return a, nil
+}
+
+// record stores an attempt's outcome on the endpoint (whose failures may
+// disable it) and the delivery, and queues the next attempt when the
+// schedule has one.
+func (s *Service) record(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, attempt int, a webhook.Attempt, now time.Time) error {
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
 		var off bool
 		if _, err := s.endpoints.Update(ctx, "", e.ID, func(e *webhook.Endpoint) error {
 			if a.OK() {
@@ -375,10 +409,6 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 		}
 		return nil
 	})
-	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
-		return nil
-	}
-	return err
 }
 
 // Sweep queues again the attempts overdue by SweepAfter: those whose

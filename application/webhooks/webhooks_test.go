@@ -16,6 +16,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
@@ -25,6 +26,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/webhook"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -112,7 +114,7 @@ func setup(t *testing.T, target sqltest.Target) *fixture {
 		clock: &clock{now: time.Now().UTC().Truncate(time.Second)},
 		admin: identity.Principal{Method: identity.BySession, OrgID: org.ID, Role: identity.Admin}}
 	f.svc = webhooks.NewService(webhooks.Config{AllowPrivate: true}, sqlstore.NewWebhookEndpoints(db), f.deliveries, q,
-		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, f.clock, log)
+		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, httpapi.JobRenderer{}, f.clock, log)
 	f.jobs = webhooks.WatchJobs(sqlstore.NewJobs(db), f.svc, f.tx)
 	return f
 }
@@ -123,7 +125,7 @@ func (f *fixture) finishJob(t *testing.T) job.Job {
 	t.Helper()
 	ctx := context.Background()
 	now := f.clock.Now()
-	j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: "normalize", Status: job.Queued, SourceType: "upload",
+	j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: normalize.ModeNormalize, Status: job.Queued, SourceType: job.SourceUpload,
 		Options: []byte(`{}`), CreatedAt: now}
 	if err := f.jobs.Create(ctx, j); err != nil {
 		t.Fatal(err)
@@ -353,7 +355,7 @@ func TestService_eventsCommitWithTheJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := f.clock.Now()
-		j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: "normalize", Status: job.Queued, SourceType: "upload", Options: []byte(`{}`), CreatedAt: now}
+		j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: normalize.ModeNormalize, Status: job.Queued, SourceType: job.SourceUpload, Options: []byte(`{}`), CreatedAt: now}
 		if err := f.jobs.Create(ctx, j); err != nil {
 			t.Fatal(err)
 		}

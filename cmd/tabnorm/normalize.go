@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tabnorm/tabnorm/adapters/formats"
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/spill"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -136,23 +137,19 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 	src := normalize.Source{Open: func() (table.Reader, error) {
 		return opener.Open(cmd.Context(), input, filepath.Base(input), opts.ReadOptions(table.Limits{}))
 	}}
+	var files outputFiles
+	defer files.abandon()
 	rows := io.Writer(cmd.OutOrStdout())
 	if outFile != "" {
-		f, err := os.Create(outFile)
-		if err != nil {
+		if rows, err = files.create(outFile); err != nil {
 			return usage(err)
 		}
-		defer f.Close()
-		rows = f
 	}
 	issues := io.Discard
 	if errorsFile != "" {
-		f, err := os.Create(errorsFile)
-		if err != nil {
+		if issues, err = files.create(errorsFile); err != nil {
 			return usage(err)
 		}
-		defer f.Close()
-		issues = f
 	}
 	if m == normalize.ModeInfer {
 		rows = io.Discard
@@ -175,8 +172,11 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 		}
 		return err
 	}
+	if err := files.close(); err != nil {
+		return err
+	}
 	if m == normalize.ModeInfer {
-		out := map[string]any{"inferred_schema": json.RawMessage(res.InferredSchema.JSON()), "profile": profileJSON(res.Profile)}
+		out := inferJSON{InferredSchema: res.InferredSchema.JSON(), Profile: httpapi.NewProfileJSON(res.Profile)}
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
@@ -195,13 +195,46 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 	return nil
 }
 
-func profileJSON(ps []normalize.ColumnProfile) []map[string]any {
-	out := make([]map[string]any, len(ps))
-	for i, p := range ps {
-		out[i] = map[string]any{"column": p.Column, "field": p.Field, "type": p.Type, "format": p.Format,
-			"null_rate": p.NullRate(), "distinct_count": p.DistinctCount, "distinct_capped": p.DistinctCapped, "examples": p.Examples}
+// createOutput creates a file the command writes; tests replace it.
+var createOutput = func(name string) (io.WriteCloser, error) { return os.Create(name) }
+
+// outputFiles are the files a run writes. Their bytes are only safe once
+// Close succeeded (a full disk or a network filesystem may report a lost
+// write only then), so a run is done when close returns nil.
+type outputFiles struct {
+	names []string
+	files []io.WriteCloser
+}
+
+func (o *outputFiles) create(name string) (io.Writer, error) {
+	f, err := createOutput(name)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	o.names, o.files = append(o.names, name), append(o.files, f)
+	return f, nil
+}
+
+// close closes every file and returns the first failure, naming its file.
+func (o *outputFiles) close() error {
+	var first error
+	for i, f := range o.files {
+		if err := f.Close(); err != nil && first == nil {
+			first = fmt.Errorf("write %s: %w", o.names[i], err)
+		}
+	}
+	o.files = nil
+	return first
+}
+
+// abandon closes the files of a run that failed anyway.
+func (o *outputFiles) abandon() { _ = o.close() }
+
+// inferJSON is what infer mode prints: the inferred schema and the
+// profile, as a job's result carries them.
+type inferJSON struct {
+	InferredSchema json.RawMessage             `json:"inferred_schema"`
+	Profile        []httpapi.ColumnProfileJSON `json:"profile"`
 }
 
 // progressBar draws progress on a terminal; nil elsewhere.

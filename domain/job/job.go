@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize"
 )
 
 // Status is where a job is in its life.
@@ -75,6 +76,14 @@ func (p Progress) Percent() float64 {
 	return min(100, float64(int(v*10))/10)
 }
 
+// SourceType is where a job's files come from (source.type).
+type SourceType string
+
+const (
+	SourceUpload  SourceType = "upload"  // one file uploaded with the job
+	SourceConnect SourceType = "connect" // files of the connect library, read in order as one table
+)
+
 // Failure is why a job failed, with a stable code.
 type Failure struct {
 	Code    string
@@ -86,9 +95,9 @@ type Job struct {
 	ID         string
 	OrgID      string
 	Name       string // "" when unnamed
-	Mode       string
+	Mode       normalize.Mode
 	Status     Status
-	SourceType string // "upload" or "connect"
+	SourceType SourceType
 	Files      []File
 	SchemaID   string
 	Schema     []byte // canonical JSON of the target schema; nil in infer mode without one

@@ -21,15 +21,10 @@ var monthNames = map[string]int{
 	"oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
 }
 
-// dateParts is a parsed calendar date (and optional time of day).
+// dateParts is a parsed calendar date.
 type dateParts struct {
 	y, m, d      int
 	twoDigitYear bool
-	hasTime      bool
-	hh, mm, ss   int
-	nanos        int
-	offset       int // seconds east of UTC
-	hasZone      bool
 }
 
 // splitDateTime separates a date from a time part at 'T' or a space
@@ -285,8 +280,9 @@ func daysIn(y, m int) int {
 }
 
 // parseTime reads "10:22", "10:22:05", "10:22:05.123", "10:22 PM", with an
-// optional zone (Z, +02:00, +0200).
-func parseTime(s string) (hh, mm, ss, nanos, offset int, hasZone, ok bool) {
+// optional zone (Z, +02:00, +0200): offset is in seconds east of UTC, 0
+// without a zone.
+func parseTime(s string) (hh, mm, ss, nanos, offset int, ok bool) {
 	s = strings.TrimSpace(s)
 	upper := strings.ToUpper(s)
 	pm, am := strings.HasSuffix(upper, "PM"), strings.HasSuffix(upper, "AM")
@@ -294,7 +290,7 @@ func parseTime(s string) (hh, mm, ss, nanos, offset int, hasZone, ok bool) {
 		s = strings.TrimSpace(s[:len(s)-2])
 	}
 	if strings.HasSuffix(s, "Z") || strings.HasSuffix(s, "z") {
-		s, hasZone = s[:len(s)-1], true
+		s = s[:len(s)-1]
 	} else if i := strings.LastIndexAny(s, "+-"); i > 0 {
 		zone := strings.ReplaceAll(s[i+1:], ":", "")
 		if len(zone) != 4 || !allDigits(zone) {
@@ -306,7 +302,7 @@ func parseTime(s string) (hh, mm, ss, nanos, offset int, hasZone, ok bool) {
 		if s[i] == '-' {
 			offset = -offset
 		}
-		s, hasZone = s[:i], true
+		s = s[:i]
 	}
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 {
@@ -358,11 +354,9 @@ func parseDateTime(s, order string) (time.Time, bool, bool) {
 	}
 	var hh, mm, ss, nanos, offset int
 	if tp != "" {
-		var hasZone bool
-		if hh, mm, ss, nanos, offset, hasZone, ok = parseTime(tp); !ok {
+		if hh, mm, ss, nanos, offset, ok = parseTime(tp); !ok {
 			return time.Time{}, false, false
 		}
-		_ = hasZone
 	}
 	t := time.Date(d.y, time.Month(d.m), d.d, hh, mm, ss, nanos, time.FixedZone("", offset)).UTC()
 	return t, d.twoDigitYear, true

@@ -135,7 +135,7 @@ func compile(f schema.Field, mode Mode, order, decimal, region string) column {
 		}
 	case schema.Time:
 		c.coerce = func(s string, _ *scratch) (string, *problem) {
-			hh, mm, ss, _, _, _, ok := parseTime(s)
+			hh, mm, ss, _, _, ok := parseTime(s)
 			if !ok {
 				return "", invalid("invalid_time", "%q is not a valid time of day.", s)
 			}

@@ -59,7 +59,7 @@ func FuzzCoerceDate(f *testing.F) {
 		if tm, _, ok := parseDateTime(s, orderMDY); ok && tm.Year() < 1 {
 			t.Fatalf("%q → %v", s, tm)
 		}
-		_, _, _, _, _, _, _ = parseTime(s)
+		_, _, _, _, _, _ = parseTime(s)
 		_ = dateEvidence(s)
 	})
 }

@@ -227,62 +227,6 @@ func (_c *BlobStore_List_Call) RunAndReturn(run func(context.Context, string, fu
 	return _c
 }
 
-// LocalPath provides a mock function with given fields: key
-func (_m *BlobStore) LocalPath(key string) (string, bool) {
-	ret := _m.Called(key)
-
-	if len(ret) == 0 {
-		panic("no return value specified for LocalPath")
-	}
-
-	var r0 string
-	var r1 bool
-	if rf, ok := ret.Get(0).(func(string) (string, bool)); ok {
-		return rf(key)
-	}
-	if rf, ok := ret.Get(0).(func(string) string); ok {
-		r0 = rf(key)
-	} else {
-		r0 = ret.Get(0).(string)
-	}
-
-	if rf, ok := ret.Get(1).(func(string) bool); ok {
-		r1 = rf(key)
-	} else {
-		r1 = ret.Get(1).(bool)
-	}
-
-	return r0, r1
-}
-
-// BlobStore_LocalPath_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'LocalPath'
-type BlobStore_LocalPath_Call struct {
-	*mock.Call
-}
-
-// LocalPath is a helper method to define mock.On call
-//   - key string
-func (_e *BlobStore_Expecter) LocalPath(key interface{}) *BlobStore_LocalPath_Call {
-	return &BlobStore_LocalPath_Call{Call: _e.mock.On("LocalPath", key)}
-}
-
-func (_c *BlobStore_LocalPath_Call) Run(run func(key string)) *BlobStore_LocalPath_Call {
-	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(string))
-	})
-	return _c
-}
-
-func (_c *BlobStore_LocalPath_Call) Return(_a0 string, _a1 bool) *BlobStore_LocalPath_Call {
-	_c.Call.Return(_a0, _a1)
-	return _c
-}
-
-func (_c *BlobStore_LocalPath_Call) RunAndReturn(run func(string) (string, bool)) *BlobStore_LocalPath_Call {
-	_c.Call.Return(run)
-	return _c
-}
-
 // Open provides a mock function with given fields: ctx, key, offset, length
 func (_m *BlobStore) Open(ctx context.Context, key string, offset int64, length int64) (io.ReadCloser, error) {
 	ret := _m.Called(ctx, key, offset, length)

@@ -1,0 +1,236 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// The job object of API.md §5.2, its events' data (§5.5), its mapping and
+// its result. The API answers them, and the jobs and webhooks use cases
+// store some of them as they happen (a job's events, its result, the
+// payload of a webhook delivery) through JobRenderer, so that each is
+// written here, once.
+
+type jobFileJSON struct {
+	ID        string `json:"id"`
+	Filename  string `json:"filename"`
+	Format    string `json:"format"`
+	SizeBytes int64  `json:"size_bytes"`
+	SHA256    string `json:"sha256"`
+}
+
+type progressJSON struct {
+	RowsRead     int64   `json:"rows_read"`
+	RowsValid    int64   `json:"rows_valid"`
+	RowsRejected int64   `json:"rows_rejected"`
+	BytesRead    int64   `json:"bytes_read"`
+	BytesTotal   int64   `json:"bytes_total"`
+	Percent      float64 `json:"percent"`
+}
+
+type jobErrorJSON struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type jobSourceJSON struct {
+	Type    string        `json:"type"`
+	Files   []jobFileJSON `json:"files"`
+	RerunOf *string       `json:"rerun_of"` // the job this one reruns (docs/review.md)
+}
+
+// jobJSON is the job object.
+type jobJSON struct {
+	ID         string          `json:"id"`
+	Object     string          `json:"object"`
+	Name       *string         `json:"name"`
+	Mode       string          `json:"mode"`
+	Status     string          `json:"status"`
+	Source     jobSourceJSON   `json:"source"`
+	SchemaID   *string         `json:"schema_id"`
+	Schema     json.RawMessage `json:"schema"`
+	Options    json.RawMessage `json:"options"`
+	Progress   progressJSON    `json:"progress"`
+	Mapping    json.RawMessage `json:"mapping"`
+	Result     json.RawMessage `json:"result"`
+	Error      *jobErrorJSON   `json:"error"`
+	Attempts   int             `json:"attempts"`
+	CreatedAt  string          `json:"created_at"`
+	StartedAt  *string         `json:"started_at"`
+	FinishedAt *string         `json:"finished_at"`
+}
+
+// jobTime is a job's optional time: null only when unset.
+func jobTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := formatTime(*t)
+	return &s
+}
+
+// rawOrNull is a stored JSON document, or null when there is none.
+func rawOrNull(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// jobPath is where a job is served: a connect job under the connect
+// product's routes, so an organization with connect alone can follow it;
+// every other job under /v1/jobs. Both paths serve any of the
+// organization's jobs.
+func jobPath(j job.Job) string {
+	if j.SourceType == job.SourceConnect {
+		return "/v1/connect/jobs/" + j.ID
+	}
+	return "/v1/jobs/" + j.ID
+}
+
+func newJobJSON(j job.Job) jobJSON {
+	v := jobJSON{ID: j.ID, Object: "job", Mode: string(j.Mode), Status: string(j.Status), Schema: rawOrNull(j.Schema), Options: rawOrNull(j.Options),
+		Mapping: rawOrNull(j.Mapping), Result: rawOrNull(j.Result), Attempts: j.Attempts, CreatedAt: formatTime(j.CreatedAt),
+		StartedAt: jobTime(j.StartedAt), FinishedAt: jobTime(j.FinishedAt)}
+	if j.Mapping == nil {
+		v.Mapping = json.RawMessage("[]")
+	}
+	if j.Name != "" {
+		v.Name = &j.Name
+	}
+	if j.SchemaID != "" {
+		v.SchemaID = &j.SchemaID
+	}
+	v.Source = jobSourceJSON{Type: string(j.SourceType), Files: make([]jobFileJSON, len(j.Files))}
+	for i, f := range j.Files {
+		v.Source.Files[i] = jobFileJSON(f)
+	}
+	if j.RerunOf != "" {
+		v.Source.RerunOf = &j.RerunOf
+	}
+	v.Progress = newProgressJSON(j)
+	if j.Failure != nil {
+		v.Error = &jobErrorJSON{Code: j.Failure.Code, Message: j.Failure.Message}
+	}
+	return v
+}
+
+func newProgressJSON(j job.Job) progressJSON {
+	p := j.Progress
+	out := progressJSON{RowsRead: p.RowsRead, RowsValid: p.RowsValid, RowsRejected: p.RowsRejected, BytesRead: p.BytesRead, BytesTotal: p.BytesTotal, Percent: p.Percent()}
+	if j.Status == job.Succeeded {
+		out.Percent = 100
+	}
+	return out
+}
+
+// jobEventJSON is the data of a job event.
+type jobEventJSON struct {
+	JobID    string       `json:"job_id"`
+	Status   string       `json:"status"`
+	Progress progressJSON `json:"progress"`
+	At       string       `json:"at"`
+	Job      *jobJSON     `json:"job,omitempty"`
+}
+
+// mappingJSON is one entry of a job's mapping; an unmapped column has a
+// null field, method and confidence.
+type mappingJSON struct {
+	SourceFile   *string  `json:"source_file,omitempty"`
+	SourceColumn string   `json:"source_column"`
+	Field        *string  `json:"field"`
+	Method       *string  `json:"method"`
+	Confidence   *float64 `json:"confidence"`
+}
+
+// resultJSON is a succeeded job's result object.
+type resultJSON struct {
+	RowCount        int64               `json:"row_count"`
+	RejectedCount   int64               `json:"rejected_count"`
+	IssueCount      int64               `json:"issue_count"`
+	IssuesTruncated bool                `json:"issues_truncated"`
+	RowsURL         string              `json:"rows_url"`
+	ErrorsURL       string              `json:"errors_url"`
+	InferredSchema  json.RawMessage     `json:"inferred_schema"`
+	Profile         []ColumnProfileJSON `json:"profile"`
+	Detected        json.RawMessage     `json:"detected"`
+}
+
+// ColumnProfileJSON is one source column as infer mode saw it, as the
+// result object and the offline normalize command print it.
+type ColumnProfileJSON struct {
+	Column         string   `json:"column"`
+	Field          string   `json:"field"`
+	Type           string   `json:"type"`
+	Format         string   `json:"format"`
+	NullRate       float64  `json:"null_rate"`
+	DistinctCount  int64    `json:"distinct_count"`
+	DistinctCapped bool     `json:"distinct_capped"`
+	Examples       []string `json:"examples"`
+}
+
+// NewProfileJSON converts infer mode's column profiles for output.
+func NewProfileJSON(ps []normalize.ColumnProfile) []ColumnProfileJSON {
+	out := make([]ColumnProfileJSON, len(ps))
+	for i, p := range ps {
+		out[i] = ColumnProfileJSON{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
+			DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples}
+	}
+	return out
+}
+
+// JobRenderer writes the job documents that the use cases store on the
+// API's behalf.
+type JobRenderer struct{}
+
+var _ ports.JobRenderer = JobRenderer{}
+
+// NewJobRenderer returns the renderer.
+func NewJobRenderer() JobRenderer { return JobRenderer{} }
+
+// Job implements ports.JobRenderer.
+func (JobRenderer) Job(j job.Job) ([]byte, error) { return json.Marshal(newJobJSON(j)) }
+
+// Event implements ports.JobRenderer.
+func (JobRenderer) Event(j job.Job, at time.Time, withJob bool) ([]byte, error) {
+	d := jobEventJSON{JobID: j.ID, Status: string(j.Status), Progress: newProgressJSON(j), At: formatTime(at)}
+	if withJob {
+		v := newJobJSON(j)
+		d.Job = &v
+	}
+	return json.Marshal(d)
+}
+
+// Mapping implements ports.JobRenderer.
+func (JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
+	out := make([]mappingJSON, len(entries))
+	for i, m := range entries {
+		e := mappingJSON{SourceColumn: m.SourceColumn}
+		if m.SourceFile != "" {
+			e.SourceFile = &m.SourceFile
+		}
+		if m.Field != "" {
+			field, method, conf := m.Field, m.Method, m.Confidence
+			e.Field, e.Method, e.Confidence = &field, &method, &conf
+		}
+		out[i] = e
+	}
+	return json.Marshal(out)
+}
+
+// Result implements ports.JobRenderer: the profile and the inferred
+// schema are null outside infer mode.
+func (JobRenderer) Result(j job.Job, r normalize.Result) ([]byte, error) {
+	path := jobPath(j)
+	out := resultJSON{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
+		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: json.RawMessage("null"), Detected: r.DetectedJSON()}
+	if r.InferredSchema != nil {
+		out.InferredSchema = r.InferredSchema.JSON()
+		out.Profile = NewProfileJSON(r.Profile)
+	}
+	return json.Marshal(out)
+}

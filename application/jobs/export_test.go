@@ -1,0 +1,11 @@
+package jobs
+
+import "time"
+
+// SetBeatEvery makes the service renew running jobs' leases every d, so
+// that tests see a cancellation without waiting a second.
+func SetBeatEvery(s *Service, d time.Duration) { s.beatEvery = d }
+
+// SetEvery makes the reaper run every d, and look for dead runs' working
+// folders in dir.
+func (r *Reaper) SetEvery(d time.Duration, dir string) { r.every, r.workdirs = d, dir }

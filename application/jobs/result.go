@@ -1,0 +1,54 @@
+package jobs
+
+import (
+	"context"
+
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+)
+
+// saveResult completes a run that finished: it stores the result blobs,
+// remembers the mappings the job taught, stores the job's mapping and
+// final progress, and returns the job's result object.
+func (s *Service) saveResult(ctx context.Context, j job.Job, res normalize.Result, out results) ([]byte, error) {
+	ctx, span := tracer.Start(ctx, "job.write")
+	defer span.End()
+	if err := out.close(); err != nil {
+		return nil, err
+	}
+	mapping, err := s.render.Mapping(res.Mapping)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.learn(ctx, j, res.Mapping); err != nil {
+		return nil, err
+	}
+	_, err = s.jobs.Update(context.WithoutCancel(ctx), "", j.ID, func(jj *job.Job) error {
+		jj.Mapping = mapping
+		p := res.Progress
+		jj.Progress = job.Progress{RowsRead: p.RowsRead, RowsValid: p.RowsValid, RowsRejected: p.RowsRejected,
+			BytesRead: jj.Progress.BytesTotal, BytesTotal: jj.Progress.BytesTotal}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.render.Result(j, res)
+}
+
+// learn remembers the explicit mappings of a job with a saved schema, for
+// the organization's next jobs with that schema (method "learned").
+func (s *Service) learn(ctx context.Context, j job.Job, mapping []normalize.MappingEntry) error {
+	if j.SchemaID == "" {
+		return nil
+	}
+	for _, m := range mapping {
+		if m.Method != normalize.MethodExplicit {
+			continue
+		}
+		if err := s.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.NormalizeHeader(m.SourceColumn), m.Field, s.clock.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

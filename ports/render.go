@@ -1,0 +1,25 @@
+package ports
+
+import (
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+)
+
+// JobRenderer writes a job's documents in the format its clients read.
+// The use cases store some of them as things happen (a job's events, its
+// mapping and result, the payload of a webhook delivery), but the format
+// is the API's: the HTTP adapter renders them, so that each is written in
+// one place.
+type JobRenderer interface {
+	// Job is the job object.
+	Job(j job.Job) ([]byte, error)
+	// Event is the data of an event of the job at time at; withJob adds
+	// the job object (the events that end a job carry it).
+	Event(j job.Job, at time.Time, withJob bool) ([]byte, error)
+	// Mapping is the job's mapping of source columns to fields.
+	Mapping(entries []normalize.MappingEntry) ([]byte, error)
+	// Result is the result object of the job, which succeeded with r.
+	Result(j job.Job, r normalize.Result) ([]byte, error)
+}
