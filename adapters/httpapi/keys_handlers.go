@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/ports"
 )
 
 // APIKeyJSON is a key as listed; the plaintext appears only in the
@@ -64,16 +67,35 @@ func (a *API) createKey(c *gin.Context) {
 	}
 	var req createKeyRequest
 	if err := decodeJSON(c, &req); err != nil {
-		fail(c, err)
+		a.failCreating(c, principal(c).OrgID, err)
 		return
 	}
-	k, plain, err := a.deps.Keys.Create(c.Request.Context(), principal(c), req.Name, client(c))
+	// Under an Idempotency-Key the answer kept for a replay is the key's
+	// record without its secret: only the secret's hash is stored, so a
+	// replay cannot show it again (API.md §3).
+	var plain string
+	var created APIKeyJSON
+	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), principal(c).OrgID, c.GetHeader("Idempotency-Key"), requestHash(c, req.Name),
+		func(ctx context.Context) (ports.IdempotentAnswer, error) {
+			k, p, err := a.deps.Keys.Create(ctx, principal(c), req.Name, client(c))
+			if err != nil {
+				return ports.IdempotentAnswer{}, err
+			}
+			plain, created = p, NewAPIKeyJSON(k, "")
+			body, err := json.Marshal(created)
+			return ports.IdempotentAnswer{Status: http.StatusCreated, Body: body}, err
+		})
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	c.Header("Cache-Control", "no-store")
-	c.JSON(http.StatusCreated, NewAPIKeyJSON(k, plain))
+	if replayed {
+		writeAnswer(c, res, true, answer{noStore: true})
+		return
+	}
+	created.Key = plain
+	c.JSON(http.StatusCreated, created)
 }
 
 func (a *API) revokeKey(c *gin.Context) {
