@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +63,7 @@ type fixture struct {
 	withJob  map[string]bool          // whether the last event of each kind carried the job
 	written  map[string]*bytes.Buffer // closed blobs by key
 	workdirs []string                 // the working folders files were staged in
+	failKind string                   // an event of this kind cannot be stored
 }
 
 func newFixture(t *testing.T, cfg jobs.Config) *fixture {
@@ -69,7 +73,7 @@ func newFixture(t *testing.T, cfg jobs.Config) *fixture {
 		staging: mocks.NewStaging(t), tables: mocks.NewTableOpener(t), render: mocks.NewJobRenderer(t), observer: mocks.NewJobObserver(t),
 		stored: map[string]job.Job{}, withJob: map[string]bool{}, written: map[string]*bytes.Buffer{}}
 	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
-	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
+	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(f.inTx).Maybe()
 	clock.EXPECT().Now().Return(now).Maybe()
 	f.jobs.EXPECT().Get(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.get).Maybe()
 	f.jobs.EXPECT().Update(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.update).Maybe()
@@ -130,9 +134,27 @@ func (f *fixture) update(ctx context.Context, orgID, id string, fn func(*job.Job
 	return j, nil
 }
 
+// inTx runs fn as a transaction would: what it stored is undone when it
+// fails.
+func (f *fixture) inTx(ctx context.Context, fn func(context.Context) error) error {
+	f.mu.Lock()
+	stored, appended := maps.Clone(f.stored), slices.Clone(f.appended)
+	f.mu.Unlock()
+	err := fn(ctx)
+	if err != nil {
+		f.mu.Lock()
+		f.stored, f.appended = stored, appended
+		f.mu.Unlock()
+	}
+	return err
+}
+
 func (f *fixture) append(_ context.Context, jobID, kind string, data []byte, at time.Time) (ports.Event, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if kind == f.failKind {
+		return ports.Event{}, errors.New("the event store is down")
+	}
 	f.appended = append(f.appended, kind)
 	f.withJob[kind] = strings.Contains(string(data), `"job":true`)
 	return ports.Event{JobID: jobID, Seq: len(f.appended), Kind: kind, At: at}, nil

@@ -119,23 +119,41 @@ func (s *Service) end(ctx context.Context, j job.Job, result []byte, runErr erro
 	return s.finish(ctx, j.ID, func(j *job.Job) error { return j.Fail(now, job.Failure{Code: f.Code, Message: f.Message}) })
 }
 
-// finish applies the final transition unless the job was canceled meanwhile.
+// finish applies the final transition unless the job was canceled
+// meanwhile, and stores its terminal event in the same transaction: a
+// job is never over without the event that tells its followers (and its
+// webhooks) so.
 func (s *Service) finish(ctx context.Context, jobID string, fn func(*job.Job) error) (job.Job, error) {
-	return s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
-		if j.Status != job.Running {
-			return errSkip
+	var out job.Job
+	err := s.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		j, err := s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
+			if j.Status != job.Running {
+				return errSkip
+			}
+			return fn(j)
+		})
+		if err != nil {
+			return err
 		}
-		return fn(j)
+		out = j
+		return s.append(ctx, j, terminalEvent(j), s.clock.Now(), true)
 	})
+	return out, err
+}
+
+// terminalEvent is the kind of the event a finished run ends with.
+func terminalEvent(j job.Job) string {
+	if j.Status == job.Failed {
+		return job.EventFailed
+	}
+	return job.EventSucceeded
 }
 
 // announce tells of a job that ended on this node: the operator's log and
 // metrics, the job's subscribers, and its organization's waiting jobs,
 // which get its slot.
 func (s *Service) announce(ctx context.Context, j job.Job) {
-	kind := job.EventSucceeded
 	if j.Status == job.Failed {
-		kind = job.EventFailed
 		// The caller sees the failure in the job; the operator sees it here,
 		// by ids and code only (the message may quote the caller's data).
 		s.log.WarnContext(ctx, "job failed", "job_id", j.ID, "org_id", j.OrgID, "code", j.Failure.Code)
@@ -145,7 +163,6 @@ func (s *Service) announce(ctx context.Context, j job.Job) {
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.JobFinished(j)
 	}
-	s.event(ctx, j, kind, true)
 	s.dispatch(ctx, j.OrgID)
 }
 

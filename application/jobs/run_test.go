@@ -83,6 +83,25 @@ func TestService_RunJob(t *testing.T) {
 		}
 	})
 
+	t.Run("a job never ends without its terminal event: when it cannot be stored, the job stays running and the queue retries", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, jobs.Config{})
+		f.put(queuedJob("job_1"))
+		f.stageFiles(map[string]string{sourceOf("job_1"): people})
+		f.heartbeats()
+		f.renderResults()
+		f.failKind = job.EventSucceeded
+		if err := f.svc.RunJob(ctx, "job_1"); err == nil {
+			t.Fatal("RunJob succeeded without storing job.succeeded")
+		}
+		if got := f.job("job_1"); got.Status != job.Running || got.FinishedAt != nil {
+			t.Fatalf("job %+v", got)
+		}
+		if kinds := f.kinds(); strings.Contains(kinds, "job.succeeded") {
+			t.Fatalf("events %s", kinds)
+		}
+	})
+
 	t.Run("a connect job reads its library files in order, each named in the mapping", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, jobs.Config{})
