@@ -29,7 +29,7 @@ type FieldError struct {
 // Message is safe to show to the client.
 type Error struct {
 	Kind    error
-	Code    string
+	Code    Code
 	Message string
 	Fields  []FieldError
 	// RetryAfter, when positive, is how many seconds a client should wait.
@@ -38,7 +38,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if len(e.Fields) == 0 {
-		return e.Code + ": " + e.Message
+		return string(e.Code) + ": " + e.Message
 	}
 	return fmt.Sprintf("%s: %s (%d problems, first: %s: %s)", e.Code, e.Message, len(e.Fields), e.Fields[0].Field, e.Fields[0].Message)
 }
@@ -46,23 +46,23 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Kind }
 
 // Errorf builds a coded error of the given kind.
-func Errorf(kind error, code, format string, args ...any) *Error {
+func Errorf(kind error, code Code, format string, args ...any) *Error {
 	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // NotFound is the error for an unknown resource, including one that belongs
 // to another organization: the two must be indistinguishable.
 func NotFound(what string) *Error {
-	return Errorf(ErrNotFound, "not_found", "%s not found.", what)
+	return Errorf(ErrNotFound, CodeNotFound, "%s not found.", what)
 }
 
 // Invalid is a 400 invalid_request with a message.
 func Invalid(format string, args ...any) *Error {
-	return Errorf(ErrInvalid, "invalid_request", format, args...)
+	return Errorf(ErrInvalid, CodeInvalidRequest, format, args...)
 }
 
 // CodeOf returns the contract code carried by err, or "" when it has none.
-func CodeOf(err error) string {
+func CodeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code

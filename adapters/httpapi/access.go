@@ -65,11 +65,11 @@ func (a *API) authenticate(c *gin.Context) error {
 	var err error
 	switch {
 	case authz != "" && hasCookie:
-		err = domain.Errorf(domain.ErrInvalid, "mixed_authentication", "Send either an API key or a session cookie, not both.")
+		err = domain.Errorf(domain.ErrInvalid, domain.CodeMixedAuthentication, "Send either an API key or a session cookie, not both.")
 	case authz != "":
 		scheme, key, ok := strings.Cut(authz, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			err = domain.Errorf(domain.ErrUnauthenticated, "unauthenticated", "Authorization must be \"Bearer svc_live_…\".")
+			err = domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "Authorization must be \"Bearer svc_live_…\".")
 			break
 		}
 		p, err = a.deps.Auth.AuthenticateKey(c.Request.Context(), strings.TrimSpace(key))
@@ -77,7 +77,7 @@ func (a *API) authenticate(c *gin.Context) error {
 		p, err = a.deps.Auth.AuthenticateSession(c.Request.Context(), cookie)
 		c.Set(sessionTokenKey, cookie)
 	default:
-		err = domain.Errorf(domain.ErrUnauthenticated, "unauthenticated", "Authenticate with an API key (Authorization: Bearer svc_live_…) or sign in.")
+		err = domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "Authenticate with an API key (Authorization: Bearer svc_live_…) or sign in.")
 	}
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func (a *API) authenticate(c *gin.Context) error {
 // requireSession refuses API keys on routes only the dashboard uses.
 func requireSession(c *gin.Context) error {
 	if principal(c).Method != identity.BySession {
-		return domain.Errorf(domain.ErrUnauthenticated, "unauthenticated", "This route needs a dashboard session.")
+		return domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "This route needs a dashboard session.")
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func csrf(c *gin.Context) error {
 		return nil
 	}
 	if !session.CheckCSRF(c.GetString(sessionTokenKey), c.GetHeader("X-CSRF-Token")) {
-		return domain.Errorf(domain.ErrForbidden, "csrf_token_invalid", "The X-CSRF-Token header is missing or wrong; read it from GET /auth/me.")
+		return domain.Errorf(domain.ErrForbidden, domain.CodeCSRFTokenInvalid, "The X-CSRF-Token header is missing or wrong; read it from GET /auth/me.")
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func (a *API) connectJob(c *gin.Context) error {
 	// up, as on the routes without this check (they read no other body).
 	if c.Request.Method != http.MethodGet && c.Request.Method != http.MethodDelete && c.GetHeader("Content-Type") != "" {
 		if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || mt != "application/json" {
-			return domain.Errorf(domain.ErrInvalid, "unsupported_media_type", "Send the body as application/json.")
+			return domain.Errorf(domain.ErrInvalid, domain.CodeUnsupportedMediaType, "Send the body as application/json.")
 		}
 	}
 	j, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id"))
@@ -139,7 +139,7 @@ func (a *API) connectJob(c *gin.Context) error {
 		return err
 	}
 	if j.SourceType != job.SourceConnect {
-		return domain.Errorf(domain.ErrNotFound, "not_found", "No connect job %s.", j.ID)
+		return domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "No connect job %s.", j.ID)
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func (a *API) login(c *gin.Context) {
 		return
 	}
 	if req.Email == "" || req.Password == "" {
-		fail(c, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "email and password are required.",
+		fail(c, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "email and password are required.",
 			Fields: []domain.FieldError{{Field: "email", Message: "required"}, {Field: "password", Message: "required"}}})
 		return
 	}
@@ -125,7 +125,7 @@ func (a *API) impersonate(c *gin.Context) {
 		return
 	}
 	if req.OrganizationID == "" {
-		fail(c, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "organization_id is required.",
+		fail(c, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "organization_id is required.",
 			Fields: []domain.FieldError{{Field: "organization_id", Message: "required"}}})
 		return
 	}
@@ -170,7 +170,7 @@ func pageOf(c *gin.Context) (ports.Page, error) {
 	if s := c.Query("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 200 {
-			return p, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "limit must be a whole number from 1 to 200.",
+			return p, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "limit must be a whole number from 1 to 200.",
 				Fields: []domain.FieldError{{Field: "limit", Message: "must be 1 to 200"}}}
 		}
 		p.Limit = n

@@ -27,11 +27,11 @@ func (h health) healthz(c *gin.Context) {
 
 func (h health) readyz(c *gin.Context) {
 	if h.draining.Load() {
-		fail(c, domain.Errorf(domain.ErrUnavailable, "unavailable", "The server is shutting down."))
+		fail(c, domain.Errorf(domain.ErrUnavailable, domain.CodeUnavailable, "The server is shutting down."))
 		return
 	}
 	if err := h.ready.Ready(c.Request.Context()); err != nil {
-		fail(c, domain.Errorf(domain.ErrUnavailable, "unavailable", "Not ready: %s.", err.Error()))
+		fail(c, domain.Errorf(domain.ErrUnavailable, domain.CodeUnavailable, "Not ready: %s.", err.Error()))
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})

@@ -84,7 +84,7 @@ func (a *API) createJob(c *gin.Context) {
 func (a *API) readUpload(c *gin.Context, store func(filename string, r io.Reader) error, field func(name string, value []byte) error) error {
 	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
-		return domain.Errorf(domain.ErrInvalid, "unsupported_media_type", "Send the request as multipart/form-data with a file part.")
+		return domain.Errorf(domain.ErrInvalid, domain.CodeUnsupportedMediaType, "Send the request as multipart/form-data with a file part.")
 	}
 	if c.Request.ContentLength == 0 {
 		// HTTP/1.1 gives a request with neither Content-Length nor
@@ -144,13 +144,13 @@ func (a *API) readUpload(c *gin.Context, store func(filename string, r io.Reader
 		}
 	}
 	if !gotFile {
-		return domain.Errorf(domain.ErrInvalid, "file_required", "The request has no file part.")
+		return domain.Errorf(domain.ErrInvalid, domain.CodeFileRequired, "The request has no file part.")
 	}
 	return nil
 }
 
 func unknownPart(name string) error {
-	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "Unknown part " + strconv.Quote(name) + ".",
+	return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "Unknown part " + strconv.Quote(name) + ".",
 		Fields: []domain.FieldError{{Field: name, Message: "unknown part"}}}
 }
 
@@ -192,7 +192,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 func uploadError(err error, limit int64) error {
 	var tooBig *http.MaxBytesError
 	if errors.Is(err, errTooLarge) || errors.As(err, &tooBig) {
-		return domain.Errorf(domain.ErrInvalid, "file_too_large", "The file is over the limit of %d bytes.", limit)
+		return domain.Errorf(domain.ErrInvalid, domain.CodeFileTooLarge, "The file is over the limit of %d bytes.", limit)
 	}
 	if domain.CodeOf(err) != "" {
 		return err
@@ -345,7 +345,7 @@ func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 	}
 }
 
-var errInvalidCursor = domain.Errorf(domain.ErrInvalid, "invalid_cursor", "The cursor is not one this list handed out; start again without it.")
+var errInvalidCursor = domain.Errorf(domain.ErrInvalid, domain.CodeInvalidCursor, "The cursor is not one this list handed out; start again without it.")
 
 // resultCursor names the start of the next page of one job's result: a
 // byte offset, with the job and result it belongs to, so a cursor of

@@ -114,7 +114,7 @@ func newJobJSON(j job.Job) jobJSON {
 	}
 	v.Progress = newProgressJSON(j)
 	if j.Failure != nil {
-		v.Error = &jobErrorJSON{Code: j.Failure.Code, Message: j.Failure.Message}
+		v.Error = &jobErrorJSON{Code: string(j.Failure.Code), Message: j.Failure.Message}
 	}
 	return v
 }

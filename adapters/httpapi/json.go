@@ -22,7 +22,7 @@ const maxJSONBody = 1 << 20
 func decodeJSON(c *gin.Context, dst any) error {
 	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return domain.Errorf(domain.ErrInvalid, "unsupported_media_type", "Send the body as application/json.")
+		return domain.Errorf(domain.ErrInvalid, domain.CodeUnsupportedMediaType, "Send the body as application/json.")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, maxJSONBody))
 	if err != nil {

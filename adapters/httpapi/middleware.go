@@ -97,10 +97,10 @@ func (a *API) renderErrors(c *gin.Context) {
 var errPanic = errors.New("panic recovered")
 
 func notFound(c *gin.Context) {
-	fail(c, domain.Errorf(domain.ErrNotFound, "not_found", "No route %s %s.", c.Request.Method, c.Request.URL.Path))
+	fail(c, domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "No route %s %s.", c.Request.Method, c.Request.URL.Path))
 }
 
 func methodNotAllowed(c *gin.Context) {
-	fail(c, &domain.Error{Kind: domain.ErrInvalid, Code: "method_not_allowed",
+	fail(c, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeMethodNotAllowed,
 		Message: fmt.Sprintf("%s is not allowed here; allowed: %s.", c.Request.Method, c.Writer.Header().Get("Allow"))})
 }

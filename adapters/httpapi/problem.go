@@ -12,57 +12,66 @@ import (
 	"github.com/tabnorm/tabnorm/domain"
 )
 
-// statusOf is the contract's code → HTTP status table (API.md §2).
-var statusOf = map[string]int{
-	"invalid_request":               http.StatusBadRequest,
-	"file_required":                 http.StatusBadRequest,
-	"invalid_mode":                  http.StatusBadRequest,
-	"mixed_authentication":          http.StatusBadRequest,
-	"unauthenticated":               http.StatusUnauthorized,
-	"invalid_api_key":               http.StatusUnauthorized,
-	"invalid_credentials":           http.StatusUnauthorized,
-	"csrf_token_invalid":            http.StatusForbidden,
-	"forbidden_entitlement_missing": http.StatusForbidden,
-	"insufficient_permissions":      http.StatusForbidden,
-	"license_invalid":               http.StatusForbidden,
-	"license_expired":               http.StatusForbidden,
-	"not_found":                     http.StatusNotFound,
-	"method_not_allowed":            http.StatusMethodNotAllowed,
-	"job_not_cancelable":            http.StatusConflict,
-	"job_not_finished":              http.StatusConflict,
-	"job_not_awaiting_review":       http.StatusConflict,
-	"source_deleted":                http.StatusConflict,
-	"idempotency_key_reused":        http.StatusConflict,
-	"webhook_disabled":              http.StatusConflict,
-	"delivery_pending":              http.StatusConflict,
-	"conflict":                      http.StatusConflict,
-	"file_too_large":                http.StatusRequestEntityTooLarge,
-	"unsupported_file_format":       http.StatusUnsupportedMediaType,
-	"encrypted_file":                http.StatusUnsupportedMediaType,
-	"unsupported_media_type":        http.StatusUnsupportedMediaType,
-	"invalid_schema":                http.StatusUnprocessableEntity,
-	"file_not_found":                http.StatusUnprocessableEntity,
-	"invalid_mapping":               http.StatusUnprocessableEntity,
-	"required_field_unmapped":       http.StatusUnprocessableEntity,
-	"no_columns_mapped":             http.StatusUnprocessableEntity,
-	"rate_limited":                  http.StatusTooManyRequests,
-	"internal_error":                http.StatusInternalServerError,
-	"unavailable":                   http.StatusServiceUnavailable,
+// statusOf is the contract's code → HTTP status table (API.md §2): every
+// problem code is a key. A code whose status depends on what was refused
+// has byKind as its status and takes its error's kind's: quota_exceeded is
+// 403 for a spent monthly quota (ErrForbidden) and 429 for a full queue
+// (ErrTooMany); invalid_cursor is 400 (ErrInvalid).
+var statusOf = map[domain.Code]int{
+	domain.CodeInvalidRequest:              http.StatusBadRequest,
+	domain.CodeInvalidCursor:               byKind,
+	domain.CodeFileRequired:                http.StatusBadRequest,
+	domain.CodeInvalidMode:                 http.StatusBadRequest,
+	domain.CodeMixedAuthentication:         http.StatusBadRequest,
+	domain.CodeUnauthenticated:             http.StatusUnauthorized,
+	domain.CodeInvalidAPIKey:               http.StatusUnauthorized,
+	domain.CodeInvalidCredentials:          http.StatusUnauthorized,
+	domain.CodeCSRFTokenInvalid:            http.StatusForbidden,
+	domain.CodeForbiddenEntitlementMissing: http.StatusForbidden,
+	domain.CodeInsufficientPermissions:     http.StatusForbidden,
+	domain.CodeLicenseInvalid:              http.StatusForbidden,
+	domain.CodeLicenseExpired:              http.StatusForbidden,
+	domain.CodeQuotaExceeded:               byKind,
+	domain.CodeNotFound:                    http.StatusNotFound,
+	domain.CodeMethodNotAllowed:            http.StatusMethodNotAllowed,
+	domain.CodeJobNotCancelable:            http.StatusConflict,
+	domain.CodeJobNotFinished:              http.StatusConflict,
+	domain.CodeJobNotAwaitingReview:        http.StatusConflict,
+	domain.CodeSourceDeleted:               http.StatusConflict,
+	domain.CodeIdempotencyKeyReused:        http.StatusConflict,
+	domain.CodeWebhookDisabled:             http.StatusConflict,
+	domain.CodeDeliveryPending:             http.StatusConflict,
+	domain.CodeConflict:                    http.StatusConflict,
+	domain.CodeFileTooLarge:                http.StatusRequestEntityTooLarge,
+	domain.CodeUnsupportedFileFormat:       http.StatusUnsupportedMediaType,
+	domain.CodeEncryptedFile:               http.StatusUnsupportedMediaType,
+	domain.CodeUnsupportedMediaType:        http.StatusUnsupportedMediaType,
+	domain.CodeInvalidSchema:               http.StatusUnprocessableEntity,
+	domain.CodeFileNotFound:                http.StatusUnprocessableEntity,
+	domain.CodeInvalidMapping:              http.StatusUnprocessableEntity,
+	domain.CodeRequiredFieldUnmapped:       http.StatusUnprocessableEntity,
+	domain.CodeNoColumnsMapped:             http.StatusUnprocessableEntity,
+	domain.CodeRateLimited:                 http.StatusTooManyRequests,
+	domain.CodeInternalError:               http.StatusInternalServerError,
+	domain.CodeUnavailable:                 http.StatusServiceUnavailable,
 }
 
-// byKind is the fallback for coded errors with a code outside the table
+// byKind, as a status in statusOf, means "the status of the error's kind".
+const byKind = 0
+
+// kinds is the fallback for coded errors whose code's status is byKind,
 // and for plain errors wrapping a domain kind.
-var byKind = []struct {
+var kinds = []struct {
 	kind error
-	code string
+	code domain.Code
 }{
-	{domain.ErrNotFound, "not_found"},
-	{domain.ErrConflict, "conflict"},
-	{domain.ErrInvalid, "invalid_request"},
-	{domain.ErrForbidden, "insufficient_permissions"},
-	{domain.ErrUnauthenticated, "unauthenticated"},
-	{domain.ErrUnavailable, "unavailable"},
-	{domain.ErrTooMany, "rate_limited"},
+	{domain.ErrNotFound, domain.CodeNotFound},
+	{domain.ErrConflict, domain.CodeConflict},
+	{domain.ErrInvalid, domain.CodeInvalidRequest},
+	{domain.ErrForbidden, domain.CodeInsufficientPermissions},
+	{domain.ErrUnauthenticated, domain.CodeUnauthenticated},
+	{domain.ErrUnavailable, domain.CodeUnavailable},
+	{domain.ErrTooMany, domain.CodeRateLimited},
 }
 
 type problemField struct {
@@ -74,7 +83,7 @@ type problem struct {
 	Type      string         `json:"type"`
 	Title     string         `json:"title"`
 	Status    int            `json:"status"`
-	Code      string         `json:"code"`
+	Code      domain.Code    `json:"code"`
 	Detail    string         `json:"detail"`
 	RequestID string         `json:"request_id"`
 	Errors    []problemField `json:"errors,omitempty"`
@@ -91,27 +100,27 @@ func toProblem(err error) (problem, bool) {
 		for _, f := range coded.Fields {
 			p.Errors = append(p.Errors, problemField(f))
 		}
-		if status, ok := statusOf[coded.Code]; ok {
+		if status := statusOf[coded.Code]; status != byKind {
 			p.Status = status
 			return p, false
 		}
-		for _, k := range byKind {
+		for _, k := range kinds {
 			if errors.Is(coded.Kind, k.kind) {
 				p.Status = statusOf[k.code]
 				return p, false
 			}
 		}
 	case errors.As(err, &tooBig):
-		return problem{Status: http.StatusRequestEntityTooLarge, Code: "file_too_large",
+		return problem{Status: http.StatusRequestEntityTooLarge, Code: domain.CodeFileTooLarge,
 			Detail: "The request body is over the limit of " + strconv.FormatInt(tooBig.Limit, 10) + " bytes."}, false
 	default:
-		for _, k := range byKind {
+		for _, k := range kinds {
 			if errors.Is(err, k.kind) {
 				return problem{Status: statusOf[k.code], Code: k.code, Detail: http.StatusText(statusOf[k.code]) + "."}, false
 			}
 		}
 	}
-	return problem{Status: http.StatusInternalServerError, Code: "internal_error",
+	return problem{Status: http.StatusInternalServerError, Code: domain.CodeInternalError,
 		Detail: "Something went wrong on our side. Quote the request id when you report it."}, true
 }
 
@@ -134,8 +143,8 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 		c.Header("Retry-After", strconv.Itoa(coded.RetryAfter))
 	}
 	switch p.Code {
-	case "rate_limited", "quota_exceeded":
-		a.observer.Refused(p.Code)
+	case domain.CodeRateLimited, domain.CodeQuotaExceeded:
+		a.observer.Refused(string(p.Code))
 	}
 	body, _ := json.Marshal(p)
 	c.Data(p.Status, "application/problem+json", body)

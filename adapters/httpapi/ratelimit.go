@@ -87,7 +87,7 @@ func (a *API) rateLimit(c *gin.Context) error {
 	h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(seconds))
 	if !ok {
-		return &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited", RetryAfter: max(seconds, 1),
+		return &domain.Error{Kind: domain.ErrTooMany, Code: domain.CodeRateLimited, RetryAfter: max(seconds, 1),
 			Message: "Too many requests; slow down and retry after the number of seconds in Retry-After."}
 	}
 	return nil
@@ -107,7 +107,7 @@ func newLoginLimiters(perMinute int) *limiters {
 func (a *API) loginRateLimit(c *gin.Context) error {
 	ok, _, reset := a.logins.take("ip:"+clientIP(c), time.Now())
 	if !ok {
-		return &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited", RetryAfter: max(int(math.Ceil(reset.Seconds())), 1),
+		return &domain.Error{Kind: domain.ErrTooMany, Code: domain.CodeRateLimited, RetryAfter: max(int(math.Ceil(reset.Seconds())), 1),
 			Message: "Too many sign-in attempts from this address; retry after the number of seconds in Retry-After."}
 	}
 	return nil

@@ -188,5 +188,5 @@ func decodeOptionalJSON(c *gin.Context, dst any) error {
 }
 
 func errMissing(field, message string) error {
-	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: message, Fields: []domain.FieldError{{Field: field, Message: "required"}}}
+	return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: message, Fields: []domain.FieldError{{Field: field, Message: "required"}}}
 }

@@ -159,7 +159,7 @@ func (s *Users) Create(ctx context.Context, u identity.User) error {
 	row := toUserRow(u)
 	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
 	if isUniqueViolation(err) {
-		return &domain.Error{Kind: domain.ErrConflict, Code: "conflict", Message: "A user with this email already exists."}
+		return &domain.Error{Kind: domain.ErrConflict, Code: domain.CodeConflict, Message: "A user with this email already exists."}
 	}
 	return translate(err, "user")
 }
@@ -189,7 +189,7 @@ func clampLimit(n int) int {
 }
 
 // errInvalidCursor answers a cursor this list did not hand out.
-var errInvalidCursor = domain.Errorf(domain.ErrInvalid, "invalid_cursor", "The cursor is not one this list handed out; start again without it.")
+var errInvalidCursor = domain.Errorf(domain.ErrInvalid, domain.CodeInvalidCursor, "The cursor is not one this list handed out; start again without it.")
 
 // Cursors are opaque to clients: the list's table and the last id of the
 // page, base64url. A cursor that is not such a pair, or that belongs to

@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/ports"
@@ -85,7 +86,7 @@ func toJobRow(j job.Job) jobRow {
 		CreatedAt: j.CreatedAt.UTC(), StartedAt: utcPtr(j.StartedAt), FinishedAt: utcPtr(j.FinishedAt),
 		Review: optString(j.Review), ReviewSince: utcPtr(j.ReviewSince), ReviewedAt: utcPtr(j.ReviewedAt), RerunOf: j.RerunOf}
 	if j.Failure != nil {
-		r.ErrorCode, r.ErrorMessage = j.Failure.Code, j.Failure.Message
+		r.ErrorCode, r.ErrorMessage = string(j.Failure.Code), j.Failure.Message
 	}
 	return r
 }
@@ -105,7 +106,7 @@ func toJobDomain(r jobRow) (job.Job, error) {
 		j.Files = append(j.Files, job.File(f))
 	}
 	if r.ErrorCode != "" {
-		j.Failure = &job.Failure{Code: r.ErrorCode, Message: r.ErrorMessage}
+		j.Failure = &job.Failure{Code: domain.Code(r.ErrorCode), Message: r.ErrorMessage}
 	}
 	return j, nil
 }

@@ -83,9 +83,9 @@ func translate(err error, what string) error {
 	case errors.Is(err, sql.ErrNoRows):
 		return domain.NotFound(what)
 	case isUniqueViolation(err):
-		return &domain.Error{Kind: domain.ErrConflict, Code: "conflict", Message: what + " already exists."}
+		return &domain.Error{Kind: domain.ErrConflict, Code: domain.CodeConflict, Message: what + " already exists."}
 	case isForeignKeyViolation(err):
-		return &domain.Error{Kind: domain.ErrNotFound, Code: "not_found", Message: "A resource this " + what + " refers to does not exist."}
+		return &domain.Error{Kind: domain.ErrNotFound, Code: domain.CodeNotFound, Message: "A resource this " + what + " refers to does not exist."}
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

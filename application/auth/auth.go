@@ -40,9 +40,9 @@ func NewService(creds ports.Credentials, orgs ports.Organizations, users ports.U
 }
 
 var (
-	errInvalidKey      = domain.Errorf(domain.ErrUnauthenticated, "invalid_api_key", "The API key is not valid.")
-	errUnauthenticated = domain.Errorf(domain.ErrUnauthenticated, "unauthenticated", "Sign in again: the session is missing or expired.")
-	errBadCredentials  = domain.Errorf(domain.ErrUnauthenticated, "invalid_credentials", "The email or password is wrong.")
+	errInvalidKey      = domain.Errorf(domain.ErrUnauthenticated, domain.CodeInvalidAPIKey, "The API key is not valid.")
+	errUnauthenticated = domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "Sign in again: the session is missing or expired.")
+	errBadCredentials  = domain.Errorf(domain.ErrUnauthenticated, domain.CodeInvalidCredentials, "The email or password is wrong.")
 )
 
 // AuthenticateKey turns a presented API key into a principal. Malformed
@@ -129,7 +129,7 @@ type Me struct {
 func (s *Service) Login(ctx context.Context, email, password string, c identity.Client) (Me, string, error) {
 	attempt, wait := s.throttle.Reserve(email, c.IP, s.clock.Now())
 	if wait > 0 {
-		return Me{}, "", &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited",
+		return Me{}, "", &domain.Error{Kind: domain.ErrTooMany, Code: domain.CodeRateLimited,
 			Message: "Too many failed sign-ins; try again later.", RetryAfter: int(wait.Seconds() + 1)}
 	}
 	// From here the attempt counts as a failure unless it succeeds.
@@ -146,7 +146,7 @@ func (s *Service) Login(ctx context.Context, email, password string, c identity.
 	release, busy := s.throttle.Hashing(ctx)
 	if busy {
 		attempt.Abandon()
-		return Me{}, "", &domain.Error{Kind: domain.ErrTooMany, Code: "rate_limited",
+		return Me{}, "", &domain.Error{Kind: domain.ErrTooMany, Code: domain.CodeRateLimited,
 			Message: "Too many sign-ins at once; retry after the number of seconds in Retry-After.", RetryAfter: 1}
 	}
 	ok, checkErr := identity.CheckPassword(hash, password)

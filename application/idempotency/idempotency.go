@@ -30,7 +30,7 @@ func NewService(store ports.Idempotency, tx ports.Transactor, clock ports.Clock)
 	return &Service{store: store, tx: tx, clock: clock}
 }
 
-var errReused = domain.Errorf(domain.ErrConflict, "idempotency_key_reused", "This Idempotency-Key was used with a different request.")
+var errReused = domain.Errorf(domain.ErrConflict, domain.CodeIdempotencyKeyReused, "This Idempotency-Key was used with a different request.")
 
 // Do runs create once per (organization, key, request): create runs in
 // the same transaction that records its answer, so two racing requests
@@ -70,7 +70,7 @@ func (s *Service) Do(ctx context.Context, orgID, key, requestHash string,
 			}
 			return s.store.Put(ctx, ports.IdempotentResponse{OrgID: orgID, Key: key, RequestHash: requestHash, IdempotentAnswer: out, CreatedAt: now})
 		})
-		if errors.Is(err, domain.ErrConflict) && domain.CodeOf(err) == "conflict" && attempt == 0 {
+		if errors.Is(err, domain.ErrConflict) && domain.CodeOf(err) == domain.CodeConflict && attempt == 0 {
 			continue // a concurrent request stored the key first: replay its answer
 		}
 		return out, replayed, err

@@ -156,7 +156,7 @@ func TestService_Reused(t *testing.T) {
 		key    string
 		stored ports.IdempotentResponse
 		getErr error
-		want   string // the error's code, "" for nil
+		want   domain.Code // the error's code, "" for nil
 	}{
 		{"no key", "", ports.IdempotentResponse{}, nil, ""},
 		{"a key too long to have been stored", strings.Repeat("k", 256), ports.IdempotentResponse{}, nil, ""},

@@ -231,7 +231,7 @@ func (s *Service) targetSchema(ctx context.Context, p identity.Principal, mode n
 		}
 		return sch, nil
 	case mode != normalize.ModeInfer:
-		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "A schema is required in " + string(mode) + " mode.",
+		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "A schema is required in " + string(mode) + " mode.",
 			Fields: []domain.FieldError{{Field: "schema", Message: "required"}}}
 	}
 	return nil, nil
@@ -247,7 +247,7 @@ func (s *Service) queueNew(ctx context.Context, j job.Job) error {
 			return err
 		}
 		if pending >= s.cfg.MaxQueuedPerOrg {
-			return &domain.Error{Kind: domain.ErrTooMany, Code: "quota_exceeded", RetryAfter: 60,
+			return &domain.Error{Kind: domain.ErrTooMany, Code: domain.CodeQuotaExceeded, RetryAfter: 60,
 				Message: fmt.Sprintf("Your organization has %d jobs queued or running, the most it may have; retry when some have finished.", pending)}
 		}
 		if err := s.jobs.Create(ctx, j); err != nil {
@@ -373,7 +373,7 @@ func (s *Service) Delete(ctx context.Context, p identity.Principal, jobID string
 		return err
 	}
 	if !j.Status.Terminal() {
-		if _, err := s.Cancel(ctx, p, jobID); err != nil && domain.CodeOf(err) != "job_not_cancelable" {
+		if _, err := s.Cancel(ctx, p, jobID); err != nil && domain.CodeOf(err) != domain.CodeJobNotCancelable {
 			return err
 		}
 	}
@@ -432,7 +432,7 @@ func (s *Service) OpenResult(ctx context.Context, p identity.Principal, jobID st
 	}
 	rc, err := s.blobs.Open(ctx, resultKey(j.OrgID, j.ID, string(r)), offset, -1)
 	if errors.Is(err, domain.ErrNotFound) {
-		return j, nil, domain.Errorf(domain.ErrNotFound, "not_found", "The job's results were deleted (retention).")
+		return j, nil, domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "The job's results were deleted (retention).")
 	}
 	return j, rc, err
 }

@@ -90,7 +90,7 @@ func TestService_Submit(t *testing.T) {
 	refusals := []struct {
 		name   string
 		params jobs.Params
-		code   string
+		code   domain.Code
 		field  string
 	}{
 		{"a mode that does not exist", jobs.Params{Mode: "transform", Schema: []byte(peopleSchema)}, "invalid_mode", ""},

@@ -94,7 +94,7 @@ func (s *Service) Resume(ctx context.Context, orgID, jobID string, change func(*
 			return err
 		}
 		if pending >= s.cfg.MaxQueuedPerOrg {
-			return &domain.Error{Kind: domain.ErrTooMany, Code: "quota_exceeded", RetryAfter: 60,
+			return &domain.Error{Kind: domain.ErrTooMany, Code: domain.CodeQuotaExceeded, RetryAfter: 60,
 				Message: fmt.Sprintf("Your organization has %d jobs queued or running, the most it may have; retry when some have finished.", pending)}
 		}
 		now := s.clock.Now()

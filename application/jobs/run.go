@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -103,7 +104,7 @@ func (s *Service) end(ctx context.Context, j job.Job, result []byte, runErr erro
 		return j, errSkip // the job stopped for its review (review.go), which told its subscribers
 	case errors.Is(runErr, context.DeadlineExceeded) && ctx.Err() == nil:
 		return s.finish(ctx, j.ID, func(j *job.Job) error {
-			return j.Fail(now, job.Failure{Code: "job_timeout", Message: fmt.Sprintf("The job ran longer than %s.", s.cfg.JobTimeout)})
+			return j.Fail(now, job.Failure{Code: domain.CodeJobTimeout, Message: fmt.Sprintf("The job ran longer than %s.", s.cfg.JobTimeout)})
 		})
 	case ctx.Err() != nil:
 		return j, ctx.Err() // the worker is stopping: the queue retries, the lease reaper requeues
@@ -219,12 +220,12 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 func (s *Service) input(ctx context.Context, j job.Job, paths []string) (normalize.Input, error) {
 	opts, err := normalize.ParseOptions(j.Mode, j.Options)
 	if err != nil {
-		return normalize.Input{}, &normalize.Failure{Code: "invalid_request", Message: err.Error()}
+		return normalize.Input{}, &normalize.Failure{Code: domain.CodeInvalidRequest, Message: err.Error()}
 	}
 	var sch *schema.Schema
 	if j.Schema != nil {
 		if sch, err = schema.Parse(j.Schema); err != nil {
-			return normalize.Input{}, &normalize.Failure{Code: "invalid_schema", Message: err.Error()}
+			return normalize.Input{}, &normalize.Failure{Code: domain.CodeInvalidSchema, Message: err.Error()}
 		}
 	}
 	sources := make([]normalize.Source, len(j.Files))

@@ -41,5 +41,5 @@ func sourceBlobKey(j job.Job, f job.File) string {
 }
 
 func missingFile(f job.File) error {
-	return &normalize.Failure{Code: "unreadable_file", Message: fmt.Sprintf("The file %s (%s) is no longer in storage.", f.ID, f.Filename)}
+	return &normalize.Failure{Code: domain.CodeUnreadableFile, Message: fmt.Sprintf("The file %s (%s) is no longer in storage.", f.ID, f.Filename)}
 }

@@ -52,10 +52,10 @@ func (s *Service) checkQuota(ctx context.Context, orgID string, newBytes int64) 
 		return err
 	}
 	if q.RowsPerMonth > 0 && rows >= q.RowsPerMonth {
-		return domain.Errorf(domain.ErrForbidden, "quota_exceeded", "Your organization used its %d rows this month; see GET /v1/usage.", q.RowsPerMonth)
+		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded, "Your organization used its %d rows this month; see GET /v1/usage.", q.RowsPerMonth)
 	}
 	if q.StorageBytes > 0 && storage+newBytes > q.StorageBytes {
-		return domain.Errorf(domain.ErrForbidden, "quota_exceeded",
+		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded,
 			"This job's files would take your organization's storage over its %d bytes; delete jobs or files, see GET /v1/usage.", q.StorageBytes)
 	}
 	return nil

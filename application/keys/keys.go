@@ -45,7 +45,7 @@ func (s *Service) CreateForOperator(ctx context.Context, orgID, name string) (ap
 func (s *Service) create(ctx context.Context, orgID, userID, name string, c identity.Client) (apikey.Key, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > 100 {
-		return apikey.Key{}, "", &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "A key needs a name of 1 to 100 characters.",
+		return apikey.Key{}, "", &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "A key needs a name of 1 to 100 characters.",
 			Fields: []domain.FieldError{{Field: "name", Message: "must be 1 to 100 characters"}}}
 	}
 	plain := apikey.Generate()

@@ -84,7 +84,7 @@ func TestService_Create(t *testing.T) {
 		name string
 		p    identity.Principal
 		key  string
-		code string
+		code domain.Code
 	}{
 		{"a member may not", member, "deploy", "insufficient_permissions"},
 		{"an API key may not", byKey, "deploy", "insufficient_permissions"},

@@ -58,7 +58,7 @@ type InvalidValues struct {
 	Capped bool
 }
 
-var errInvalidCursor = domain.Errorf(domain.ErrInvalid, "invalid_cursor", "The cursor is not one this list handed out; start again without it.")
+var errInvalidCursor = domain.Errorf(domain.ErrInvalid, domain.CodeInvalidCursor, "The cursor is not one this list handed out; start again without it.")
 
 // valuesCursor names where the next page of a field's values starts, with
 // the job and (a digest of) the field it belongs to, so a cursor of
@@ -102,7 +102,7 @@ func (s *Service) InvalidValues(ctx context.Context, p identity.Principal, jobID
 		return InvalidValues{}, err
 	}
 	if field == "" {
-		return InvalidValues{}, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "Name the field: ?field=…",
+		return InvalidValues{}, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "Name the field: ?field=…",
 			Fields: []domain.FieldError{{Field: "field", Message: "required"}}}
 	}
 	var sch *schema.Schema
@@ -112,7 +112,7 @@ func (s *Service) InvalidValues(ctx context.Context, p identity.Principal, jobID
 		}
 	}
 	if sch == nil || sch.Index(field) < 0 {
-		return InvalidValues{}, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: fmt.Sprintf("%q is not a field of the job's schema.", field),
+		return InvalidValues{}, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: fmt.Sprintf("%q is not a field of the job's schema.", field),
 			Fields: []domain.FieldError{{Field: "field", Message: "not a field of the job's schema"}}}
 	}
 	offset, err := valuesOffset(page.Cursor, jobID, field)
@@ -230,7 +230,7 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 		return nil, err
 	}
 	if !orig.Status.Terminal() {
-		return nil, domain.Errorf(domain.ErrConflict, "job_not_finished", "The job is %s; a job is rerun once it has ended.", orig.Status)
+		return nil, domain.Errorf(domain.ErrConflict, domain.CodeJobNotFinished, "The job is %s; a job is rerun once it has ended.", orig.Status)
 	}
 	options, err := rerunOptions(orig, req)
 	if err != nil {
@@ -253,7 +253,7 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 		r.jobID = id.New(id.Job)
 		if err := s.copyBlob(ctx, jobs.SourceKey(p.OrgID, orig.ID), jobs.SourceKey(p.OrgID, r.jobID)); err != nil {
 			if errors.Is(err, domain.ErrNotFound) {
-				return nil, domain.Errorf(domain.ErrConflict, "source_deleted", "The file of job %s was deleted (retention); upload it again as a new job.", orig.ID)
+				return nil, domain.Errorf(domain.ErrConflict, domain.CodeSourceDeleted, "The file of job %s was deleted (retention); upload it again as a new job.", orig.ID)
 			}
 			return nil, err
 		}
@@ -320,7 +320,7 @@ func rerunOptions(orig job.Job, req RerunRequest) ([]byte, error) {
 	asked := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(req.Options)) > 0 {
 		if err := json.Unmarshal(req.Options, &asked); err != nil || asked == nil {
-			return nil, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "options must be a JSON object.",
+			return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "options must be a JSON object.",
 				Fields: []domain.FieldError{{Field: "options", Message: "must be a JSON object"}}}
 		}
 	}
@@ -356,7 +356,7 @@ func rerunOptions(orig job.Job, req RerunRequest) ([]byte, error) {
 	if raw, ok := asked["mapping"]; ok {
 		var m normalize.Mapping
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "options.mapping must map source headers to field names or null.",
+			return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "options.mapping must map source headers to field names or null.",
 				Fields: []domain.FieldError{{Field: "options.mapping", Message: "must be an object of strings or nulls"}}}
 		}
 		for _, c := range sortedKeys(m) {

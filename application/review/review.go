@@ -86,7 +86,7 @@ func (s *Service) Get(ctx context.Context, p identity.Principal, jobID string) (
 
 func (s *Service) view(j job.Job) (View, error) {
 	if j.Review == nil {
-		return View{}, domain.Errorf(domain.ErrNotFound, "not_found", "The job %s has no review: a job stops for one with options.review true.", j.ID)
+		return View{}, domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "The job %s has no review: a job stops for one with options.review true.", j.ID)
 	}
 	rev, err := normalize.ParseReview(j.Review)
 	if err != nil {
@@ -153,7 +153,7 @@ func (s *Service) learnedOf(ctx context.Context, j job.Job) (map[string]string, 
 
 // invalidMapping is 422 invalid_mapping with each problem in errors.
 func invalidMapping(errs []domain.FieldError) error {
-	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_mapping", Message: "The mapping names columns the job's files do not have, or fields its schema does not have; see errors.",
+	return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidMapping, Message: "The mapping names columns the job's files do not have, or fields its schema does not have; see errors.",
 		Fields: errs}
 }
 

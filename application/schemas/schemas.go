@@ -27,7 +27,7 @@ func NewService(store ports.Schemas, clock ports.Clock) *Service {
 func (s *Service) Create(ctx context.Context, p identity.Principal, name string, doc []byte) (schema.Saved, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 200 {
-		return schema.Saved{}, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "A saved schema needs a name of 1 to 200 characters.",
+		return schema.Saved{}, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "A saved schema needs a name of 1 to 200 characters.",
 			Fields: []domain.FieldError{{Field: "name", Message: "must be 1 to 200 characters"}}}
 	}
 	parsed, err := schema.Parse(doc)

@@ -48,7 +48,9 @@ func TestService_Create(t *testing.T) {
 	})
 
 	for _, c := range []struct {
-		name, schemaName, doc, code, field string
+		name, schemaName, doc string
+		code                  domain.Code
+		field                 string
 	}{
 		{"a blank name", "  ", `{"fields":[{"name":"a"}]}`, "invalid_request", "name"},
 		{"a name over 200 bytes", strings.Repeat("n", 201), `{"fields":[{"name":"a"}]}`, "invalid_request", "name"},

@@ -102,7 +102,7 @@ func TestStore(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		sniffErr error
-		code     string
+		code     domain.Code
 	}{
 		{"a file of no supported format", fmt.Errorf("%w: a PNG", table.ErrUnsupportedFormat), "unsupported_file_format"},
 		{"a password-protected workbook", table.ErrEncrypted, "encrypted_file"},

@@ -100,9 +100,9 @@ func Store(ctx context.Context, blobs ports.BlobStore, tables ports.TableOpener,
 	if err != nil {
 		_ = blobs.Delete(context.WithoutCancel(ctx), u.Key)
 		if errors.Is(err, table.ErrEncrypted) {
-			return domain.Errorf(domain.ErrInvalid, "encrypted_file", "The file is a password-protected workbook; remove its password and upload it again.")
+			return domain.Errorf(domain.ErrInvalid, domain.CodeEncryptedFile, "The file is a password-protected workbook; remove its password and upload it again.")
 		}
-		return domain.Errorf(domain.ErrInvalid, "unsupported_file_format", "The file is not CSV, TSV, JSON lines or XLSX.")
+		return domain.Errorf(domain.ErrInvalid, domain.CodeUnsupportedFileFormat, "The file is not CSV, TSV, JSON lines or XLSX.")
 	}
 	u.File = File{Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), Format: format}
 	return nil

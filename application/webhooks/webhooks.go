@@ -165,7 +165,7 @@ func (s *Service) RotateSecret(ctx context.Context, p identity.Principal, endpoi
 }
 
 func disabled() error {
-	return domain.Errorf(domain.ErrConflict, "webhook_disabled", "The webhook is disabled; enable it first.")
+	return domain.Errorf(domain.ErrConflict, domain.CodeWebhookDisabled, "The webhook is disabled; enable it first.")
 }
 
 // SendTest queues a webhook.test event to the endpoint.

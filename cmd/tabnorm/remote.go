@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tabnorm/tabnorm/adapters/client"
+	"github.com/tabnorm/tabnorm/domain"
 )
 
 // The remote commands (jobs, schemas, connect, login) call a tabnorm
@@ -84,7 +85,7 @@ func newLoginCmd() *cobra.Command {
 			// Check both before storing them.
 			c := client.New(url, key)
 			for _, err := range c.Jobs(cmd.Context(), client.ListParams{PageSize: 1}) {
-				if err != nil && !client.IsCode(err, "forbidden_entitlement_missing") {
+				if err != nil && !client.IsCode(err, string(domain.CodeForbiddenEntitlementMissing)) {
 					return err
 				}
 				break

@@ -60,13 +60,13 @@ func CheckFileIDs(ids []string) error {
 		seen[id] = i
 	}
 	if len(problems) > 0 {
-		return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "file_ids must name each file once.", Fields: problems}
+		return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "file_ids must name each file once.", Fields: problems}
 	}
 	return nil
 }
 
 func invalidIDs(field, message string) error {
-	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "file_ids " + message + ".",
+	return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "file_ids " + message + ".",
 		Fields: []domain.FieldError{{Field: field, Message: message}}}
 }
 
@@ -89,7 +89,7 @@ func InOrder(ids []string, found []File) ([]File, error) {
 		out = append(out, f)
 	}
 	if len(missing) > 0 {
-		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: "file_not_found",
+		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeFileNotFound,
 			Message: fmt.Sprintf("%d of the files in file_ids do not exist.", len(missing)), Fields: missing}
 	}
 	return out, nil
@@ -97,6 +97,6 @@ func InOrder(ids []string, found []File) ([]File, error) {
 
 // InUse is the 409 for deleting a file that an unfinished job still reads.
 func InUse(fileID string, jobIDs []string) error {
-	return domain.Errorf(domain.ErrConflict, "conflict",
+	return domain.Errorf(domain.ErrConflict, domain.CodeConflict,
 		"File %s is used by %d unfinished job(s) (%s); cancel them or wait until they end, then delete it.", fileID, len(jobIDs), jobIDs[0])
 }

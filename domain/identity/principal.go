@@ -45,7 +45,7 @@ func (p Principal) Entitled(product Product) error {
 	if slices.Contains(p.Products, product) {
 		return nil
 	}
-	return domain.Errorf(domain.ErrForbidden, "forbidden_entitlement_missing",
+	return domain.Errorf(domain.ErrForbidden, domain.CodeForbiddenEntitlementMissing,
 		"Your organization is not provisioned for the %s product.", product)
 }
 
@@ -54,10 +54,10 @@ func (p Principal) Entitled(product Product) error {
 // cannot manage keys.
 func (p Principal) CanManageKeys() error {
 	if p.Method != BySession {
-		return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "API keys cannot manage API keys; use the dashboard.")
+		return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientPermissions, "API keys cannot manage API keys; use the dashboard.")
 	}
 	if p.Role != Admin {
-		return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "Only organization admins can manage API keys.")
+		return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientPermissions, "Only organization admins can manage API keys.")
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func (p Principal) CanManageKeys() error {
 // CanImpersonate allows staff on a cookie session.
 func (p Principal) CanImpersonate() error {
 	if p.Method != BySession || !p.IsStaff {
-		return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "Only service staff can impersonate an organization.")
+		return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientPermissions, "Only service staff can impersonate an organization.")
 	}
 	return nil
 }
@@ -73,7 +73,7 @@ func (p Principal) CanImpersonate() error {
 // CanListOrganizations allows staff outside impersonation.
 func (p Principal) CanListOrganizations() error {
 	if p.Method != BySession || !p.IsStaff || p.Impersonating {
-		return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "Only service staff can list organizations.")
+		return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientPermissions, "Only service staff can list organizations.")
 	}
 	return nil
 }

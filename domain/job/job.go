@@ -86,7 +86,7 @@ const (
 
 // Failure is why a job failed, with a stable code.
 type Failure struct {
-	Code    string
+	Code    domain.Code
 	Message string
 }
 
@@ -178,7 +178,7 @@ func (j *Job) Fail(now time.Time, f Failure) error {
 // terminal job answers job_not_cancelable.
 func (j *Job) Cancel(now time.Time) error {
 	if j.Status.Terminal() {
-		return domain.Errorf(domain.ErrConflict, "job_not_cancelable", "The job is already %s.", j.Status)
+		return domain.Errorf(domain.ErrConflict, domain.CodeJobNotCancelable, "The job is already %s.", j.Status)
 	}
 	j.Status = Canceled
 	j.finish(now)
@@ -194,7 +194,7 @@ func (j *Job) Requeue(now time.Time) (bool, error) {
 	}
 	if j.Attempts >= MaxAttempts {
 		j.Status = Failed
-		j.Failure = &Failure{Code: "worker_lost", Message: fmt.Sprintf("The job's worker was lost %d times.", j.Attempts)}
+		j.Failure = &Failure{Code: domain.CodeWorkerLost, Message: fmt.Sprintf("The job's worker was lost %d times.", j.Attempts)}
 		j.finish(now)
 		return false, nil
 	}
@@ -210,5 +210,5 @@ func (j *Job) finish(now time.Time) {
 
 // NotFinished is the error for results asked of a job that has not succeeded.
 func (j *Job) NotFinished() error {
-	return domain.Errorf(domain.ErrConflict, "job_not_finished", "The job is %s; results exist once it has succeeded.", j.Status)
+	return domain.Errorf(domain.ErrConflict, domain.CodeJobNotFinished, "The job is %s; results exist once it has succeeded.", j.Status)
 }

@@ -21,7 +21,7 @@ const ReviewExpired = "review_expired"
 // NotAwaitingReview is the error for a review change asked of a job that
 // is not awaiting its review.
 func (j *Job) NotAwaitingReview() error {
-	return domain.Errorf(domain.ErrConflict, "job_not_awaiting_review", "The job is %s; only a job awaiting review takes mapping changes or a confirmation.", j.Status)
+	return domain.Errorf(domain.ErrConflict, domain.CodeJobNotAwaitingReview, "The job is %s; only a job awaiting review takes mapping changes or a confirmation.", j.Status)
 }
 
 // AwaitReview stops a running job after its sample, with the proposed

@@ -112,10 +112,10 @@ func (g Gate) Check(now time.Time) error {
 		return nil
 	}
 	if g.err != nil {
-		return domain.Errorf(domain.ErrForbidden, "license_invalid", "The license token is missing or not valid.")
+		return domain.Errorf(domain.ErrForbidden, domain.CodeLicenseInvalid, "The license token is missing or not valid.")
 	}
 	if !now.Before(g.license.ExpiresAt) {
-		return domain.Errorf(domain.ErrForbidden, "license_expired", "The license expired at %s.", g.license.ExpiresAt.Format(time.RFC3339))
+		return domain.Errorf(domain.ErrForbidden, domain.CodeLicenseExpired, "The license expired at %s.", g.license.ExpiresAt.Format(time.RFC3339))
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (g Gate) Allows(p identity.Product) error {
 			return nil
 		}
 	}
-	return domain.Errorf(domain.ErrForbidden, "forbidden_entitlement_missing", "This installation's license does not cover the %s product.", p)
+	return domain.Errorf(domain.ErrForbidden, domain.CodeForbiddenEntitlementMissing, "This installation's license does not cover the %s product.", p)
 }
 
 // Describe is a one-line summary for logs.

@@ -63,7 +63,8 @@ func TestGate(t *testing.T) {
 		t.Fatalf("gate off: %v", err)
 	}
 	cases := []struct {
-		name, token, code string
+		name, token string
+		code        domain.Code
 	}{
 		{"valid", valid, ""},
 		{"missing", "", "license_invalid"},

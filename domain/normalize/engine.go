@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -86,16 +87,16 @@ type FileDetection struct {
 
 // Failure is a run that could not complete, with the job error code.
 type Failure struct {
-	Code    string
+	Code    domain.Code
 	Message string
 	// Stack is where a panic happened (code internal_error): for the
 	// operator's log, never for the client.
 	Stack string
 }
 
-func (f *Failure) Error() string { return f.Code + ": " + f.Message }
+func (f *Failure) Error() string { return string(f.Code) + ": " + f.Message }
 
-func fail(code, format string, args ...any) *Failure {
+func fail(code domain.Code, format string, args ...any) *Failure {
 	return &Failure{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -126,7 +127,7 @@ func Run(ctx context.Context, in Input, out Output) (res Result, err error) {
 		return runInfer(ctx, in, out)
 	}
 	if in.Schema == nil {
-		return Result{}, fail("invalid_schema", "mode %s needs a target schema", in.Mode)
+		return Result{}, fail(domain.CodeInvalidSchema, "mode %s needs a target schema", in.Mode)
 	}
 	if in.MaxRows <= 0 {
 		in.MaxRows = 10_000_000
@@ -155,7 +156,7 @@ func Run(ctx context.Context, in Input, out Output) (res Result, err error) {
 // panicFailure turns a panic, which is always a bug, into the job's
 // failure internal_error, keeping the stack for the log.
 func panicFailure(v any) *Failure {
-	return &Failure{Code: "internal_error", Message: "The engine failed on this file; the failure was logged for the operator.",
+	return &Failure{Code: domain.CodeInternalError, Message: "The engine failed on this file; the failure was logged for the operator.",
 		Stack: fmt.Sprintf("panic: %v\n%s", v, debug.Stack())}
 }
 
@@ -170,12 +171,12 @@ func readerFailure(err error, fileID string) error {
 		where = " (" + fileID + ")"
 	}
 	if errors.Is(err, table.ErrEncrypted) {
-		return fail("encrypted_file", "The file%s is password-protected: %v", where, err)
+		return fail(domain.CodeEncryptedFile, "The file%s is password-protected: %v", where, err)
 	}
 	if errors.Is(err, table.ErrUnsupportedFormat) {
-		return fail("unsupported_file_format", "The file%s is not CSV, TSV, JSON lines or XLSX: %v", where, err)
+		return fail(domain.CodeUnsupportedFileFormat, "The file%s is not CSV, TSV, JSON lines or XLSX: %v", where, err)
 	}
-	return fail("unreadable_file", "The file%s cannot be read: %v", where, err)
+	return fail(domain.CodeUnreadableFile, "The file%s cannot be read: %v", where, err)
 }
 
 // rowOut is one processed record.
@@ -568,11 +569,11 @@ func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 	}
 	for i, f := range s.Fields {
 		if f.Constraints.Required && !mapped[i] {
-			return nil, fail("required_field_unmapped", "Required field %q matches no column of %s (columns: %q). Map it with options.mapping.", f.Name, where(src.FileID), header)
+			return nil, fail(domain.CodeRequiredFieldUnmapped, "Required field %q matches no column of %s (columns: %q). Map it with options.mapping.", f.Name, where(src.FileID), header)
 		}
 	}
 	if !some {
-		return nil, fail("no_columns_mapped", "No field of the schema matches a column of %s (columns: %q): every row would be empty. Map columns with options.mapping.",
+		return nil, fail(domain.CodeNoColumnsMapped, "No field of the schema matches a column of %s (columns: %q): every row would be empty. Map columns with options.mapping.",
 			where(src.FileID), header)
 	}
 	decisions, err := w.settle(src, header, to)
@@ -1002,7 +1003,7 @@ func (w *writer) take(p *plan, b *batch) error {
 		ro := &b.rows[i]
 		w.res.Progress.RowsRead++
 		if w.res.Progress.RowsRead > w.in.MaxRows {
-			return fail("row_limit_exceeded", "The job has more than %d rows.", w.in.MaxRows)
+			return fail(domain.CodeRowLimitExceeded, "The job has more than %d rows.", w.in.MaxRows)
 		}
 		if ro.ok {
 			w.checkUnique(p, ro)
@@ -1011,7 +1012,7 @@ func (w *writer) take(p *plan, b *batch) error {
 			if is.Severity == "error" {
 				if w.in.Options.OnError == "fail_job" {
 					w.issue(is)
-					return fail("invalid_row", "Row %d has an error (%s: %s) and on_error is fail_job.", is.Row, is.Code, is.Message)
+					return fail(domain.CodeInvalidRow, "Row %d has an error (%s: %s) and on_error is fail_job.", is.Row, is.Code, is.Message)
 				}
 				w.errorsCount++
 			}
@@ -1027,7 +1028,7 @@ func (w *writer) take(p *plan, b *batch) error {
 		}
 		if max := w.in.Options.MaxErrors; max > 0 && w.errorsCount > max {
 			w.res.IssuesTruncated = true
-			return fail("too_many_errors", "More than %d errors (max_errors); the report stops at row %d.", max, ro.number)
+			return fail(domain.CodeTooManyErrors, "More than %d errors (max_errors); the report stops at row %d.", max, ro.number)
 		}
 	}
 	return nil

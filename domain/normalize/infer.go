@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -161,10 +162,10 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 		r.Close()
 	}
 	if len(order) == 0 {
-		return res, fail("no_columns", "The file has no columns: there is nothing to infer a schema from.")
+		return res, fail(domain.CodeNoColumns, "The file has no columns: there is nothing to infer a schema from.")
 	}
 	if len(order) > schema.MaxFields {
-		return res, fail("too_many_columns", "The files have %d distinct columns together; a schema holds at most %d.", len(order), schema.MaxFields)
+		return res, fail(domain.CodeTooManyColumns, "The files have %d distinct columns together; a schema holds at most %d.", len(order), schema.MaxFields)
 	}
 	s := &schema.Schema{MissingValues: slices.Sorted(maps.Keys(seenMissing))}
 	for _, name := range order {
@@ -196,7 +197,7 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 	// The proposal must itself be a valid schema; a name or an alias it
 	// cannot hold is a bug here, never a schema the client gets.
 	if _, err := schema.Parse(s.JSON()); err != nil {
-		return res, fail("internal_error", "The inferred schema is not valid: %v", err)
+		return res, fail(domain.CodeInternalError, "The inferred schema is not valid: %v", err)
 	}
 	res.InferredSchema = s
 	return res, nil

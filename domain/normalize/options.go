@@ -32,7 +32,7 @@ func ParseMode(s string) (Mode, error) {
 	case ModeNormalize, ModeValidate, ModeInfer:
 		return m, nil
 	}
-	return "", domain.Errorf(domain.ErrInvalid, "invalid_mode", "Unknown mode %q: use normalize, validate or infer.", s)
+	return "", domain.Errorf(domain.ErrInvalid, domain.CodeInvalidMode, "Unknown mode %q: use normalize, validate or infer.", s)
 }
 
 // Options are a job's options with their effective values.
@@ -217,7 +217,7 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 	}
 	checkValueMapKeys(o, add)
 	if len(errs) > 0 {
-		return o, &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "The options are not valid; see errors.", Fields: errs}
+		return o, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "The options are not valid; see errors.", Fields: errs}
 	}
 	return o, nil
 }
@@ -255,7 +255,7 @@ func parseColumns(v json.RawMessage, o *Options, add func(k, msg string)) error 
 }
 
 func optionErr(field, msg string) error {
-	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "The options are not valid; see errors.",
+	return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "The options are not valid; see errors.",
 		Fields: []domain.FieldError{{Field: field, Message: msg}}}
 }
 

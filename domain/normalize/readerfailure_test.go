@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -12,7 +13,7 @@ func TestReaderFailure_codes(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		err  error
-		code string
+		code domain.Code
 	}{
 		{fmt.Errorf("%w: a password-protected (encrypted) workbook", table.ErrEncrypted), "encrypted_file"},
 		{fmt.Errorf("%w: a PDF document", table.ErrUnsupportedFormat), "unsupported_file_format"},

@@ -100,10 +100,10 @@ type Candidate struct {
 
 // Blocker is a problem that keeps the job from running as mapped.
 type Blocker struct {
-	Code       string  `json:"code"` // required_field_unmapped, no_columns_mapped
-	Field      *string `json:"field"`
-	SourceFile *string `json:"source_file"`
-	Message    string  `json:"message"`
+	Code       domain.Code `json:"code"` // required_field_unmapped, no_columns_mapped
+	Field      *string     `json:"field"`
+	SourceFile *string     `json:"source_file"`
+	Message    string      `json:"message"`
 }
 
 // IssueCount is how many issues of one code a field had in the sample.
@@ -153,7 +153,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 		}
 	}()
 	if in.Schema == nil {
-		return rev, fail("invalid_schema", "a review needs a target schema")
+		return rev, fail(domain.CodeInvalidSchema, "a review needs a target schema")
 	}
 	s := in.Schema
 	rev = Review{Columns: []ReviewColumn{}, UnmappedFields: []string{}, Blocking: []Blocker{}, IssueCounts: []IssueCount{}, Preview: []PreviewRow{}}
@@ -187,13 +187,13 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 			if f.Constraints.Required && !mapped[j] {
 				name := f.Name
 				relax[name] = true
-				rev.Blocking = append(rev.Blocking, Blocker{Code: "required_field_unmapped", Field: &name, SourceFile: optional(smp.FileID),
+				rev.Blocking = append(rev.Blocking, Blocker{Code: domain.CodeRequiredFieldUnmapped, Field: &name, SourceFile: optional(smp.FileID),
 					Message: fmt.Sprintf("Required field %q matches no column of %s; map a column to it.", f.Name, where(smp.FileID))})
 			}
 		}
 		if !some {
 			skip[i] = true
-			rev.Blocking = append(rev.Blocking, Blocker{Code: "no_columns_mapped", SourceFile: optional(smp.FileID),
+			rev.Blocking = append(rev.Blocking, Blocker{Code: domain.CodeNoColumnsMapped, SourceFile: optional(smp.FileID),
 				Message: fmt.Sprintf("No column of %s maps to a field: every row would be empty.", where(smp.FileID))})
 		}
 	}

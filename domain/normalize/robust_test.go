@@ -11,6 +11,7 @@ import (
 
 	"github.com/nyaruka/phonenumbers"
 
+	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -22,7 +23,7 @@ func TestRun_inferNeverPanics(t *testing.T) {
 	tests := []struct {
 		name   string
 		header []string
-		code   string // "" succeeds
+		code   domain.Code // "" succeeds
 		fields []string
 	}{
 		{"zero columns", []string{}, "no_columns", nil},

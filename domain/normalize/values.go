@@ -131,7 +131,7 @@ func (o Options) CheckFields(s *schema.Schema) error {
 		}
 	}
 	if len(errs) > 0 {
-		return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: "The options are not valid; see errors.", Fields: errs}
+		return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "The options are not valid; see errors.", Fields: errs}
 	}
 	return nil
 }

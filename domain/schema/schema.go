@@ -120,7 +120,7 @@ func Parse(data []byte) (*Schema, error) {
 }
 
 func invalid(errs []domain.FieldError) *domain.Error {
-	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_schema",
+	return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidSchema,
 		Message: fmt.Sprintf("The target schema has %d problem(s); see errors.", len(errs)), Fields: errs}
 }
 

@@ -11,5 +11,5 @@ func CanManage(p identity.Principal) error {
 	if p.Method == identity.ByAPIKey || p.Role == identity.Admin {
 		return nil
 	}
-	return domain.Errorf(domain.ErrForbidden, "insufficient_permissions", "Only organization admins and API keys can change webhooks.")
+	return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientPermissions, "Only organization admins and API keys can change webhooks.")
 }

@@ -85,7 +85,7 @@ func (d *Delivery) Abandon(reason string, now time.Time) {
 // Retry asks for one more attempt now, of a delivery that has ended.
 func (d *Delivery) Retry(now time.Time) error {
 	if d.Status == Pending {
-		return domain.Errorf(domain.ErrConflict, "delivery_pending", "The delivery is still pending; its next attempt is scheduled.")
+		return domain.Errorf(domain.ErrConflict, domain.CodeDeliveryPending, "The delivery is still pending; its next attempt is scheduled.")
 	}
 	d.Status, d.NextAt = Pending, &now
 	return nil

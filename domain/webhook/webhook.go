@@ -267,7 +267,7 @@ func RefusedHostPort(address string) bool {
 }
 
 func fieldError(field, msg, message string) error {
-	return &domain.Error{Kind: domain.ErrInvalid, Code: "invalid_request", Message: message,
+	return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: message,
 		Fields: []domain.FieldError{{Field: field, Message: msg}}}
 }
 

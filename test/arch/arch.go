@@ -1,13 +1,13 @@
-// Package arch checks the import direction of the hexagon:
-// domain ← ports ← application ← adapters ← bootstrap ← cmd, and which
-// packages may import the frameworks.
+// Package arch checks the shape of the code: the import direction of the
+// hexagon, domain ← ports ← application ← adapters ← bootstrap ← cmd,
+// which packages may import the frameworks, and that error codes are
+// written as their domain.Code constants.
 package arch
 
 import (
 	"fmt"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -52,20 +52,7 @@ var allowedInDomain = []string{"github.com/nyaruka/phonenumbers"}
 func Check(root string) ([]string, error) {
 	var problems []string
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	err := walkGo(root, func(path string) error {
 		rel, _ := filepath.Rel(root, filepath.Dir(path))
 		rel = filepath.ToSlash(rel)
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)

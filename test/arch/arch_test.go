@@ -65,3 +65,62 @@ func TestCheck_catchesViolations(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorCodesAreConstants(t *testing.T) {
+	t.Parallel()
+	found, err := LiteralCodes(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		t.Error(f)
+	}
+}
+
+// TestLiteralCodes_catchesLiterals proves the check is not vacuous: each
+// way of writing a code as a literal is reported, the constants are not.
+func TestLiteralCodes_catchesLiterals(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	files := map[string]string{
+		"domain/codes.go":          `package domain; const CodeNotFound Code = "not_found"`,
+		"domain/job/field.go":      `package job; var e = &domain.Error{Code: "conflict"}`,
+		"domain/job/failure.go":    `package job; var f = Failure{Code: "worker_lost"}`,
+		"domain/job/issue.go":      `package job; var i = Issue{Code: "invalid_email"}`,
+		"domain/job/errorf.go":     `package job; var e = domain.Errorf(domain.ErrConflict, "job_not_cancelable", "x")`,
+		"domain/normalize/f.go":    `package normalize; var f = fail("row_limit_exceeded", "x")`,
+		"cmd/tabnorm/iscode.go":    `package main; var b = client.IsCode(err, "forbidden_entitlement_missing")`,
+		"application/x/codeof.go":  `package x; var b = "conflict" == domain.CodeOf(err)`,
+		"application/x/ok.go":      `package x; var e = domain.Errorf(domain.ErrConflict, domain.CodeConflict, "conflict")`,
+		"application/x/ok_test.go": `package x; var e = &domain.Error{Code: "conflict"}`,
+	}
+	for name, src := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found, err := LiteralCodes(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(found, "\n")
+	for _, want := range []string{
+		`domain/job/field.go:1: error code "conflict"`,
+		`domain/job/errorf.go:1: error code "job_not_cancelable"`,
+		`domain/job/failure.go:1: error code "worker_lost"`,
+		`domain/normalize/f.go:1: error code "row_limit_exceeded"`,
+		`cmd/tabnorm/iscode.go:1: error code "forbidden_entitlement_missing"`,
+		`application/x/codeof.go:1: error code "conflict"`,
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("not reported: %s\ngot:\n%s", want, joined)
+		}
+	}
+	if len(found) != 6 {
+		t.Errorf("reported %d, want 6:\n%s", len(found), joined)
+	}
+}
