@@ -82,7 +82,7 @@ func TestServe_bootsMigratesSeedsAndStops(t *testing.T) {
 			if err := app.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
-			defer app.Stop(ctx) //nolint:errcheck
+			defer func() { _ = app.Stop(ctx) }()
 			if strings.Contains(out.String(), "password:") {
 				t.Fatalf("second start printed a password again:\n%s", out.String())
 			}

@@ -393,7 +393,7 @@ func migrateAndSeed(lc fx.Lifecycle, db *sqlstore.DB, svc *accounts.Service, log
 // Metrics provides the process's series, and serves them on
 // TABNORM_METRICS_ADDR when it is set.
 var Metrics = fx.Module("metrics", fx.Provide(
-	func(cfg Config, db *sqlstore.DB, log *slog.Logger) *metrics.Metrics {
+	func(db *sqlstore.DB, log *slog.Logger) *metrics.Metrics {
 		return metrics.New(storeCounts{jobs: sqlstore.NewJobs(db), db: db}, poolCollector(db), log)
 	},
 	func(lc fx.Lifecycle, cfg Config, m *metrics.Metrics, log *slog.Logger, out Output) *metrics.Server {
@@ -473,6 +473,7 @@ func (m multiCollector) Collect(ch chan<- prometheus.Metric) {
 // Role says which parts of the service a process runs.
 type Role string
 
+// The roles of `tabnorm serve --role`.
 const (
 	RoleAll    Role = "all"
 	RoleAPI    Role = "api"

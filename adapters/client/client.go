@@ -215,7 +215,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // readError turns a non-2xx answer into an *Error; an answer that is not
 // problem+json (a proxy's page) keeps its status.
 func readError(res *http.Response) error {
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	e := &Error{}
 	if json.Unmarshal(raw, e) != nil || e.Code == "" {
@@ -234,7 +234,7 @@ func (c *Client) call(ctx context.Context, r request, out any) error {
 	if err != nil {
 		return err
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	if out == nil {
 		_, _ = io.Copy(io.Discard, res.Body)
 		return nil

@@ -53,7 +53,7 @@ func (c *Client) Follow(ctx context.Context, jobID string) iter.Seq2[Event, erro
 				continue
 			}
 			ended, progressed, stop := readEvents(res, &last, yield)
-			res.Body.Close()
+			_ = res.Body.Close()
 			if ended || stop {
 				return
 			}

@@ -164,7 +164,7 @@ func writeMultipart(mw *multipart.Writer, file Upload, fields map[string]string)
 	if err != nil {
 		return err
 	}
-	var w io.Writer = fw
+	w := io.Writer(fw)
 	if file.Sent != nil {
 		w = &countingWriter{w: fw, sent: file.Sent}
 	}

@@ -14,7 +14,7 @@ func TestModulesResolve(t *testing.T) {
 	t.Parallel()
 	importRe := regexp.MustCompile(`(?m)^import .* from '([^']+)';$`)
 	n := 0
-	err := fs.WalkDir(Files, "assets", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(Files, "assets", func(name string, _ fs.DirEntry, err error) error {
 		if err != nil || path.Ext(name) != ".js" {
 			return err
 		}

@@ -27,82 +27,90 @@ func contactsRecord(i int) []string {
 }
 
 // benchFile writes 100k contacts-like records in a format and returns its path.
+// benchRows is how many records a benchmark file holds.
+const benchRows = 100_000
+
 func benchFile(b *testing.B, format string) string {
 	b.Helper()
-	dir := b.TempDir()
-	path := filepath.Join(dir, "contacts."+format)
-	const n = 100_000
-	switch format {
-	case "xlsx":
-		f := excelize.NewFile()
-		sw, err := f.NewStreamWriter("Sheet1")
-		if err != nil {
-			b.Fatal(err)
-		}
-		dateStyle, err := f.NewStyle(&excelize.Style{NumFmt: 14})
-		if err != nil {
-			b.Fatal(err)
-		}
-		row := make([]any, len(contactsHeader))
-		for i, h := range contactsHeader {
-			row[i] = h
-		}
-		_ = sw.SetRow("A1", row)
-		day := time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)
-		for i := range n {
-			for j, c := range contactsRecord(i) {
-				row[j] = c
-			}
-			// As spreadsheets hold them: a real date cell and numbers.
-			row[5] = excelize.Cell{StyleID: dateStyle, Value: day.AddDate(0, 0, -i%3000)}
-			row[6] = 1234.5 + float64(i%100)
-			row[7] = i % 7000
-			cell, _ := excelize.CoordinatesToCellName(1, i+2)
-			_ = sw.SetRow(cell, row)
-		}
-		_ = sw.Flush()
-		if err := f.SaveAs(path); err != nil {
-			b.Fatal(err)
-		}
+	path := filepath.Join(b.TempDir(), "contacts."+format)
+	if format == "xlsx" {
+		writeBenchXLSX(b, path)
 		return path
 	}
 	var buf bytes.Buffer
-	write := func(rec []string) {
-		switch format {
-		case "csv":
-			for j, c := range rec {
-				if j > 0 {
-					buf.WriteByte(',')
-				}
-				if strings.ContainsAny(c, ",\"\n") {
-					c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
-				}
-				buf.WriteString(c)
-			}
-		case "tsv":
-			buf.WriteString(strings.Join(rec, "\t"))
-		case "jsonl":
-			buf.WriteByte('{')
-			for j, c := range rec {
-				if j > 0 {
-					buf.WriteByte(',')
-				}
-				fmt.Fprintf(&buf, "%q:%q", contactsHeader[j], c)
-			}
-			buf.WriteByte('}')
-		}
-		buf.WriteByte('\n')
-	}
 	if format != "jsonl" {
-		write(contactsHeader)
+		writeBenchRecord(&buf, format, contactsHeader)
 	}
-	for i := range n {
-		write(contactsRecord(i))
+	for i := range benchRows {
+		writeBenchRecord(&buf, format, contactsRecord(i))
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	return path
+}
+
+// writeBenchXLSX writes the contacts as spreadsheets hold them: real date
+// cells and numbers.
+func writeBenchXLSX(b *testing.B, path string) {
+	b.Helper()
+	f := excelize.NewFile()
+	sw, err := f.NewStreamWriter("Sheet1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dateStyle, err := f.NewStyle(&excelize.Style{NumFmt: 14})
+	if err != nil {
+		b.Fatal(err)
+	}
+	row := make([]any, len(contactsHeader))
+	for i, h := range contactsHeader {
+		row[i] = h
+	}
+	_ = sw.SetRow("A1", row)
+	day := time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)
+	for i := range benchRows {
+		for j, c := range contactsRecord(i) {
+			row[j] = c
+		}
+		row[5] = excelize.Cell{StyleID: dateStyle, Value: day.AddDate(0, 0, -i%3000)}
+		row[6] = 1234.5 + float64(i%100)
+		row[7] = i % 7000
+		cell, _ := excelize.CoordinatesToCellName(1, i+2)
+		_ = sw.SetRow(cell, row)
+	}
+	_ = sw.Flush()
+	if err := f.SaveAs(path); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// writeBenchRecord appends one record as a line of format: csv, tsv or jsonl.
+func writeBenchRecord(buf *bytes.Buffer, format string, rec []string) {
+	switch format {
+	case "csv":
+		for j, c := range rec {
+			if j > 0 {
+				buf.WriteByte(',')
+			}
+			if strings.ContainsAny(c, ",\"\n") {
+				c = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+			}
+			buf.WriteString(c)
+		}
+	case "tsv":
+		buf.WriteString(strings.Join(rec, "\t"))
+	case "jsonl":
+		buf.WriteByte('{')
+		for j, c := range rec {
+			if j > 0 {
+				buf.WriteByte(',')
+			}
+			fmt.Fprintf(buf, "%q:%q", contactsHeader[j], c)
+		}
+		buf.WriteByte('}')
+	}
+	buf.WriteByte('\n')
 }
 
 func benchReader(b *testing.B, format string) {

@@ -111,11 +111,11 @@ func guessEncoding(sample []byte) string {
 const guessBytes = 8 << 10
 
 // nonASCIILines returns the whole lines of sample that hold a byte over
-// 0x7F, up to about max bytes. Line feeds are line feeds in every
+// 0x7F, up to about limit bytes. Line feeds are line feeds in every
 // candidate encoding (no multi-byte sequence holds 0x0A).
-func nonASCIILines(sample []byte, max int) []byte {
+func nonASCIILines(sample []byte, limit int) []byte {
 	var out []byte
-	for len(sample) > 0 && len(out) < max {
+	for len(sample) > 0 && len(out) < limit {
 		line := sample
 		if i := bytes.IndexByte(sample, '\n'); i >= 0 {
 			line = sample[:i+1]

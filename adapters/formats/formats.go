@@ -229,7 +229,7 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 	head := make([]byte, SniffSize)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		f.Close()
+		_ = f.Close()
 		return nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
 	}
 	head = head[:n]
@@ -242,13 +242,13 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 				}
 			}
 		}
-		f.Close()
+		_ = f.Close()
 		return nil, err
 	}
 	var r table.Reader
 	switch format {
 	case table.XLSX:
-		f.Close()
+		_ = f.Close()
 		r, err = openXLSX(path, opts)
 	case table.JSONL:
 		r, err = openJSONL(f, te, opts)
@@ -257,7 +257,7 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 	}
 	if err != nil {
 		if format != table.XLSX {
-			f.Close()
+			_ = f.Close()
 		}
 		return nil, unreadable(err)
 	}

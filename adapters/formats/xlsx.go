@@ -93,7 +93,7 @@ func openXLSX(path string, opts table.ReadOptions) (_ *xlsxReader, err error) {
 	x := &xlsxReader{zr: zr, limits: limits}
 	defer func() {
 		if err != nil {
-			x.Close()
+			_ = x.Close()
 		}
 	}()
 	if x.size, err = checkZip(path, &zr.Reader, limits); err != nil {

@@ -81,7 +81,7 @@ func readPart(f *zip.File, budget int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: part %s: %v", table.ErrUnreadable, f.Name, err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	b, err := io.ReadAll(io.LimitReader(rc, budget+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: part %s: %v", table.ErrUnreadable, f.Name, err)
@@ -226,7 +226,7 @@ func readDateStyles(zr *zip.Reader, name string) ([]bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	s := newXMLScanner(rc, 64<<10)
 	custom := map[int]string{}
 	var ids []int32
@@ -308,7 +308,7 @@ func readSharedStrings(zr *zip.Reader, name string, limits table.Limits) (*share
 	if err != nil {
 		return nil, fmt.Errorf("%w: shared strings: %v", table.ErrUnreadable, err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	s := newXMLScanner(rc, 64<<10)
 	// The part's size bounds its text; its declared counts are not trusted.
 	size := min(f.UncompressedSize64, maxSharedStringsRefused)
@@ -389,7 +389,7 @@ func readStringItem(s *xmlScanner, dst []byte, maxBytes int) ([]byte, error) {
 // characters XML cannot hold, as excelize does: _x005F_ is a literal
 // underscore, and an escape of a surrogate half is dropped.
 func bstrUnmarshal(s []byte) []byte {
-	if bytes.Index(s, []byte("_x")) < 0 {
+	if !bytes.Contains(s, []byte("_x")) {
 		return s
 	}
 	out := make([]byte, 0, len(s))

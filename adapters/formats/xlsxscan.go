@@ -76,8 +76,8 @@ func newXMLScanner(r io.Reader, bufSize int) *xmlScanner {
 }
 
 // fill reads more bytes, keeping buf[pos:end]. It grows the buffer when it
-// is full of unread bytes, up to max; it returns false at the end of input.
-func (s *xmlScanner) fill(max int) (bool, error) {
+// is full of unread bytes, up to limit; it returns false at the end of input.
+func (s *xmlScanner) fill(limit int) (bool, error) {
 	if s.eof {
 		return false, nil
 	}
@@ -86,10 +86,10 @@ func (s *xmlScanner) fill(max int) (bool, error) {
 		s.pos, s.end = 0, n
 	}
 	if s.end == len(s.buf) {
-		if len(s.buf) >= max {
-			return false, syntaxError("a tag or text run is over %d bytes", max)
+		if len(s.buf) >= limit {
+			return false, syntaxError("a tag or text run is over %d bytes", limit)
 		}
-		grown := make([]byte, min(2*len(s.buf), max))
+		grown := make([]byte, min(2*len(s.buf), limit))
 		copy(grown, s.buf[:s.end])
 		s.buf = grown
 	}

@@ -50,7 +50,7 @@ func mw(steps ...check) gin.HandlerFunc {
 }
 
 // licenseGate runs before everything else on /v1 and /auth (API.md §4.6).
-func (a *API) licenseGate(c *gin.Context) error {
+func (a *API) licenseGate(*gin.Context) error {
 	return a.deps.License.Check(a.deps.Clock.Now())
 }
 

@@ -112,7 +112,7 @@ func TestRouter_requestID(t *testing.T) {
 func TestRouter_panicIsGeneric500(t *testing.T) {
 	t.Parallel()
 	a := newTestAPI(t, nil)
-	a.engine.GET("/boom", func(c *gin.Context) { panic("secret database password in panic") })
+	a.engine.GET("/boom", func(*gin.Context) { panic("secret database password in panic") })
 	res := do(t, a.Handler(), "GET", "/boom", nil)
 	if res.StatusCode != 500 {
 		t.Fatalf("status %d", res.StatusCode)

@@ -62,7 +62,7 @@ func TestQueue_transactionalEnqueueAndWork(t *testing.T) {
 			if err := w.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
-			defer w.Stop(ctx)
+			defer func() { _ = w.Stop(ctx) }()
 			tx := sqlstore.NewTransactor(db)
 			boom := errors.New("rolled back")
 			if err := tx.InTx(ctx, func(ctx context.Context) error {

@@ -50,7 +50,7 @@ func TestQueue_webhookDeliveriesRunWhenScheduled(t *testing.T) {
 			if err := w.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
-			defer w.Stop(ctx)
+			defer func() { _ = w.Stop(ctx) }()
 			if err := sqlstore.NewTransactor(db).InTx(ctx, func(ctx context.Context) error {
 				if err := q.EnqueueDelivery(ctx, "dlv_later", 2, time.Now().Add(time.Hour)); err != nil {
 					return err

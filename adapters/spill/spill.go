@@ -132,7 +132,7 @@ func (x *Index) spill() error {
 		return nil
 	})
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("spill unique index: %w", err)
 	}
 	x.runs = append(x.runs, r)

@@ -30,7 +30,7 @@ func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key,
 	if err != nil {
 		return apikey.Key{}, nil, translate(err, "API key")
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var row apiKeyRow
 	var products []identity.Product
 	found := false
@@ -65,7 +65,7 @@ func (s *Credentials) SessionByHash(ctx context.Context, h session.Hash) (sessio
 	if err != nil {
 		return session.Session{}, identity.User{}, nil, translate(err, "session")
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }()
 	var ses sessionRow
 	var user userRow
 	products := map[string][]identity.Product{}

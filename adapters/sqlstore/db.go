@@ -25,6 +25,7 @@ import (
 // Dialect names the database behind a DB.
 type Dialect string
 
+// The dialects, as TABNORM_DATABASE_URL names them.
 const (
 	SQLite   Dialect = "sqlite"
 	Postgres Dialect = "postgres"
@@ -127,7 +128,7 @@ func openPostgres(ctx context.Context, raw string) (*DB, error) {
 	sqldb := stdlib.OpenDBFromPool(pool)
 	db := &DB{Bun: bun.NewDB(sqldb, pgdialect.New()).WithQueryHook(queryTracer{system: "postgresql"}), Dialect: Postgres, Pool: pool}
 	if err := db.Ping(ctx); err != nil {
-		db.Close()
+		_ = db.Close()
 		return nil, fmt.Errorf("connect postgres at %s: %w", redact(raw), err)
 	}
 	return db, nil

@@ -46,7 +46,7 @@ func (db *DB) WithMigrationLock(ctx context.Context, fn func(context.Context) er
 	if err != nil {
 		return fmt.Errorf("connection for the migration lock: %w", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", advisoryLockKey); err != nil {
 		return fmt.Errorf("take migration lock: %w", err)
 	}

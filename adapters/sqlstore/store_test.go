@@ -148,7 +148,7 @@ func TestOrganizations_listPages(t *testing.T) {
 		var ids []string
 		for i := range 5 {
 			o, _ := identity.NewOrganization(id.New(id.Org), "Org", nil, time.Now())
-			o.Name = o.Name + string(rune('A'+i))
+			o.Name += string(rune('A' + i))
 			if err := orgs.Create(ctx, o); err != nil {
 				t.Fatal(err)
 			}

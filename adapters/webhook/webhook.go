@@ -56,7 +56,7 @@ func NewSender(cfg Config) *Sender {
 	if !cfg.AllowPrivate {
 		// Control runs for every address the dialer tries, after name
 		// resolution, right before connect(2).
-		dialer.Control = func(network, address string, _ syscall.RawConn) error {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
 			if webhook.RefusedHostPort(address) {
 				return fmt.Errorf("%s: %w", address, errRefused)
 			}
@@ -109,7 +109,7 @@ func (s *Sender) Send(ctx context.Context, r ports.WebhookRequest) webhook.Attem
 		a.Error = describe(err)
 		return a
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, webhook.MaxResponseBody))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused, within reason
 	a.Latency = time.Since(start)

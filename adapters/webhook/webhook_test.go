@@ -58,7 +58,7 @@ func TestSender_deliversAndKeepsTheAnswer(t *testing.T) {
 
 func TestSender_followsNoRedirect(t *testing.T) {
 	t.Parallel()
-	target, hits, _ := counter(t, false, func(w http.ResponseWriter, r *http.Request) {})
+	target, hits, _ := counter(t, false, func(http.ResponseWriter, *http.Request) {})
 	redirector, _, _ := counter(t, false, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
 	})
@@ -71,7 +71,7 @@ func TestSender_followsNoRedirect(t *testing.T) {
 func TestSender_timesOut(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	srv, _, _ := counter(t, false, func(w http.ResponseWriter, r *http.Request) { <-release })
+	srv, _, _ := counter(t, false, func(http.ResponseWriter, *http.Request) { <-release })
 	defer close(release)
 	start := time.Now()
 	a := webhook.NewSender(webhook.Config{AllowPrivate: true, Timeout: 200 * time.Millisecond}).Send(context.Background(), ports.WebhookRequest{URL: srv.URL})
@@ -84,7 +84,7 @@ func TestSender_timesOut(t *testing.T) {
 // the URL names it or a name resolves to it; nothing reaches the server.
 func TestSender_refusesInternalAddressesByDefault(t *testing.T) {
 	t.Parallel()
-	srv, _, conns := counter(t, true, func(w http.ResponseWriter, r *http.Request) {})
+	srv, _, conns := counter(t, true, func(http.ResponseWriter, *http.Request) {})
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	s := webhook.NewSender(webhook.Config{Timeout: 2 * time.Second})
 	for _, url := range []string{

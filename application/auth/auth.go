@@ -302,11 +302,11 @@ type Throttle struct {
 // all emails, than one email from it.
 const perAddress = 10
 
-// NewThrottle allows max failures per email and address within window
+// NewThrottle allows limit failures per email and address within window
 // (perAddress times as many per address), and hashes password checks at
 // once; a check waits up to queue for its turn.
-func NewThrottle(max int, window time.Duration, hashes int, queue time.Duration) *Throttle {
-	return &Throttle{failures: map[string][]time.Time{}, max: max, window: window, hashes: make(chan struct{}, hashes), queue: queue}
+func NewThrottle(limit int, window time.Duration, hashes int, queue time.Duration) *Throttle {
+	return &Throttle{failures: map[string][]time.Time{}, max: limit, window: window, hashes: make(chan struct{}, hashes), queue: queue}
 }
 
 // DefaultThrottle allows 5 failures a quarter hour per email and address,

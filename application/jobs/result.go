@@ -46,7 +46,7 @@ func (s *Service) learn(ctx context.Context, j job.Job, mapping []normalize.Mapp
 		if m.Method != normalize.MethodExplicit {
 			continue
 		}
-		if err := s.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.NormalizeHeader(m.SourceColumn), m.Field, s.clock.Now()); err != nil {
+		if err := s.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.HeaderKey(m.SourceColumn), m.Field, s.clock.Now()); err != nil {
 			return err
 		}
 	}

@@ -315,7 +315,7 @@ func (s *Service) Confirm(ctx context.Context, p identity.Principal, jobID strin
 		sort.Strings(headers)
 		for _, h := range headers {
 			if f := confirmed[h]; f != "" {
-				if err := s.learned.Put(ctx, out.OrgID, out.SchemaID, normalize.NormalizeHeader(h), f, now); err != nil {
+				if err := s.learned.Put(ctx, out.OrgID, out.SchemaID, normalize.HeaderKey(h), f, now); err != nil {
 					return err
 				}
 			}

@@ -40,7 +40,7 @@ func newHealthcheckCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%s: %w", target, err)
 			}
-			defer res.Body.Close()
+			defer func() { _ = res.Body.Close() }()
 			body, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 			if res.StatusCode != http.StatusOK {
 				return fmt.Errorf("%s: %d %s", target, res.StatusCode, strings.TrimSpace(string(body)))

@@ -85,23 +85,22 @@ func download(cmd *cobra.Command, c *client.Client, id, which, format, output st
 	if err != nil {
 		return err
 	}
-	defer rc.Close()
-	var w io.Writer = cmd.OutOrStdout()
-	if output != "" {
-		f, err := os.Create(output)
-		if err != nil {
-			return err
+	defer func() { _ = rc.Close() }()
+	if output == "" {
+		if _, err := io.Copy(cmd.OutOrStdout(), rc); err != nil {
+			return fmt.Errorf("download %s of %s: %w", which, id, err)
 		}
-		defer f.Close()
-		w = f
+		return nil
 	}
-	if _, err := io.Copy(w, rc); err != nil {
+	f, err := os.Create(output)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, rc); err != nil {
+		_ = f.Close()
 		return fmt.Errorf("download %s of %s: %w", which, id, err)
 	}
-	if f, ok := w.(*os.File); ok && output != "" {
-		return f.Close()
-	}
-	return nil
+	return f.Close()
 }
 
 func newJobsCreateCmd(asJSON *bool) *cobra.Command {
@@ -124,7 +123,7 @@ func newJobsCreateCmd(asJSON *bool) *cobra.Command {
 			if err != nil {
 				return usage(err)
 			}
-			defer f.Close()
+			defer func() { _ = f.Close() }()
 			up := client.Upload{Filename: filepath.Base(args[0]), Body: f}
 			if errOut := cmd.ErrOrStderr(); isTerminal(errOut) {
 				if st, err := f.Stat(); err == nil {

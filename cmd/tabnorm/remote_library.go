@@ -83,7 +83,7 @@ func newConnectCmd() *cobra.Command {
 		if err != nil {
 			return usage(err)
 		}
-		defer fh.Close()
+		defer func() { _ = fh.Close() }()
 		f, err := c.UploadFile(cmd.Context(), client.Upload{Filename: filepath.Base(args[0]), Body: fh})
 		if err != nil {
 			return err

@@ -68,10 +68,10 @@ func Generate() string {
 	var b strings.Builder
 	b.Grow(Length)
 	b.WriteString(Prefix)
-	max := big.NewInt(int64(len(alphabet)))
+	size := big.NewInt(int64(len(alphabet)))
 	secret := make([]byte, secretLen)
 	for i := range secret {
-		n, err := rand.Int(rand.Reader, max) // uniform: no modulo bias
+		n, err := rand.Int(rand.Reader, size) // uniform: no modulo bias
 		if err != nil {
 			panic("crypto/rand failed: " + err.Error())
 		}

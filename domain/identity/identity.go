@@ -15,6 +15,7 @@ import (
 // Product is a group of routes an organization is provisioned for.
 type Product string
 
+// The products (API.md §3).
 const (
 	Normalize Product = "normalize"
 	Connect   Product = "connect"
@@ -53,6 +54,7 @@ func ParseProducts(s string) ([]Product, error) {
 // Role is a user's role inside their organization.
 type Role string
 
+// The roles: an admin also manages keys and webhooks.
 const (
 	Admin  Role = "admin"
 	Member Role = "member"

@@ -10,6 +10,7 @@ import (
 // Method is how a request authenticated.
 type Method string
 
+// The methods of authentication.
 const (
 	ByAPIKey  Method = "api_key"
 	BySession Method = "session"

@@ -21,6 +21,7 @@ import (
 // Status is where a job is in its life.
 type Status string
 
+// The statuses (API.md §5.3).
 const (
 	Queued    Status = "queued"
 	Running   Status = "running"

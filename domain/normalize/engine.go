@@ -301,7 +301,7 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 	if err != nil {
 		return readerFailure(err, src.FileID)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	p, err := w.plan(src, r)
 	if err != nil {
 		return err
@@ -687,7 +687,7 @@ func (w *writer) settle(src Source, header []string, to []int) ([]Decision, erro
 		if err != nil {
 			return nil, readerFailure(err, src.FileID)
 		}
-		defer r.Close()
+		defer func() { _ = r.Close() }()
 		for range 10_000 {
 			rec, err := r.Next()
 			if err == io.EOF {
@@ -1026,9 +1026,9 @@ func (w *writer) take(p *plan, b *batch) error {
 		} else {
 			w.res.Progress.RowsRejected++
 		}
-		if max := w.in.Options.MaxErrors; max > 0 && w.errorsCount > max {
+		if limit := w.in.Options.MaxErrors; limit > 0 && w.errorsCount > limit {
 			w.res.IssuesTruncated = true
-			return fail(domain.CodeTooManyErrors, "More than %d errors (max_errors); the report stops at row %d.", max, ro.number)
+			return fail(domain.CodeTooManyErrors, "More than %d errors (max_errors); the report stops at row %d.", limit, ro.number)
 		}
 	}
 	return nil
@@ -1085,7 +1085,8 @@ func (w *writer) issue(is Issue) {
 		w.res.IssuesTruncated = true
 		return
 	}
-	b := append(w.line[:0], `{"row":`...)
+	b := w.line[:0]
+	b = append(b, `{"row":`...)
 	if is.Row > 0 {
 		b = strconv.AppendInt(b, is.Row, 10)
 	} else {

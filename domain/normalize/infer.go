@@ -136,7 +136,7 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 		}
 		for n := 0; n < in.Options.SampleRows; n++ {
 			if n%1024 == 0 && ctx.Err() != nil {
-				r.Close()
+				_ = r.Close()
 				return res, ctx.Err()
 			}
 			rec, err := r.Next()
@@ -144,7 +144,7 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 				break
 			}
 			if err != nil {
-				r.Close()
+				_ = r.Close()
 				return res, readerFailure(err, src.FileID)
 			}
 			res.Progress.RowsRead++
@@ -159,7 +159,7 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 			}
 		}
 		res.Progress.BytesRead += r.BytesRead()
-		r.Close()
+		_ = r.Close()
 	}
 	if len(order) == 0 {
 		return res, fail(domain.CodeNoColumns, "The file has no columns: there is nothing to infer a schema from.")
@@ -188,7 +188,7 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 		if (f.Type == schema.Number || f.Type == schema.Integer) && p.point+p.comma+p.ambiguous > 0 {
 			f.DecimalChar = dec // the mark infer read with, for the engine to read with
 		}
-		if NormalizeHeader(p.prof.Column) != NormalizeHeader(name) || p.prof.Column != name {
+		if HeaderKey(p.prof.Column) != HeaderKey(name) || p.prof.Column != name {
 			f.Aliases = []string{p.prof.Column}
 		}
 		s.Fields = append(s.Fields, f)

@@ -31,10 +31,10 @@ type MappingEntry struct {
 	Confidence   float64
 }
 
-// NormalizeHeader is the key headers and field names are compared by:
+// HeaderKey is the key headers and field names are compared by:
 // lower-case letters and digits only ("E-mail" → "email", "First Name" →
 // "firstname").
-func NormalizeHeader(s string) string {
+func HeaderKey(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
@@ -68,7 +68,7 @@ func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]
 	}
 	norm := make([]string, len(header))
 	for i, h := range header {
-		norm[i] = NormalizeHeader(h)
+		norm[i] = HeaderKey(h)
 	}
 	for i, h := range header {
 		if f, ok := explicit[h]; ok {
@@ -84,7 +84,7 @@ func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]
 	}
 	fieldNorm := make([]string, len(s.Fields))
 	for j, f := range s.Fields {
-		fieldNorm[j] = NormalizeHeader(f.Name)
+		fieldNorm[j] = HeaderKey(f.Name)
 	}
 	for i := range header {
 		for j := range s.Fields {
@@ -96,7 +96,7 @@ func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]
 	for i := range header {
 		for j, f := range s.Fields {
 			for _, a := range f.Aliases {
-				if norm[i] != "" && norm[i] == NormalizeHeader(a) {
+				if norm[i] != "" && norm[i] == HeaderKey(a) {
 					claim(i, j, MethodAlias, 1)
 				}
 			}
@@ -117,7 +117,7 @@ func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]
 				continue
 			}
 			for _, name := range append([]string{f.Name}, f.Aliases...) {
-				if sc := jaroWinkler(norm[i], NormalizeHeader(name)); sc > bestScore {
+				if sc := jaroWinkler(norm[i], HeaderKey(name)); sc > bestScore {
 					best, bestScore = j, sc
 				}
 			}

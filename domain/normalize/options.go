@@ -83,7 +83,7 @@ const (
 )
 
 // Defaults returns the options of a mode before the client's.
-func Defaults(m Mode) Options {
+func Defaults(Mode) Options {
 	return Options{Delimiter: "auto", Encoding: "auto", Quote: "auto", Escape: "auto", Mapping: Mapping{}, Trim: true, DateOrder: "auto",
 		PhoneRegion: "US", OnError: "skip_row", SampleRows: 10000, RaggedRows: raggedPad, Decimal: decimalAuto, Columns: map[string]ColumnOptions{},
 		ValueMap: map[string]map[string]string{}}

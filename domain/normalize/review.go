@@ -364,14 +364,14 @@ func countIssues(issues io.Reader, s *schema.Schema) []IssueCount {
 // methods of the automatic mapping, and fields whose name or alias is
 // similar enough to offer.
 func fieldCandidates(h string, s *schema.Schema, learned map[string]string) []Candidate {
-	norm := NormalizeHeader(h)
+	norm := HeaderKey(h)
 	var out []Candidate
 	for _, f := range s.Fields {
 		c := Candidate{Field: f.Name}
 		switch {
 		case strings.TrimSpace(h) == f.Name:
 			c.Method, c.Confidence = MethodExact, 1
-		case norm != "" && norm == NormalizeHeader(f.Name):
+		case norm != "" && norm == HeaderKey(f.Name):
 			c.Method, c.Confidence = MethodNormalized, 1
 		case norm != "" && aliasOf(norm, f):
 			c.Method, c.Confidence = MethodAlias, 1
@@ -380,7 +380,7 @@ func fieldCandidates(h string, s *schema.Schema, learned map[string]string) []Ca
 		case len(norm) >= 3:
 			best := 0.0
 			for _, name := range append([]string{f.Name}, f.Aliases...) {
-				best = max(best, jaroWinkler(norm, NormalizeHeader(name)), containment(norm, NormalizeHeader(name)))
+				best = max(best, jaroWinkler(norm, HeaderKey(name)), containment(norm, HeaderKey(name)))
 			}
 			if best >= alternativeThreshold {
 				c.Method, c.Confidence = MethodFuzzy, float64(int(best*100))/100
@@ -409,7 +409,7 @@ func containment(a, b string) float64 {
 
 func aliasOf(norm string, f schema.Field) bool {
 	for _, a := range f.Aliases {
-		if norm == NormalizeHeader(a) {
+		if norm == HeaderKey(a) {
 			return true
 		}
 	}

@@ -20,6 +20,7 @@ import (
 // Type is a field's value type.
 type Type string
 
+// The value types of a field.
 const (
 	String   Type = "string"
 	Integer  Type = "integer"
@@ -36,6 +37,7 @@ var types = []Type{String, Integer, Number, Boolean, Date, DateTime, Time, Year}
 // Format refines a string field.
 type Format string
 
+// The formats of a string field.
 const (
 	Default  Format = "default"
 	Email    Format = "email"

@@ -12,6 +12,7 @@ import (
 // Format is a detected file format.
 type Format string
 
+// The formats the readers know.
 const (
 	CSV   Format = "csv"
 	TSV   Format = "tsv"

@@ -269,7 +269,7 @@ func (a *App) Request(req *http.Request, who Caller) Response {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
 		a.t.Fatal(err)

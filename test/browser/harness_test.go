@@ -108,12 +108,12 @@ func open(t *testing.T, app *apptest.App) *page {
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
-	return tab(t, app, allocCtx)
+	return tab(t, allocCtx, app)
 }
 
 // tab opens a tab: in a new browser when parent is an allocator's
 // context, in the same browser (sharing its cookies) when it is a page's.
-func tab(t *testing.T, app *apptest.App, parent context.Context) *page {
+func tab(t *testing.T, parent context.Context, app *apptest.App) *page {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(parent)
 	p := &page{t: t, ctx: ctx, app: app, downloads: t.TempDir()}
@@ -137,7 +137,7 @@ func tab(t *testing.T, app *apptest.App, parent context.Context) *page {
 // another opens a second tab in the same browser, signed in as this one.
 func (p *page) another() *page {
 	p.t.Helper()
-	return tab(p.t, p.app, p.ctx)
+	return tab(p.t, p.ctx, p.app)
 }
 
 // listen runs in the tab's event loop: it only records.

@@ -43,7 +43,9 @@ func TestWorkerCrash(t *testing.T) {
 	// Wait until it runs, then kill the only worker (SIGKILL: no cleanup).
 	waitStatus(t, api.url, key, jobID, "running", 30*time.Second)
 	_ = api.cmd.Process.Signal(syscall.SIGKILL)
-	<-api.exited
+	if err := <-api.exited; err == nil {
+		t.Fatal("serve exited cleanly after SIGKILL")
+	}
 
 	// A new process (API and worker) on the same database and files.
 	next := startServe(t, dir, env...)

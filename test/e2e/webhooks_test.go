@@ -38,7 +38,7 @@ func TestWebhookSurvivesWorkerKill(t *testing.T) {
 			var bodies [][]byte
 			hung := make(chan struct{})
 			var once sync.Once
-			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rcv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
 				first := false
 				once.Do(func() { first = true })
@@ -75,7 +75,9 @@ func TestWebhookSurvivesWorkerKill(t *testing.T) {
 				t.Fatal("the first attempt did not arrive within 60 s")
 			}
 			_ = api.cmd.Process.Signal(syscall.SIGKILL)
-			<-api.exited
+			if err := <-api.exited; err == nil {
+				t.Fatal("serve exited cleanly after SIGKILL")
+			}
 
 			next := startServe(t, dir, env...)
 			deadline := time.Now().Add(120 * time.Second)

@@ -63,7 +63,7 @@ func Postgres(t testing.TB) (Target, bool) {
 	if err != nil {
 		t.Fatalf("open %s: %v", EnvURL, err)
 	}
-	defer admin.Close()
+	defer func() { _ = admin.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var b [6]byte
@@ -77,7 +77,7 @@ func Postgres(t testing.TB) (Target, bool) {
 		if err != nil {
 			return
 		}
-		defer db.Close()
+		defer func() { _ = db.Close() }()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_, _ = db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
