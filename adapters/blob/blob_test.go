@@ -1,93 +1,60 @@
 package blob
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tabnorm/tabnorm/adapters/blob/blobtest"
-	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/ports"
+	"github.com/tabnorm/tabnorm/ports/portstest"
 )
 
-func stores(t *testing.T) map[string]*Store {
+// kinds opens a fresh store of each kind: a local folder, memory, and an
+// S3 bucket when a server is configured.
+func kinds(t *testing.T) map[string]func(t *testing.T) *Store {
 	t.Helper()
-	out := map[string]*Store{}
-	urls := map[string]string{"file": "file://" + t.TempDir() + "/blobs", "mem": "mem://"}
-	if srv, ok := blobtest.S3(t); ok {
-		urls["s3"] = srv.URL(srv.Bucket(t))
+	urls := map[string]func(t *testing.T) string{
+		"file": func(t *testing.T) string { return "file://" + t.TempDir() + "/blobs" },
+		"mem":  func(*testing.T) string { return "mem://" },
 	}
+	if srv, ok := blobtest.S3(t); ok {
+		urls["s3"] = func(t *testing.T) string { return srv.URL(srv.Bucket(t)) }
+	}
+	out := map[string]func(t *testing.T) *Store{}
 	for name, u := range urls {
-		s, err := Open(context.Background(), u)
-		if err != nil {
-			t.Fatal(err)
+		out[name] = func(t *testing.T) *Store {
+			t.Helper()
+			s, err := Open(context.Background(), u(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s
 		}
-		t.Cleanup(func() { s.Close() })
-		out[name] = s
 	}
 	return out
 }
 
-func TestStore_contract(t *testing.T) {
+// stores opens one store of each kind.
+func stores(t *testing.T) map[string]*Store {
+	t.Helper()
+	out := map[string]*Store{}
+	for name, open := range kinds(t) {
+		out[name] = open(t)
+	}
+	return out
+}
+
+// TestStore_conformance runs the BlobStore suite on every kind of store.
+func TestStore_conformance(t *testing.T) {
 	t.Parallel()
-	for name, s := range stores(t) {
+	for name, open := range kinds(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			data := bytes.Repeat([]byte("0123456789"), 100_000)
-			w, err := s.Create(ctx, "org/o1/jobs/j1/source")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.Copy(w, bytes.NewReader(data)); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if n, err := s.Size(ctx, "org/o1/jobs/j1/source"); err != nil || n != int64(len(data)) {
-				t.Fatalf("Size = %d, %v", n, err)
-			}
-			r, err := s.Open(ctx, "org/o1/jobs/j1/source", 999_995, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := io.ReadAll(r)
-			r.Close()
-			if string(got) != "56789" {
-				t.Fatalf("range read %q", got)
-			}
-			r, _ = s.Open(ctx, "org/o1/jobs/j1/source", 0, -1)
-			all, _ := io.ReadAll(r)
-			r.Close()
-			if !bytes.Equal(all, data) {
-				t.Fatal("full read differs")
-			}
-			for _, k := range []string{"org/o1/jobs/j1/rows.jsonl", "org/o1/jobs/j2/source", "org/o2/jobs/j1/source"} {
-				w, _ := s.Create(ctx, k)
-				_, _ = w.Write([]byte("x"))
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.DeletePrefix(ctx, "org/o1/jobs/j1/"); err != nil {
-				t.Fatal(err)
-			}
-			for k, want := range map[string]bool{"org/o1/jobs/j1/source": false, "org/o1/jobs/j1/rows.jsonl": false, "org/o1/jobs/j2/source": true, "org/o2/jobs/j1/source": true} {
-				_, err := s.Size(ctx, k)
-				if exists := err == nil; exists != want {
-					t.Errorf("%s exists=%v, want %v (%v)", k, exists, want, err)
-				}
-			}
-			if _, err := s.Open(ctx, "nope", 0, -1); !errors.Is(err, domain.ErrNotFound) {
-				t.Fatalf("missing blob: %v", err)
-			}
-			if err := s.Delete(ctx, "nope"); err != nil {
-				t.Fatalf("deleting a missing blob: %v", err)
-			}
+			t.Parallel()
+			portstest.BlobStore(t, func(t *testing.T) ports.BlobStore { return open(t) })
 		})
 	}
 }
@@ -129,87 +96,26 @@ func TestOpen_relativeFolderIsCreated(t *testing.T) {
 	}
 }
 
-func TestStore_localPath(t *testing.T) {
+// TestStore_stagingConformance runs the Staging suite on every kind of
+// store.
+func TestStore_stagingConformance(t *testing.T) {
 	t.Parallel()
-	stores := stores(t)
-	ctx := context.Background()
-	for name, s := range stores {
-		w, _ := s.Create(ctx, "org/o/jobs/j/source")
-		_, _ = w.Write([]byte("a,b\n"))
-		_ = w.Close()
-		p, ok := s.LocalPath("org/o/jobs/j/source")
-		if name != "file" {
-			if ok {
-				t.Fatalf("a %s store has no local path", name)
-			}
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if !ok || err != nil || string(b) != "a,b\n" {
-			t.Fatalf("%s: %q %v %v", name, p, ok, err)
-		}
-		if _, ok := s.LocalPath("org/o/../../etc/passwd"); ok {
-			t.Fatal("a path outside the store")
-		}
-	}
-}
-
-// TestStore_largeBlob writes a blob bigger than the S3 writer's 5 MiB part,
-// so S3 takes it as a multipart upload, and reads ranges on both sides of
-// and across the part boundary.
-func TestStore_largeBlob(t *testing.T) {
-	t.Parallel()
-	const size = 12 << 20
-	data := make([]byte, size)
-	for i := range data {
-		data[i] = byte(i * 7 / 3)
-	}
-	for name, s := range stores(t) {
+	for name, open := range kinds(t) {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			w, err := s.Create(ctx, "org/o1/jobs/big/source")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.Copy(w, bytes.NewReader(data)); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if n, err := s.Size(ctx, "org/o1/jobs/big/source"); err != nil || n != size {
-				t.Fatalf("Size = %d, %v", n, err)
-			}
-			for _, rg := range [][2]int64{{0, 10}, {5<<20 - 3, 7}, {size - 4, 4}, {size - 100, -1}, {123_456, 6 << 20}} {
-				r, err := s.Open(ctx, "org/o1/jobs/big/source", rg[0], rg[1])
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := io.ReadAll(r)
-				r.Close()
-				end := int64(size)
-				if rg[1] >= 0 {
-					end = rg[0] + rg[1]
-				}
-				if err != nil || !bytes.Equal(got, data[rg[0]:end]) {
-					t.Fatalf("range %v: %d bytes, %v", rg, len(got), err)
-				}
-			}
-			if err := s.Delete(ctx, "org/o1/jobs/big/source"); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.Size(ctx, "org/o1/jobs/big/source"); !errors.Is(err, domain.ErrNotFound) {
-				t.Fatalf("after Delete: %v", err)
-			}
+			t.Parallel()
+			portstest.Staging(t, func(t *testing.T) portstest.StagingNode {
+				s := open(t)
+				return portstest.StagingNode{Store: s, Staging: s}
+			})
 		})
 	}
 }
 
 func TestStore_ready(t *testing.T) {
 	t.Parallel()
-	for name, s := range stores(t) {
+	for name, open := range kinds(t) {
 		t.Run(name, func(t *testing.T) {
-			if err := s.Ready(context.Background()); err != nil {
+			if err := open(t).Ready(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		})

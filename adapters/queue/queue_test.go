@@ -2,42 +2,98 @@ package queue_test
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/ports"
+	"github.com/tabnorm/tabnorm/ports/portstest"
 )
 
-type recorder struct {
-	mu   sync.Mutex
-	ran  []string
-	done chan string
+// openDB opens a fresh database with the store's and River's migrations.
+func openDB(t *testing.T, target sqltest.Target) *sqlstore.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, sqlstore.Config{URL: target.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queue.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
-func (r *recorder) RunJob(_ context.Context, id string) error {
-	r.mu.Lock()
-	r.ran = append(r.ran, id)
-	r.mu.Unlock()
-	r.done <- id
-	return nil
+// start runs workers on db with the runner and deliverer until the test
+// ends, and returns the inserter.
+func start(t *testing.T, db *sqlstore.DB, runner ports.JobRunner, deliverer ports.WebhookDeliverer) *queue.Inserter {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	q, err := queue.NewInserter(db, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, runner, nil, deliverer, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Stop(context.Background()) })
+	return q
 }
 
-func TestQueue_transactionalEnqueueAndWork(t *testing.T) {
+type idle struct{}
+
+func (idle) RunJob(context.Context, string) error       { return nil }
+func (idle) Deliver(context.Context, string, int) error { return nil }
+func (idle) Sweep(context.Context) (int, error)         { return 0, nil }
+
+func TestQueue_conformance(t *testing.T) {
+	t.Parallel()
+	for _, kind := range sqltest.Kinds(t) {
+		t.Run(kind.Name, func(t *testing.T) {
+			t.Parallel()
+			portstest.Queue(t, func(t *testing.T, runner ports.JobRunner) portstest.QueueNode {
+				db := openDB(t, kind.New(t))
+				return portstest.QueueNode{Queue: start(t, db, runner, idle{}), Tx: sqlstore.NewTransactor(db)}
+			})
+		})
+	}
+}
+
+func TestWebhookQueue_conformance(t *testing.T) {
+	t.Parallel()
+	for _, kind := range sqltest.Kinds(t) {
+		t.Run(kind.Name, func(t *testing.T) {
+			t.Parallel()
+			portstest.WebhookQueue(t, func(t *testing.T, deliverer ports.WebhookDeliverer) portstest.WebhookQueueNode {
+				db := openDB(t, kind.New(t))
+				return portstest.WebhookQueueNode{Queue: start(t, db, idle{}, deliverer), Tx: sqlstore.NewTransactor(db)}
+			})
+		})
+	}
+}
+
+// TestMigrate: River's tables are reported pending until migrated.
+func TestMigrate(t *testing.T) {
 	t.Parallel()
 	for _, target := range sqltest.Targets(t) {
 		t.Run(target.Name, func(t *testing.T) {
-			t.Parallel()
 			ctx := context.Background()
 			db, err := sqlstore.Open(ctx, sqlstore.Config{URL: target.URL})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer db.Close()
+			defer func() { _ = db.Close() }()
 			if _, err := db.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -49,49 +105,6 @@ func TestQueue_transactionalEnqueueAndWork(t *testing.T) {
 			}
 			if n, err := queue.Pending(ctx, db); err != nil || n != 0 {
 				t.Fatalf("pending after migrate: %d %v", n, err)
-			}
-			rec := &recorder{done: make(chan string, 10)}
-			q, err := queue.NewInserter(db, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, rec, nil, nil, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = w.Stop(ctx) }()
-			tx := sqlstore.NewTransactor(db)
-			boom := errors.New("rolled back")
-			if err := tx.InTx(ctx, func(ctx context.Context) error {
-				if err := q.Enqueue(ctx, "job_rolled_back", 0); err != nil {
-					return err
-				}
-				return boom
-			}); !errors.Is(err, boom) {
-				t.Fatal(err)
-			}
-			if err := tx.InTx(ctx, func(ctx context.Context) error { return q.Enqueue(ctx, "job_committed", 0) }); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case id := <-rec.done:
-				if id != "job_committed" {
-					t.Fatalf("ran %s", id)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("committed job not worked within 10 s")
-			}
-			time.Sleep(500 * time.Millisecond)
-			rec.mu.Lock()
-			defer rec.mu.Unlock()
-			if len(rec.ran) != 1 {
-				t.Fatalf("ran %v; the rolled-back entry must not exist", rec.ran)
-			}
-			if err := q.Enqueue(ctx, "job_no_tx", 0); err == nil {
-				t.Fatal("enqueue outside a transaction accepted")
 			}
 		})
 	}

@@ -9,10 +9,9 @@ import (
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
-	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
-	"github.com/tabnorm/tabnorm/ports"
+	"github.com/tabnorm/tabnorm/domain/job"
 )
 
 // openStore opens and migrates a fresh database of the target.
@@ -30,7 +29,30 @@ func openStore(t *testing.T, target sqltest.Target) *sqlstore.DB {
 	return db
 }
 
-// forEachStore runs the contract suite against every configured database.
+// seedOrgUser creates an organization with one user.
+func seedOrgUser(t *testing.T, db *sqlstore.DB) (identity.Organization, identity.User) {
+	t.Helper()
+	ctx := context.Background()
+	org, _ := identity.NewOrganization(id.New(id.Org), "Acme", []identity.Product{identity.Normalize}, time.Now())
+	if err := sqlstore.NewOrganizations(db).Create(ctx, org); err != nil {
+		t.Fatal(err)
+	}
+	u := identity.User{ID: id.New(id.User), OrgID: org.ID, Email: id.New("u") + "@acme.test", Role: identity.Admin,
+		PasswordHash: "x", CreatedAt: time.Now()}
+	if err := sqlstore.NewUsers(db).Create(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	return org, u
+}
+
+// newJob is a queued upload job of the organization.
+func newJob(orgID string, now time.Time) job.Job {
+	return job.Job{ID: id.New(id.Job), OrgID: orgID, Mode: "normalize", Status: job.Queued, SourceType: "upload",
+		Files:  []job.File{{ID: id.New(id.File), Filename: "contacts.csv", Format: "csv", SizeBytes: 1234, SHA256: "ab"}},
+		Schema: []byte(`{"fields":[]}`), Options: []byte(`{"trim":true}`), Progress: job.Progress{BytesTotal: 1234}, CreatedAt: now}
+}
+
+// forEachStore runs fn against a migrated database of each configured kind.
 func forEachStore(t *testing.T, fn func(t *testing.T, db *sqlstore.DB)) {
 	for _, target := range sqltest.Targets(t) {
 		t.Run(target.Name, func(t *testing.T) {
@@ -94,161 +116,9 @@ func TestPending_onEmptyDatabase(t *testing.T) {
 	}
 }
 
-func TestOrganizations_contract(t *testing.T) {
-	t.Parallel()
-	forEachStore(t, func(t *testing.T, db *sqlstore.DB) {
-		ctx := context.Background()
-		orgs := sqlstore.NewOrganizations(db)
-		now := time.Date(2026, 11, 22, 8, 15, 30, 123e6, time.UTC)
-		acme, _ := identity.NewOrganization(id.New(id.Org), "Acme", []identity.Product{identity.Normalize}, now)
-		if err := orgs.Create(ctx, acme); err != nil {
-			t.Fatal(err)
-		}
-		got, err := orgs.Get(ctx, acme.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Name != "Acme" || !got.CreatedAt.Equal(now) || len(got.Products) != 1 || !got.Has(identity.Normalize) {
-			t.Fatalf("Get = %+v", got)
-		}
-		if err := orgs.Grant(ctx, acme.ID, identity.Connect, now); err != nil {
-			t.Fatal(err)
-		}
-		if err := orgs.Grant(ctx, acme.ID, identity.Connect, now); err != nil {
-			t.Fatalf("second grant: %v", err)
-		}
-		got, _ = orgs.Get(ctx, acme.ID)
-		if !got.Has(identity.Connect) || len(got.Products) != 2 {
-			t.Fatalf("after grant: %v", got.Products)
-		}
-		if err := orgs.Revoke(ctx, acme.ID, identity.Normalize); err != nil {
-			t.Fatal(err)
-		}
-		got, _ = orgs.Get(ctx, acme.ID)
-		if got.Has(identity.Normalize) || !got.Has(identity.Connect) {
-			t.Fatalf("after revoke: %v", got.Products)
-		}
-		if err := orgs.Grant(ctx, id.New(id.Org), identity.Connect, now); !errors.Is(err, domain.ErrNotFound) {
-			t.Fatalf("grant on unknown org: %v, want ErrNotFound", err)
-		}
-		if _, err := orgs.Get(ctx, id.New(id.Org)); !errors.Is(err, domain.ErrNotFound) {
-			t.Fatalf("unknown org: %v", err)
-		}
-		if err := orgs.Create(ctx, acme); !errors.Is(err, domain.ErrConflict) {
-			t.Fatalf("duplicate create: %v, want ErrConflict", err)
-		}
-	})
-}
-
-func TestOrganizations_listPages(t *testing.T) {
-	t.Parallel()
-	forEachStore(t, func(t *testing.T, db *sqlstore.DB) {
-		ctx := context.Background()
-		orgs := sqlstore.NewOrganizations(db)
-		var ids []string
-		for i := range 5 {
-			o, _ := identity.NewOrganization(id.New(id.Org), "Org", nil, time.Now())
-			o.Name += string(rune('A' + i))
-			if err := orgs.Create(ctx, o); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, o.ID)
-		}
-		var seen []string
-		cursor := ""
-		for range 10 {
-			page, next, err := orgs.List(ctx, ports.Page{Limit: 2, Cursor: cursor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range page {
-				seen = append(seen, o.ID)
-			}
-			if next == "" {
-				break
-			}
-			cursor = next
-		}
-		if len(seen) != 5 {
-			t.Fatalf("paged through %d orgs, want 5", len(seen))
-		}
-		for i := range seen {
-			if seen[i] != ids[len(ids)-1-i] {
-				t.Fatalf("order %v, want newest first %v", seen, ids)
-			}
-		}
-		if n, _ := orgs.Count(ctx); n != 5 {
-			t.Fatalf("Count = %d", n)
-		}
-		if _, _, err := orgs.List(ctx, ports.Page{Cursor: "!!!"}); !errors.Is(err, domain.ErrInvalid) {
-			t.Fatalf("bad cursor: %v", err)
-		}
-	})
-}
-
-func TestUsers_contract(t *testing.T) {
-	t.Parallel()
-	forEachStore(t, func(t *testing.T, db *sqlstore.DB) {
-		ctx := context.Background()
-		org, _ := identity.NewOrganization(id.New(id.Org), "Acme", nil, time.Now())
-		if err := sqlstore.NewOrganizations(db).Create(ctx, org); err != nil {
-			t.Fatal(err)
-		}
-		users := sqlstore.NewUsers(db)
-		u := identity.User{ID: id.New(id.User), OrgID: org.ID, Email: "ann@acme.test", Role: identity.Admin,
-			IsStaff: true, PasswordHash: "$argon2id$x", CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
-		if err := users.Create(ctx, u); err != nil {
-			t.Fatal(err)
-		}
-		got, err := users.GetByEmail(ctx, "ann@acme.test")
-		if err != nil || got.ID != u.ID || got.Role != identity.Admin || !got.IsStaff || got.PasswordHash != u.PasswordHash {
-			t.Fatalf("GetByEmail = %+v, %v", got, err)
-		}
-		if got, err := users.Get(ctx, u.ID); err != nil || got.Email != u.Email {
-			t.Fatalf("Get = %+v, %v", got, err)
-		}
-		dup := u
-		dup.ID = id.New(id.User)
-		if err := users.Create(ctx, dup); !errors.Is(err, domain.ErrConflict) {
-			t.Fatalf("duplicate email: %v", err)
-		}
-		orphan := u
-		orphan.ID, orphan.Email, orphan.OrgID = id.New(id.User), "x@y.test", id.New(id.Org)
-		if err := users.Create(ctx, orphan); !errors.Is(err, domain.ErrNotFound) {
-			t.Fatalf("user of unknown org: %v", err)
-		}
-		if _, err := users.GetByEmail(ctx, "nobody@acme.test"); !errors.Is(err, domain.ErrNotFound) {
-			t.Fatalf("unknown email: %v", err)
-		}
-	})
-}
-
-func TestTransactor_rollsBack(t *testing.T) {
-	t.Parallel()
-	forEachStore(t, func(t *testing.T, db *sqlstore.DB) {
-		ctx := context.Background()
-		orgs := sqlstore.NewOrganizations(db)
-		tx := sqlstore.NewTransactor(db)
-		boom := errors.New("boom")
-		org, _ := identity.NewOrganization(id.New(id.Org), "Gone", nil, time.Now())
-		err := tx.InTx(ctx, func(ctx context.Context) error {
-			if err := orgs.Create(ctx, org); err != nil {
-				return err
-			}
-			if _, err := orgs.Get(ctx, org.ID); err != nil {
-				t.Errorf("not visible inside its own transaction: %v", err)
-			}
-			return boom
-		})
-		if !errors.Is(err, boom) {
-			t.Fatalf("InTx = %v", err)
-		}
-		if _, err := orgs.Get(ctx, org.ID); !errors.Is(err, domain.ErrNotFound) {
-			t.Fatalf("rolled-back org is visible: %v", err)
-		}
-	})
-}
-
+// TestTransactor_afterCommit: AfterCommit, the hook the in-process event
+// bus delivers by, runs at the commit, never after a rollback, and at once
+// outside a transaction.
 func TestTransactor_afterCommit(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, db *sqlstore.DB) {

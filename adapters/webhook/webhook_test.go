@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/adapters/webhook"
 	"github.com/tabnorm/tabnorm/ports"
+	"github.com/tabnorm/tabnorm/ports/portstest"
 )
 
 // counter is a receiver on loopback that counts the requests reaching it.
@@ -108,4 +109,11 @@ func TestSender_refusesInternalAddressesByDefault(t *testing.T) {
 	if n := conns.Load(); n != 0 {
 		t.Fatalf("%d connections reached the loopback server", n)
 	}
+}
+
+// TestSender_conformance runs the WebhookSender suite on a sender allowed
+// to reach loopback, where the suite's receivers listen.
+func TestSender_conformance(t *testing.T) {
+	t.Parallel()
+	portstest.WebhookSender(t, func(*testing.T) ports.WebhookSender { return webhook.NewSender(webhook.Config{AllowPrivate: true}) })
 }

@@ -43,9 +43,38 @@ func SQLite(t testing.TB) Target {
 	return Target{Name: "sqlite", URL: "sqlite://" + filepath.Join(t.TempDir(), "tabnorm.db")}
 }
 
+// Fresh is a kind of database that makes a new, empty one per call, for
+// suites that want a database of their own for each step.
+type Fresh struct {
+	Name string // "sqlite" or "postgres"
+	New  func(t testing.TB) Target
+}
+
+// Kinds returns SQLite and, when configured, PostgreSQL, as Targets does,
+// without making a database yet.
+func Kinds(t testing.TB) []Fresh {
+	t.Helper()
+	kinds := []Fresh{{Name: "sqlite", New: SQLite}}
+	if base, ok := postgresServer(t); ok {
+		kinds = append(kinds, Fresh{Name: "postgres", New: func(t testing.TB) Target { return createPostgres(t, base) }})
+	}
+	return kinds
+}
+
 // Postgres creates a scratch database on the configured server. Without a
 // server it logs a loud notice and returns false, or fails the test on CI.
 func Postgres(t testing.TB) (Target, bool) {
+	t.Helper()
+	base, ok := postgresServer(t)
+	if !ok {
+		return Target{}, false
+	}
+	return createPostgres(t, base), true
+}
+
+// postgresServer returns the configured server's URL. Without one it logs
+// a loud notice and returns false, or fails the test on CI.
+func postgresServer(t testing.TB) (string, bool) {
 	t.Helper()
 	base := os.Getenv(EnvURL)
 	if base == "" {
@@ -53,8 +82,15 @@ func Postgres(t testing.TB) (Target, bool) {
 			t.Fatalf("%s is not set, but CI=true: PostgreSQL tests are mandatory in CI", EnvURL)
 		}
 		t.Logf("*** SKIPPING the PostgreSQL half of %s: set %s=postgres://… to run it ***", t.Name(), EnvURL)
-		return Target{}, false
+		return "", false
 	}
+	return base, true
+}
+
+// createPostgres creates a scratch database on the server at base,
+// dropped when the test ends.
+func createPostgres(t testing.TB, base string) Target {
+	t.Helper()
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatalf("%s: %v", EnvURL, err)
@@ -83,5 +119,5 @@ func Postgres(t testing.TB) (Target, bool) {
 		_, _ = db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	})
 	u.Path = "/" + name
-	return Target{Name: "postgres", URL: u.String()}, true
+	return Target{Name: "postgres", URL: u.String()}
 }

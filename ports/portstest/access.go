@@ -1,0 +1,240 @@
+package portstest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/session"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// APIKeys is the suite of ports.APIKeys.
+func APIKeys(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"create_then_find_by_hash", keysCreateThenFind},
+		{"touch_sets_last_used", keysTouch},
+		{"revoke_once_and_only_in_its_organization", keysRevoke},
+		{"list_is_per_organization", keysList},
+		{"duplicate_hash_is_conflict", keysDuplicate},
+	})
+}
+
+func seedKey(t *testing.T, s Stores) (apikey.Key, identity.Organization) {
+	t.Helper()
+	org := seedOrg(t, s, identity.Normalize)
+	user := seedUser(t, s, org)
+	plain := apikey.Generate()
+	k := apikey.Key{ID: id.New(id.Key), OrgID: org.ID, Name: "ci", Hash: apikey.HashOf(plain), Last4: apikey.Last4(plain),
+		CreatedBy: user.ID, CreatedAt: now}
+	ok(t, s.APIKeys.Create(context.Background(), k))
+	return k, org
+}
+
+func keysCreateThenFind(t *testing.T, s Stores) {
+	ctx := context.Background()
+	k, org := seedKey(t, s)
+	got, err := s.APIKeys.FindByHash(ctx, k.Hash)
+	if err != nil || got.ID != k.ID || got.OrgID != org.ID || got.Last4 != k.Last4 || got.Revoked() || got.LastUsedAt != nil || !got.CreatedAt.Equal(now) {
+		t.Fatalf("FindByHash = %+v, %v", got, err)
+	}
+	_, err = s.APIKeys.FindByHash(ctx, apikey.HashOf(apikey.Generate()))
+	isKind(t, err, domain.ErrNotFound, "an unknown hash")
+}
+
+func keysTouch(t *testing.T, s Stores) {
+	ctx := context.Background()
+	k, _ := seedKey(t, s)
+	ok(t, s.APIKeys.TouchLastUsed(ctx, k.ID, now.Add(time.Minute)))
+	if got, _ := s.APIKeys.FindByHash(ctx, k.Hash); got.LastUsedAt == nil || !got.LastUsedAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("last used at %v", got.LastUsedAt)
+	}
+}
+
+func keysRevoke(t *testing.T, s Stores) {
+	ctx := context.Background()
+	k, org := seedKey(t, s)
+	other := seedOrg(t, s)
+	_, _, err := s.APIKeys.Revoke(ctx, other.ID, k.ID, now)
+	isKind(t, err, domain.ErrNotFound, "Revoke through another organization")
+	revoked, changed, err := s.APIKeys.Revoke(ctx, org.ID, k.ID, now.Add(time.Hour))
+	if err != nil || !changed || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(now.Add(time.Hour)) {
+		t.Fatalf("Revoke = %+v, %v, %v", revoked, changed, err)
+	}
+	again, changed, err := s.APIKeys.Revoke(ctx, org.ID, k.ID, now.Add(2*time.Hour))
+	if err != nil || changed || again.RevokedAt == nil || !again.RevokedAt.Equal(now.Add(time.Hour)) {
+		t.Fatalf("a second Revoke changed revoked_at: %v, %v, %v", again.RevokedAt, changed, err)
+	}
+	if got, _ := s.APIKeys.FindByHash(ctx, k.Hash); !got.Revoked() {
+		t.Fatal("a revoked key is found as not revoked")
+	}
+}
+
+func keysList(t *testing.T, s Stores) {
+	ctx := context.Background()
+	k, org := seedKey(t, s)
+	other := seedOrg(t, s)
+	list, next, err := s.APIKeys.List(ctx, org.ID, ports.Page{})
+	if err != nil || len(list) != 1 || next != "" || list[0].ID != k.ID {
+		t.Fatalf("List = %v, %q, %v", list, next, err)
+	}
+	if list, _, _ := s.APIKeys.List(ctx, other.ID, ports.Page{}); len(list) != 0 {
+		t.Fatalf("another organization lists %d keys", len(list))
+	}
+}
+
+func keysDuplicate(t *testing.T, s Stores) {
+	k, _ := seedKey(t, s)
+	k.ID = id.New(id.Key)
+	isKind(t, s.APIKeys.Create(context.Background(), k), domain.ErrConflict, "a second key with the same hash")
+}
+
+// Sessions is the suite of ports.Sessions.
+func Sessions(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"create_then_get_by_hash", sessionsCreateThenGet},
+		{"touch_and_impersonate", sessionsTouchAndImpersonate},
+		{"delete", sessionsDelete},
+	})
+}
+
+func seedSession(t *testing.T, s Stores) (session.Session, string, identity.Organization) {
+	t.Helper()
+	org := seedOrg(t, s, identity.Normalize)
+	user := seedUser(t, s, org)
+	ses, token := session.New(user.ID, org.ID, now)
+	ses.IP, ses.UserAgent = "203.0.113.9", "test"
+	ok(t, s.Sessions.Create(context.Background(), ses))
+	return ses, token, org
+}
+
+func sessionsCreateThenGet(t *testing.T, s Stores) {
+	ses, token, org := seedSession(t, s)
+	got, err := s.Sessions.Get(context.Background(), session.HashOf(token))
+	if err != nil || got.UserID != ses.UserID || got.OrgID != org.ID || !got.CreatedAt.Equal(now) || got.Impersonating() || got.IP != "203.0.113.9" || got.UserAgent != "test" {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	_, err = s.Sessions.Get(context.Background(), session.HashOf("nope"))
+	isKind(t, err, domain.ErrNotFound, "an unknown session")
+}
+
+func sessionsTouchAndImpersonate(t *testing.T, s Stores) {
+	ctx := context.Background()
+	ses, _, _ := seedSession(t, s)
+	other := seedOrg(t, s)
+	ok(t, s.Sessions.Touch(ctx, ses.Hash, now.Add(time.Hour)))
+	at := now.Add(2 * time.Hour)
+	ok(t, s.Sessions.SetImpersonation(ctx, ses.Hash, other.ID, &at))
+	got, _ := s.Sessions.Get(ctx, ses.Hash)
+	if !got.LastSeenAt.Equal(now.Add(time.Hour)) || got.ImpersonatedOrgID != other.ID || got.ImpersonatedAt == nil || !got.ImpersonatedAt.Equal(at) {
+		t.Fatalf("after Touch and SetImpersonation: %+v", got)
+	}
+	ok(t, s.Sessions.SetImpersonation(ctx, ses.Hash, "", nil))
+	if got, _ = s.Sessions.Get(ctx, ses.Hash); got.Impersonating() || got.ImpersonatedAt != nil {
+		t.Fatalf("impersonation not ended: %+v", got)
+	}
+}
+
+func sessionsDelete(t *testing.T, s Stores) {
+	ctx := context.Background()
+	ses, _, _ := seedSession(t, s)
+	ok(t, s.Sessions.Delete(ctx, ses.Hash))
+	_, err := s.Sessions.Get(ctx, ses.Hash)
+	isKind(t, err, domain.ErrNotFound, "a deleted session")
+}
+
+// AuditLog is the suite of ports.AuditLog.
+func AuditLog(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"record_then_list_newest_first_per_organization", auditRecordThenList},
+	})
+}
+
+func auditRecordThenList(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org, other := id.New(id.Org), id.New(id.Org)
+	for _, action := range []string{"login", "api_key.create", "logout"} {
+		ok(t, s.AuditLog.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: org, ActorUserID: "usr_a", Action: action,
+			IP: "198.51.100.1", UserAgent: "ua", At: now}))
+	}
+	list, _, err := s.AuditLog.List(ctx, org, ports.Page{Limit: 10})
+	if err != nil || len(list) != 3 || list[0].Action != "logout" || list[2].Action != "login" || !list[0].At.Equal(now) || list[0].IP != "198.51.100.1" {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	if list, _, _ := s.AuditLog.List(ctx, other, ports.Page{}); len(list) != 0 {
+		t.Fatal("another organization's entries listed")
+	}
+}
+
+// Credentials is the suite of ports.Credentials.
+func Credentials(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"key_with_its_organizations_products", credsKey},
+		{"key_of_an_organization_without_products", credsKeyNoProducts},
+		{"unknown_key_is_not_found", credsUnknownKey},
+		{"session_with_its_user_and_products", credsSession},
+		{"impersonating_session_has_both_organizations_products", credsImpersonating},
+		{"unknown_session_is_not_found", credsUnknownSession},
+	})
+}
+
+func credsKey(t *testing.T, s Stores) {
+	ctx := context.Background()
+	k, org := seedKey(t, s)
+	ok(t, s.Organizations.Grant(ctx, org.ID, identity.Connect, now))
+	got, products, err := s.Credentials.KeyByHash(ctx, k.Hash)
+	if err != nil || got.ID != k.ID || got.OrgID != org.ID || !got.CreatedAt.Equal(now) || got.Revoked() || len(products) != 2 || products[0] != identity.Normalize {
+		t.Fatalf("KeyByHash = %+v, %v, %v", got, products, err)
+	}
+}
+
+func credsKeyNoProducts(t *testing.T, s Stores) {
+	ctx := context.Background()
+	empty := seedOrg(t, s)
+	plain := apikey.Generate()
+	ok(t, s.APIKeys.Create(ctx, apikey.Key{ID: id.New(id.Key), OrgID: empty.ID, Name: "e", Hash: apikey.HashOf(plain), Last4: "xxxx", CreatedAt: now}))
+	if got, products, err := s.Credentials.KeyByHash(ctx, apikey.HashOf(plain)); err != nil || got.OrgID != empty.ID || len(products) != 0 {
+		t.Fatalf("KeyByHash = %+v, %v, %v", got, products, err)
+	}
+}
+
+func credsUnknownKey(t *testing.T, s Stores) {
+	_, _, err := s.Credentials.KeyByHash(context.Background(), apikey.HashOf(apikey.Generate()))
+	isKind(t, err, domain.ErrNotFound, "an unknown key")
+}
+
+func credsSession(t *testing.T, s Stores) {
+	ctx := context.Background()
+	ses, token, org := seedSession(t, s)
+	ok(t, s.Organizations.Grant(ctx, org.ID, identity.Connect, now))
+	gotSes, gotUser, byOrg, err := s.Credentials.SessionByHash(ctx, session.HashOf(token))
+	if err != nil || gotSes.UserID != ses.UserID || gotUser.ID != ses.UserID || gotUser.Role != identity.Admin || len(byOrg) != 1 || len(byOrg[org.ID]) != 2 {
+		t.Fatalf("SessionByHash = %+v, %+v, %v, %v", gotSes, gotUser, byOrg, err)
+	}
+}
+
+func credsImpersonating(t *testing.T, s Stores) {
+	ctx := context.Background()
+	ses, _, org := seedSession(t, s)
+	customer := seedOrg(t, s, identity.Connect)
+	at := now.Add(time.Minute)
+	ok(t, s.Sessions.SetImpersonation(ctx, ses.Hash, customer.ID, &at))
+	gotSes, _, byOrg, err := s.Credentials.SessionByHash(ctx, ses.Hash)
+	if err != nil || gotSes.ImpersonatedOrgID != customer.ID || gotSes.ImpersonatedAt == nil || !gotSes.ImpersonatedAt.Equal(at) ||
+		len(byOrg[customer.ID]) != 1 || byOrg[customer.ID][0] != identity.Connect || len(byOrg[org.ID]) != 1 {
+		t.Fatalf("SessionByHash while impersonating = %+v, %v, %v", gotSes, byOrg, err)
+	}
+}
+
+func credsUnknownSession(t *testing.T, s Stores) {
+	_, _, _, err := s.Credentials.SessionByHash(context.Background(), session.HashOf("nope"))
+	isKind(t, err, domain.ErrNotFound, "an unknown session")
+}

@@ -1,0 +1,174 @@
+package portstest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Transactor is the suite of ports.Transactor: repository calls made with
+// the transaction's context join it, and fn's error rolls it back.
+func Transactor(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"commit_keeps_writes", transactorCommits},
+		{"error_rolls_back", transactorRollsBack},
+		{"nested_calls_join_the_outer", transactorNests},
+	})
+}
+
+func transactorCommits(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org, _ := identity.NewOrganization(id.New(id.Org), "Kept", nil, now)
+	ok(t, s.Tx.InTx(ctx, func(ctx context.Context) error { return s.Organizations.Create(ctx, org) }))
+	_, err := s.Organizations.Get(ctx, org.ID)
+	ok(t, err)
+}
+
+func transactorRollsBack(t *testing.T, s Stores) {
+	ctx := context.Background()
+	boom := errors.New("boom")
+	org, _ := identity.NewOrganization(id.New(id.Org), "Gone", nil, now)
+	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.Organizations.Create(ctx, org); err != nil {
+			return err
+		}
+		if _, err := s.Organizations.Get(ctx, org.ID); err != nil {
+			t.Errorf("not visible inside its own transaction: %v", err)
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("InTx = %v, want fn's error", err)
+	}
+	_, err = s.Organizations.Get(ctx, org.ID)
+	isKind(t, err, domain.ErrNotFound, "a rolled-back organization")
+}
+
+func transactorNests(t *testing.T, s Stores) {
+	ctx := context.Background()
+	boom := errors.New("boom")
+	org, _ := identity.NewOrganization(id.New(id.Org), "Inner", nil, now)
+	_ = s.Tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.Tx.InTx(ctx, func(ctx context.Context) error { return s.Organizations.Create(ctx, org) }); err != nil {
+			return err
+		}
+		return boom
+	})
+	_, err := s.Organizations.Get(ctx, org.ID)
+	isKind(t, err, domain.ErrNotFound, "a write of a nested call whose outer transaction rolled back")
+}
+
+// Organizations is the suite of ports.Organizations.
+func Organizations(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"create_then_get", orgsCreateThenGet},
+		{"grant_and_revoke_products", orgsGrantAndRevoke},
+		{"unknown_is_not_found", orgsUnknown},
+		{"duplicate_is_conflict", orgsDuplicate},
+		{"list_pages_newest_first_and_count", orgsListAndCount},
+	})
+}
+
+func orgsCreateThenGet(t *testing.T, s Stores) {
+	org := seedOrg(t, s, identity.Normalize)
+	got, err := s.Organizations.Get(context.Background(), org.ID)
+	ok(t, err)
+	if got.Name != "Acme" || !got.CreatedAt.Equal(now) || len(got.Products) != 1 || !got.Has(identity.Normalize) {
+		t.Fatalf("Get = %+v", got)
+	}
+}
+
+func orgsGrantAndRevoke(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s, identity.Normalize)
+	ok(t, s.Organizations.Grant(ctx, org.ID, identity.Connect, now))
+	if err := s.Organizations.Grant(ctx, org.ID, identity.Connect, now); err != nil {
+		t.Fatalf("granting a product again: %v", err)
+	}
+	got, _ := s.Organizations.Get(ctx, org.ID)
+	if !got.Has(identity.Connect) || len(got.Products) != 2 {
+		t.Fatalf("after grant: %v", got.Products)
+	}
+	ok(t, s.Organizations.Revoke(ctx, org.ID, identity.Normalize))
+	got, _ = s.Organizations.Get(ctx, org.ID)
+	if got.Has(identity.Normalize) || !got.Has(identity.Connect) {
+		t.Fatalf("after revoke: %v", got.Products)
+	}
+}
+
+func orgsUnknown(t *testing.T, s Stores) {
+	ctx := context.Background()
+	_, err := s.Organizations.Get(ctx, id.New(id.Org))
+	isKind(t, err, domain.ErrNotFound, "Get of an unknown organization")
+	isKind(t, s.Organizations.Grant(ctx, id.New(id.Org), identity.Connect, now), domain.ErrNotFound, "Grant to an unknown organization")
+}
+
+func orgsDuplicate(t *testing.T, s Stores) {
+	org := seedOrg(t, s)
+	isKind(t, s.Organizations.Create(context.Background(), org), domain.ErrConflict, "a second Create of an organization")
+}
+
+func orgsListAndCount(t *testing.T, s Stores) {
+	ctx := context.Background()
+	var created []string
+	for range 5 {
+		created = append(created, seedOrg(t, s).ID)
+	}
+	got := pages(t, 2, func(p ports.Page) ([]identity.Organization, string, error) { return s.Organizations.List(ctx, p) },
+		func(o identity.Organization) string { return o.ID })
+	newestFirst(t, "Organizations.List", got, created)
+	if n, err := s.Organizations.Count(ctx); err != nil || n != 5 {
+		t.Fatalf("Count = %d, %v", n, err)
+	}
+	_, _, err := s.Organizations.List(ctx, ports.Page{Cursor: "!!!"})
+	isKind(t, err, domain.ErrInvalid, "a cursor the list did not hand out")
+}
+
+// Users is the suite of ports.Users.
+func Users(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"create_then_get_by_id_and_email", usersCreateThenGet},
+		{"duplicate_email_is_conflict", usersDuplicateEmail},
+		{"user_of_unknown_organization_is_not_found", usersOrphan},
+		{"unknown_email_is_not_found", usersUnknownEmail},
+	})
+}
+
+func usersCreateThenGet(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	u := identity.User{ID: id.New(id.User), OrgID: org.ID, Email: "ann@acme.test", Role: identity.Admin,
+		IsStaff: true, PasswordHash: "$argon2id$x", CreatedAt: now}
+	ok(t, s.Users.Create(ctx, u))
+	got, err := s.Users.GetByEmail(ctx, "ann@acme.test")
+	if err != nil || got.ID != u.ID || got.Role != identity.Admin || !got.IsStaff || got.PasswordHash != u.PasswordHash || !got.CreatedAt.Equal(now) {
+		t.Fatalf("GetByEmail = %+v, %v", got, err)
+	}
+	if got, err := s.Users.Get(ctx, u.ID); err != nil || got.Email != u.Email {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+}
+
+func usersDuplicateEmail(t *testing.T, s Stores) {
+	u := seedUser(t, s, seedOrg(t, s))
+	u.ID = id.New(id.User)
+	isKind(t, s.Users.Create(context.Background(), u), domain.ErrConflict, "a second user with the same email")
+}
+
+func usersOrphan(t *testing.T, s Stores) {
+	u := identity.User{ID: id.New(id.User), OrgID: id.New(id.Org), Email: "x@y.test", Role: identity.Member, CreatedAt: now}
+	isKind(t, s.Users.Create(context.Background(), u), domain.ErrNotFound, "a user of an unknown organization")
+}
+
+func usersUnknownEmail(t *testing.T, s Stores) {
+	_, err := s.Users.GetByEmail(context.Background(), "nobody@acme.test")
+	isKind(t, err, domain.ErrNotFound, "an unknown email")
+}

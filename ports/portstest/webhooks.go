@@ -1,0 +1,203 @@
+package portstest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/webhook"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// WebhookEndpoints is the suite of ports.WebhookEndpoints.
+func WebhookEndpoints(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"create_then_get", endpointsCreateThenGet},
+		{"another_organizations_endpoint_is_not_found", endpointsOtherOrg},
+		{"enabled_lists_only_enabled_ones", endpointsEnabled},
+		{"list_pages_newest_first", endpointsList},
+		{"update_reads_modifies_and_writes", endpointsUpdate},
+		{"delete_takes_the_deliveries_along", endpointsDelete},
+	})
+}
+
+func seedEndpoint(t *testing.T, s Stores, orgID string, enabled bool) webhook.Endpoint {
+	t.Helper()
+	e := webhook.Endpoint{ID: id.New(id.Webhook), OrgID: orgID, URL: "https://hooks.example.com/" + id.New("x"), Description: "ci",
+		Events: []string{webhook.JobSucceeded, webhook.JobFailed}, Enabled: enabled, Secret: webhook.NewSecret(), CreatedAt: now, UpdatedAt: now}
+	ok(t, s.WebhookEndpoints.Create(context.Background(), e))
+	return e
+}
+
+func endpointsCreateThenGet(t *testing.T, s Stores) {
+	org := seedOrg(t, s)
+	e := seedEndpoint(t, s, org.ID, true)
+	for _, orgID := range []string{org.ID, ""} {
+		got, err := s.WebhookEndpoints.Get(context.Background(), orgID, e.ID)
+		if err != nil || got.URL != e.URL || got.Description != "ci" || !slices.Equal(got.Events, e.Events) || !got.Enabled ||
+			got.Secret != e.Secret || !got.CreatedAt.Equal(now) || !got.UpdatedAt.Equal(now) || got.PreviousUntil != nil || got.FailingSince != nil {
+			t.Fatalf("Get(%q) = %+v, %v", orgID, got, err)
+		}
+	}
+}
+
+func endpointsOtherOrg(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org, other := seedOrg(t, s), seedOrg(t, s)
+	e := seedEndpoint(t, s, org.ID, true)
+	_, err := s.WebhookEndpoints.Get(ctx, other.ID, e.ID)
+	isKind(t, err, domain.ErrNotFound, "Get through another organization")
+	_, err = s.WebhookEndpoints.Update(ctx, other.ID, e.ID, func(*webhook.Endpoint) error { return nil })
+	isKind(t, err, domain.ErrNotFound, "Update through another organization")
+	isKind(t, s.WebhookEndpoints.Delete(ctx, other.ID, e.ID), domain.ErrNotFound, "Delete through another organization")
+}
+
+func endpointsEnabled(t *testing.T, s Stores) {
+	org, other := seedOrg(t, s), seedOrg(t, s)
+	on := seedEndpoint(t, s, org.ID, true)
+	seedEndpoint(t, s, org.ID, false)
+	seedEndpoint(t, s, other.ID, true)
+	if enabled, err := s.WebhookEndpoints.Enabled(context.Background(), org.ID); err != nil || len(enabled) != 1 || enabled[0].ID != on.ID {
+		t.Fatalf("Enabled = %v, %v", enabled, err)
+	}
+}
+
+func endpointsList(t *testing.T, s Stores) {
+	org := seedOrg(t, s)
+	var created []string
+	for i := range 3 {
+		created = append(created, seedEndpoint(t, s, org.ID, i%2 == 0).ID)
+	}
+	got := pages(t, 1, func(p ports.Page) ([]webhook.Endpoint, string, error) {
+		return s.WebhookEndpoints.List(context.Background(), org.ID, p)
+	}, func(e webhook.Endpoint) string { return e.ID })
+	newestFirst(t, "WebhookEndpoints.List", got, created)
+}
+
+func endpointsUpdate(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	e := seedEndpoint(t, s, org.ID, true)
+	later := now.Add(time.Hour)
+	upd, err := s.WebhookEndpoints.Update(ctx, "", e.ID, func(e *webhook.Endpoint) error {
+		e.Rotate(webhook.NewSecret(), later)
+		e.Failed(410, later)
+		return nil
+	})
+	if err != nil || upd.Enabled || upd.PreviousSecret != e.Secret {
+		t.Fatalf("Update = %+v, %v", upd, err)
+	}
+	got, _ := s.WebhookEndpoints.Get(ctx, org.ID, e.ID)
+	if got.Enabled || got.DisabledReason == "" || got.Secret != upd.Secret || got.PreviousSecret != e.Secret || got.PreviousUntil == nil ||
+		!got.PreviousUntil.Equal(later.Add(webhook.RotationOverlap)) || got.FailingSince == nil || !got.FailingSince.Equal(later) {
+		t.Fatalf("after Update: %+v", got)
+	}
+}
+
+func endpointsDelete(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	e := seedEndpoint(t, s, org.ID, true)
+	d := webhook.NewDelivery(id.New(id.Delivery), e, webhook.JobSucceeded, []byte(`{}`), now)
+	ok(t, s.WebhookDeliveries.Create(ctx, d))
+	ok(t, s.WebhookEndpoints.Delete(ctx, org.ID, e.ID))
+	_, err := s.WebhookEndpoints.Get(ctx, org.ID, e.ID)
+	isKind(t, err, domain.ErrNotFound, "a deleted endpoint")
+	_, err = s.WebhookDeliveries.Get(ctx, "", d.ID)
+	isKind(t, err, domain.ErrNotFound, "a deleted endpoint's delivery")
+}
+
+// WebhookDeliveries is the suite of ports.WebhookDeliveries.
+func WebhookDeliveries(t *testing.T, open func(t *testing.T) Stores) {
+	t.Helper()
+	runSteps(t, open, []step[Stores]{
+		{"create_then_get", deliveriesCreateThenGet},
+		{"update_records_an_attempt", deliveriesUpdate},
+		{"due_lists_pending_deliveries_oldest_first", deliveriesDue},
+		{"list_is_the_endpoints_newest_first", deliveriesList},
+	})
+}
+
+func seedDelivery(t *testing.T, s Stores, e webhook.Endpoint, at time.Time) webhook.Delivery {
+	t.Helper()
+	d := webhook.NewDelivery(id.New(id.Delivery), e, webhook.JobSucceeded, []byte(`{"type":"job.succeeded"}`), at)
+	ok(t, s.WebhookDeliveries.Create(context.Background(), d))
+	return d
+}
+
+func deliveriesCreateThenGet(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org, other := seedOrg(t, s), seedOrg(t, s)
+	d := seedDelivery(t, s, seedEndpoint(t, s, org.ID, true), now)
+	got, err := s.WebhookDeliveries.Get(ctx, org.ID, d.ID)
+	if err != nil || got.EndpointID != d.EndpointID || got.EventType != webhook.JobSucceeded || string(got.Payload) != string(d.Payload) ||
+		got.Status != webhook.Pending || got.Attempts != 0 || got.Last != nil || got.NextAt == nil || !got.NextAt.Equal(now) || !got.CreatedAt.Equal(now) {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	_, err = s.WebhookDeliveries.Get(ctx, other.ID, d.ID)
+	isKind(t, err, domain.ErrNotFound, "Get through another organization")
+}
+
+func deliveriesUpdate(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	d := seedDelivery(t, s, seedEndpoint(t, s, org.ID, true), now)
+	_, err := s.WebhookDeliveries.Update(ctx, org.ID, d.ID, func(d *webhook.Delivery) error {
+		d.Record(webhook.Attempt{At: now, StatusCode: 503, Latency: 42 * time.Millisecond, ResponseBody: "busy"})
+		return nil
+	})
+	ok(t, err)
+	got, err := s.WebhookDeliveries.Get(ctx, "", d.ID)
+	if err != nil || got.Attempts != 1 || got.Last == nil || got.Last.StatusCode != 503 || got.Last.Latency != 42*time.Millisecond ||
+		got.Last.ResponseBody != "busy" || !got.Last.At.Equal(now) || got.NextAt == nil || !got.NextAt.Equal(now.Add(5*time.Second)) {
+		t.Fatalf("after Update: %+v, %v", got, err)
+	}
+}
+
+func deliveriesDue(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	e := seedEndpoint(t, s, org.ID, true)
+	later := seedDelivery(t, s, e, now.Add(5*time.Second))
+	first := seedDelivery(t, s, e, now)
+	ended := seedDelivery(t, s, e, now)
+	_, err := s.WebhookDeliveries.Update(ctx, org.ID, ended.ID, func(d *webhook.Delivery) error {
+		d.End()
+		return nil
+	})
+	ok(t, err)
+	ids := func(ds []webhook.Delivery) []string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			out[i] = d.ID
+		}
+		return out
+	}
+	if due, err := s.WebhookDeliveries.Due(ctx, now.Add(time.Second), 10); err != nil || !slices.Equal(ids(due), []string{first.ID}) {
+		t.Fatalf("Due a second later = %v, %v", ids(due), err)
+	}
+	if due, err := s.WebhookDeliveries.Due(ctx, now.Add(5*time.Second), 10); err != nil || !slices.Equal(ids(due), []string{first.ID, later.ID}) {
+		t.Fatalf("Due five seconds later = %v, %v; want oldest first", ids(due), err)
+	}
+	if due, err := s.WebhookDeliveries.Due(ctx, now.Add(5*time.Second), 1); err != nil || !slices.Equal(ids(due), []string{first.ID}) {
+		t.Fatalf("Due with limit 1 = %v, %v", ids(due), err)
+	}
+}
+
+func deliveriesList(t *testing.T, s Stores) {
+	org := seedOrg(t, s)
+	e, other := seedEndpoint(t, s, org.ID, true), seedEndpoint(t, s, org.ID, true)
+	seedDelivery(t, s, other, now)
+	var created []string
+	for range 3 {
+		created = append(created, seedDelivery(t, s, e, now).ID)
+	}
+	got := pages(t, 2, func(p ports.Page) ([]webhook.Delivery, string, error) {
+		return s.WebhookDeliveries.List(context.Background(), org.ID, e.ID, p)
+	}, func(d webhook.Delivery) string { return d.ID })
+	newestFirst(t, "WebhookDeliveries.List", got, created)
+}
