@@ -109,110 +109,14 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		v := raw[k]
-		var err error
-		switch k {
-		case "delimiter":
-			err = json.Unmarshal(v, &o.Delimiter)
-			if err == nil && o.Delimiter != "auto" && o.Delimiter != "\\t" && len(o.Delimiter) != 1 {
-				add(k, "must be one ASCII character, \"\\t\" or \"auto\"")
-			}
-		case "encoding":
-			err = json.Unmarshal(v, &o.Encoding)
-			if err == nil && !validEncoding(o.Encoding) {
-				add(k, "must be auto or an IANA encoding name such as utf-8, windows-1251, iso-8859-7, koi8-r or shift_jis")
-			}
-		case "header_row":
-			err = json.Unmarshal(v, &o.HeaderRow)
-			if err == nil && (o.HeaderRow < HeaderNone || o.HeaderRow > table.MaxHeaderRow) {
-				add(k, fmt.Sprintf("must be 1 to %d, \"none\" (no header row) or 0 (detect)", table.MaxHeaderRow))
-			}
-		case "quote":
-			err = json.Unmarshal(v, &o.Quote)
-			if err == nil && !oneOf(o.Quote, "auto", `"`, "'", "none") {
-				add(k, `must be auto, "\"", "'" or none (quoting off)`)
-			}
-		case "escape":
-			err = json.Unmarshal(v, &o.Escape)
-			if err == nil && !oneOf(o.Escape, "auto", `\`, "none") {
-				add(k, `must be auto, "\\" (backslash escapes inside quotes) or none (quotes are doubled)`)
-			}
-		case "skip_rows":
-			err = json.Unmarshal(v, &o.SkipRows)
-			if err == nil && o.SkipRows < 0 {
-				add(k, "must be 0 or more")
-			}
-		case "sheet":
-			var n json.Number
-			if json.Unmarshal(v, &n) == nil {
-				o.Sheet = n.String()
-			} else {
-				err = json.Unmarshal(v, &o.Sheet)
-			}
-		case "mapping":
-			err = json.Unmarshal(v, &o.Mapping)
-			if o.Mapping == nil {
-				o.Mapping = Mapping{}
-			}
-		case "trim":
-			err = json.Unmarshal(v, &o.Trim)
-		case "date_order":
-			err = json.Unmarshal(v, &o.DateOrder)
-			if err == nil && !oneOf(o.DateOrder, "auto", "DMY", "MDY", "YMD") {
-				add(k, "must be auto, DMY, MDY or YMD")
-			}
-		case "phone_region":
-			err = json.Unmarshal(v, &o.PhoneRegion)
-			o.PhoneRegion = strings.ToUpper(o.PhoneRegion)
-			if err == nil && !validRegion(o.PhoneRegion) {
-				add(k, "must be an ISO 3166-1 alpha-2 region such as US or GB")
-			}
-		case "on_error":
-			err = json.Unmarshal(v, &o.OnError)
-			if err == nil && !oneOf(o.OnError, "skip_row", "fail_job", "null_value") {
-				add(k, "must be skip_row, fail_job or null_value")
-			}
-		case "max_errors":
-			err = json.Unmarshal(v, &o.MaxErrors)
-			if err == nil && o.MaxErrors < 0 {
-				add(k, "must be 0 or more (0: no limit)")
-			}
-		case "keep_unmapped":
-			err = json.Unmarshal(v, &o.KeepUnmapped)
-		case "dedupe":
-			err = json.Unmarshal(v, &o.Dedupe)
-		case "sample_rows":
-			err = json.Unmarshal(v, &o.SampleRows)
-			if err == nil && (o.SampleRows < 1 || o.SampleRows > 1_000_000) {
-				add(k, "must be 1 to 1000000")
-			}
-		case "decimal":
-			err = json.Unmarshal(v, &o.Decimal)
-			if err == nil && !oneOf(o.Decimal, decimalAuto, ".", ",") {
-				add(k, `must be auto, "." or ","`)
-			}
-		case "columns":
-			err = parseColumns(v, &o, add)
-		case "review":
-			err = json.Unmarshal(v, &o.Review)
-			if err == nil && o.Review && m == ModeInfer {
-				add(k, "needs a target schema to review a mapping against: use mode normalize or validate")
-			}
-		case "value_map":
-			err = parseValueMap(v, &o, m, add)
-		case "value_map_case_insensitive":
-			err = json.Unmarshal(v, &o.ValueMapCaseInsensitive)
-		case "ragged_rows":
-			err = json.Unmarshal(v, &o.RaggedRows)
-			if err == nil && !oneOf(o.RaggedRows, raggedPad, raggedReject) {
-				add(k, "must be pad or reject")
-			}
-		default:
+		rule, known := optionRules[k]
+		switch {
+		case !known:
 			add(k, "unknown option")
-			continue
-		}
-		if err != nil {
+		case rule.parse(&o, m, raw[k], add) != nil:
 			add(k, "has the wrong type")
+		case rule.valid != nil && !rule.valid(&o, m):
+			add(k, rule.want)
 		}
 	}
 	checkValueMapKeys(o, add)
@@ -220,6 +124,114 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 		return o, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "The options are not valid; see errors.", Fields: errs}
 	}
 	return o, nil
+}
+
+// optionRule reads one option: parse sets it from its JSON value (an
+// error means a value of the wrong type; problem reports a problem inside
+// the value, by its path under the options), then valid, when set, checks
+// the value read in the job's mode, and want says what a valid one is.
+type optionRule struct {
+	parse func(o *Options, m Mode, v json.RawMessage, problem func(path, msg string)) error
+	valid func(o *Options, m Mode) bool
+	want  string
+}
+
+// optionRules are the options of API.md §7, by name.
+var optionRules = map[string]optionRule{
+	"delimiter": {parse: into(func(o *Options) *string { return &o.Delimiter }),
+		valid: func(o *Options, _ Mode) bool {
+			return o.Delimiter == "auto" || o.Delimiter == "\\t" || len(o.Delimiter) == 1
+		},
+		want: "must be one ASCII character, \"\\t\" or \"auto\""},
+	"encoding": {parse: into(func(o *Options) *string { return &o.Encoding }),
+		valid: func(o *Options, _ Mode) bool { return validEncoding(o.Encoding) },
+		want:  "must be auto or an IANA encoding name such as utf-8, windows-1251, iso-8859-7, koi8-r or shift_jis"},
+	"header_row": {parse: into(func(o *Options) *HeaderRow { return &o.HeaderRow }),
+		valid: func(o *Options, _ Mode) bool { return o.HeaderRow >= HeaderNone && o.HeaderRow <= table.MaxHeaderRow },
+		want:  fmt.Sprintf("must be 1 to %d, \"none\" (no header row) or 0 (detect)", table.MaxHeaderRow)},
+	"quote": {parse: into(func(o *Options) *string { return &o.Quote }),
+		valid: choice(func(o *Options) string { return o.Quote }, "auto", `"`, "'", "none"),
+		want:  `must be auto, "\"", "'" or none (quoting off)`},
+	"escape": {parse: into(func(o *Options) *string { return &o.Escape }),
+		valid: choice(func(o *Options) string { return o.Escape }, "auto", `\`, "none"),
+		want:  `must be auto, "\\" (backslash escapes inside quotes) or none (quotes are doubled)`},
+	"skip_rows": {parse: into(func(o *Options) *int { return &o.SkipRows }),
+		valid: func(o *Options, _ Mode) bool { return o.SkipRows >= 0 },
+		want:  "must be 0 or more"},
+	"sheet":   {parse: parseSheet},
+	"mapping": {parse: parseMapping},
+	"trim":    {parse: into(func(o *Options) *bool { return &o.Trim })},
+	"date_order": {parse: into(func(o *Options) *string { return &o.DateOrder }),
+		valid: choice(func(o *Options) string { return o.DateOrder }, "auto", "DMY", "MDY", "YMD"),
+		want:  "must be auto, DMY, MDY or YMD"},
+	"phone_region": {parse: parsePhoneRegion,
+		valid: func(o *Options, _ Mode) bool { return validRegion(o.PhoneRegion) },
+		want:  "must be an ISO 3166-1 alpha-2 region such as US or GB"},
+	"on_error": {parse: into(func(o *Options) *string { return &o.OnError }),
+		valid: choice(func(o *Options) string { return o.OnError }, "skip_row", "fail_job", "null_value"),
+		want:  "must be skip_row, fail_job or null_value"},
+	"max_errors": {parse: into(func(o *Options) *int64 { return &o.MaxErrors }),
+		valid: func(o *Options, _ Mode) bool { return o.MaxErrors >= 0 },
+		want:  "must be 0 or more (0: no limit)"},
+	"keep_unmapped": {parse: into(func(o *Options) *bool { return &o.KeepUnmapped })},
+	"dedupe":        {parse: into(func(o *Options) *bool { return &o.Dedupe })},
+	"sample_rows": {parse: into(func(o *Options) *int { return &o.SampleRows }),
+		valid: func(o *Options, _ Mode) bool { return o.SampleRows >= 1 && o.SampleRows <= 1_000_000 },
+		want:  "must be 1 to 1000000"},
+	"decimal": {parse: into(func(o *Options) *string { return &o.Decimal }),
+		valid: choice(func(o *Options) string { return o.Decimal }, decimalAuto, ".", ","),
+		want:  `must be auto, "." or ","`},
+	"columns": {parse: func(o *Options, _ Mode, v json.RawMessage, problem func(string, string)) error {
+		return parseColumns(v, o, problem)
+	}},
+	"review": {parse: into(func(o *Options) *bool { return &o.Review }),
+		valid: func(o *Options, m Mode) bool { return !o.Review || m != ModeInfer },
+		want:  "needs a target schema to review a mapping against: use mode normalize or validate"},
+	"value_map": {parse: func(o *Options, m Mode, v json.RawMessage, problem func(string, string)) error {
+		return parseValueMap(v, o, m, problem)
+	}},
+	"value_map_case_insensitive": {parse: into(func(o *Options) *bool { return &o.ValueMapCaseInsensitive })},
+	"ragged_rows": {parse: into(func(o *Options) *string { return &o.RaggedRows }),
+		valid: choice(func(o *Options) string { return o.RaggedRows }, raggedPad, raggedReject),
+		want:  "must be pad or reject"},
+}
+
+// into parses an option by decoding its value into the field.
+func into[T any](field func(o *Options) *T) func(*Options, Mode, json.RawMessage, func(string, string)) error {
+	return func(o *Options, _ Mode, v json.RawMessage, _ func(string, string)) error {
+		return json.Unmarshal(v, field(o))
+	}
+}
+
+// choice accepts the field's value when it is one of allowed.
+func choice(field func(o *Options) string, allowed ...string) func(*Options, Mode) bool {
+	return func(o *Options, _ Mode) bool { return oneOf(field(o), allowed...) }
+}
+
+// parseSheet reads a sheet by name, or by number (as its name).
+func parseSheet(o *Options, _ Mode, v json.RawMessage, _ func(string, string)) error {
+	var n json.Number
+	if json.Unmarshal(v, &n) == nil {
+		o.Sheet = n.String()
+		return nil
+	}
+	return json.Unmarshal(v, &o.Sheet)
+}
+
+// parseMapping reads source column → field; null is no mapping.
+func parseMapping(o *Options, _ Mode, v json.RawMessage, _ func(string, string)) error {
+	err := json.Unmarshal(v, &o.Mapping)
+	if o.Mapping == nil {
+		o.Mapping = Mapping{}
+	}
+	return err
+}
+
+// parsePhoneRegion reads a region in either case.
+func parsePhoneRegion(o *Options, _ Mode, v json.RawMessage, _ func(string, string)) error {
+	err := json.Unmarshal(v, &o.PhoneRegion)
+	o.PhoneRegion = strings.ToUpper(o.PhoneRegion)
+	return err
 }
 
 // parseColumns reads options.columns: {"Header": {"date_order": "DMY",
