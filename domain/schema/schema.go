@@ -232,8 +232,44 @@ func (p *parser) schema(raw any) *Schema {
 	return s
 }
 
-var fieldKeys = []string{"name", "type", "format", "title", "description", "constraints", "aliases",
-	"trueValues", "falseValues", "decimalChar", "groupChar"}
+// fieldRule reads one key of a field object into the field.
+type fieldRule struct {
+	key string
+	// read is called with the key's value when the key is present.
+	read func(p *parser, v any, path string, f *Field)
+	// missing, when set, is the problem of a field without the key.
+	missing string
+}
+
+// fieldRules are a field's keys in the order they are read: a key's rule
+// may look at the keys read before it (format, the type-specific keys and
+// the constraints all depend on type).
+var fieldRules = []fieldRule{
+	{key: "name", read: (*parser).fieldName, missing: "is required"},
+	{key: "type", read: (*parser).fieldType},
+	{key: "format", read: (*parser).fieldFormat},
+	{key: "title", read: func(p *parser, v any, path string, f *Field) { f.Title, _ = p.str(v, path) }},
+	{key: "description", read: func(p *parser, v any, path string, f *Field) { f.Description, _ = p.str(v, path) }},
+	{key: "aliases", read: func(p *parser, v any, path string, f *Field) { f.Aliases = p.strings(v, path) }},
+	{key: "trueValues", read: booleanValues(func(f *Field) *[]string { return &f.TrueValues })},
+	{key: "falseValues", read: booleanValues(func(f *Field) *[]string { return &f.FalseValues })},
+	{key: "decimalChar", read: numberChar(func(f *Field) *string { return &f.DecimalChar })},
+	{key: "groupChar", read: func(p *parser, v any, path string, f *Field) {
+		numberChar(func(f *Field) *string { return &f.GroupChar })(p, v, path, f)
+		if f.DecimalChar != "" && f.DecimalChar == f.GroupChar {
+			p.add(path, "must differ from decimalChar")
+		}
+	}},
+	{key: "constraints", read: func(p *parser, v any, path string, f *Field) { f.Constraints = p.constraints(v, path, *f) }},
+}
+
+var fieldKeys = func() []string {
+	keys := make([]string, len(fieldRules))
+	for i, r := range fieldRules {
+		keys[i] = r.key
+	}
+	return keys
+}()
 
 func (p *parser) field(raw any, path string) (Field, bool) {
 	m := p.object(raw, path, fieldKeys...)
@@ -242,162 +278,187 @@ func (p *parser) field(raw any, path string) (Field, bool) {
 	}
 	before := len(p.errs)
 	f := Field{Type: String, Format: Default}
-	if v, ok := m["name"]; !ok {
-		p.add(path+".name", "is required")
-	} else if s, ok := p.str(v, path+".name"); ok {
-		if strings.TrimSpace(s) == "" || len(s) > 200 {
-			p.add(path+".name", "must be 1 to 200 characters")
+	for _, r := range fieldRules {
+		v, ok := m[r.key]
+		switch {
+		case ok:
+			r.read(p, v, path+"."+r.key, &f)
+		case r.missing != "":
+			p.add(path+"."+r.key, "%s", r.missing)
 		}
-		if s == "_extra" {
-			p.add(path+".name", "_extra is reserved for unmapped columns")
-		}
-		f.Name = s
-	}
-	if v, ok := m["type"]; ok {
-		if s, ok := p.str(v, path+".type"); ok {
-			if !slices.Contains(types, Type(s)) {
-				p.add(path+".type", "unknown type %q (want one of string, integer, number, boolean, date, datetime, time, year)", s)
-			}
-			f.Type = Type(s)
-		}
-	}
-	if v, ok := m["format"]; ok {
-		if s, ok := p.str(v, path+".format"); ok {
-			f.Format = Format(s)
-			switch {
-			case f.Type == String && !slices.Contains(stringFormats, f.Format):
-				p.add(path+".format", "unknown string format %q (want default, email, uri, uuid, phone, country or currency)", s)
-			case f.Type != String && f.Format != Default:
-				p.add(path+".format", "type %s has no format %q (only \"default\")", f.Type, s)
-			}
-		}
-	}
-	for _, k := range []string{"title", "description"} {
-		if v, ok := m[k]; ok {
-			s, _ := p.str(v, path+"."+k)
-			if k == "title" {
-				f.Title = s
-			} else {
-				f.Description = s
-			}
-		}
-	}
-	if v, ok := m["aliases"]; ok {
-		f.Aliases = p.strings(v, path+".aliases")
-	}
-	for _, k := range []string{"trueValues", "falseValues"} {
-		if v, ok := m[k]; ok {
-			if f.Type != Boolean {
-				p.add(path+"."+k, "only applies to boolean fields")
-			}
-			vals := p.strings(v, path+"."+k)
-			if k == "trueValues" {
-				f.TrueValues = vals
-			} else {
-				f.FalseValues = vals
-			}
-		}
-	}
-	for _, k := range []string{"decimalChar", "groupChar"} {
-		if v, ok := m[k]; ok {
-			s, _ := p.str(v, path+"."+k)
-			if f.Type != Number && f.Type != Integer {
-				p.add(path+"."+k, "only applies to number and integer fields")
-			}
-			if len([]rune(s)) != 1 {
-				p.add(path+"."+k, "must be one character")
-			}
-			if k == "decimalChar" {
-				f.DecimalChar = s
-			} else {
-				f.GroupChar = s
-			}
-		}
-	}
-	if f.DecimalChar != "" && f.DecimalChar == f.GroupChar {
-		p.add(path+".groupChar", "must differ from decimalChar")
-	}
-	if v, ok := m["constraints"]; ok {
-		f.Constraints = p.constraints(v, path+".constraints", f)
 	}
 	return f, len(p.errs) == before
 }
 
+func (p *parser) fieldName(v any, path string, f *Field) {
+	s, ok := p.str(v, path)
+	if !ok {
+		return
+	}
+	if strings.TrimSpace(s) == "" || len(s) > 200 {
+		p.add(path, "must be 1 to 200 characters")
+	}
+	if s == "_extra" {
+		p.add(path, "_extra is reserved for unmapped columns")
+	}
+	f.Name = s
+}
+
+func (p *parser) fieldType(v any, path string, f *Field) {
+	s, ok := p.str(v, path)
+	if !ok {
+		return
+	}
+	if !slices.Contains(types, Type(s)) {
+		p.add(path, "unknown type %q (want one of string, integer, number, boolean, date, datetime, time, year)", s)
+	}
+	f.Type = Type(s)
+}
+
+func (p *parser) fieldFormat(v any, path string, f *Field) {
+	s, ok := p.str(v, path)
+	if !ok {
+		return
+	}
+	f.Format = Format(s)
+	switch {
+	case f.Type == String && !slices.Contains(stringFormats, f.Format):
+		p.add(path, "unknown string format %q (want default, email, uri, uuid, phone, country or currency)", s)
+	case f.Type != String && f.Format != Default:
+		p.add(path, "type %s has no format %q (only \"default\")", f.Type, s)
+	}
+}
+
+// booleanValues reads trueValues or falseValues, which only a boolean
+// field has.
+func booleanValues(field func(*Field) *[]string) func(*parser, any, string, *Field) {
+	return func(p *parser, v any, path string, f *Field) {
+		if f.Type != Boolean {
+			p.add(path, "only applies to boolean fields")
+		}
+		*field(f) = p.strings(v, path)
+	}
+}
+
+// numberChar reads decimalChar or groupChar, which only a number or an
+// integer field has.
+func numberChar(field func(*Field) *string) func(*parser, any, string, *Field) {
+	return func(p *parser, v any, path string, f *Field) {
+		s, _ := p.str(v, path)
+		if f.Type != Number && f.Type != Integer {
+			p.add(path, "only applies to number and integer fields")
+		}
+		if len([]rune(s)) != 1 {
+			p.add(path, "must be one character")
+		}
+		*field(f) = s
+	}
+}
+
+// constraintRule reads one key of a field's constraints.
+type constraintRule struct {
+	key  string
+	read func(p *parser, v any, path string, f Field, c *Constraints)
+}
+
+// constraintRules are the constraints' keys in the order they are read.
+var constraintRules = []constraintRule{
+	{"required", flag(func(c *Constraints) *bool { return &c.Required })},
+	{"unique", flag(func(c *Constraints) *bool { return &c.Unique })},
+	{"enum", (*parser).enum},
+	{"pattern", (*parser).pattern},
+	{"minimum", bound(func(c *Constraints) **string { return &c.Minimum })},
+	{"maximum", bound(func(c *Constraints) **string { return &c.Maximum })},
+	{"minLength", length(func(c *Constraints) **int { return &c.MinLength })},
+	{"maxLength", length(func(c *Constraints) **int { return &c.MaxLength })},
+}
+
+var constraintKeys = func() []string {
+	keys := make([]string, len(constraintRules))
+	for i, r := range constraintRules {
+		keys[i] = r.key
+	}
+	return keys
+}()
+
 func (p *parser) constraints(raw any, path string, f Field) Constraints {
-	m := p.object(raw, path, "required", "unique", "enum", "pattern", "minimum", "maximum", "minLength", "maxLength")
+	m := p.object(raw, path, constraintKeys...)
 	var c Constraints
 	if m == nil {
 		return c
 	}
-	for _, k := range []string{"required", "unique"} {
-		if v, ok := m[k]; ok {
-			b, isBool := v.(bool)
-			if !isBool {
-				p.add(path+"."+k, "must be true or false")
-			}
-			if k == "required" {
-				c.Required = b
-			} else {
-				c.Unique = b
-			}
-		}
-	}
-	if v, ok := m["enum"]; ok {
-		arr, isArr := v.([]any)
-		if !isArr || len(arr) == 0 {
-			p.add(path+".enum", "must be a non-empty array")
-		}
-		for i, e := range arr {
-			text, ok := p.value(e, f.Type, fmt.Sprintf("%s.enum[%d]", path, i))
-			if ok {
-				c.Enum = append(c.Enum, text)
-			}
-		}
-	}
-	if v, ok := m["pattern"]; ok {
-		if s, ok := p.str(v, path+".pattern"); ok {
-			re, err := regexp.Compile("^(?:" + s + ")$")
-			if err != nil {
-				p.add(path+".pattern", "is not a valid regular expression: %v", err)
-			}
-			c.Pattern = re
-		}
-	}
-	for _, k := range []string{"minimum", "maximum"} {
-		if v, ok := m[k]; ok {
-			if f.Type == String || f.Type == Boolean {
-				p.add(path+"."+k, "does not apply to %s fields (use minLength/maxLength)", f.Type)
-				continue
-			}
-			if text, ok := p.value(v, f.Type, path+"."+k); ok {
-				if k == "minimum" {
-					c.Minimum = &text
-				} else {
-					c.Maximum = &text
-				}
-			}
-		}
-	}
-	for _, k := range []string{"minLength", "maxLength"} {
-		if v, ok := m[k]; ok {
-			n, isNum := v.(json.Number)
-			i, err := n.Int64()
-			if !isNum || err != nil || i < 0 {
-				p.add(path+"."+k, "must be a whole number ≥ 0")
-				continue
-			}
-			ii := int(i)
-			if k == "minLength" {
-				c.MinLength = &ii
-			} else {
-				c.MaxLength = &ii
-			}
+	for _, r := range constraintRules {
+		if v, ok := m[r.key]; ok {
+			r.read(p, v, path+"."+r.key, f, &c)
 		}
 	}
 	if c.MinLength != nil && c.MaxLength != nil && *c.MinLength > *c.MaxLength {
 		p.add(path+".minLength", "is greater than maxLength")
 	}
 	return c
+}
+
+// flag reads required or unique.
+func flag(field func(*Constraints) *bool) func(*parser, any, string, Field, *Constraints) {
+	return func(p *parser, v any, path string, _ Field, c *Constraints) {
+		b, isBool := v.(bool)
+		if !isBool {
+			p.add(path, "must be true or false")
+		}
+		*field(c) = b
+	}
+}
+
+func (p *parser) enum(v any, path string, f Field, c *Constraints) {
+	arr, isArr := v.([]any)
+	if !isArr || len(arr) == 0 {
+		p.add(path, "must be a non-empty array")
+	}
+	for i, e := range arr {
+		if text, ok := p.value(e, f.Type, fmt.Sprintf("%s[%d]", path, i)); ok {
+			c.Enum = append(c.Enum, text)
+		}
+	}
+}
+
+func (p *parser) pattern(v any, path string, _ Field, c *Constraints) {
+	s, ok := p.str(v, path)
+	if !ok {
+		return
+	}
+	re, err := regexp.Compile("^(?:" + s + ")$")
+	if err != nil {
+		p.add(path, "is not a valid regular expression: %v", err)
+	}
+	c.Pattern = re
+}
+
+// bound reads minimum or maximum, a value of the field's type; strings
+// and booleans have none.
+func bound(field func(*Constraints) **string) func(*parser, any, string, Field, *Constraints) {
+	return func(p *parser, v any, path string, f Field, c *Constraints) {
+		if f.Type == String || f.Type == Boolean {
+			p.add(path, "does not apply to %s fields (use minLength/maxLength)", f.Type)
+			return
+		}
+		if text, ok := p.value(v, f.Type, path); ok {
+			*field(c) = &text
+		}
+	}
+}
+
+// length reads minLength or maxLength.
+func length(field func(*Constraints) **int) func(*parser, any, string, Field, *Constraints) {
+	return func(p *parser, v any, path string, _ Field, c *Constraints) {
+		n, isNum := v.(json.Number)
+		i, err := n.Int64()
+		if !isNum || err != nil || i < 0 {
+			p.add(path, "must be a whole number ≥ 0")
+			return
+		}
+		ii := int(i)
+		*field(c) = &ii
+	}
 }
 
 // value checks a constraint value against the field type and returns its
