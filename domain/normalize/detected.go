@@ -40,7 +40,7 @@ type detectedColumn struct {
 // options accept and ignore): passed back as a job's options, they make
 // the readers and the engine decide the same.
 func (r Result) DetectedJSON() json.RawMessage {
-	d := detectedJSON{Options: map[string]any{}, Files: []detectedFile{}}
+	d := detectedJSON{Options: agreedOptions(r.Detected), Files: []detectedFile{}}
 	for i, f := range r.Detected {
 		df := detectedFile{Format: string(f.Format), Encoding: f.Encoding, EncodingConfidence: f.EncodingConfidence, Delimiter: f.Delimiter,
 			Quote: f.Quote, Escape: f.Escape, Sheet: f.Sheet, HeaderRow: f.HeaderRow, SkippedRows: f.SkippedRows, SkippedCount: f.SkippedCount}
@@ -52,57 +52,92 @@ func (r Result) DetectedJSON() json.RawMessage {
 		}
 		d.Files = append(d.Files, df)
 	}
-	// A reader setting goes into the options when every file it applies to
-	// agrees on it: the delimiter, quote and escape of delimited files, the
-	// header row of delimited files and workbooks, the sheet of workbooks.
-	// An unquoted or header-less reading is said explicitly ("none"), so
-	// passing the options back cannot detect something else.
-	delimited := func(f FileDetection) bool { return f.Format == table.CSV || f.Format == table.TSV }
-	tabular := func(f FileDetection) bool { return delimited(f) || f.Format == table.XLSX }
-	workbook := func(f FileDetection) bool { return f.Format == table.XLSX }
-	text := func(f FileDetection) bool { return f.Format != table.XLSX }
-	agree := func(key string, applies func(FileDetection) bool, v func(FileDetection) string) {
-		first, seen := "", false
-		for _, f := range r.Detected {
-			if !applies(f) {
-				continue
-			}
-			if seen && v(f) != first {
-				return
-			}
-			first, seen = v(f), true
-		}
-		if first != "" {
-			d.Options[key] = first
-		}
+	if cols := detectedColumns(r.Decisions); len(cols) > 0 {
+		d.Options["columns"] = cols
 	}
-	orNone := func(s string) string {
-		if s == "" {
-			return "none"
-		}
-		return s
+	b, err := json.Marshal(d)
+	if err != nil {
+		panic("detected: " + err.Error())
 	}
-	agree("encoding", text, func(f FileDetection) string { return f.Encoding })
-	agree("delimiter", delimited, func(f FileDetection) string {
+	return b
+}
+
+// readerSettings are the reader settings detected options may carry: each
+// applies to some formats, and goes into the options when every file it
+// applies to agrees on it. An unquoted or header-less reading is said
+// explicitly ("none"), so passing the options back cannot detect
+// something else.
+var readerSettings = []struct {
+	key     string
+	applies func(FileDetection) bool
+	value   func(FileDetection) string
+}{
+	{"encoding", isText, func(f FileDetection) string { return f.Encoding }},
+	{"delimiter", isDelimited, func(f FileDetection) string {
 		if f.Delimiter == "\t" {
 			return `\t`
 		}
 		return f.Delimiter
-	})
-	agree("quote", delimited, func(f FileDetection) string { return orNone(f.Quote) })
-	agree("escape", delimited, func(f FileDetection) string { return orNone(f.Escape) })
-	agree("sheet", workbook, func(f FileDetection) string { return f.Sheet })
-	agree("header_row", tabular, func(f FileDetection) string {
+	}},
+	{"quote", isDelimited, func(f FileDetection) string { return orNone(f.Quote) }},
+	{"escape", isDelimited, func(f FileDetection) string { return orNone(f.Escape) }},
+	{"sheet", isWorkbook, func(f FileDetection) string { return f.Sheet }},
+	{"header_row", isTabular, func(f FileDetection) string {
 		if f.HeaderRow == 0 {
 			return "none"
 		}
 		return strconv.Itoa(f.HeaderRow)
-	})
-	if h, ok := d.Options["header_row"].(string); ok && h != "none" {
-		d.Options["header_row"], _ = strconv.Atoi(h)
+	}},
+}
+
+func isDelimited(f FileDetection) bool { return f.Format == table.CSV || f.Format == table.TSV }
+func isTabular(f FileDetection) bool   { return isDelimited(f) || f.Format == table.XLSX }
+func isWorkbook(f FileDetection) bool  { return f.Format == table.XLSX }
+func isText(f FileDetection) bool      { return f.Format != table.XLSX }
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
 	}
+	return s
+}
+
+// agreedOptions are the reader settings the files agree on; a header row
+// other than "none" is a number, as the header_row option takes it.
+func agreedOptions(files []FileDetection) map[string]any {
+	opts := map[string]any{}
+	for _, rs := range readerSettings {
+		if v, ok := agreed(files, rs.applies, rs.value); ok && v != "" {
+			opts[rs.key] = v
+		}
+	}
+	if h, ok := opts["header_row"].(string); ok && h != "none" {
+		opts["header_row"], _ = strconv.Atoi(h)
+	}
+	return opts
+}
+
+// agreed returns the value every file the setting applies to has; false
+// when two of them differ.
+func agreed(files []FileDetection, applies func(FileDetection) bool, value func(FileDetection) string) (string, bool) {
+	first, seen := "", false
+	for _, f := range files {
+		if !applies(f) {
+			continue
+		}
+		if seen && value(f) != first {
+			return "", false
+		}
+		first, seen = value(f), true
+	}
+	return first, true
+}
+
+// detectedColumns are the date order and decimal mark decided for each
+// mapped source column, with the evidence summed over the files.
+func detectedColumns(decisions []Decision) map[string]detectedColumn {
 	cols := map[string]detectedColumn{}
-	for _, dc := range r.Decisions {
+	for _, dc := range decisions {
 		if dc.Column == "" || dc.DateOrder == "" && dc.Decimal == "" {
 			continue
 		}
@@ -124,12 +159,5 @@ func (r Result) DetectedJSON() json.RawMessage {
 		}
 		cols[dc.Column] = c
 	}
-	if len(cols) > 0 {
-		d.Options["columns"] = cols
-	}
-	b, err := json.Marshal(d)
-	if err != nil {
-		panic("detected: " + err.Error())
-	}
-	return b
+	return cols
 }

@@ -308,110 +308,156 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 	}
 	bytesBefore := w.res.Progress.BytesRead
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	work := make(chan *batch, 4)
-	done := make(chan *batch, 4)
-	var readErr error
-	// Batches go round: a fixed set is filled, processed, written and
-	// filled again, so their memory is reused and the garbage collector has
-	// little to do. There are enough for every place a batch can wait (the
-	// reader, the two queues, each worker, the writer's reordering).
-	free := make(chan *batch, 2*cap(work)+3*max(1, runtime.GOMAXPROCS(0))+2)
-	for range cap(free) {
-		free <- &batch{}
+	pl := newPipeline(ctx)
+	defer pl.cancel()
+	go pl.read(r)
+	pl.startWorkers(p, w.seed)
+	stop := w.writeInOrder(pl, p, bytesBefore)
+	if pl.panicked != nil {
+		return pl.panicked
 	}
-	go func() { // reader
-		defer close(work)
-		defer func() {
-			if v := recover(); v != nil {
-				readErr = panicFailure(v)
-			}
-		}()
-		seq := 0
-		for {
-			var b *batch
+	if stop != nil {
+		return stop
+	}
+	if pl.readErr != nil {
+		return readerFailure(pl.readErr, src.FileID)
+	}
+	w.res.Progress.BytesRead = bytesBefore + r.BytesRead()
+	return pl.ctx.Err()
+}
+
+// pipeline carries one source's batches from the reader through the
+// workers to the writer. Batches go round: a fixed set is filled,
+// processed, written and filled again, so their memory is reused and the
+// garbage collector has little to do.
+type pipeline struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	free   chan *batch // empty batches for the reader
+	work   chan *batch // filled batches for the workers
+	done   chan *batch // processed batches for the writer, in any order
+	// readErr is the reader's error, read once done is closed (the reader
+	// has stopped by then: work is closed before the workers end).
+	readErr error
+	// panicked is the first worker's panic, read once done is closed.
+	panicked  *Failure
+	panicOnce sync.Once
+}
+
+func newPipeline(ctx context.Context) *pipeline {
+	ctx, cancel := context.WithCancel(ctx)
+	pl := &pipeline{ctx: ctx, cancel: cancel, work: make(chan *batch, 4), done: make(chan *batch, 4)}
+	// There are enough batches for every place one can wait (the reader,
+	// the two queues, each worker, the writer's reordering).
+	pl.free = make(chan *batch, 2*cap(pl.work)+3*max(1, runtime.GOMAXPROCS(0))+2)
+	for range cap(pl.free) {
+		pl.free <- &batch{}
+	}
+	return pl
+}
+
+// read fills batches with the reader's records until its end, an error,
+// or cancellation, and closes work.
+func (pl *pipeline) read(r table.Reader) {
+	defer close(pl.work)
+	defer func() {
+		if v := recover(); v != nil {
+			pl.readErr = panicFailure(v)
+		}
+	}()
+	for seq := 0; ; seq++ {
+		var b *batch
+		select {
+		case b = <-pl.free:
+		case <-pl.ctx.Done():
+			return
+		}
+		b.seq, b.recs, b.cells, b.text = seq, b.recs[:0], b.cells[:0], b.text[:0]
+		pl.readErr = b.fill(r)
+		b.bytes = r.BytesRead()
+		if len(b.recs) > 0 {
 			select {
-			case b = <-free:
-			case <-ctx.Done():
-				return
-			}
-			b.seq, b.recs, b.cells, b.text = seq, b.recs[:0], b.cells[:0], b.text[:0]
-			for len(b.recs) < batchSize {
-				rec, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					readErr = err
-					break
-				}
-				if !rec.Owned {
-					b.keep(&rec)
-				} else {
-					b.owned = true
-				}
-				b.recs = append(b.recs, rec)
-			}
-			b.bytes = r.BytesRead()
-			if len(b.recs) > 0 {
-				select {
-				case work <- b:
-				case <-ctx.Done():
-					return
-				}
-				seq++
-			}
-			if len(b.recs) < batchSize || readErr != nil || ctx.Err() != nil {
+			case pl.work <- b:
+			case <-pl.ctx.Done():
 				return
 			}
 		}
-	}()
-	var wg sync.WaitGroup
-	var panicOnce sync.Once
-	var panicked *Failure
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if v := recover(); v != nil {
-					panicOnce.Do(func() { panicked = panicFailure(v) })
-					cancel()
-					for range work { // let the reader finish
-					}
-				}
-			}()
-			for b := range work {
-				p.process(b, w.seed)
-				select {
-				case done <- b:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
+		if len(b.recs) < batchSize || pl.readErr != nil || pl.ctx.Err() != nil {
+			return // a short batch is the last
+		}
 	}
-	go func() { wg.Wait(); close(done) }()
+}
 
+// fill reads up to batchSize records into the batch; it returns the
+// reader's error, nil at the end of the file.
+func (b *batch) fill(r table.Reader) error {
+	for len(b.recs) < batchSize {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !rec.Owned {
+			b.keep(&rec)
+		} else {
+			b.owned = true
+		}
+		b.recs = append(b.recs, rec)
+	}
+	return nil
+}
+
+// startWorkers processes batches on every processor, and closes done when
+// all the workers have ended.
+func (pl *pipeline) startWorkers(p *plan, seed maphash.Seed) {
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() { pl.process(p, seed) })
+	}
+	go func() { wg.Wait(); close(pl.done) }()
+}
+
+// process is one worker. A panic is the job's failure: it cancels the
+// pipeline and lets the reader finish.
+func (pl *pipeline) process(p *plan, seed maphash.Seed) {
+	defer func() {
+		if v := recover(); v != nil {
+			pl.panicOnce.Do(func() { pl.panicked = panicFailure(v) })
+			pl.cancel()
+			for range pl.work { // let the reader finish
+			}
+		}
+	}()
+	for b := range pl.work {
+		p.process(b, seed)
+		select {
+		case pl.done <- b:
+		case <-pl.ctx.Done():
+			return
+		}
+	}
+}
+
+// writeInOrder takes the processed batches in the order they were read,
+// returns each to the reader, and drains the pipeline after a failure,
+// which it returns.
+func (w *writer) writeInOrder(pl *pipeline, p *plan, bytesBefore int64) error {
 	pending := map[int]*batch{}
 	next := 0
 	var stop error
-	for b := range done {
+	for b := range pl.done {
 		if stop != nil {
 			continue // drain
 		}
 		pending[b.seq] = b
-		for {
-			nb, ok := pending[next]
-			if !ok {
-				break
-			}
+		for nb, ok := pending[next]; ok && stop == nil; nb, ok = pending[next] {
 			delete(pending, next)
 			next++
 			if err := w.take(p, nb); err != nil {
 				stop = err
-				cancel()
+				pl.cancel()
 				break
 			}
 			w.res.Progress.BytesRead = bytesBefore + nb.bytes
@@ -419,24 +465,14 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 				clear(nb.recs)
 				nb.owned = false
 			}
-			free <- nb
+			pl.free <- nb
 			w.report(false)
 		}
-		if stop == nil && ctx.Err() != nil {
-			stop = ctx.Err()
+		if stop == nil && pl.ctx.Err() != nil {
+			stop = pl.ctx.Err()
 		}
 	}
-	if panicked != nil {
-		return panicked
-	}
-	if stop != nil {
-		return stop
-	}
-	if readErr != nil {
-		return readerFailure(readErr, src.FileID)
-	}
-	w.res.Progress.BytesRead = bytesBefore + r.BytesRead()
-	return ctx.Err()
+	return stop
 }
 
 // keep copies a record the reader will reuse into the batch's own memory,
@@ -642,8 +678,36 @@ type Decision struct {
 // the majority of values that only one way reads; on a tie month-first and
 // ".", with a warning when values the tie leaves ambiguous were seen.
 func (w *writer) settle(src Source, header []string, to []int) ([]Decision, error) {
+	st := w.given(src, header, to)
+	if st.need {
+		if err := st.gather(src, to); err != nil {
+			return nil, err
+		}
+	}
+	for i := range st.ds {
+		if st.dateAuto[i] {
+			w.decideDateOrder(src, &st.ds[i])
+		}
+		if st.decAuto[i] {
+			w.decideDecimal(src, &st.ds[i])
+		}
+	}
+	return st.ds, nil
+}
+
+// settling is settle's state: each field's decision, and whether its date
+// order or decimal mark is still to be decided from the evidence.
+type settling struct {
+	ds                []Decision
+	dateAuto, decAuto []bool
+	need              bool // some mapped column needs evidence
+}
+
+// given fills in each field's decision from what the schema and the
+// options say, and marks what the evidence must decide.
+func (w *writer) given(src Source, header []string, to []int) *settling {
 	s := w.in.Schema
-	ds := make([]Decision, len(s.Fields))
+	st := &settling{ds: make([]Decision, len(s.Fields)), dateAuto: make([]bool, len(s.Fields)), decAuto: make([]bool, len(s.Fields))}
 	from := make([]int, len(s.Fields))
 	for i := range from {
 		from[i] = -1
@@ -653,11 +717,8 @@ func (w *writer) settle(src Source, header []string, to []int) ([]Decision, erro
 			from[f] = c
 		}
 	}
-	need := false
-	dateAuto := make([]bool, len(s.Fields))
-	decAuto := make([]bool, len(s.Fields))
 	for i, f := range s.Fields {
-		d := &ds[i]
+		d := &st.ds[i]
 		d.SourceFile, d.Field = src.FileID, f.Name
 		co := ColumnOptions{}
 		if from[i] >= 0 {
@@ -668,88 +729,98 @@ func (w *writer) settle(src Source, header []string, to []int) ([]Decision, erro
 		case schema.Date, schema.DateTime, schema.Year:
 			d.DateOrder = firstSet(co.DateOrder, w.in.Options.DateOrder)
 			d.DateGiven = d.DateOrder != orderAuto
-			dateAuto[i] = !d.DateGiven
+			st.dateAuto[i] = !d.DateGiven
 		case schema.Number, schema.Integer:
 			d.Decimal = firstSet(f.DecimalChar, co.Decimal, w.in.Options.Decimal)
 			d.DecimalGiven = d.Decimal != decimalAuto
-			decAuto[i] = !d.DecimalGiven && f.GroupChar == ""
-			if !decAuto[i] && !d.DecimalGiven { // the group mark says it
+			st.decAuto[i] = !d.DecimalGiven && f.GroupChar == ""
+			if !st.decAuto[i] && !d.DecimalGiven { // the group mark says it
 				d.Decimal, d.DecimalGiven = ",", true
 				if f.GroupChar != "." {
 					d.Decimal = "."
 				}
 			}
 		}
-		need = need || (from[i] >= 0 && (dateAuto[i] || decAuto[i]))
+		st.need = st.need || (from[i] >= 0 && (st.dateAuto[i] || st.decAuto[i]))
 	}
-	if need {
-		r, err := src.Open()
+	return st
+}
+
+// gather counts the evidence of the source's first 10,000 records.
+func (st *settling) gather(src Source, to []int) error {
+	r, err := src.Open()
+	if err != nil {
+		return readerFailure(err, src.FileID)
+	}
+	defer func() { _ = r.Close() }()
+	for range 10_000 {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
 		if err != nil {
-			return nil, readerFailure(err, src.FileID)
+			return readerFailure(err, src.FileID)
 		}
-		defer func() { _ = r.Close() }()
-		for range 10_000 {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, readerFailure(err, src.FileID)
-			}
-			for c, f := range to {
-				if f < 0 || c >= len(rec.Cells) {
-					continue
-				}
-				d := &ds[f]
-				if dateAuto[f] {
-					switch dateEvidence(rec.Cells[c]) {
-					case +1:
-						d.DayFirst++
-					case -1:
-						d.MonthFirst++
-					case 2:
-						d.DateAmbiguous++
-					}
-				}
-				if decAuto[f] {
-					switch decimalEvidence(trimSpace(rec.Cells[c])) {
-					case '.':
-						d.PointVotes++
-					case ',':
-						d.CommaVotes++
-					case '?':
-						d.DecimalAmbiguous++
-					}
-				}
+		for c, f := range to {
+			if f >= 0 && c < len(rec.Cells) {
+				st.count(f, rec.Cells[c])
 			}
 		}
 	}
-	for i := range ds {
-		d := &ds[i]
-		if dateAuto[i] {
-			d.DateOrder = orderMDY
-			if d.DayFirst > d.MonthFirst {
-				d.DateOrder = orderDMY
-			}
-			if d.DayFirst == d.MonthFirst && d.DateAmbiguous > 0 {
-				w.issue(Issue{SourceFile: src.FileID, Column: d.Column, Field: d.Field, Severity: warning, Code: "ambiguous_date_order",
-					Message: fmt.Sprintf("Nothing in column %q decides between day-first and month-first (%d values read either way, %d day-first only, %d month-first only); they were read month-first (MDY). Set date_order, or columns[%q].date_order, if that is wrong.",
-						d.Column, d.DateAmbiguous, d.DayFirst, d.MonthFirst, d.Column)})
-			}
-		}
-		if decAuto[i] {
-			d.Decimal = "."
-			if d.CommaVotes > d.PointVotes {
-				d.Decimal = ","
-			}
-			if d.CommaVotes == d.PointVotes && d.DecimalAmbiguous > 0 {
-				w.issue(Issue{SourceFile: src.FileID, Column: d.Column, Field: d.Field, Severity: warning, Code: "ambiguous_decimal_separator",
-					Message: fmt.Sprintf("Nothing in column %q decides its decimal mark (%d values such as 12,426 read either way, %d with a decimal point only, %d with a decimal comma only); \".\" was taken, so 12,426 is twelve thousand. Set decimal, or columns[%q].decimal, if that is wrong.",
-						d.Column, d.DecimalAmbiguous, d.PointVotes, d.CommaVotes, d.Column)})
-			}
+	return nil
+}
+
+// count adds one value's evidence to field f's decision.
+func (st *settling) count(f int, v string) {
+	d := &st.ds[f]
+	if st.dateAuto[f] {
+		switch dateEvidence(v) {
+		case +1:
+			d.DayFirst++
+		case -1:
+			d.MonthFirst++
+		case 2:
+			d.DateAmbiguous++
 		}
 	}
-	return ds, nil
+	if st.decAuto[f] {
+		switch decimalEvidence(trimSpace(v)) {
+		case '.':
+			d.PointVotes++
+		case ',':
+			d.CommaVotes++
+		case '?':
+			d.DecimalAmbiguous++
+		}
+	}
+}
+
+// decideDateOrder takes the order most values read only one way; on a tie
+// month-first, with a warning when some values read either way.
+func (w *writer) decideDateOrder(src Source, d *Decision) {
+	d.DateOrder = orderMDY
+	if d.DayFirst > d.MonthFirst {
+		d.DateOrder = orderDMY
+	}
+	if d.DayFirst == d.MonthFirst && d.DateAmbiguous > 0 {
+		w.issue(Issue{SourceFile: src.FileID, Column: d.Column, Field: d.Field, Severity: warning, Code: "ambiguous_date_order",
+			Message: fmt.Sprintf("Nothing in column %q decides between day-first and month-first (%d values read either way, %d day-first only, %d month-first only); they were read month-first (MDY). Set date_order, or columns[%q].date_order, if that is wrong.",
+				d.Column, d.DateAmbiguous, d.DayFirst, d.MonthFirst, d.Column)})
+	}
+}
+
+// decideDecimal takes the mark most values read only one way; on a tie
+// ".", with a warning when some values read either way.
+func (w *writer) decideDecimal(src Source, d *Decision) {
+	d.Decimal = "."
+	if d.CommaVotes > d.PointVotes {
+		d.Decimal = ","
+	}
+	if d.CommaVotes == d.PointVotes && d.DecimalAmbiguous > 0 {
+		w.issue(Issue{SourceFile: src.FileID, Column: d.Column, Field: d.Field, Severity: warning, Code: "ambiguous_decimal_separator",
+			Message: fmt.Sprintf("Nothing in column %q decides its decimal mark (%d values such as 12,426 read either way, %d with a decimal point only, %d with a decimal comma only); \".\" was taken, so 12,426 is twelve thousand. Set decimal, or columns[%q].decimal, if that is wrong.",
+				d.Column, d.DecimalAmbiguous, d.PointVotes, d.CommaVotes, d.Column)})
+	}
 }
 
 func firstSet(vals ...string) string {
@@ -762,6 +833,8 @@ func firstSet(vals ...string) string {
 }
 
 // process turns a batch of records into row JSON, issues and hashes.
+//
+//nolint:gocognit // the engine's per-row loop (BenchmarkEngine): one pass over a batch's records and fields that calls nothing it can do inline
 func (p *plan) process(b *batch, seed maphash.Seed) {
 	b.json = b.json[:0]
 	b.rows = b.rows[:0]

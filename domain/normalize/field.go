@@ -78,95 +78,122 @@ func compile(f schema.Field, mode Mode, order, decimal, region string) column {
 	k := f.Constraints
 	c := column{field: f, kind: kindString, validate: mode == ModeValidate, plain: true,
 		checked: len(k.Enum) > 0 || k.Pattern != nil || k.Minimum != nil || k.Maximum != nil || k.MinLength != nil || k.MaxLength != nil}
-	switch f.Type {
-	case schema.Integer:
-		c.kind = kindRaw
-		c.coerce = func(s string, sc *scratch) (string, *problem) {
-			if v, ok := parseInteger(sc, s, decimal, f.GroupChar); ok {
-				return v, nil
-			}
-			return "", invalid("invalid_integer", "%q is not a whole number.", s)
-		}
-	case schema.Number:
-		c.kind = kindRaw
-		c.coerce = func(s string, sc *scratch) (string, *problem) {
-			if v, ok := parseDecimal(sc, s, decimal, f.GroupChar); ok {
-				return v, nil
-			}
-			return "", invalid("invalid_number", "%q is not a number.", s)
-		}
-	case schema.Boolean:
-		c.kind = kindRaw
-		c.coerce = func(s string, _ *scratch) (string, *problem) {
-			if v, ok := parseBoolean(s, f.TrueValues, f.FalseValues); ok {
-				return v, nil
-			}
-			return "", invalid("invalid_boolean", "%q is not a yes/no value.", s)
-		}
-	case schema.Date:
-		c.coerce = func(s string, sc *scratch) (string, *problem) {
-			if isoDate(s) {
-				return s, nil // already canonical
-			}
-			dp, _ := splitDateTime(s)
-			d, ok := parseDateEitherWay(dp, order)
-			if !ok {
-				return "", invalid("invalid_date", "%q is not a valid date.", s)
-			}
-			v := appendDate(sc, d)
-			if d.twoDigitYear {
-				return v, &problem{code: "invalid_date", severity: warning, message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
-			}
+	if typed, ok := typeCoercers[f.Type]; ok {
+		c.kind, c.coerce = typed.kind, typed.coercer(f, order, decimal)
+		return c
+	}
+	c.coerce = stringCoercer(f.Format, region)
+	// Strings and URIs are the text as it came; these formats write ASCII
+	// letters, digits and punctuation of their own.
+	switch f.Format {
+	case schema.Email, schema.UUID, schema.Phone, schema.Country, schema.Currency:
+	default:
+		c.plain = false
+	}
+	return c
+}
+
+// typeCoercers build the coercer of each type but string, and say how its
+// values are written: as they are (kindRaw: numbers, booleans, years) or
+// as JSON strings.
+var typeCoercers = map[schema.Type]struct {
+	kind    kind
+	coercer func(f schema.Field, order, decimal string) coercer
+}{
+	schema.Integer:  {kindRaw, integerCoercer},
+	schema.Number:   {kindRaw, numberCoercer},
+	schema.Boolean:  {kindRaw, booleanCoercer},
+	schema.Date:     {kindString, dateCoercer},
+	schema.DateTime: {kindString, dateTimeCoercer},
+	schema.Time:     {kindString, timeCoercer},
+	schema.Year:     {kindRaw, yearCoercer},
+}
+
+func integerCoercer(f schema.Field, _, decimal string) coercer {
+	return func(s string, sc *scratch) (string, *problem) {
+		if v, ok := parseInteger(sc, s, decimal, f.GroupChar); ok {
 			return v, nil
 		}
-	case schema.DateTime:
-		c.coerce = func(s string, sc *scratch) (string, *problem) {
-			t, twoDigit, ok := parseDateTime(s, order)
-			if !ok {
-				return "", invalid("invalid_datetime", "%q is not a valid date and time.", s)
-			}
-			mark := len(sc.buf)
-			sc.buf = t.AppendFormat(sc.buf, time.RFC3339Nano)
-			v := sc.since(mark)
-			if twoDigit {
-				return v, &problem{code: "invalid_datetime", severity: warning, message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
-			}
+		return "", invalid("invalid_integer", "%q is not a whole number.", s)
+	}
+}
+
+func numberCoercer(f schema.Field, _, decimal string) coercer {
+	return func(s string, sc *scratch) (string, *problem) {
+		if v, ok := parseDecimal(sc, s, decimal, f.GroupChar); ok {
 			return v, nil
 		}
-	case schema.Time:
-		c.coerce = func(s string, _ *scratch) (string, *problem) {
-			hh, mm, ss, _, _, ok := parseTime(s)
-			if !ok {
-				return "", invalid("invalid_time", "%q is not a valid time of day.", s)
-			}
-			return fmt.Sprintf("%02d:%02d:%02d", hh, mm, ss), nil
+		return "", invalid("invalid_number", "%q is not a number.", s)
+	}
+}
+
+func booleanCoercer(f schema.Field, _, _ string) coercer {
+	return func(s string, _ *scratch) (string, *problem) {
+		if v, ok := parseBoolean(s, f.TrueValues, f.FalseValues); ok {
+			return v, nil
 		}
-	case schema.Year:
-		c.kind = kindRaw
-		c.coerce = func(s string, _ *scratch) (string, *problem) {
-			if len(s) == 4 && allDigits(s) {
-				// The calendar has no year 0: "0000" is a placeholder, not a year.
-				if y := strings.TrimLeft(s, "0"); y != "" {
-					return y, nil
-				}
-				return "", invalid("invalid_year", "%q is not a year.", s)
-			}
-			if d, ok := parseDate(s, order); ok {
-				return strconv.Itoa(d.y), nil
+		return "", invalid("invalid_boolean", "%q is not a yes/no value.", s)
+	}
+}
+
+func dateCoercer(_ schema.Field, order, _ string) coercer {
+	return func(s string, sc *scratch) (string, *problem) {
+		if isoDate(s) {
+			return s, nil // already canonical
+		}
+		dp, _ := splitDateTime(s)
+		d, ok := parseDateEitherWay(dp, order)
+		if !ok {
+			return "", invalid("invalid_date", "%q is not a valid date.", s)
+		}
+		v := appendDate(sc, d)
+		if d.twoDigitYear {
+			return v, &problem{code: "invalid_date", severity: warning, message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
+		}
+		return v, nil
+	}
+}
+
+func dateTimeCoercer(_ schema.Field, order, _ string) coercer {
+	return func(s string, sc *scratch) (string, *problem) {
+		t, twoDigit, ok := parseDateTime(s, order)
+		if !ok {
+			return "", invalid("invalid_datetime", "%q is not a valid date and time.", s)
+		}
+		mark := len(sc.buf)
+		sc.buf = t.AppendFormat(sc.buf, time.RFC3339Nano)
+		v := sc.since(mark)
+		if twoDigit {
+			return v, &problem{code: "invalid_datetime", severity: warning, message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
+		}
+		return v, nil
+	}
+}
+
+func timeCoercer(schema.Field, string, string) coercer {
+	return func(s string, _ *scratch) (string, *problem) {
+		hh, mm, ss, _, _, ok := parseTime(s)
+		if !ok {
+			return "", invalid("invalid_time", "%q is not a valid time of day.", s)
+		}
+		return fmt.Sprintf("%02d:%02d:%02d", hh, mm, ss), nil
+	}
+}
+
+func yearCoercer(_ schema.Field, order, _ string) coercer {
+	return func(s string, _ *scratch) (string, *problem) {
+		if len(s) == 4 && allDigits(s) {
+			// The calendar has no year 0: "0000" is a placeholder, not a year.
+			if y := strings.TrimLeft(s, "0"); y != "" {
+				return y, nil
 			}
 			return "", invalid("invalid_year", "%q is not a year.", s)
 		}
-	default:
-		c.coerce = stringCoercer(f.Format, region)
-		// Strings and URIs are the text as it came; these formats write
-		// ASCII letters, digits and punctuation of their own.
-		switch f.Format {
-		case schema.Email, schema.UUID, schema.Phone, schema.Country, schema.Currency:
-		default:
-			c.plain = false
+		if d, ok := parseDate(s, order); ok {
+			return strconv.Itoa(d.y), nil
 		}
+		return "", invalid("invalid_year", "%q is not a year.", s)
 	}
-	return c
 }
 
 func stringCoercer(format schema.Format, region string) coercer {

@@ -100,90 +100,111 @@ type profiler struct {
 
 // runInfer profiles the first sample_rows records of each source and
 // proposes a schema whose fields are the columns.
-func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
-	var res Result
-	byName := map[string]*profiler{}
-	var order []string
-	missing := map[string]bool{"": true, "na": true, "n/a": true, "null": true, "none": true, "-": true, "nan": true}
-	// The tokens treated as missing, as they were written: the proposed
-	// missingValues, which the engine compares exactly (after trimming, as
-	// here), so the schema reads the file as infer did.
-	seenMissing := map[string]bool{"": true}
+func runInfer(ctx context.Context, in Input, _ Output) (Result, error) {
+	inf := &inference{byName: map[string]*profiler{}, seenMissing: map[string]bool{"": true},
+		missing: map[string]bool{"": true, "na": true, "n/a": true, "null": true, "none": true, "-": true, "nan": true}}
 	for _, src := range in.Sources {
-		r, err := src.Open()
+		if err := inf.profile(ctx, src, in.Options.SampleRows); err != nil {
+			return inf.res, err
+		}
+	}
+	if len(inf.order) == 0 {
+		return inf.res, fail(domain.CodeNoColumns, "The file has no columns: there is nothing to infer a schema from.")
+	}
+	if len(inf.order) > schema.MaxFields {
+		return inf.res, fail(domain.CodeTooManyColumns, "The files have %d distinct columns together; a schema holds at most %d.", len(inf.order), schema.MaxFields)
+	}
+	s := inf.propose()
+	// The proposal must itself be a valid schema; a name or an alias it
+	// cannot hold is a bug here, never a schema the client gets.
+	if _, err := schema.Parse(s.JSON()); err != nil {
+		return inf.res, fail(domain.CodeInternalError, "The inferred schema is not valid: %v", err)
+	}
+	inf.res.InferredSchema = s
+	return inf.res, nil
+}
+
+// inference is infer's state across its sources: a profiler per field,
+// by name and in the order the columns came.
+type inference struct {
+	res     Result
+	byName  map[string]*profiler
+	order   []string
+	missing map[string]bool // lower-case tokens read as a missing value
+	// seenMissing are the tokens treated as missing, as they were written:
+	// the proposed missingValues, which the engine compares exactly (after
+	// trimming, as here), so the schema reads the file as infer did.
+	seenMissing map[string]bool
+}
+
+// profile reads up to sampleRows records of one source into the
+// profilers of its columns.
+func (inf *inference) profile(ctx context.Context, src Source, sampleRows int) error {
+	r, err := src.Open()
+	if err != nil {
+		return readerFailure(err, src.FileID)
+	}
+	defer func() { _ = r.Close() }()
+	if d, ok := r.(table.Describer); ok {
+		inf.res.Detected = append(inf.res.Detected, FileDetection{SourceFile: src.FileID, Detection: d.Detection()})
+	}
+	profs := inf.profilers(r.Header(), src.FileID)
+	for n := 0; n < sampleRows; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
-			return res, readerFailure(err, src.FileID)
+			return readerFailure(err, src.FileID)
 		}
-		header := r.Header()
-		if d, ok := r.(table.Describer); ok {
-			res.Detected = append(res.Detected, FileDetection{SourceFile: src.FileID, Detection: d.Detection()})
-		}
-		profs := make([]*profiler, len(header))
-		used := map[string]bool{}
-		for i, h := range header {
-			name := uniqueName(fieldName(h, i), used)
-			p, ok := byName[name]
-			if !ok {
-				p = &profiler{prof: ColumnProfile{Column: h, Field: name}, distinct: map[string]struct{}{}, alive: make([]bool, len(candidates))}
-				for k := range p.alive {
-					p.alive[k] = true
-				}
-				byName[name] = p
-				order = append(order, name)
+		inf.res.Progress.RowsRead++
+		for i, p := range profs {
+			v := ""
+			if i < len(rec.Cells) {
+				v = trimSpace(rec.Cells[i])
 			}
-			profs[i] = p
-			res.Mapping = append(res.Mapping, MappingEntry{SourceFile: src.FileID, SourceColumn: h, Field: name, Method: MethodNormalized, Confidence: 1})
-		}
-		for n := 0; n < in.Options.SampleRows; n++ {
-			if n%1024 == 0 && ctx.Err() != nil {
-				_ = r.Close()
-				return res, ctx.Err()
-			}
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				_ = r.Close()
-				return res, readerFailure(err, src.FileID)
-			}
-			res.Progress.RowsRead++
-			for i, p := range profs {
-				v := ""
-				if i < len(rec.Cells) {
-					v = trimSpace(rec.Cells[i])
-				}
-				if p.observe(v, missing) && !seenMissing[v] && len(seenMissing) < maxMissingTokens {
-					seenMissing[strings.Clone(v)] = true
-				}
+			if p.observe(v, inf.missing) && !inf.seenMissing[v] && len(inf.seenMissing) < maxMissingTokens {
+				inf.seenMissing[strings.Clone(v)] = true
 			}
 		}
-		res.Progress.BytesRead += r.BytesRead()
-		_ = r.Close()
 	}
-	if len(order) == 0 {
-		return res, fail(domain.CodeNoColumns, "The file has no columns: there is nothing to infer a schema from.")
-	}
-	if len(order) > schema.MaxFields {
-		return res, fail(domain.CodeTooManyColumns, "The files have %d distinct columns together; a schema holds at most %d.", len(order), schema.MaxFields)
-	}
-	s := &schema.Schema{MissingValues: slices.Sorted(maps.Keys(seenMissing))}
-	for _, name := range order {
-		p := byName[name]
-		p.prof.Type, p.prof.Format = schema.String, schema.Default
-		dec := "."
-		if p.comma > p.point {
-			dec = ","
-		}
-		if p.prof.Rows > p.prof.NullCount {
-			for k, c := range candidates {
-				if p.alive[k] && (c.decimal == "" || c.decimal == dec) {
-					p.prof.Type, p.prof.Format = c.typ, c.format
-					break
-				}
+	inf.res.Progress.BytesRead += r.BytesRead()
+	return nil
+}
+
+// profilers returns the profiler of each column of a source's header,
+// making those of names not seen in an earlier source, and maps each
+// column to its field.
+func (inf *inference) profilers(header []string, fileID string) []*profiler {
+	profs := make([]*profiler, len(header))
+	used := map[string]bool{}
+	for i, h := range header {
+		name := uniqueName(fieldName(h, i), used)
+		p, ok := inf.byName[name]
+		if !ok {
+			p = &profiler{prof: ColumnProfile{Column: h, Field: name}, distinct: map[string]struct{}{}, alive: make([]bool, len(candidates))}
+			for k := range p.alive {
+				p.alive[k] = true
 			}
+			inf.byName[name] = p
+			inf.order = append(inf.order, name)
 		}
-		p.prof.DistinctCount = int64(len(p.distinct))
+		profs[i] = p
+		inf.res.Mapping = append(inf.res.Mapping, MappingEntry{SourceFile: fileID, SourceColumn: h, Field: name, Method: MethodNormalized, Confidence: 1})
+	}
+	return profs
+}
+
+// propose turns the profiles into the proposed schema, and fills in the
+// result's profile.
+func (inf *inference) propose() *schema.Schema {
+	s := &schema.Schema{MissingValues: slices.Sorted(maps.Keys(inf.seenMissing))}
+	for _, name := range inf.order {
+		p := inf.byName[name]
+		dec := p.settle()
 		f := schema.Field{Name: name, Type: p.prof.Type, Format: p.prof.Format}
 		if (f.Type == schema.Number || f.Type == schema.Integer) && p.point+p.comma+p.ambiguous > 0 {
 			f.DecimalChar = dec // the mark infer read with, for the engine to read with
@@ -192,15 +213,30 @@ func runInfer(ctx context.Context, in Input, out Output) (Result, error) {
 			f.Aliases = []string{p.prof.Column}
 		}
 		s.Fields = append(s.Fields, f)
-		res.Profile = append(res.Profile, p.prof)
+		inf.res.Profile = append(inf.res.Profile, p.prof)
 	}
-	// The proposal must itself be a valid schema; a name or an alias it
-	// cannot hold is a bug here, never a schema the client gets.
-	if _, err := schema.Parse(s.JSON()); err != nil {
-		return res, fail(domain.CodeInternalError, "The inferred schema is not valid: %v", err)
+	return s
+}
+
+// settle sets the profile's type and format, the first candidate every
+// value fitted with the decimal mark most values used, and its distinct
+// count; it returns that mark.
+func (p *profiler) settle() (decimal string) {
+	p.prof.Type, p.prof.Format = schema.String, schema.Default
+	dec := "."
+	if p.comma > p.point {
+		dec = ","
 	}
-	res.InferredSchema = s
-	return res, nil
+	if p.prof.Rows > p.prof.NullCount {
+		for k, c := range candidates {
+			if p.alive[k] && (c.decimal == "" || c.decimal == dec) {
+				p.prof.Type, p.prof.Format = c.typ, c.format
+				break
+			}
+		}
+	}
+	p.prof.DistinctCount = int64(len(p.distinct))
+	return dec
 }
 
 // maxMissingTokens bounds the spellings of missing values kept (NULL,

@@ -49,84 +49,130 @@ func HeaderKey(s string) string {
 // first, and within a method the leftmost column wins. An explicit ""
 // ignores the column.
 func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]string) ([]int, []MappingEntry) {
-	to := make([]int, len(header))
-	for i := range to {
-		to[i] = -1
-	}
-	entries := make([]MappingEntry, len(header))
+	m := &mapper{header: header, s: s, to: make([]int, len(header)), entries: make([]MappingEntry, len(header)),
+		taken: make([]bool, len(s.Fields)), ignored: make([]bool, len(header)), norm: make([]string, len(header)),
+		fieldNorm: make([]string, len(s.Fields))}
 	for i, h := range header {
-		entries[i] = MappingEntry{SourceColumn: h}
+		m.to[i] = -1
+		m.entries[i] = MappingEntry{SourceColumn: h}
+		m.norm[i] = HeaderKey(h)
 	}
-	taken := make([]bool, len(s.Fields))
-	ignored := make([]bool, len(header))
-	claim := func(col, field int, method string, confidence float64) {
-		if to[col] >= 0 || field < 0 || taken[field] || ignored[col] {
-			return
-		}
-		to[col], taken[field] = field, true
-		entries[col].Field, entries[col].Method, entries[col].Confidence = s.Fields[field].Name, method, confidence
-	}
-	norm := make([]string, len(header))
-	for i, h := range header {
-		norm[i] = HeaderKey(h)
-	}
-	for i, h := range header {
-		if f, ok := explicit[h]; ok {
-			if f == "" { // mapped to null: no method may take the column
-				ignored[i] = true
-				continue
-			}
-			claim(i, s.Index(f), MethodExplicit, 1)
-		}
-	}
-	for i, h := range header {
-		claim(i, s.Index(strings.TrimSpace(h)), MethodExact, 1)
-	}
-	fieldNorm := make([]string, len(s.Fields))
 	for j, f := range s.Fields {
-		fieldNorm[j] = HeaderKey(f.Name)
+		m.fieldNorm[j] = HeaderKey(f.Name)
 	}
-	for i := range header {
-		for j := range s.Fields {
-			if norm[i] != "" && norm[i] == fieldNorm[j] {
-				claim(i, j, MethodNormalized, 1)
+	// The methods, strongest first.
+	m.explicit(explicit)
+	m.exact()
+	m.normalized()
+	m.aliases()
+	m.learned(learned)
+	m.fuzzy()
+	return m.to, m.entries
+}
+
+// mapper is the state of mapColumns: each column's field so far, the
+// fields taken, and the columns no method may take.
+type mapper struct {
+	header    []string
+	s         *schema.Schema
+	to        []int
+	entries   []MappingEntry
+	taken     []bool
+	ignored   []bool
+	norm      []string // each column's HeaderKey
+	fieldNorm []string // each field's name's HeaderKey
+}
+
+// claim maps column col to field, unless either is taken already or the
+// column is ignored.
+func (m *mapper) claim(col, field int, method string, confidence float64) {
+	if m.to[col] >= 0 || field < 0 || m.taken[field] || m.ignored[col] {
+		return
+	}
+	m.to[col], m.taken[field] = field, true
+	m.entries[col].Field, m.entries[col].Method, m.entries[col].Confidence = m.s.Fields[field].Name, method, confidence
+}
+
+// explicit claims the fields the options map columns to; a column mapped
+// to null ("") is ignored: no method may take it.
+func (m *mapper) explicit(mapping map[string]string) {
+	for i, h := range m.header {
+		f, ok := mapping[h]
+		switch {
+		case !ok:
+		case f == "":
+			m.ignored[i] = true
+		default:
+			m.claim(i, m.s.Index(f), MethodExplicit, 1)
+		}
+	}
+}
+
+// exact claims fields named exactly as the column (but for spaces around).
+func (m *mapper) exact() {
+	for i, h := range m.header {
+		m.claim(i, m.s.Index(strings.TrimSpace(h)), MethodExact, 1)
+	}
+}
+
+// normalized claims fields whose name has the column's HeaderKey.
+func (m *mapper) normalized() {
+	for i := range m.header {
+		for j := range m.s.Fields {
+			if m.norm[i] != "" && m.norm[i] == m.fieldNorm[j] {
+				m.claim(i, j, MethodNormalized, 1)
 			}
 		}
 	}
-	for i := range header {
-		for j, f := range s.Fields {
+}
+
+// aliases claims fields with an alias of the column's HeaderKey.
+func (m *mapper) aliases() {
+	for i := range m.header {
+		if m.norm[i] == "" {
+			continue
+		}
+		for j, f := range m.s.Fields {
 			for _, a := range f.Aliases {
-				if norm[i] != "" && norm[i] == HeaderKey(a) {
-					claim(i, j, MethodAlias, 1)
+				if m.norm[i] == HeaderKey(a) {
+					m.claim(i, j, MethodAlias, 1)
 				}
 			}
 		}
 	}
-	for i := range header {
-		if f, ok := learned[norm[i]]; ok {
-			claim(i, s.Index(f), MethodLearned, 1)
+}
+
+// learned claims the fields the organization mapped these headers to.
+func (m *mapper) learned(learned map[string]string) {
+	for i := range m.header {
+		if f, ok := learned[m.norm[i]]; ok {
+			m.claim(i, m.s.Index(f), MethodLearned, 1)
 		}
 	}
-	for i := range header {
-		if to[i] >= 0 || len(norm[i]) < 3 {
+}
+
+// fuzzy gives each column still unmapped the free field whose name or
+// alias is most like it, when it is alike enough.
+func (m *mapper) fuzzy() {
+	for i := range m.header {
+		if m.to[i] >= 0 || len(m.norm[i]) < 3 {
 			continue
 		}
 		best, bestScore := -1, 0.0
-		for j, f := range s.Fields {
-			if taken[j] {
+		for j, f := range m.s.Fields {
+			if m.taken[j] {
 				continue
 			}
 			for _, name := range append([]string{f.Name}, f.Aliases...) {
-				if sc := jaroWinkler(norm[i], HeaderKey(name)); sc > bestScore {
+				if sc := jaroWinkler(m.norm[i], HeaderKey(name)); sc > bestScore {
 					best, bestScore = j, sc
 				}
 			}
 		}
 		if bestScore >= fuzzyThreshold {
-			claim(i, best, MethodFuzzy, float64(int(bestScore*100))/100)
+			m.claim(i, best, MethodFuzzy, float64(int(bestScore*100))/100)
 		}
 	}
-	return to, entries
 }
 
 // jaroWinkler is the Jaro-Winkler similarity of two strings, 0 to 1.

@@ -15,6 +15,8 @@ var currencySymbols = "$€£¥₹₽₩₺₪₫₴₦₱฿"
 // dropped, currency symbols and codes dropped, (12) and 12- as negatives,
 // a trailing % dropped ("percent as given": 12% is 12). decimal and group
 // are "" for auto.
+//
+//nolint:gocognit // per cell (BenchmarkCoerce/number): one pass over the bytes that allocates nothing
 func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
 	if v, ok := plainDecimal(s, decimal); ok {
 		return v, true
