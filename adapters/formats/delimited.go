@@ -106,21 +106,7 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 		d.skipped(rec, d.sc.line)
 	}
 	if opts.HeaderRow > 0 && !opts.NoHeader {
-		for i := 1; ; i++ {
-			rec, err := d.sc.next()
-			if err == io.EOF {
-				return fmt.Errorf("%w: header_row %d is past the end of the file (%d rows)", table.ErrUnreadable, opts.HeaderRow, i-1)
-			}
-			if err != nil {
-				return err
-			}
-			if i == opts.HeaderRow {
-				d.header = cloneCells(rec)
-				d.det.HeaderRow = i
-				return d.checkWidth()
-			}
-			d.skipped(rec, d.sc.line)
-		}
+		return d.givenHeader(opts.HeaderRow)
 	}
 	var sample []scanned
 	for len(sample) < sampleRecords {
@@ -169,6 +155,26 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 	d.det.HeaderRow = at + 1
 	d.pending = sample[at+1:]
 	return d.checkWidth()
+}
+
+// givenHeader reads up to the header_row the options give, skipping the
+// rows above it.
+func (d *delimitedReader) givenHeader(row int) error {
+	for i := 1; ; i++ {
+		rec, err := d.sc.next()
+		if err == io.EOF {
+			return fmt.Errorf("%w: header_row %d is past the end of the file (%d rows)", table.ErrUnreadable, row, i-1)
+		}
+		if err != nil {
+			return err
+		}
+		if i == row {
+			d.header = cloneCells(rec)
+			d.det.HeaderRow = i
+			return d.checkWidth()
+		}
+		d.skipped(rec, d.sc.line)
+	}
 }
 
 // skipped notes a record above the header: a non-blank one is a row the
@@ -322,12 +328,10 @@ func sepDelimiter(c byte) bool { return c == '\t' || (c > ' ' && c < 0x7f) }
 // most of them. A .tsv or .tab file name breaks ties toward tab.
 func sniffDialect(text, filename string, given givenDialect) dialect {
 	out := dialect{delim: ',', quote: '"'}
-	first, _, _ := strings.Cut(text, "\n")
-	first = strings.TrimRight(first, "\r")
-	if len(first) == 5 && strings.HasPrefix(strings.ToLower(first), "sep=") && sepDelimiter(first[4]) {
+	if sep, ok := sepLine(text); ok {
 		out.sepLine = true // not a record, whatever the delimiter option says
 		if !given.delimSet {
-			given.delim, given.delimSet = first[4], true
+			given.delim, given.delimSet = sep, true
 		}
 		out.delim = given.delim
 	}
@@ -335,61 +339,7 @@ func sniffDialect(text, filename string, given givenDialect) dialect {
 	if strings.HasSuffix(name, ".tsv") || strings.HasSuffix(name, ".tab") {
 		out.delim = '\t'
 	}
-	delims := []byte{',', ';', '\t', '|'}
-	if given.delimSet {
-		delims = []byte{given.delim}
-	}
-	quotes := []byte{'"'}
-	if strings.IndexByte(text, '\'') >= 0 {
-		quotes = append(quotes, '\'')
-	}
-	if given.quoteSet {
-		quotes = []byte{given.quote}
-	}
-	escapes := []byte{0}
-	if strings.Contains(text, `\"`) || strings.Contains(text, `\'`) {
-		escapes = append(escapes, '\\')
-	}
-	if given.escapeSet {
-		escapes = []byte{given.escape}
-	}
-	var best reading
-	pick := func(c dialect) {
-		r := readSample(text, c)
-		if r.better(best, c) {
-			best = r
-		}
-	}
-	for _, q := range quotes {
-		for _, e := range escapes {
-			for _, d := range delims {
-				if q == 0 && e != 0 || d == q {
-					continue
-				}
-				pick(dialect{delim: d, quote: q, escape: e})
-			}
-		}
-	}
-	if !given.delimSet && (best.freq == 0 || best.freq*2 < best.records) {
-		// No common delimiter splits most records: colon or space may,
-		// when every record agrees.
-		for _, d := range []byte{':', ' '} {
-			for _, q := range quotes {
-				r := readSample(text, dialect{delim: d, quote: q})
-				if r.records >= 2 && r.freq == r.records && r.issues == 0 && r.better(best, r.d) {
-					best = r
-				}
-			}
-		}
-	}
-	if best.freq > 0 && best.d.quote != 0 && best.d.delim != ' ' && strings.Contains(text, string([]byte{best.d.delim, ' ', best.d.quote})) {
-		// Blanks before opening quotes: dropped when that reads better.
-		c := best.d
-		c.blankQuote = true
-		if r := readSample(text, c); r.issues < best.issues || r.issues == best.issues && r.freq > best.freq {
-			best = r
-		}
-	}
+	best := bestReading(text, given)
 	if best.freq > 0 {
 		out.delim, out.quote, out.escape, out.blankQuote = best.d.delim, best.d.quote, best.d.escape, best.d.blankQuote
 	} else {
@@ -408,6 +358,84 @@ func sniffDialect(text, filename string, given givenDialect) dialect {
 		out.quote, out.escape = 0, 0
 	}
 	return out
+}
+
+// sepLine returns the delimiter an Excel "sep=X" first line names.
+func sepLine(text string) (byte, bool) {
+	first, _, _ := strings.Cut(text, "\n")
+	first = strings.TrimRight(first, "\r")
+	if len(first) == 5 && strings.HasPrefix(strings.ToLower(first), "sep=") && sepDelimiter(first[4]) {
+		return first[4], true
+	}
+	return 0, false
+}
+
+// dialectCandidates are the delimiters, quotes and escapes worth trying on the
+// sample, within what the options fix.
+func dialectCandidates(text string, given givenDialect) (delims, quotes, escapes []byte) {
+	delims, quotes, escapes = []byte{',', ';', '\t', '|'}, []byte{'"'}, []byte{0}
+	if strings.IndexByte(text, '\'') >= 0 {
+		quotes = append(quotes, '\'')
+	}
+	if strings.Contains(text, `\"`) || strings.Contains(text, `\'`) {
+		escapes = append(escapes, '\\')
+	}
+	if given.delimSet {
+		delims = []byte{given.delim}
+	}
+	if given.quoteSet {
+		quotes = []byte{given.quote}
+	}
+	if given.escapeSet {
+		escapes = []byte{given.escape}
+	}
+	return delims, quotes, escapes
+}
+
+// bestReading is the reading of the sample by the candidate that reads it
+// best (see sniffDialect); its freq is 0 when nothing splits it.
+func bestReading(text string, given givenDialect) reading {
+	delims, quotes, escapes := dialectCandidates(text, given)
+	var best reading
+	for _, q := range quotes {
+		for _, e := range escapes {
+			for _, d := range delims {
+				if q == 0 && e != 0 || d == q {
+					continue
+				}
+				c := dialect{delim: d, quote: q, escape: e}
+				if r := readSample(text, c); r.better(best, c) {
+					best = r
+				}
+			}
+		}
+	}
+	if !given.delimSet && (best.freq == 0 || best.freq*2 < best.records) {
+		best = uncommonDelimiter(text, quotes, best)
+	}
+	if best.freq > 0 && best.d.quote != 0 && best.d.delim != ' ' && strings.Contains(text, string([]byte{best.d.delim, ' ', best.d.quote})) {
+		// Blanks before opening quotes: dropped when that reads better.
+		c := best.d
+		c.blankQuote = true
+		if r := readSample(text, c); r.issues < best.issues || r.issues == best.issues && r.freq > best.freq {
+			best = r
+		}
+	}
+	return best
+}
+
+// uncommonDelimiter tries colon and space, for a sample no common
+// delimiter splits mostly: one wins when every record agrees.
+func uncommonDelimiter(text string, quotes []byte, best reading) reading {
+	for _, d := range []byte{':', ' '} {
+		for _, q := range quotes {
+			r := readSample(text, dialect{delim: d, quote: q})
+			if r.records >= 2 && r.freq == r.records && r.issues == 0 && r.better(best, r.d) {
+				best = r
+			}
+		}
+	}
+	return best
 }
 
 // reading is how one dialect reads the sample.

@@ -52,17 +52,7 @@ func optionsOf(d table.Detection) table.ReadOptions {
 // reads it again with the Detection as options: the same reading.
 func TestRealWorldClasses(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		file      string
-		header    string // joined by |
-		first     string // first record joined by |
-		records   int
-		encoding  string
-		guessed   bool
-		dialect   string // delimiter, quote, escape
-		headerRow int
-		skipped   []int
-	}{
+	cases := []realWorldClass{
 		{"ru-cp1251.csv", "Наименование|Цена|Количество|Город", "Молоко пастеризованное|89,90|12|Москва", 4, "windows-1251", true, `;"`, 1, nil},
 		{"ru-koi8r.csv", "Наименование|Цена|Количество|Город", "Молоко пастеризованное|89,90|12|Москва", 4, "KOI8-R", true, `;"`, 1, nil},
 		{"ru-iso88595.csv", "Наименование|Цена|Количество|Город", "Молоко пастеризованное|89.90|12|Москва", 4, "ISO-8859-5", true, `,"`, 1, nil},
@@ -94,40 +84,58 @@ func TestRealWorldClasses(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join("testdata", "real", c.file)
-			got, det := readDetected(t, path, table.ReadOptions{})
-			if got.err != nil {
-				t.Fatal(got.err)
-			}
-			if h := strings.Join(got.header, "|"); h != c.header {
-				t.Errorf("header %q, want %q", h, c.header)
-			}
-			if len(got.recs) != c.records || strings.Join(got.recs[0].Cells, "|") != c.first {
-				t.Errorf("%d records, first %q; want %d, %q", len(got.recs), got.recs[0].Cells, c.records, c.first)
-			}
-			conf := "certain"
-			if c.guessed {
-				conf = "guessed"
-			}
-			if det.Encoding != c.encoding || det.EncodingConfidence != conf {
-				t.Errorf("encoding %s (%s), want %s (%s)", det.Encoding, det.EncodingConfidence, c.encoding, conf)
-			}
-			if d := det.Delimiter + det.Quote + det.Escape; d != c.dialect {
-				t.Errorf("dialect %q, want %q", d, c.dialect)
-			}
-			if det.HeaderRow != c.headerRow || !slices.Equal(det.SkippedRows, c.skipped) || det.SkippedCount != len(c.skipped) {
-				t.Errorf("header row %d, skipped %v (%d); want %d, %v", det.HeaderRow, det.SkippedRows, det.SkippedCount, c.headerRow, c.skipped)
-			}
-			// The Detection as options reads the same.
-			again, det2 := readDetected(t, path, optionsOf(det))
-			if again.err != nil || fmt.Sprint(again.header) != fmt.Sprint(got.header) || fmt.Sprint(cellsOf(again.recs)) != fmt.Sprint(cellsOf(got.recs)) {
-				t.Errorf("with %+v as options: %q %q %v", optionsOf(det), again.header, cellsOf(again.recs), again.err)
-			}
-			det.EncodingConfidence = "given"
-			if fmt.Sprint(det2) != fmt.Sprint(det) {
-				t.Errorf("detection with its own options %+v, want %+v", det2, det)
-			}
+			checkRealWorldClass(t, c)
 		})
+	}
+}
+
+// realWorldClass is a file of testdata/real and how it must read.
+type realWorldClass struct {
+	file      string
+	header    string // joined by |
+	first     string // first record joined by |
+	records   int
+	encoding  string
+	guessed   bool
+	dialect   string // delimiter, quote, escape
+	headerRow int
+	skipped   []int
+}
+
+func checkRealWorldClass(t *testing.T, c realWorldClass) {
+	t.Helper()
+	path := filepath.Join("testdata", "real", c.file)
+	got, det := readDetected(t, path, table.ReadOptions{})
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	if h := strings.Join(got.header, "|"); h != c.header {
+		t.Errorf("header %q, want %q", h, c.header)
+	}
+	if len(got.recs) != c.records || strings.Join(got.recs[0].Cells, "|") != c.first {
+		t.Errorf("%d records, first %q; want %d, %q", len(got.recs), got.recs[0].Cells, c.records, c.first)
+	}
+	conf := "certain"
+	if c.guessed {
+		conf = "guessed"
+	}
+	if det.Encoding != c.encoding || det.EncodingConfidence != conf {
+		t.Errorf("encoding %s (%s), want %s (%s)", det.Encoding, det.EncodingConfidence, c.encoding, conf)
+	}
+	if d := det.Delimiter + det.Quote + det.Escape; d != c.dialect {
+		t.Errorf("dialect %q, want %q", d, c.dialect)
+	}
+	if det.HeaderRow != c.headerRow || !slices.Equal(det.SkippedRows, c.skipped) || det.SkippedCount != len(c.skipped) {
+		t.Errorf("header row %d, skipped %v (%d); want %d, %v", det.HeaderRow, det.SkippedRows, det.SkippedCount, c.headerRow, c.skipped)
+	}
+	// The Detection as options reads the same.
+	again, det2 := readDetected(t, path, optionsOf(det))
+	if again.err != nil || fmt.Sprint(again.header) != fmt.Sprint(got.header) || fmt.Sprint(cellsOf(again.recs)) != fmt.Sprint(cellsOf(got.recs)) {
+		t.Errorf("with %+v as options: %q %q %v", optionsOf(det), again.header, cellsOf(again.recs), again.err)
+	}
+	det.EncodingConfidence = "given"
+	if fmt.Sprint(det2) != fmt.Sprint(det) {
+		t.Errorf("detection with its own options %+v, want %+v", det2, det)
 	}
 }
 

@@ -202,74 +202,91 @@ func plausibility(text string) int {
 // wordScore: a word of n non-ASCII letters scores +n when plausible,
 // -n when not; frequent letters add, CJK ideographs and kana score more.
 func wordScore(w []rune) int {
-	var ascii, other, upper, lower, latin, cyr, greek, cjk, hangul, kana, halfKana, freq int
+	var c letterCounts
 	for _, r := range w {
-		if r < 0x80 {
-			ascii++
-		} else {
-			other++
-		}
-		switch {
-		case unicode.Is(unicode.Latin, r):
-			if r >= 0x80 {
-				latin++
-			}
-		case unicode.Is(unicode.Cyrillic, r):
-			cyr++
-		case unicode.Is(unicode.Greek, r):
-			greek++
-		case unicode.Is(unicode.Hangul, r):
-			hangul++
-		case r >= 0xFF61 && r <= 0xFF9F:
-			halfKana++
-		case unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
-			kana++
-		case unicode.Is(unicode.Han, r):
-			cjk++
-		}
-		if unicode.IsUpper(r) {
-			upper++
-		} else if unicode.IsLower(r) {
-			lower++
-		}
-		if frequent[r] {
-			freq++
-		}
+		c.add(r)
 	}
-	if other == 0 {
+	if c.other == 0 {
 		return 0
 	}
-	scripts := 0
-	for _, n := range []int{latin, cyr, greek, hangul + kana + cjk + halfKana} {
-		if n > 0 {
-			scripts++
-		}
-	}
-	if scripts > 1 || (ascii > 0 && latin == 0) {
-		return -3 * other // scripts mixed inside a word (ASCII letters are Latin)
+	if c.scripts() > 1 || (c.ascii > 0 && c.latin == 0) {
+		return -3 * c.other // scripts mixed inside a word (ASCII letters are Latin)
 	}
 	score := 0
 	switch {
-	case latin > 0:
+	case c.latin > 0:
 		// Accented letters sit among plain ones; a word of mostly
 		// accented letters is misread Cyrillic or Greek.
-		if latin > ascii && latin >= 2 {
-			return -2 * latin
+		if c.latin > c.ascii && c.latin >= 2 {
+			return -2 * c.latin
 		}
-		score = latin
-	case cyr > 0 || greek > 0:
-		if other == 1 && upper == 1 {
+		score = c.latin
+	case c.cyr > 0 || c.greek > 0:
+		if c.other == 1 && c.upper == 1 {
 			return 0 // a lone capital letter: no evidence
 		}
-		score = cyr + greek + 2*freq
+		score = c.cyr + c.greek + 2*c.freq
 	default:
-		score = 3*cjk + 4*kana + 4*hangul + 3*freq - 2*halfKana
+		score = 3*c.cjk + 4*c.kana + 4*c.hangul + 3*c.freq - 2*c.halfKana
 	}
 	// Case: lower, Capitalized or UPPER; anything else is suspect.
-	if upper > 1 && lower > 0 {
-		score -= 2 * other
+	if c.upper > 1 && c.lower > 0 {
+		score -= 2 * c.other
 	}
 	return score
+}
+
+// letterCounts are a word's letters by script and case.
+type letterCounts struct {
+	ascii, other, upper, lower                     int
+	latin, cyr, greek, cjk, hangul, kana, halfKana int // non-ASCII letters of each script
+	freq                                           int // frequent letters of their script
+}
+
+func (c *letterCounts) add(r rune) {
+	if r < 0x80 {
+		c.ascii++
+	} else {
+		c.other++
+	}
+	switch {
+	case unicode.Is(unicode.Latin, r):
+		if r >= 0x80 {
+			c.latin++
+		}
+	case unicode.Is(unicode.Cyrillic, r):
+		c.cyr++
+	case unicode.Is(unicode.Greek, r):
+		c.greek++
+	case unicode.Is(unicode.Hangul, r):
+		c.hangul++
+	case r >= 0xFF61 && r <= 0xFF9F:
+		c.halfKana++
+	case unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
+		c.kana++
+	case unicode.Is(unicode.Han, r):
+		c.cjk++
+	}
+	if unicode.IsUpper(r) {
+		c.upper++
+	} else if unicode.IsLower(r) {
+		c.lower++
+	}
+	if frequent[r] {
+		c.freq++
+	}
+}
+
+// scripts counts the scripts of the word's non-ASCII letters (CJK, kana
+// and Hangul as one).
+func (c *letterCounts) scripts() int {
+	n := 0
+	for _, k := range []int{c.latin, c.cyr, c.greek, c.hangul + c.kana + c.cjk + c.halfKana} {
+		if k > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // utf16ByNULs recognises BOM-less UTF-16 of mostly Latin text: nearly

@@ -35,21 +35,7 @@ const (
 // no header row: at is then the first data record and header is false.
 // With text columns only, the first wide candidate is the header.
 func detectHeader(sample [][]string) (at int, header bool) {
-	widths := make([]int, len(sample))
-	counts := map[int]int{}
-	for i, rec := range sample {
-		widths[i] = nonEmpty(rec)
-		if widths[i] > 0 {
-			counts[widths[i]]++
-		}
-	}
-	// The typical width: the most common non-zero width, wider on ties.
-	typical, freq := 0, 0
-	for w, f := range counts {
-		if f > freq || (f == freq && w > typical) {
-			typical, freq = w, f
-		}
-	}
+	widths, typical := recordWidths(sample)
 	if typical == 0 {
 		return 0, true
 	}
@@ -67,12 +53,7 @@ func detectHeader(sample [][]string) (at int, header bool) {
 			break
 		}
 		kinds := columnKinds(below)
-		numeric := 0
-		for _, k := range kinds {
-			if k == kindNumber {
-				numeric++
-			}
-		}
+		numeric := countKind(kinds, kindNumber)
 		m := mismatches(sample[i], kinds)
 		if i == first && m == 0 && looksLikeData(sample[i], below) {
 			return i, false
@@ -94,6 +75,37 @@ func detectHeader(sample [][]string) (at int, header bool) {
 		return 0, true
 	}
 	return first, true
+}
+
+// recordWidths returns each record's number of non-empty cells, and the
+// typical width: the most common non-zero width, the wider on ties.
+func recordWidths(sample [][]string) (widths []int, typical int) {
+	widths = make([]int, len(sample))
+	counts := map[int]int{}
+	for i, rec := range sample {
+		widths[i] = nonEmpty(rec)
+		if widths[i] > 0 {
+			counts[widths[i]]++
+		}
+	}
+	freq := 0
+	for w, f := range counts {
+		if f > freq || (f == freq && w > typical) {
+			typical, freq = w, f
+		}
+	}
+	return widths, typical
+}
+
+// countKind counts the columns of kind k.
+func countKind(kinds []int, k int) int {
+	n := 0
+	for _, c := range kinds {
+		if c == k {
+			n++
+		}
+	}
+	return n
 }
 
 // nonBlankAfter returns up to n non-blank records after record i.

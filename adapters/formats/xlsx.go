@@ -174,37 +174,16 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 	x.sheet = &sheetReader{rc: ahead, sc: newXMLScanner(ahead, 256<<10), sst: sst, dates: dates, date1904: date1904,
 		limits: x.limits, partSize: int64(min(f.UncompressedSize64, math.MaxInt64))}
 	x.detection = table.Detection{Format: table.XLSX, Sheet: ref.name}
-	var skipped []int // non-blank rows the skip_rows option passed over
-	for i := range opts.SkipRows {
-		cells, err := x.sheet.nextRow()
-		if err != nil {
-			x.empty = err == io.EOF && i == 0
-			return ignoreEOF(err)
-		}
-		if !blank(cells) {
-			skipped = append(skipped, i+1)
-		}
+	skipped, ended, err := x.skipRows(opts.SkipRows)
+	if ended {
+		return err
 	}
 	want := sampleRecords
 	if opts.HeaderRow > 0 {
 		want = opts.HeaderRow
 	}
-	held := 0
-	for len(x.pending) < want {
-		cells, err := x.nextRow()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		for _, c := range cells {
-			held += len(c)
-		}
-		if held > maxSampleBytes {
-			return fmt.Errorf("%w: the sheet's first %d rows hold over %d bytes", table.ErrUnreadable, len(x.pending)+1, maxSampleBytes)
-		}
-		x.pending = append(x.pending, cells)
+	if err := x.readSample(want); err != nil {
+		return err
 	}
 	// A sheet with rows that hold nothing (styled or sized only) is empty
 	// too; header detection would make an empty header of it.
@@ -250,6 +229,46 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 	x.detection.SkippedCount = len(skipped)
 	x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
 	x.pending = x.pending[at+1:]
+	return nil
+}
+
+// skipRows passes over the skip_rows option's rows, and returns the
+// non-blank ones among them. ended says the sheet ended (or failed, with
+// err) among them; one that ends at once is empty.
+func (x *xlsxReader) skipRows(n int) (skipped []int, ended bool, err error) {
+	for i := range n {
+		cells, err := x.sheet.nextRow()
+		if err != nil {
+			x.empty = err == io.EOF && i == 0
+			return nil, true, ignoreEOF(err)
+		}
+		if !blank(cells) {
+			skipped = append(skipped, i+1)
+		}
+	}
+	return skipped, false, nil
+}
+
+// readSample holds up to want rows (within maxSampleBytes) for header
+// detection.
+func (x *xlsxReader) readSample(want int) error {
+	held := 0
+	for len(x.pending) < want {
+		cells, err := x.nextRow()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, c := range cells {
+			held += len(c)
+		}
+		if held > maxSampleBytes {
+			return fmt.Errorf("%w: the sheet's first %d rows hold over %d bytes", table.ErrUnreadable, len(x.pending)+1, maxSampleBytes)
+		}
+		x.pending = append(x.pending, cells)
+	}
 	return nil
 }
 
@@ -641,6 +660,8 @@ func (r *sheetReader) readCell(row, prev int) (int, error) {
 // readCellContent reads a cell's children: the value <v>, the formula
 // <f> (only its presence matters: the cached value is the cell's) and
 // the inline string <is>.
+//
+//nolint:gocognit // per cell of a sheet (BenchmarkXLSXReader): one pass over the cell's tokens
 func (r *sheetReader) readCellContent() (hasF, hasIS bool, err error) {
 	base := r.sc.depth()
 	inV := 0

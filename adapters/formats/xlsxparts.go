@@ -103,44 +103,9 @@ func readWorkbook(zr *zip.Reader) (*workbookParts, error) {
 	if err != nil {
 		return nil, err
 	}
-	type sheetEntry struct{ name, id string }
-	var sheets []sheetEntry
-	date1904 := false
-	sc := newXMLScanner(bytes.NewReader(b), 64<<10)
-	for {
-		tok, err := sc.next()
-		if err != nil {
-			return nil, fmt.Errorf("%w: the workbook part: %v", table.ErrUnreadable, err)
-		}
-		if tok == tokEOF {
-			break
-		}
-		if tok != tokStart {
-			continue
-		}
-		// Only the workbook's own elements: an extension (x14:workbookPr
-		// in extLst) shares their local names.
-		level := sc.depth()
-		if sc.selfClosing {
-			level++
-		}
-		switch string(sc.name) {
-		case "workbookPr":
-			if level != 2 {
-				continue
-			}
-			v, _, _ := sc.attr("date1904")
-			date1904 = string(v) == "1" || string(v) == "true"
-		case "sheet":
-			if level != 3 {
-				continue
-			}
-			if len(sheets) >= maxSheets {
-				return nil, fmt.Errorf("%w: the workbook lists over %d sheets", table.ErrUnreadable, maxSheets)
-			}
-			name, _, _ := sc.attr("name")
-			sheets = append(sheets, sheetEntry{name: string(name), id: string(sc.prefixedAttr("id"))})
-		}
+	sheets, date1904, err := scanWorkbook(b)
+	if err != nil {
+		return nil, err
 	}
 	rels := map[string]relTarget{}
 	if rf := zipEntry(zr, "xl/_rels/workbook.xml.rels"); rf != nil {
@@ -165,6 +130,48 @@ func readWorkbook(zr *zip.Reader) (*workbookParts, error) {
 		}
 	}
 	return parts, nil
+}
+
+// sheetEntry is a sheet the workbook lists: its name and relationship id.
+type sheetEntry struct{ name, id string }
+
+// scanWorkbook reads the sheets and the date system of xl/workbook.xml.
+func scanWorkbook(b []byte) (sheets []sheetEntry, date1904 bool, err error) {
+	sc := newXMLScanner(bytes.NewReader(b), 64<<10)
+	for {
+		tok, err := sc.next()
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: the workbook part: %v", table.ErrUnreadable, err)
+		}
+		if tok == tokEOF {
+			return sheets, date1904, nil
+		}
+		if tok != tokStart {
+			continue
+		}
+		// Only the workbook's own elements: an extension (x14:workbookPr
+		// in extLst) shares their local names.
+		level := sc.depth()
+		if sc.selfClosing {
+			level++
+		}
+		switch string(sc.name) {
+		case "workbookPr":
+			if level == 2 {
+				v, _, _ := sc.attr("date1904")
+				date1904 = string(v) == "1" || string(v) == "true"
+			}
+		case "sheet":
+			if level != 3 {
+				continue
+			}
+			if len(sheets) >= maxSheets {
+				return nil, false, fmt.Errorf("%w: the workbook lists over %d sheets", table.ErrUnreadable, maxSheets)
+			}
+			name, _, _ := sc.attr("name")
+			sheets = append(sheets, sheetEntry{name: string(name), id: string(sc.prefixedAttr("id"))})
+		}
+	}
 }
 
 type relTarget struct{ kind, part string }
@@ -342,6 +349,8 @@ func readSharedStrings(zr *zip.Reader, name string, limits table.Limits) (*share
 // readStringItem reads the text of a string item (<si> or <is>) up to its
 // end tag, already opened: its own <t> and the <t> of its rich-text runs
 // <r>, in document order; phonetic runs (<rPh>) are not the cell's text.
+//
+//nolint:gocognit // per shared string and inline string (BenchmarkXLSXReader): one pass over the item's tokens
 func readStringItem(s *xmlScanner, dst []byte, maxBytes int) ([]byte, error) {
 	base := s.depth()
 	inT, skip := 0, 0 // depth of the open <t>, of an <rPh>

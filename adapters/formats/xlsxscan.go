@@ -375,6 +375,8 @@ type xmlAttr struct{ key, val []byte }
 // parseAttrs splits the current start tag's attributes, checking their
 // syntax: every tag's, so that a damaged tag is an error even where the
 // reader wants none of its attributes.
+//
+//nolint:gocognit // per tag of a sheet (BenchmarkXLSXReader): one pass over the tag's bytes
 func (s *xmlScanner) parseAttrs() error {
 	s.attrList = s.attrList[:0]
 	a := s.attrs
@@ -473,6 +475,8 @@ func (s *xmlScanner) prefixedAttr(local string) []byte {
 // references decoded (unless cdata) and line ends normalized as XML
 // requires ("\r\n" and "\r" read "\n"). It checks that the text is UTF-8
 // and holds only characters XML allows.
+//
+//nolint:gocognit // per byte of a sheet's text (BenchmarkXLSXReader): one pass, each byte's cases inline
 func appendText(dst, raw []byte, cdata bool) ([]byte, error) {
 	plain := true
 	for _, c := range raw {
