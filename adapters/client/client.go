@@ -133,25 +133,10 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		u += "?" + r.query.Encode()
 	}
 	for attempt := 0; ; attempt++ {
-		var body io.Reader
-		if r.body != nil {
-			var err error
-			if body, err = r.body(); err != nil {
-				return nil, err
-			}
-		}
-		req, err := http.NewRequestWithContext(ctx, r.method, u, body)
+		req, err := c.newRequest(ctx, r, u)
 		if err != nil {
 			return nil, err
 		}
-		for k, v := range r.header {
-			req.Header[k] = v
-		}
-		if r.contentType != "" {
-			req.Header.Set("Content-Type", r.contentType)
-		}
-		req.Header.Set("Authorization", "Bearer "+c.key)
-		req.Header.Set("User-Agent", "tabnorm-go-client")
 		res, err := c.http.Do(req)
 		canRetry := attempt < c.retries && (r.body == nil || r.replayable) && ctx.Err() == nil
 		if err != nil {
@@ -175,6 +160,30 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		}
 		return nil, perr
 	}
+}
+
+// newRequest builds one attempt of r to the URL u, with a fresh body.
+func (c *Client) newRequest(ctx context.Context, r request, u string) (*http.Request, error) {
+	var body io.Reader
+	if r.body != nil {
+		var err error
+		if body, err = r.body(); err != nil {
+			return nil, err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range r.header {
+		req.Header[k] = v
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("User-Agent", "tabnorm-go-client")
+	return req, nil
 }
 
 // wait is the pause before retry attempt+1: exponential, or what the

@@ -30,47 +30,55 @@ func (e Event) Terminal() bool {
 // repeated; it gives up (yielding the error) after the client's retries
 // fail in a row, or when ctx ends.
 func (c *Client) Follow(ctx context.Context, jobID string) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		last := ""
-		failures := 0
-		for {
-			h := http.Header{"Accept": {"text/event-stream"}}
-			if last != "" {
-				h.Set("Last-Event-ID", last)
-			}
-			res, err := c.do(ctx, request{method: http.MethodGet, path: jobPath(jobID) + "/events", header: h})
-			if err != nil {
-				var perr *Error
-				if asError(err, &perr) && perr.Status < 500 && perr.Status != http.StatusTooManyRequests {
-					yield(Event{}, err) // 404 and the like: reconnecting will not help
-					return
-				}
-				failures++
-				if failures > c.retries || sleep(ctx, c.wait(failures-1, 0)) != nil {
-					yield(Event{}, err)
-					return
-				}
-				continue
-			}
-			ended, progressed, stop := readEvents(res, &last, yield)
-			_ = res.Body.Close()
-			if ended || stop {
+	return func(yield func(Event, error) bool) { c.follow(ctx, jobID, yield) }
+}
+
+func (c *Client) follow(ctx context.Context, jobID string, yield func(Event, error) bool) {
+	last := ""
+	failures := 0
+	for {
+		h := http.Header{"Accept": {"text/event-stream"}}
+		if last != "" {
+			h.Set("Last-Event-ID", last)
+		}
+		res, err := c.do(ctx, request{method: http.MethodGet, path: jobPath(jobID) + "/events", header: h})
+		if err != nil {
+			var perr *Error
+			if asError(err, &perr) && perr.Status < 500 && perr.Status != http.StatusTooManyRequests {
+				yield(Event{}, err) // 404 and the like: reconnecting will not help
 				return
-			}
-			if progressed {
-				failures = 0
 			}
 			failures++
-			if failures > c.retries || sleep(ctx, c.wait(failures-1, 0)) != nil {
-				if ctx.Err() != nil {
-					yield(Event{}, ctx.Err())
-				} else {
-					yield(Event{}, errStreamLost)
-				}
+			if !c.pause(ctx, failures) {
+				yield(Event{}, err)
 				return
 			}
+			continue
+		}
+		ended, progressed, stop := readEvents(res, &last, yield)
+		_ = res.Body.Close()
+		if ended || stop {
+			return
+		}
+		if progressed {
+			failures = 0
+		}
+		failures++
+		if !c.pause(ctx, failures) {
+			if ctx.Err() != nil {
+				yield(Event{}, ctx.Err())
+			} else {
+				yield(Event{}, errStreamLost)
+			}
+			return
 		}
 	}
+}
+
+// pause waits before reconnecting after failures in a row; false when the
+// retries are spent or ctx ended.
+func (c *Client) pause(ctx context.Context, failures int) bool {
+	return failures <= c.retries && sleep(ctx, c.wait(failures-1, 0)) == nil
 }
 
 var errStreamLost = &Error{Code: "stream_lost", Detail: "the event stream kept closing before the job ended"}

@@ -99,58 +99,63 @@ func NewPostgres(db *sqlstore.DB, log *slog.Logger) *Postgres {
 // Start begins listening; it returns once LISTEN is in place, so no
 // notice sent after Start returns is missed.
 func (p *Postgres) Start(ctx context.Context) error {
-	conn, err := p.pool.Acquire(ctx)
+	conn, err := p.listen(ctx)
 	if err != nil {
-		return fmt.Errorf("listen for job events: %w", err)
-	}
-	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
-		conn.Release()
 		return fmt.Errorf("listen for job events: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	p.stop, p.done = cancel, make(chan struct{})
-	go func() {
-		defer close(p.done)
-		defer func() {
-			if conn != nil {
-				conn.Release()
+	go p.run(runCtx, conn)
+	return nil
+}
+
+// listen takes a connection of the pool and LISTENs on it.
+func (p *Postgres) listen(ctx context.Context) (*pgxpool.Conn, error) {
+	conn, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
+		conn.Release()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// run fans the notices of conn out to this node's subscribers until ctx
+// ends, listening again on another connection when conn breaks.
+func (p *Postgres) run(ctx context.Context, conn *pgxpool.Conn) {
+	defer close(p.done)
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			conn.Release()
+			if ctx.Err() != nil {
+				return
 			}
-		}()
-		for {
-			n, err := conn.Conn().WaitForNotification(runCtx)
-			if err != nil {
-				if runCtx.Err() != nil {
-					return
-				}
-				// The connection broke: subscribers fall back on their
-				// periodic reads while we listen again.
-				p.log.Error("job event listener", "error", err)
-				conn.Release()
-				conn = nil
-				for conn == nil && runCtx.Err() == nil {
-					time.Sleep(time.Second)
-					c, err := p.pool.Acquire(runCtx)
-					if err != nil {
-						continue
-					}
-					if _, err := c.Exec(runCtx, "LISTEN "+channel); err != nil {
-						c.Release()
-						continue
-					}
-					conn = c
-				}
-				if conn == nil {
-					return
-				}
-				continue
+			// The connection broke: subscribers fall back on their
+			// periodic reads while we listen again.
+			p.log.Error("job event listener", "error", err)
+			if conn = p.relisten(ctx); conn == nil {
+				return
 			}
-			jobID, seqText, ok := strings.Cut(n.Payload, " ")
-			seq, convErr := strconv.Atoi(seqText)
-			if ok && convErr == nil {
-				p.h.deliver(jobID, seq)
-			}
+			continue
 		}
-	}()
+		jobID, seqText, ok := strings.Cut(n.Payload, " ")
+		if seq, err := strconv.Atoi(seqText); ok && err == nil {
+			p.h.deliver(jobID, seq)
+		}
+	}
+}
+
+// relisten tries, once a second, to listen again; nil once ctx ends.
+func (p *Postgres) relisten(ctx context.Context) *pgxpool.Conn {
+	for ctx.Err() == nil {
+		time.Sleep(time.Second)
+		if conn, err := p.listen(ctx); err == nil {
+			return conn
+		}
+	}
 	return nil
 }
 

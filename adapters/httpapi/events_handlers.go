@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -33,14 +34,10 @@ func (a *API) jobEvents(c *gin.Context) {
 	ctx := c.Request.Context()
 	p := principal(c)
 	jobID := c.Param("id")
-	last := 0
-	if h := c.GetHeader("Last-Event-ID"); h != "" {
-		n, err := strconv.Atoi(h)
-		if err != nil || n < 0 {
-			fail(c, errInvalidLastEventID)
-			return
-		}
-		last = n
+	last, err := lastEventID(c)
+	if err != nil {
+		fail(c, err)
+		return
 	}
 	// Follow before reading the history, so nothing falls in between.
 	live, unfollow := a.deps.Jobs.Follow(jobID, last)
@@ -50,8 +47,8 @@ func (a *API) jobEvents(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	rc := http.NewResponseController(c.Writer)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream lasts as long as its job
+	s := &sseStream{w: c.Writer, rc: http.NewResponseController(c.Writer), last: last}
+	_ = s.rc.SetWriteDeadline(time.Time{}) // a stream lasts as long as its job
 	h := c.Writer.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -59,18 +56,7 @@ func (a *API) jobEvents(c *gin.Context) {
 	c.Status(http.StatusOK)
 	a.observer.Subscribed(1)
 	defer a.observer.Subscribed(-1)
-	write := func(evs []ports.Event) (done bool) {
-		for _, ev := range evs {
-			fmt.Fprintf(c.Writer, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Kind, ev.Data)
-			last = ev.Seq
-			if terminal(ev.Kind) {
-				done = true
-			}
-		}
-		_ = rc.Flush()
-		return done
-	}
-	if write(history) {
+	if s.write(history) {
 		return
 	}
 	ping := time.NewTicker(keepAlive)
@@ -84,32 +70,76 @@ func (a *API) jobEvents(c *gin.Context) {
 		case <-ctx.Done():
 			return
 		case <-ping.C:
-			fmt.Fprint(c.Writer, ": keep-alive\n\n")
-			_ = rc.Flush()
+			s.ping()
 			continue
 		case shared := <-live:
 			// Events read once for every stream on this node; only a gap
 			// (this stream fell behind) sends it to the store itself.
-			if len(shared) == 0 || shared[0].Seq > last+1 {
-				catchUp = true
-				break
-			}
-			for _, ev := range shared {
-				if ev.Seq > last {
-					evs = append(evs, ev)
-				}
-			}
+			evs, catchUp = s.newer(shared)
 		case <-safety.C:
 			catchUp = true
 		}
 		if catchUp {
-			var err error
-			if evs, err = a.deps.Jobs.Events(ctx, p, jobID, last); err != nil {
+			if evs, err = a.deps.Jobs.Events(ctx, p, jobID, s.last); err != nil {
 				return // the job was deleted, or the store is gone: end the stream
 			}
 		}
-		if write(evs) {
+		if s.write(evs) {
 			return
 		}
 	}
+}
+
+// lastEventID is the Last-Event-ID a reconnecting client sends: the seq
+// of the last event it has, 0 without one.
+func lastEventID(c *gin.Context) (int, error) {
+	h := c.GetHeader("Last-Event-ID")
+	if h == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(h)
+	if err != nil || n < 0 {
+		return 0, errInvalidLastEventID
+	}
+	return n, nil
+}
+
+// sseStream writes a job's events to one client, each once and in order.
+type sseStream struct {
+	w    io.Writer
+	rc   *http.ResponseController
+	last int // the seq of the last event written
+}
+
+// write sends the events and reports whether the terminal one was among
+// them. A failed write ends nothing here: the request's context does.
+func (s *sseStream) write(evs []ports.Event) (done bool) {
+	for _, ev := range evs {
+		fmt.Fprintf(s.w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Kind, ev.Data)
+		s.last = ev.Seq
+		if terminal(ev.Kind) {
+			done = true
+		}
+	}
+	_ = s.rc.Flush()
+	return done
+}
+
+func (s *sseStream) ping() {
+	fmt.Fprint(s.w, ": keep-alive\n\n")
+	_ = s.rc.Flush()
+}
+
+// newer returns the shared events this stream has not written; gap when
+// they do not follow on from its last one (it must read the store).
+func (s *sseStream) newer(shared []ports.Event) (evs []ports.Event, gap bool) {
+	if len(shared) == 0 || shared[0].Seq > s.last+1 {
+		return nil, true
+	}
+	for _, ev := range shared {
+		if ev.Seq > s.last {
+			evs = append(evs, ev)
+		}
+	}
+	return evs, false
 }
