@@ -44,65 +44,78 @@ func newFixture(t *testing.T) fixture {
 // repositories mocked: what may the resulting principal do?
 func TestPolicy(t *testing.T) {
 	t.Parallel()
+	var cases []policyCase
 	for _, staff := range []bool{false, true} {
 		for _, impersonating := range []bool{false, true} {
 			for _, provisioned := range []bool{false, true} {
 				for _, role := range []identity.Role{identity.Member, identity.Admin} {
-					name := fmt.Sprintf("staff=%v/impersonating=%v/provisioned=%v/role=%s", staff, impersonating, provisioned, role)
-					t.Run(name, func(t *testing.T) {
-						t.Parallel()
-						f := newFixture(t)
-						home := identity.Organization{ID: "org_home", Products: []identity.Product{identity.Normalize, identity.Connect}}
-						customer := identity.Organization{ID: "org_customer"}
-						if provisioned {
-							customer.Products = []identity.Product{identity.Connect}
-						}
-						user := identity.User{ID: "usr_1", OrgID: home.ID, Role: role, IsStaff: staff}
-						if !staff { // a non-staff user's own organization is the one whose entitlements are tested
-							home.Products = customer.Products
-						}
-						ses, token := session.New(user.ID, home.ID, now.Add(-time.Hour))
-						ses.LastSeenAt = now
-						if impersonating {
-							at := now.Add(-time.Minute)
-							ses.ImpersonatedOrgID, ses.ImpersonatedAt = customer.ID, &at
-						}
-						products := map[string][]identity.Product{home.ID: home.Products}
-						if impersonating {
-							products[customer.ID] = customer.Products
-						}
-						f.creds.EXPECT().SessionByHash(mock.Anything, session.HashOf(token)).Return(ses, user, products, nil)
-
-						p, err := f.svc.AuthenticateSession(context.Background(), token)
-						if err != nil {
-							t.Fatal(err)
-						}
-						actingAsCustomer := staff && impersonating
-						wantEntitled := (staff && !impersonating) || provisioned
-						if err := p.Entitled(identity.Connect); (err == nil) != wantEntitled {
-							t.Errorf("Entitled(connect) = %v, want allowed=%v", err, wantEntitled)
-						} else if err != nil && domain.CodeOf(err) != "forbidden_entitlement_missing" {
-							t.Errorf("code %q", domain.CodeOf(err))
-						}
-						wantKeys := role == identity.Admin || actingAsCustomer
-						if err := p.CanManageKeys(); (err == nil) != wantKeys {
-							t.Errorf("CanManageKeys = %v, want allowed=%v", err, wantKeys)
-						} else if err != nil && domain.CodeOf(err) != "insufficient_permissions" {
-							t.Errorf("code %q", domain.CodeOf(err))
-						}
-						if err := p.CanImpersonate(); (err == nil) != staff {
-							t.Errorf("CanImpersonate = %v, want allowed=%v", err, staff)
-						}
-						if actingAsCustomer && p.OrgID != customer.ID {
-							t.Errorf("impersonating staff acts for %s, want %s", p.OrgID, customer.ID)
-						}
-						if !actingAsCustomer && p.OrgID != home.ID {
-							t.Errorf("principal acts for %s, want own org %s", p.OrgID, home.ID)
-						}
-					})
+					cases = append(cases, policyCase{staff: staff, impersonating: impersonating, provisioned: provisioned, role: role})
 				}
 			}
 		}
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("staff=%v/impersonating=%v/provisioned=%v/role=%s", c.staff, c.impersonating, c.provisioned, c.role)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkPolicy(t, c)
+		})
+	}
+}
+
+type policyCase struct {
+	staff, impersonating, provisioned bool
+	role                              identity.Role
+}
+
+// checkPolicy authenticates the case's session and checks what the
+// principal may do.
+func checkPolicy(t *testing.T, c policyCase) {
+	t.Helper()
+	f := newFixture(t)
+	home := identity.Organization{ID: "org_home", Products: []identity.Product{identity.Normalize, identity.Connect}}
+	customer := identity.Organization{ID: "org_customer"}
+	if c.provisioned {
+		customer.Products = []identity.Product{identity.Connect}
+	}
+	user := identity.User{ID: "usr_1", OrgID: home.ID, Role: c.role, IsStaff: c.staff}
+	if !c.staff { // a non-staff user's own organization is the one whose entitlements are tested
+		home.Products = customer.Products
+	}
+	ses, token := session.New(user.ID, home.ID, now.Add(-time.Hour))
+	ses.LastSeenAt = now
+	products := map[string][]identity.Product{home.ID: home.Products}
+	if c.impersonating {
+		at := now.Add(-time.Minute)
+		ses.ImpersonatedOrgID, ses.ImpersonatedAt = customer.ID, &at
+		products[customer.ID] = customer.Products
+	}
+	f.creds.EXPECT().SessionByHash(mock.Anything, session.HashOf(token)).Return(ses, user, products, nil)
+
+	p, err := f.svc.AuthenticateSession(context.Background(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actingAsCustomer := c.staff && c.impersonating
+	allowed(t, "Entitled(connect)", p.Entitled(identity.Connect), (c.staff && !c.impersonating) || c.provisioned, "forbidden_entitlement_missing")
+	allowed(t, "CanManageKeys", p.CanManageKeys(), c.role == identity.Admin || actingAsCustomer, "insufficient_permissions")
+	allowed(t, "CanImpersonate", p.CanImpersonate(), c.staff, "insufficient_permissions")
+	want := home.ID
+	if actingAsCustomer {
+		want = customer.ID
+	}
+	if p.OrgID != want {
+		t.Errorf("the principal acts for %s, want %s", p.OrgID, want)
+	}
+}
+
+// allowed checks a policy's answer: nil when want, else an error with code.
+func allowed(t *testing.T, what string, err error, want bool, code domain.Code) {
+	t.Helper()
+	if (err == nil) != want {
+		t.Errorf("%s = %v, want allowed=%v", what, err, want)
+	} else if err != nil && domain.CodeOf(err) != code {
+		t.Errorf("%s: code %q, want %q", what, domain.CodeOf(err), code)
 	}
 }
 

@@ -172,69 +172,78 @@ func forEach(t *testing.T, fn func(t *testing.T, f *fixture)) {
 
 func TestService_retriesOnTheScheduleUntilA2xx(t *testing.T) {
 	t.Parallel()
-	forEach(t, func(t *testing.T, f *fixture) {
-		ctx := context.Background()
-		rcv := newReceiver(t, 500, 503, 202)
-		e, err := f.svc.Create(ctx, f.admin, webhooks.Input{URL: rcv.URL + "/hook", Events: []string{webhook.JobSucceeded}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		j := f.finishJob(t)
-		ds := f.list(t, e.ID)
-		if len(ds) != 1 || ds[0].EventType != webhook.JobSucceeded { // job.started is not subscribed
-			t.Fatalf("deliveries: %+v", ds)
-		}
-		d := ds[0]
-		start := f.clock.Now()
-		if err := f.svc.Deliver(ctx, d.ID, 1); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.svc.Deliver(ctx, d.ID, 2); err != nil { // 5 s early: nothing is sent
-			t.Fatal(err)
-		}
-		if n := len(rcv.requests()); n != 1 {
-			t.Fatalf("%d requests before the second attempt's time", n)
-		}
-		f.clock.Add(5 * time.Second)
-		if err := f.svc.Deliver(ctx, d.ID, 2); err != nil {
-			t.Fatal(err)
-		}
-		got := f.list(t, e.ID)[0]
-		if got.Status != webhook.Pending || got.Attempts != 2 || !got.NextAt.Equal(start.Add(5*time.Second+5*time.Minute)) || got.Last.StatusCode != 503 {
-			t.Fatalf("after two failures: %+v", got)
-		}
-		f.clock.Add(5 * time.Minute)
-		if err := f.svc.Deliver(ctx, d.ID, 3); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.svc.Deliver(ctx, d.ID, 3); err != nil { // a repeated queue entry
-			t.Fatal(err)
-		}
-		got = f.list(t, e.ID)[0]
-		if got.Status != webhook.Delivered || got.Attempts != 3 || got.Last.StatusCode != 202 || got.Last.ResponseBody != "answer 202" {
-			t.Fatalf("after the 2xx: %+v", got)
-		}
-		reqs := rcv.requests()
-		if len(reqs) != 3 {
-			t.Fatalf("%d requests, want 3", len(reqs))
-		}
-		for i, r := range reqs {
-			verify(t, e.Secret, r)
-			if r.header.Get("webhook-id") != d.ID {
-				t.Fatalf("request %d: webhook-id %q, want %q on every attempt", i, r.header.Get("webhook-id"), d.ID)
-			}
-			var body struct {
-				Type string
-				Data struct{ ID, Status string }
-			}
-			if err := json.Unmarshal(r.body, &body); err != nil || body.Type != webhook.JobSucceeded || body.Data.ID != j.ID || body.Data.Status != "succeeded" {
-				t.Fatalf("body %s: %v", r.body, err)
-			}
-		}
-		if ts := reqs[2].header.Get("webhook-timestamp"); ts != strconv.FormatInt(f.clock.Now().Unix(), 10) {
-			t.Fatalf("webhook-timestamp %s, want the clock's", ts)
-		}
-	})
+	forEach(t, retriesOnTheScheduleUntilA2xx)
+}
+
+func retriesOnTheScheduleUntilA2xx(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	rcv := newReceiver(t, 500, 503, 202)
+	e, err := f.svc.Create(ctx, f.admin, webhooks.Input{URL: rcv.URL + "/hook", Events: []string{webhook.JobSucceeded}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := f.finishJob(t)
+	ds := f.list(t, e.ID)
+	if len(ds) != 1 || ds[0].EventType != webhook.JobSucceeded { // job.started is not subscribed
+		t.Fatalf("deliveries: %+v", ds)
+	}
+	d := ds[0]
+	start := f.clock.Now()
+	if err := f.svc.Deliver(ctx, d.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Deliver(ctx, d.ID, 2); err != nil { // 5 s early: nothing is sent
+		t.Fatal(err)
+	}
+	if n := len(rcv.requests()); n != 1 {
+		t.Fatalf("%d requests before the second attempt's time", n)
+	}
+	f.clock.Add(5 * time.Second)
+	if err := f.svc.Deliver(ctx, d.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	got := f.list(t, e.ID)[0]
+	if got.Status != webhook.Pending || got.Attempts != 2 || !got.NextAt.Equal(start.Add(5*time.Second+5*time.Minute)) || got.Last.StatusCode != 503 {
+		t.Fatalf("after two failures: %+v", got)
+	}
+	f.clock.Add(5 * time.Minute)
+	if err := f.svc.Deliver(ctx, d.ID, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Deliver(ctx, d.ID, 3); err != nil { // a repeated queue entry
+		t.Fatal(err)
+	}
+	got = f.list(t, e.ID)[0]
+	if got.Status != webhook.Delivered || got.Attempts != 3 || got.Last.StatusCode != 202 || got.Last.ResponseBody != "answer 202" {
+		t.Fatalf("after the 2xx: %+v", got)
+	}
+	reqs := rcv.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	for i, r := range reqs {
+		checkSucceededRequest(t, e.Secret, r, d.ID, j.ID, i)
+	}
+	if ts := reqs[2].header.Get("webhook-timestamp"); ts != strconv.FormatInt(f.clock.Now().Unix(), 10) {
+		t.Fatalf("webhook-timestamp %s, want the clock's", ts)
+	}
+}
+
+// checkSucceededRequest: request i is signed, carries the delivery's id,
+// and its body is the job.succeeded event of the job.
+func checkSucceededRequest(t *testing.T, secret string, r received, deliveryID, jobID string, i int) {
+	t.Helper()
+	verify(t, secret, r)
+	if r.header.Get("webhook-id") != deliveryID {
+		t.Fatalf("request %d: webhook-id %q, want %q on every attempt", i, r.header.Get("webhook-id"), deliveryID)
+	}
+	var body struct {
+		Type string
+		Data struct{ ID, Status string }
+	}
+	if err := json.Unmarshal(r.body, &body); err != nil || body.Type != webhook.JobSucceeded || body.Data.ID != jobID || body.Data.Status != "succeeded" {
+		t.Fatalf("body %s: %v", r.body, err)
+	}
 }
 
 func TestService_goneDisablesTheEndpoint(t *testing.T) {
@@ -282,68 +291,70 @@ func TestService_goneDisablesTheEndpoint(t *testing.T) {
 
 func TestService_fiveDaysOfFailuresDisableTheEndpoint(t *testing.T) {
 	t.Parallel()
-	forEach(t, func(t *testing.T, f *fixture) {
-		ctx := context.Background()
-		rcv := newReceiver(t, 500)
-		e, err := f.svc.Create(ctx, f.admin, webhooks.Input{URL: rcv.URL, Events: []string{webhook.JobSucceeded}})
-		if err != nil {
+	forEach(t, fiveDaysOfFailuresDisableTheEndpoint)
+}
+
+func fiveDaysOfFailuresDisableTheEndpoint(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	rcv := newReceiver(t, 500)
+	e, err := f.svc.Create(ctx, f.admin, webhooks.Input{URL: rcv.URL, Events: []string{webhook.JobSucceeded}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := f.clock.Now()
+	d, err := f.svc.SendTest(ctx, f.admin, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for attempt := 1; attempt <= len(webhook.Schedule); attempt++ {
+		if err := f.svc.Deliver(ctx, d.ID, attempt); err != nil {
 			t.Fatal(err)
 		}
-		first := f.clock.Now()
-		d, err := f.svc.SendTest(ctx, f.admin, e.ID)
-		if err != nil {
-			t.Fatal(err)
+		got := f.list(t, e.ID)[0]
+		if got.Attempts != attempt {
+			t.Fatalf("attempt %d not made: %+v", attempt, got)
 		}
-		for attempt := 1; attempt <= len(webhook.Schedule); attempt++ {
-			if err := f.svc.Deliver(ctx, d.ID, attempt); err != nil {
-				t.Fatal(err)
-			}
-			got := f.list(t, e.ID)[0]
-			if got.Attempts != attempt {
-				t.Fatalf("attempt %d not made: %+v", attempt, got)
-			}
-			if got.NextAt != nil {
-				f.clock.Set(*got.NextAt)
-			}
+		if got.NextAt != nil {
+			f.clock.Set(*got.NextAt)
 		}
-		if got := f.list(t, e.ID)[0]; got.Status != webhook.Failed {
-			t.Fatalf("after ten attempts: %+v", got)
-		}
-		if e, _ = f.svc.Get(ctx, f.admin, e.ID); !e.Enabled {
-			t.Fatalf("disabled after %s of failures: %s", f.clock.Now().Sub(first), e.DisabledReason)
-		}
-		f.clock.Set(first.Add(webhook.FailingLimit))
-		d2, err := f.svc.SendTest(ctx, f.admin, e.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.svc.Deliver(ctx, d2.ID, 1); err != nil {
-			t.Fatal(err)
-		}
-		if e, _ = f.svc.Get(ctx, f.admin, e.ID); e.Enabled || !strings.Contains(e.DisabledReason, "5 days") {
-			t.Fatalf("after 5 days of failures: %+v", e)
-		}
-		// Enabling it again forgets the failures; a retry then delivers.
-		on := true
-		if e, err = f.svc.Update(ctx, f.admin, e.ID, webhooks.Patch{Enabled: &on}); err != nil || !e.Enabled || e.DisabledReason != "" || e.FailingSince != nil {
-			t.Fatalf("enable: %+v %v", e, err)
-		}
-		if _, err := f.svc.Retry(ctx, f.admin, e.ID, d.ID); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.svc.Retry(ctx, f.admin, e.ID, d.ID); domain.CodeOf(err) != "delivery_pending" {
-			t.Fatalf("second retry: %v", err)
-		}
-		rcv.mu.Lock()
-		rcv.statuses = []int{200}
-		rcv.mu.Unlock()
-		if err := f.svc.Deliver(ctx, d.ID, len(webhook.Schedule)+1); err != nil {
-			t.Fatal(err)
-		}
-		if got := f.list(t, e.ID)[1]; got.Status != webhook.Delivered || got.Attempts != 11 {
-			t.Fatalf("the retried delivery: %+v", got)
-		}
-	})
+	}
+	if got := f.list(t, e.ID)[0]; got.Status != webhook.Failed {
+		t.Fatalf("after ten attempts: %+v", got)
+	}
+	if e, _ = f.svc.Get(ctx, f.admin, e.ID); !e.Enabled {
+		t.Fatalf("disabled after %s of failures: %s", f.clock.Now().Sub(first), e.DisabledReason)
+	}
+	f.clock.Set(first.Add(webhook.FailingLimit))
+	d2, err := f.svc.SendTest(ctx, f.admin, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Deliver(ctx, d2.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ = f.svc.Get(ctx, f.admin, e.ID); e.Enabled || !strings.Contains(e.DisabledReason, "5 days") {
+		t.Fatalf("after 5 days of failures: %+v", e)
+	}
+	// Enabling it again forgets the failures; a retry then delivers.
+	on := true
+	if e, err = f.svc.Update(ctx, f.admin, e.ID, webhooks.Patch{Enabled: &on}); err != nil || !e.Enabled || e.DisabledReason != "" || e.FailingSince != nil {
+		t.Fatalf("enable: %+v %v", e, err)
+	}
+	if _, err := f.svc.Retry(ctx, f.admin, e.ID, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Retry(ctx, f.admin, e.ID, d.ID); domain.CodeOf(err) != "delivery_pending" {
+		t.Fatalf("second retry: %v", err)
+	}
+	rcv.mu.Lock()
+	rcv.statuses = []int{200}
+	rcv.mu.Unlock()
+	if err := f.svc.Deliver(ctx, d.ID, len(webhook.Schedule)+1); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.list(t, e.ID)[1]; got.Status != webhook.Delivered || got.Attempts != 11 {
+		t.Fatalf("the retried delivery: %+v", got)
+	}
 }
 
 func TestService_eventsCommitWithTheJob(t *testing.T) {
