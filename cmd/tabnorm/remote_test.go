@@ -31,38 +31,62 @@ func TestRemote(t *testing.T) {
 	}
 }
 
+// remote is the state the steps of the remote commands' script share.
+type remote struct {
+	app     *apptest.App
+	key     string
+	dir     string
+	csvPath string
+	jobID   string // the job create --wait made
+}
+
 func remoteCommands(t *testing.T, target sqltest.Target) {
 	app := apptest.Start(t, target)
-	org := app.Org("Acme", identity.Normalize, identity.Connect)
-	key := app.Key(org)
+	r := &remote{app: app, key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect)), dir: t.TempDir()}
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("TABNORM_API_URL", app.URL)
-	t.Setenv("TABNORM_API_KEY", key)
-	dir := t.TempDir()
-	csvPath := filepath.Join(dir, "people.csv")
-	if err := os.WriteFile(csvPath, []byte("ID,E-mail\n9007199254740993,ANN@x.io\n2,bob@\n"), 0o600); err != nil {
+	t.Setenv("TABNORM_API_KEY", r.key)
+	r.csvPath = filepath.Join(r.dir, "people.csv")
+	if err := os.WriteFile(r.csvPath, []byte("ID,E-mail\n9007199254740993,ANN@x.io\n2,bob@\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	for _, step := range []struct {
+		name string
+		run  func(*testing.T, *remote)
+	}{
+		{"create_wait_prints_each_state_and_the_job", remoteCreateWait},
+		{"downloads_are_the_apis_bytes", remoteDownloads},
+		{"errors_carry_their_code_and_request_id", remoteErrors},
+		{"schemas_and_connect", remoteSchemasAndConnect},
+		{"login_stores_the_server_and_key", remoteLogin},
+	} {
+		if !t.Run(step.name, func(t *testing.T) { step.run(t, r) }) {
+			return // the later steps build on this one
+		}
+	}
+}
 
-	// create --wait: a line per state change (no terminal here), the job as JSON.
-	out, errOut, err := runRemote(t, "jobs", "create", csvPath, "--schema", cliSchema, "--wait", "--json")
+// remoteCreateWait: a line per state change (no terminal here), the job
+// as JSON.
+func remoteCreateWait(t *testing.T, r *remote) {
+	out, errOut, err := runRemote(t, "jobs", "create", r.csvPath, "--schema", cliSchema, "--wait", "--json")
 	if err != nil {
 		t.Fatalf("create --wait: %v\n%s", err, errOut)
 	}
-	var id string
 	for _, l := range strings.Split(strings.TrimSpace(errOut), "\n") {
-		id, _, _ = strings.Cut(l, " ")
+		r.jobID, _, _ = strings.Cut(l, " ")
 	}
-	if !strings.Contains(errOut, " queued\n") || !strings.HasSuffix(errOut, " succeeded\n") || !strings.Contains(out, `"id":"`+id+`"`) || !strings.Contains(out, `"status":"succeeded"`) {
+	if !strings.Contains(errOut, " queued\n") || !strings.HasSuffix(errOut, " succeeded\n") || !strings.Contains(out, `"id":"`+r.jobID+`"`) || !strings.Contains(out, `"status":"succeeded"`) {
 		t.Fatalf("create --wait printed %q / %q", out, errOut)
 	}
+}
 
-	// Downloads are byte-identical to the API's.
+func remoteDownloads(t *testing.T, r *remote) {
 	for _, format := range []string{"csv", "jsonl"} {
-		api := app.Do("GET", "/v1/jobs/"+id+"/rows."+format, apptest.Caller{Key: key}, nil)
-		file := filepath.Join(dir, "rows."+format)
-		if _, _, err := runRemote(t, "jobs", "rows", id, "--format", format, "-o", file); err != nil {
+		api := r.app.Do("GET", "/v1/jobs/"+r.jobID+"/rows."+format, apptest.Caller{Key: r.key}, nil)
+		file := filepath.Join(r.dir, "rows."+format)
+		if _, _, err := runRemote(t, "jobs", "rows", r.jobID, "--format", format, "-o", file); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(file)
@@ -70,31 +94,33 @@ func remoteCommands(t *testing.T, target sqltest.Target) {
 			t.Fatalf("%s: %q, API %d %q", format, got, api.StatusCode, api.Body)
 		}
 	}
-	out, _, err = runRemote(t, "jobs", "errors", id)
-	if err != nil || out != app.Do("GET", "/v1/jobs/"+id+"/errors.jsonl", apptest.Caller{Key: key}, nil).Body {
+	out, _, err := runRemote(t, "jobs", "errors", r.jobID)
+	if err != nil || out != r.app.Do("GET", "/v1/jobs/"+r.jobID+"/errors.jsonl", apptest.Caller{Key: r.key}, nil).Body {
 		t.Fatalf("errors: %v %q", err, out)
 	}
-	if out, _, err := runRemote(t, "jobs", "list"); err != nil || !strings.HasPrefix(out, id+"\tsucceeded\tnormalize\t1 rows, 1 rejected") {
+	if out, _, err := runRemote(t, "jobs", "list"); err != nil || !strings.HasPrefix(out, r.jobID+"\tsucceeded\tnormalize\t1 rows, 1 rejected") {
 		t.Fatalf("list: %v %q", err, out)
 	}
+}
 
-	// Errors are printed with their code and request id.
-	_, _, err = runRemote(t, "jobs", "get", "job_nope")
+func remoteErrors(t *testing.T, r *remote) {
+	_, _, err := runRemote(t, "jobs", "get", "job_nope")
 	if msg := message(err); exitCode(err) != 1 || !strings.HasPrefix(msg, "not_found: ") || !strings.Contains(msg, "request req_") {
 		t.Fatalf("missing job: exit %d, %q", exitCode(err), msg)
 	}
-	_, _, err = runRemote(t, "jobs", "cancel", id)
+	_, _, err = runRemote(t, "jobs", "cancel", r.jobID)
 	if msg := message(err); !strings.HasPrefix(msg, "job_not_cancelable: ") {
 		t.Fatalf("cancel ended job: %q", msg)
 	}
+}
 
-	// Schemas, and connect files and jobs.
-	out, _, err = runRemote(t, "schemas", "create", "people", cliSchema, "--json")
+func remoteSchemasAndConnect(t *testing.T, r *remote) {
+	out, _, err := runRemote(t, "schemas", "create", "people", cliSchema, "--json")
 	if err != nil || !strings.Contains(out, `"object":"schema"`) {
 		t.Fatalf("schemas create: %v %q", err, out)
 	}
 	schemaID, _, _ := strings.Cut(strings.TrimPrefix(out, `{"id":"`), `"`)
-	out, _, err = runRemote(t, "connect", "files", "upload", csvPath)
+	out, _, err = runRemote(t, "connect", "files", "upload", r.csvPath)
 	if err != nil || !strings.HasPrefix(out, "file_") {
 		t.Fatalf("files upload: %v %q", err, out)
 	}
@@ -102,22 +128,24 @@ func remoteCommands(t *testing.T, target sqltest.Target) {
 	if out, errOut, err := runRemote(t, "connect", "jobs", "create", "--file-id", fileID, "--schema-id", schemaID, "--wait"); err != nil || !strings.Contains(out, "succeeded") {
 		t.Fatalf("connect jobs create: %v %q %q", err, out, errOut)
 	}
-	for _, args := range [][]string{{"connect", "files", "delete", fileID}, {"schemas", "delete", schemaID}, {"jobs", "delete", id}} {
+	for _, args := range [][]string{{"connect", "files", "delete", fileID}, {"schemas", "delete", schemaID}, {"jobs", "delete", r.jobID}} {
 		if _, _, err := runRemote(t, args...); err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
 	}
+}
 
-	// login stores the server and key (0600) for later commands.
+// remoteLogin: login stores the server and key (0600) for later commands.
+func remoteLogin(t *testing.T, r *remote) {
 	t.Setenv("TABNORM_API_URL", "")
 	t.Setenv("TABNORM_API_KEY", "")
 	if _, _, err := runRemote(t, "jobs", "list"); exitCode(err) != 2 {
 		t.Fatalf("no server: %v", err)
 	}
-	if _, _, err := runRemote(t, "login", "--url", app.URL, "--key", "svc_live_wrong"); err == nil {
+	if _, _, err := runRemote(t, "login", "--url", r.app.URL, "--key", "svc_live_wrong"); err == nil {
 		t.Fatal("login with a bad key stored it")
 	}
-	if _, _, err := runRemote(t, "login", "--url", app.URL, "--key", key); err != nil {
+	if _, _, err := runRemote(t, "login", "--url", r.app.URL, "--key", r.key); err != nil {
 		t.Fatal(err)
 	}
 	path, _ := remoteConfigPath()
