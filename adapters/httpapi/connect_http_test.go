@@ -133,96 +133,123 @@ func TestConnect_endToEnd(t *testing.T) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
 			app := apptest.Start(t, target)
-			key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect))}
-			csv := addFile(t, app, key, "a.csv", connectCSV)
-			jsonl := addFile(t, app, key, "b.jsonl", connectJSONL)
-			xlsx := addFile(t, app, key, "c.xlsx", connectXLSX(t))
-			if csv.Format != "csv" || jsonl.Format != "jsonl" || xlsx.Format != "xlsx" {
-				t.Fatalf("formats %s %s %s", csv.Format, jsonl.Format, xlsx.Format)
-			}
-			names := map[string]string{csv.ID: "a.csv", jsonl.ID: "b.jsonl", xlsx.ID: "c.xlsx"}
-
-			// CSV + JSON lines: rows concatenate in file order, uniqueness
-			// spans both files, every issue names its file and row there.
-			j, rows, issues := connectJob(t, app, key, csv.ID, jsonl.ID)
-			if got, want := rowIDs(rows), []string{"1 ann@x.io 2024-01-31", "3 cy@x.io 2024-03-04"}; !slices.Equal(got, want) {
-				t.Fatalf("rows %v, want %v", got, want)
-			}
-			if got, want := issueList(issues, names), []string{"a.csv row 2 invalid_email", "b.jsonl row 2 not_unique"}; !slices.Equal(got, want) {
-				t.Fatalf("issues %v, want %v", got, want)
-			}
-			if j.Result.RowCount != 2 || j.Result.RejectedCount != 2 || j.Progress.RowsRead != 4 || j.Result.RowsURL != "/v1/connect/jobs/"+j.ID+"/rows" {
-				t.Fatalf("job %+v", j)
-			}
-			if j.Source.Files[0].Filename != "a.csv" || j.Source.Files[1].Filename != "b.jsonl" || j.Source.Files[1].SHA256 != jsonl.SHA256 {
-				t.Fatalf("source files %+v", j.Source.Files)
-			}
-			// The mapping is reported per file.
-			var full struct {
-				Mapping []struct {
-					SourceFile   string  `json:"source_file"`
-					SourceColumn string  `json:"source_column"`
-					Field        *string `json:"field"`
-				} `json:"mapping"`
-			}
-			app.Do("GET", "/v1/connect/jobs/"+j.ID, key, nil).JSON(t, &full)
-			var mapped []string
-			for _, m := range full.Mapping {
-				mapped = append(mapped, names[m.SourceFile]+":"+m.SourceColumn+"→"+*m.Field)
-			}
-			if want := []string{"a.csv:ID→id", "a.csv:E-mail→email", "a.csv:Joined→joined", "b.jsonl:id→id", "b.jsonl:email→email", "b.jsonl:joined→joined"}; !slices.Equal(mapped, want) {
-				t.Fatalf("mapping %v, want %v", mapped, want)
-			}
-			csvOut := app.Do("GET", "/v1/connect/jobs/"+j.ID+"/rows?format=csv", key, nil)
-			if csvOut.Body != "id,email,joined\n1,ann@x.io,2024-01-31\n3,cy@x.io,2024-03-04\n" {
-				t.Fatalf("csv %q", csvOut.Body)
-			}
-
-			// CSV + XLSX, the workbook's date cells read as dates.
-			_, rows, issues = connectJob(t, app, key, xlsx.ID, csv.ID)
-			if got, want := rowIDs(rows), []string{"4 dee@x.io 2024-04-05", "1 ann@x.io 2024-01-31"}; !slices.Equal(got, want) {
-				t.Fatalf("rows %v, want %v", got, want)
-			}
-			if got, want := issueList(issues, names), []string{"c.xlsx row 2 invalid_email", "a.csv row 2 invalid_email"}; !slices.Equal(got, want) {
-				t.Fatalf("issues %v, want %v", got, want)
-			}
-
-			// A connect job is a job: on /v1/jobs as well, and listed there;
-			// /v1/connect/jobs lists connect jobs only.
-			expect(t, app.Request(upload(t, app, "p.csv", peopleCSV, map[string]string{"schema": peopleSchema}), key), 202, "")
-			var all, connectOnly struct{ Data []jobView }
-			app.Do("GET", "/v1/jobs", key, nil).JSON(t, &all)
-			app.Do("GET", "/v1/connect/jobs", key, nil).JSON(t, &connectOnly)
-			if len(all.Data) != 3 || len(connectOnly.Data) != 2 || connectOnly.Data[1].ID != j.ID {
-				t.Fatalf("lists: %d jobs, %d connect jobs", len(all.Data), len(connectOnly.Data))
-			}
-			expect(t, app.Do("GET", "/v1/jobs/"+j.ID, key, nil), 200, "")
-
-			// The library: list (newest first, paged), one file, deletion.
-			var list struct {
-				Data       []fileView
-				NextCursor *string `json:"next_cursor"`
-			}
-			app.Do("GET", "/v1/connect/files?limit=2", key, nil).JSON(t, &list)
-			if len(list.Data) != 2 || list.Data[0].ID != xlsx.ID || list.Data[1].ID != jsonl.ID || list.NextCursor == nil {
-				t.Fatalf("files page 1 %+v", list)
-			}
-			app.Do("GET", "/v1/connect/files?limit=2&cursor="+*list.NextCursor, key, nil).JSON(t, &list)
-			if len(list.Data) != 1 || list.Data[0].ID != csv.ID {
-				t.Fatalf("files page 2 %+v", list)
-			}
-			var one fileView
-			app.Do("GET", "/v1/connect/files/"+csv.ID, key, nil).JSON(t, &one)
-			if one != csv {
-				t.Fatalf("GET file %+v, want %+v", one, csv)
-			}
-			// The jobs that read it have ended: it may go, they stay.
-			expect(t, app.Do("DELETE", "/v1/connect/files/"+csv.ID, key, nil), 204, "")
-			expect(t, app.Do("GET", "/v1/connect/files/"+csv.ID, key, nil), 404, "not_found")
-			expect(t, app.Do("DELETE", "/v1/connect/files/"+csv.ID, key, nil), 404, "not_found")
-			expect(t, app.Do("GET", "/v1/connect/jobs/"+j.ID+"/rows", key, nil), 200, "")
+			l := &library{app: app, key: apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect))}}
+			script(t, l,
+				scriptStep[*library]{"files_of_each_format", connectAddFiles},
+				scriptStep[*library]{"csv_and_jsonl_make_one_table", connectCSVAndJSONL},
+				scriptStep[*library]{"xlsx_dates_read_as_dates", connectWorkbook},
+				scriptStep[*library]{"a_connect_job_is_a_job", connectJobIsAJob},
+				scriptStep[*library]{"list_get_and_delete_files", connectFiles},
+			)
 		})
 	}
+}
+
+// library is the state of the connect script: three files and a job.
+type library struct {
+	app             *apptest.App
+	key             apptest.Caller
+	csv, jsonl, xls fileView
+	names           map[string]string // file id → name
+	job             jobView           // the CSV and JSON lines job
+}
+
+func connectAddFiles(t *testing.T, l *library) {
+	l.csv = addFile(t, l.app, l.key, "a.csv", connectCSV)
+	l.jsonl = addFile(t, l.app, l.key, "b.jsonl", connectJSONL)
+	l.xls = addFile(t, l.app, l.key, "c.xlsx", connectXLSX(t))
+	if l.csv.Format != "csv" || l.jsonl.Format != "jsonl" || l.xls.Format != "xlsx" {
+		t.Fatalf("formats %s %s %s", l.csv.Format, l.jsonl.Format, l.xls.Format)
+	}
+	l.names = map[string]string{l.csv.ID: "a.csv", l.jsonl.ID: "b.jsonl", l.xls.ID: "c.xlsx"}
+}
+
+// connectCSVAndJSONL: rows concatenate in file order, uniqueness spans
+// both files, every issue names its file and row there, and the mapping
+// is reported per file.
+func connectCSVAndJSONL(t *testing.T, l *library) {
+	j, rows, issues := connectJob(t, l.app, l.key, l.csv.ID, l.jsonl.ID)
+	l.job = j
+	if got, want := rowIDs(rows), []string{"1 ann@x.io 2024-01-31", "3 cy@x.io 2024-03-04"}; !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	if got, want := issueList(issues, l.names), []string{"a.csv row 2 invalid_email", "b.jsonl row 2 not_unique"}; !slices.Equal(got, want) {
+		t.Fatalf("issues %v, want %v", got, want)
+	}
+	if j.Result.RowCount != 2 || j.Result.RejectedCount != 2 || j.Progress.RowsRead != 4 || j.Result.RowsURL != "/v1/connect/jobs/"+j.ID+"/rows" {
+		t.Fatalf("job %+v", j)
+	}
+	if j.Source.Files[0].Filename != "a.csv" || j.Source.Files[1].Filename != "b.jsonl" || j.Source.Files[1].SHA256 != l.jsonl.SHA256 {
+		t.Fatalf("source files %+v", j.Source.Files)
+	}
+	var full struct {
+		Mapping []struct {
+			SourceFile   string  `json:"source_file"`
+			SourceColumn string  `json:"source_column"`
+			Field        *string `json:"field"`
+		} `json:"mapping"`
+	}
+	l.app.Do("GET", "/v1/connect/jobs/"+j.ID, l.key, nil).JSON(t, &full)
+	var mapped []string
+	for _, m := range full.Mapping {
+		mapped = append(mapped, l.names[m.SourceFile]+":"+m.SourceColumn+"→"+*m.Field)
+	}
+	if want := []string{"a.csv:ID→id", "a.csv:E-mail→email", "a.csv:Joined→joined", "b.jsonl:id→id", "b.jsonl:email→email", "b.jsonl:joined→joined"}; !slices.Equal(mapped, want) {
+		t.Fatalf("mapping %v, want %v", mapped, want)
+	}
+	csvOut := l.app.Do("GET", "/v1/connect/jobs/"+j.ID+"/rows?format=csv", l.key, nil)
+	if csvOut.Body != "id,email,joined\n1,ann@x.io,2024-01-31\n3,cy@x.io,2024-03-04\n" {
+		t.Fatalf("csv %q", csvOut.Body)
+	}
+}
+
+func connectWorkbook(t *testing.T, l *library) {
+	_, rows, issues := connectJob(t, l.app, l.key, l.xls.ID, l.csv.ID)
+	if got, want := rowIDs(rows), []string{"4 dee@x.io 2024-04-05", "1 ann@x.io 2024-01-31"}; !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	if got, want := issueList(issues, l.names), []string{"c.xlsx row 2 invalid_email", "a.csv row 2 invalid_email"}; !slices.Equal(got, want) {
+		t.Fatalf("issues %v, want %v", got, want)
+	}
+}
+
+// connectJobIsAJob: a connect job is on /v1/jobs as well, and listed
+// there; /v1/connect/jobs lists connect jobs only.
+func connectJobIsAJob(t *testing.T, l *library) {
+	expect(t, l.app.Request(upload(t, l.app, "p.csv", peopleCSV, map[string]string{"schema": peopleSchema}), l.key), 202, "")
+	var all, connectOnly struct{ Data []jobView }
+	l.app.Do("GET", "/v1/jobs", l.key, nil).JSON(t, &all)
+	l.app.Do("GET", "/v1/connect/jobs", l.key, nil).JSON(t, &connectOnly)
+	if len(all.Data) != 3 || len(connectOnly.Data) != 2 || connectOnly.Data[1].ID != l.job.ID {
+		t.Fatalf("lists: %d jobs, %d connect jobs", len(all.Data), len(connectOnly.Data))
+	}
+	expect(t, l.app.Do("GET", "/v1/jobs/"+l.job.ID, l.key, nil), 200, "")
+}
+
+// connectFiles: the library lists newest first, paged; a file the ended
+// jobs read may go, and they stay.
+func connectFiles(t *testing.T, l *library) {
+	var list struct {
+		Data       []fileView
+		NextCursor *string `json:"next_cursor"`
+	}
+	l.app.Do("GET", "/v1/connect/files?limit=2", l.key, nil).JSON(t, &list)
+	if len(list.Data) != 2 || list.Data[0].ID != l.xls.ID || list.Data[1].ID != l.jsonl.ID || list.NextCursor == nil {
+		t.Fatalf("files page 1 %+v", list)
+	}
+	l.app.Do("GET", "/v1/connect/files?limit=2&cursor="+*list.NextCursor, l.key, nil).JSON(t, &list)
+	if len(list.Data) != 1 || list.Data[0].ID != l.csv.ID {
+		t.Fatalf("files page 2 %+v", list)
+	}
+	var one fileView
+	l.app.Do("GET", "/v1/connect/files/"+l.csv.ID, l.key, nil).JSON(t, &one)
+	if one != l.csv {
+		t.Fatalf("GET file %+v, want %+v", one, l.csv)
+	}
+	expect(t, l.app.Do("DELETE", "/v1/connect/files/"+l.csv.ID, l.key, nil), 204, "")
+	expect(t, l.app.Do("GET", "/v1/connect/files/"+l.csv.ID, l.key, nil), 404, "not_found")
+	expect(t, l.app.Do("DELETE", "/v1/connect/files/"+l.csv.ID, l.key, nil), 404, "not_found")
+	expect(t, l.app.Do("GET", "/v1/connect/jobs/"+l.job.ID+"/rows", l.key, nil), 200, "")
 }
 
 // A file gone from the store (by hand, or a failed disk) fails the job

@@ -106,117 +106,155 @@ func TestJobs_endToEnd(t *testing.T) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
 			app := apptest.Start(t, target)
-			org := app.Org("Acme", identity.Normalize)
-			key := apptest.Caller{Key: app.Key(org)}
-
-			res := app.Request(upload(t, app, "people.csv", peopleCSV, map[string]string{"schema": peopleSchema, "name": "people"}), key)
-			expect(t, res, 202, "")
-			var created jobView
-			res.JSON(t, &created)
-			if res.Header.Get("Location") != "/v1/jobs/"+created.ID || created.Status != "queued" || created.Mode != "normalize" ||
-				created.Source.Type != "upload" || created.Source.Files[0].Format != "csv" || created.Source.Files[0].SizeBytes != int64(len(peopleCSV)) ||
-				len(created.Source.Files[0].SHA256) != 64 {
-				t.Fatalf("created %s (Location %q)", res.Body, res.Header.Get("Location"))
-			}
-			j := waitJob(t, app, key, created.ID)
-			if j.Status != "succeeded" || j.Result == nil || j.Result.RowCount != 2 || j.Result.RejectedCount != 2 || j.Result.IssueCount != 2 ||
-				j.Attempts != 1 || j.Progress.RowsRead != 4 || j.Progress.Percent != 100 {
-				t.Fatalf("finished job %+v (error %+v)", j, j.Error)
-			}
-			if len(j.Mapping) != 3 || *j.Mapping[1].Field != "email" || *j.Mapping[1].Method != "normalized" {
-				t.Fatalf("mapping %+v", j.Mapping)
-			}
-			// result.detected: the decisions, as options that reproduce them.
-			var full struct {
-				Result struct {
-					Detected struct {
-						Options struct {
-							Columns map[string]struct {
-								DateOrder string         `json:"date_order"`
-								Evidence  map[string]int `json:"evidence"`
-							} `json:"columns"`
-						} `json:"options"`
-						Files []map[string]any `json:"files"`
-					} `json:"detected"`
-				} `json:"result"`
-			}
-			app.Do("GET", "/v1/jobs/"+j.ID, key, nil).JSON(t, &full)
-			if c := full.Result.Detected.Options.Columns["Joined"]; c.DateOrder != "DMY" || c.Evidence["day_first"] != 1 || full.Result.Detected.Files == nil {
-				t.Fatalf("detected %+v", full.Result.Detected)
-			}
-
-			// Rows: a JSON page, its cursor, JSON lines and CSV.
-			var page struct {
-				Data       []map[string]any `json:"data"`
-				NextCursor *string          `json:"next_cursor"`
-			}
-			app.Do("GET", "/v1/jobs/"+j.ID+"/rows?limit=1", key, nil).JSON(t, &page)
-			if len(page.Data) != 1 || page.Data[0]["email"] != "ann@x.io" || page.Data[0]["joined"] != "2024-01-31" || page.NextCursor == nil {
-				t.Fatalf("page 1 %+v", page)
-			}
-			cursor := *page.NextCursor
-			page.NextCursor = nil
-			app.Do("GET", "/v1/jobs/"+j.ID+"/rows?limit=1&cursor="+url.QueryEscape(cursor), key, nil).JSON(t, &page)
-			if len(page.Data) != 1 || page.Data[0]["id"] != 3.0 || page.NextCursor != nil {
-				t.Fatalf("page 2 %+v", page)
-			}
-			jsonl := app.Do("GET", "/v1/jobs/"+j.ID+"/rows?format=jsonl", key, nil)
-			if jsonl.Header.Get("Content-Type") != "application/x-ndjson" || strings.Count(jsonl.Body, "\n") != 2 {
-				t.Fatalf("jsonl %q", jsonl.Body)
-			}
-			csv := app.Do("GET", "/v1/jobs/"+j.ID+"/rows?format=csv", key, nil)
-			if csv.Body != "id,email,joined\n1,ann@x.io,2024-01-31\n3,cy@x.io,2024-03-04\n" {
-				t.Fatalf("csv %q", csv.Body)
-			}
-			// The downloads' own routes answer what ?format= answers.
-			for path, want := range map[string]apptest.Response{"rows.jsonl": jsonl, "rows.csv": csv} {
-				got := app.Do("GET", "/v1/jobs/"+j.ID+"/"+path, key, nil)
-				if got.Body != want.Body || got.Header.Get("Content-Type") != want.Header.Get("Content-Type") || got.Header.Get("Content-Disposition") == "" {
-					t.Fatalf("%s: %q %v, want %q", path, got.Body, got.Header, want.Body)
-				}
-			}
-			// numbers=string: exact digits for clients whose numbers are doubles.
-			if got := app.Do("GET", "/v1/jobs/"+j.ID+"/rows.jsonl?numbers=string", key, nil).Body; got != strings.ReplaceAll(strings.ReplaceAll(jsonl.Body, `"id":1`, `"id":"1"`), `"id":3`, `"id":"3"`) {
-				t.Fatalf("numbers=string jsonl %q", got)
-			}
-			app.Do("GET", "/v1/jobs/"+j.ID+"/rows?numbers=string&limit=1", key, nil).JSON(t, &page)
-			if page.Data[0]["id"] != "1" {
-				t.Fatalf("numbers=string page %+v", page.Data)
-			}
-			expect(t, app.Do("GET", "/v1/jobs/"+j.ID+"/rows?numbers=float", key, nil), 400, "invalid_request")
-			var issues struct{ Data []map[string]any }
-			app.Do("GET", "/v1/jobs/"+j.ID+"/errors", key, nil).JSON(t, &issues)
-			if len(issues.Data) != 2 || issues.Data[0]["code"] != "invalid_email" || issues.Data[0]["row"] != 2.0 || issues.Data[1]["code"] != "not_unique" {
-				t.Fatalf("issues %+v", issues.Data)
-			}
-			if got := app.Do("GET", "/v1/jobs/"+j.ID+"/errors.jsonl", key, nil); strings.Count(got.Body, "\n") != 2 || got.Header.Get("Content-Type") != "application/x-ndjson" {
-				t.Fatalf("errors.jsonl %q", got.Body)
-			}
-			errCSV := app.Do("GET", "/v1/jobs/"+j.ID+"/errors.csv", key, nil)
-			if !strings.HasPrefix(errCSV.Body, "row,source_file,column,field,severity,code,message,value\n2,,E-mail,email,error,invalid_email,") {
-				t.Fatalf("errors csv %q", errCSV.Body)
-			}
-
-			// List, filter, cancel a finished job, delete.
-			var list struct{ Data []jobView }
-			app.Do("GET", "/v1/jobs?status=succeeded", key, nil).JSON(t, &list)
-			if len(list.Data) != 1 || list.Data[0].ID != j.ID {
-				t.Fatalf("list %+v", list)
-			}
-			app.Do("GET", "/v1/jobs?status=failed", key, nil).JSON(t, &list)
-			if len(list.Data) != 0 {
-				t.Fatalf("failed list %+v", list)
-			}
-			expect(t, app.Do("GET", "/v1/jobs?status=lost", key, nil), 400, "invalid_request")
-			expect(t, app.Do("POST", "/v1/jobs/"+j.ID+"/cancel", key, nil), 409, "job_not_cancelable")
-			other := apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize))}
-			expect(t, app.Do("GET", "/v1/jobs/"+j.ID, other, nil), 404, "not_found")
-			expect(t, app.Do("GET", "/v1/jobs/"+j.ID+"/rows", other, nil), 404, "not_found")
-			expect(t, app.Do("DELETE", "/v1/jobs/"+j.ID, other, nil), 404, "not_found")
-			expect(t, app.Do("DELETE", "/v1/jobs/"+j.ID, key, nil), 204, "")
-			expect(t, app.Do("GET", "/v1/jobs/"+j.ID, key, nil), 404, "not_found")
+			f := &finishedJob{app: app, key: apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}}
+			script(t, f,
+				scriptStep[*finishedJob]{"upload_then_finish", jobUploadThenFinish},
+				scriptStep[*finishedJob]{"detected_options_reproduce_the_run", jobDetected},
+				scriptStep[*finishedJob]{"rows_as_pages_jsonl_and_csv", jobRows},
+				scriptStep[*finishedJob]{"numbers_as_strings", jobNumbersAsStrings},
+				scriptStep[*finishedJob]{"issues_as_pages_jsonl_and_csv", jobIssues},
+				scriptStep[*finishedJob]{"list_cancel_and_delete", jobListCancelDelete},
+			)
 		})
 	}
+}
+
+// finishedJob is the state of the end-to-end script: a job of people.
+type finishedJob struct {
+	app   *apptest.App
+	key   apptest.Caller
+	j     jobView
+	jsonl apptest.Response // its rows as JSON lines
+}
+
+func jobUploadThenFinish(t *testing.T, f *finishedJob) {
+	res := f.app.Request(upload(t, f.app, "people.csv", peopleCSV, map[string]string{"schema": peopleSchema, "name": "people"}), f.key)
+	expect(t, res, 202, "")
+	var created jobView
+	res.JSON(t, &created)
+	if res.Header.Get("Location") != "/v1/jobs/"+created.ID || created.Status != "queued" || created.Mode != "normalize" ||
+		created.Source.Type != "upload" || created.Source.Files[0].Format != "csv" || created.Source.Files[0].SizeBytes != int64(len(peopleCSV)) ||
+		len(created.Source.Files[0].SHA256) != 64 {
+		t.Fatalf("created %s (Location %q)", res.Body, res.Header.Get("Location"))
+	}
+	j := waitJob(t, f.app, f.key, created.ID)
+	if j.Status != "succeeded" || j.Result == nil || j.Result.RowCount != 2 || j.Result.RejectedCount != 2 || j.Result.IssueCount != 2 ||
+		j.Attempts != 1 || j.Progress.RowsRead != 4 || j.Progress.Percent != 100 {
+		t.Fatalf("finished job %+v (error %+v)", j, j.Error)
+	}
+	if len(j.Mapping) != 3 || *j.Mapping[1].Field != "email" || *j.Mapping[1].Method != "normalized" {
+		t.Fatalf("mapping %+v", j.Mapping)
+	}
+	f.j = j
+}
+
+// jobDetected: result.detected, the decisions as options that reproduce
+// them.
+func jobDetected(t *testing.T, f *finishedJob) {
+	var full struct {
+		Result struct {
+			Detected struct {
+				Options struct {
+					Columns map[string]struct {
+						DateOrder string         `json:"date_order"`
+						Evidence  map[string]int `json:"evidence"`
+					} `json:"columns"`
+				} `json:"options"`
+				Files []map[string]any `json:"files"`
+			} `json:"detected"`
+		} `json:"result"`
+	}
+	f.app.Do("GET", "/v1/jobs/"+f.j.ID, f.key, nil).JSON(t, &full)
+	if c := full.Result.Detected.Options.Columns["Joined"]; c.DateOrder != "DMY" || c.Evidence["day_first"] != 1 || full.Result.Detected.Files == nil {
+		t.Fatalf("detected %+v", full.Result.Detected)
+	}
+}
+
+// jobRows: a JSON page, its cursor, JSON lines and CSV; the downloads'
+// own routes answer what ?format= answers.
+func jobRows(t *testing.T, f *finishedJob) {
+	var page rowsPage
+	f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/rows?limit=1", f.key, nil).JSON(t, &page)
+	if len(page.Data) != 1 || page.Data[0]["email"] != "ann@x.io" || page.Data[0]["joined"] != "2024-01-31" || page.NextCursor == nil {
+		t.Fatalf("page 1 %+v", page)
+	}
+	cursor := *page.NextCursor
+	page.NextCursor = nil
+	f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/rows?limit=1&cursor="+url.QueryEscape(cursor), f.key, nil).JSON(t, &page)
+	if len(page.Data) != 1 || page.Data[0]["id"] != 3.0 || page.NextCursor != nil {
+		t.Fatalf("page 2 %+v", page)
+	}
+	f.jsonl = f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/rows?format=jsonl", f.key, nil)
+	if f.jsonl.Header.Get("Content-Type") != "application/x-ndjson" || strings.Count(f.jsonl.Body, "\n") != 2 {
+		t.Fatalf("jsonl %q", f.jsonl.Body)
+	}
+	csv := f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/rows?format=csv", f.key, nil)
+	if csv.Body != "id,email,joined\n1,ann@x.io,2024-01-31\n3,cy@x.io,2024-03-04\n" {
+		t.Fatalf("csv %q", csv.Body)
+	}
+	for path, want := range map[string]apptest.Response{"rows.jsonl": f.jsonl, "rows.csv": csv} {
+		got := f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/"+path, f.key, nil)
+		if got.Body != want.Body || got.Header.Get("Content-Type") != want.Header.Get("Content-Type") || got.Header.Get("Content-Disposition") == "" {
+			t.Fatalf("%s: %q %v, want %q", path, got.Body, got.Header, want.Body)
+		}
+	}
+}
+
+type rowsPage struct {
+	Data       []map[string]any `json:"data"`
+	NextCursor *string          `json:"next_cursor"`
+}
+
+// jobNumbersAsStrings: numbers=string, exact digits for clients whose
+// numbers are doubles.
+func jobNumbersAsStrings(t *testing.T, f *finishedJob) {
+	want := strings.ReplaceAll(strings.ReplaceAll(f.jsonl.Body, `"id":1`, `"id":"1"`), `"id":3`, `"id":"3"`)
+	if got := f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/rows.jsonl?numbers=string", f.key, nil).Body; got != want {
+		t.Fatalf("numbers=string jsonl %q", got)
+	}
+	var page rowsPage
+	f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/rows?numbers=string&limit=1", f.key, nil).JSON(t, &page)
+	if page.Data[0]["id"] != "1" {
+		t.Fatalf("numbers=string page %+v", page.Data)
+	}
+	expect(t, f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/rows?numbers=float", f.key, nil), 400, "invalid_request")
+}
+
+func jobIssues(t *testing.T, f *finishedJob) {
+	var issues struct{ Data []map[string]any }
+	f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/errors", f.key, nil).JSON(t, &issues)
+	if len(issues.Data) != 2 || issues.Data[0]["code"] != "invalid_email" || issues.Data[0]["row"] != 2.0 || issues.Data[1]["code"] != "not_unique" {
+		t.Fatalf("issues %+v", issues.Data)
+	}
+	if got := f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/errors.jsonl", f.key, nil); strings.Count(got.Body, "\n") != 2 || got.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("errors.jsonl %q", got.Body)
+	}
+	errCSV := f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/errors.csv", f.key, nil)
+	if !strings.HasPrefix(errCSV.Body, "row,source_file,column,field,severity,code,message,value\n2,,E-mail,email,error,invalid_email,") {
+		t.Fatalf("errors csv %q", errCSV.Body)
+	}
+}
+
+// jobListCancelDelete: list and filter, cancel a finished job, another
+// organization sees nothing, delete.
+func jobListCancelDelete(t *testing.T, f *finishedJob) {
+	var list struct{ Data []jobView }
+	f.app.Do("GET", "/v1/jobs?status=succeeded", f.key, nil).JSON(t, &list)
+	if len(list.Data) != 1 || list.Data[0].ID != f.j.ID {
+		t.Fatalf("list %+v", list)
+	}
+	f.app.Do("GET", "/v1/jobs?status=failed", f.key, nil).JSON(t, &list)
+	if len(list.Data) != 0 {
+		t.Fatalf("failed list %+v", list)
+	}
+	expect(t, f.app.Do("GET", "/v1/jobs?status=lost", f.key, nil), 400, "invalid_request")
+	expect(t, f.app.Do("POST", "/v1/jobs/"+f.j.ID+"/cancel", f.key, nil), 409, "job_not_cancelable")
+	other := apptest.Caller{Key: f.app.Key(f.app.Org("Other", identity.Normalize))}
+	expect(t, f.app.Do("GET", "/v1/jobs/"+f.j.ID, other, nil), 404, "not_found")
+	expect(t, f.app.Do("GET", "/v1/jobs/"+f.j.ID+"/rows", other, nil), 404, "not_found")
+	expect(t, f.app.Do("DELETE", "/v1/jobs/"+f.j.ID, other, nil), 404, "not_found")
+	expect(t, f.app.Do("DELETE", "/v1/jobs/"+f.j.ID, f.key, nil), 204, "")
+	expect(t, f.app.Do("GET", "/v1/jobs/"+f.j.ID, f.key, nil), 404, "not_found")
 }
 
 func TestJobs_failuresAndInfer(t *testing.T) {

@@ -66,80 +66,104 @@ func TestMetrics_seriesMove(t *testing.T) {
 				c.MetricsAddr = "127.0.0.1:0"
 				c.HTTP.RateLimit.PerSecond, c.HTTP.RateLimit.Burst = 2, 30
 			})
-			if app.MetricsURL == "" {
-				t.Fatal("TABNORM_METRICS_ADDR set, but no metrics listener")
-			}
-			if res := app.Do("GET", "/metrics", apptest.Caller{}, nil); res.StatusCode != 404 {
-				t.Fatalf("the public API serves /metrics: %d", res.StatusCode)
-			}
-			org := app.Org("Acme", identity.Normalize)
-			key, other := apptest.Caller{Key: app.Key(org)}, apptest.Caller{Key: app.Key(org)}
-			before := scrape(t, app)
-			if v := sample(before, "tabnorm_jobs", `status="succeeded"`); v != 0 {
-				t.Fatalf("tabnorm_jobs{succeeded} before any job = %v:\n%s", v, before)
-			}
-
-			res := app.Request(upload(t, app, "people.csv", peopleCSV, map[string]string{"schema": peopleSchema}), key)
-			expect(t, res, 202, "")
-			var created jobView
-			res.JSON(t, &created)
-			// Follow the job's stream to its end (TestMetrics_sseSubscribers
-			// counts open streams on a job that does not end).
-			stream := openStream(t, app, created.ID, key)
-			_, _ = io.Copy(io.Discard, stream.Body) // the stream ends with the job
-			stream.Body.Close()
-			deadline := time.Now().Add(30 * time.Second)
-			for !strings.Contains(app.Do("GET", "/v1/jobs/"+created.ID, key, nil).Body, `"status":"succeeded"`) {
-				if time.Now().After(deadline) {
-					t.Fatal("job did not succeed")
-				}
-				time.Sleep(500 * time.Millisecond) // under the rate limit's refill
-			}
-			refused := 0
-			for range 40 {
-				if app.Do("GET", "/v1/usage", other, nil).StatusCode == 429 {
-					refused++
-				}
-			}
-			if refused == 0 {
-				t.Fatal("the rate limit refused nothing")
-			}
-
-			var after string
-			for range 50 { // the stream's handler returns a moment after its last byte
-				if after = scrape(t, app); sample(after, "tabnorm_sse_subscribers") == 0 {
-					break
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			checks := []struct {
-				name   string
-				labels []string
-				min    float64
-			}{
-				{"tabnorm_http_request_duration_seconds_count", []string{`route="/v1/jobs"`, `method="POST"`, `status="202"`}, 1},
-				{"tabnorm_http_request_duration_seconds_count", []string{`route="/v1/jobs/:id"`, `method="GET"`, `status="200"`}, 1},
-				{"tabnorm_jobs", []string{`status="succeeded"`}, 1},
-				{"tabnorm_job_duration_seconds_count", []string{`status="succeeded"`}, 1},
-				{"tabnorm_job_queue_wait_seconds_count", nil, 1},
-				{"tabnorm_rows_processed_total", []string{`outcome="valid"`}, 1},
-				{"tabnorm_rows_processed_total", []string{`outcome="rejected"`}, 1},
-				{"tabnorm_refusals_total", []string{`code="rate_limited"`}, float64(refused)},
-				{"tabnorm_queue_depth", nil, 0},
-				{"go_sql_open_connections", []string{`db_name="tabnorm"`}, 0}, // present: sample is -1 when missing
-			}
-			for _, c := range checks {
-				if v := sample(after, c.name, c.labels...); v < c.min {
-					t.Errorf("%s%v = %v, want at least %v", c.name, c.labels, v, c.min)
-				}
-			}
-			if v := sample(after, "tabnorm_sse_subscribers"); v != 0 {
-				t.Errorf("tabnorm_sse_subscribers after the stream closed = %v", v)
-			}
-			if strings.Contains(after, created.ID) {
-				t.Error("a job id is in a series label: routes must be patterns")
-			}
+			m := &metered{app: app}
+			script(t, m,
+				scriptStep[*metered]{"served_on_their_own_listener", metricsOwnListener},
+				scriptStep[*metered]{"a_job_followed_to_its_end", metricsJobAndStream},
+				scriptStep[*metered]{"refusals_by_the_rate_limit", metricsRefusals},
+				scriptStep[*metered]{"series_moved", metricsSeriesMoved},
+			)
 		})
+	}
+}
+
+// metered is the state of the metrics script.
+type metered struct {
+	app        *apptest.App
+	key, other apptest.Caller
+	jobID      string
+	refused    int // requests the rate limit refused
+}
+
+func metricsOwnListener(t *testing.T, m *metered) {
+	if m.app.MetricsURL == "" {
+		t.Fatal("TABNORM_METRICS_ADDR set, but no metrics listener")
+	}
+	if res := m.app.Do("GET", "/metrics", apptest.Caller{}, nil); res.StatusCode != 404 {
+		t.Fatalf("the public API serves /metrics: %d", res.StatusCode)
+	}
+	org := m.app.Org("Acme", identity.Normalize)
+	m.key, m.other = apptest.Caller{Key: m.app.Key(org)}, apptest.Caller{Key: m.app.Key(org)}
+	if before := scrape(t, m.app); sample(before, "tabnorm_jobs", `status="succeeded"`) != 0 {
+		t.Fatalf("tabnorm_jobs{succeeded} before any job:\n%s", before)
+	}
+}
+
+// metricsJobAndStream runs a job and follows its stream to its end
+// (TestMetrics_sseSubscribers counts open streams on a job that does not
+// end).
+func metricsJobAndStream(t *testing.T, m *metered) {
+	res := m.app.Request(upload(t, m.app, "people.csv", peopleCSV, map[string]string{"schema": peopleSchema}), m.key)
+	expect(t, res, 202, "")
+	var created jobView
+	res.JSON(t, &created)
+	m.jobID = created.ID
+	stream := openStream(t, m.app, created.ID, m.key)
+	_, _ = io.Copy(io.Discard, stream.Body) // the stream ends with the job
+	_ = stream.Body.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(m.app.Do("GET", "/v1/jobs/"+created.ID, m.key, nil).Body, `"status":"succeeded"`) {
+		if time.Now().After(deadline) {
+			t.Fatal("job did not succeed")
+		}
+		time.Sleep(500 * time.Millisecond) // under the rate limit's refill
+	}
+}
+
+func metricsRefusals(t *testing.T, m *metered) {
+	for range 40 {
+		if m.app.Do("GET", "/v1/usage", m.other, nil).StatusCode == 429 {
+			m.refused++
+		}
+	}
+	if m.refused == 0 {
+		t.Fatal("the rate limit refused nothing")
+	}
+}
+
+func metricsSeriesMoved(t *testing.T, m *metered) {
+	var after string
+	for range 50 { // the stream's handler returns a moment after its last byte
+		if after = scrape(t, m.app); sample(after, "tabnorm_sse_subscribers") == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, c := range []struct {
+		name   string
+		labels []string
+		min    float64
+	}{
+		{"tabnorm_http_request_duration_seconds_count", []string{`route="/v1/jobs"`, `method="POST"`, `status="202"`}, 1},
+		{"tabnorm_http_request_duration_seconds_count", []string{`route="/v1/jobs/:id"`, `method="GET"`, `status="200"`}, 1},
+		{"tabnorm_jobs", []string{`status="succeeded"`}, 1},
+		{"tabnorm_job_duration_seconds_count", []string{`status="succeeded"`}, 1},
+		{"tabnorm_job_queue_wait_seconds_count", nil, 1},
+		{"tabnorm_rows_processed_total", []string{`outcome="valid"`}, 1},
+		{"tabnorm_rows_processed_total", []string{`outcome="rejected"`}, 1},
+		{"tabnorm_refusals_total", []string{`code="rate_limited"`}, float64(m.refused)},
+		{"tabnorm_queue_depth", nil, 0},
+		{"go_sql_open_connections", []string{`db_name="tabnorm"`}, 0}, // present: sample is -1 when missing
+	} {
+		if v := sample(after, c.name, c.labels...); v < c.min {
+			t.Errorf("%s%v = %v, want at least %v", c.name, c.labels, v, c.min)
+		}
+	}
+	if v := sample(after, "tabnorm_sse_subscribers"); v != 0 {
+		t.Errorf("tabnorm_sse_subscribers after the stream closed = %v", v)
+	}
+	if strings.Contains(after, m.jobID) {
+		t.Error("a job id is in a series label: routes must be patterns")
 	}
 }
 

@@ -70,93 +70,105 @@ func parseTime(t *testing.T, s *string) time.Time {
 // that backlog, starts long before the backlog is through.
 func TestJobs_fairSharing(t *testing.T) {
 	t.Parallel()
-	const backlog = 30
 	for _, target := range sqltest.Targets(t) {
 		for _, limit := range []int{1, 2} {
-			t.Run(fmt.Sprintf("%s/limit_%d", target.Name, limit), func(t *testing.T) {
-				app := apptest.Start(t, target, func(c *bootstrap.Config) { c.MaxRunningJobsPerOrg = limit })
-				busy, other := app.Org("Busy", identity.Normalize), app.Org("Other", identity.Normalize)
-				busyKey, otherKey := apptest.Caller{Key: app.Key(busy)}, apptest.Caller{Key: app.Key(other)}
-				for i := range backlog {
-					expect(t, app.Request(upload(t, app, fmt.Sprintf("p%d.csv", i), peopleCSV, map[string]string{"schema": peopleSchema}), busyKey), 202, "")
-				}
-				res := app.Request(upload(t, app, "o.csv", peopleCSV, map[string]string{"schema": peopleSchema}), otherKey)
-				expect(t, res, 202, "")
-				var created jobView
-				res.JSON(t, &created)
-				waitJob(t, app, otherKey, created.ID)
-				var mine timedJob
-				app.Do("GET", "/v1/jobs/"+created.ID, otherKey, nil).JSON(t, &mine)
-				var list struct{ Data []timedJob }
-				// Let the backlog finish, then check that no more than limit ran at once.
-				deadline := time.Now().Add(2 * time.Minute)
-				for {
-					app.Do("GET", "/v1/jobs?limit=100", busyKey, nil).JSON(t, &list)
-					finished := 0
-					for _, j := range list.Data {
-						if j.Status == "succeeded" {
-							finished++
-						}
-					}
-					if finished == backlog {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("%d of %d jobs finished in 2 minutes", finished, backlog)
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
-				type edge struct {
-					at    time.Time
-					delta int
-				}
-				// While the other organization's job waited, the busy one's
-				// jobs that started were at most those already holding its
-				// slots: first come, first served would start the whole
-				// remaining backlog first.
-				createdAt, startedAt := parseTime(t, &mine.CreatedAt), parseTime(t, mine.StartedAt)
-				ahead, later := 0, 0
-				for _, j := range list.Data {
-					switch s := parseTime(t, j.StartedAt); {
-					case s.After(createdAt) && s.Before(startedAt):
-						ahead++
-					case !s.Before(startedAt):
-						later++
-					}
-				}
-				if later < 5 {
-					t.Fatalf("only %d of the backlog's jobs started after the other's: the backlog was gone, the test proves nothing", later)
-				}
-				var ran time.Duration
-				for _, j := range list.Data {
-					ran += parseTime(t, j.FinishedAt).Sub(parseTime(t, j.StartedAt))
-				}
-				t.Logf("the other organization's job waited %s while %d of the backlog started; a backlog job ran %s on average",
-					startedAt.Sub(createdAt).Round(time.Millisecond), ahead, (ran / backlog).Round(time.Millisecond))
-				if ahead > limit+1 {
-					t.Errorf("%d jobs of the busy organization started while the other's job waited %s (limit %d)", ahead, startedAt.Sub(createdAt), limit)
-				}
-				var edges []edge
-				for _, j := range list.Data {
-					edges = append(edges, edge{parseTime(t, j.StartedAt), 1}, edge{parseTime(t, j.FinishedAt), -1})
-				}
-				sort.Slice(edges, func(a, b int) bool {
-					if edges[a].at.Equal(edges[b].at) {
-						return edges[a].delta < edges[b].delta
-					}
-					return edges[a].at.Before(edges[b].at)
-				})
-				running, most := 0, 0
-				for _, e := range edges {
-					running += e.delta
-					most = max(most, running)
-				}
-				if most > limit {
-					t.Errorf("%d jobs of one organization ran at once, limit %d", most, limit)
-				}
-			})
+			t.Run(fmt.Sprintf("%s/limit_%d", target.Name, limit), func(t *testing.T) { fairSharing(t, target, limit) })
 		}
 	}
+}
+
+// fairBacklog is how many jobs the busy organization queues.
+const fairBacklog = 30
+
+func fairSharing(t *testing.T, target sqltest.Target, limit int) {
+	app := apptest.Start(t, target, func(c *bootstrap.Config) { c.MaxRunningJobsPerOrg = limit })
+	busy, other := app.Org("Busy", identity.Normalize), app.Org("Other", identity.Normalize)
+	busyKey, otherKey := apptest.Caller{Key: app.Key(busy)}, apptest.Caller{Key: app.Key(other)}
+	for i := range fairBacklog {
+		expect(t, app.Request(upload(t, app, fmt.Sprintf("p%d.csv", i), peopleCSV, map[string]string{"schema": peopleSchema}), busyKey), 202, "")
+	}
+	res := app.Request(upload(t, app, "o.csv", peopleCSV, map[string]string{"schema": peopleSchema}), otherKey)
+	expect(t, res, 202, "")
+	var created jobView
+	res.JSON(t, &created)
+	waitJob(t, app, otherKey, created.ID)
+	var mine timedJob
+	app.Do("GET", "/v1/jobs/"+created.ID, otherKey, nil).JSON(t, &mine)
+	backlog := waitBacklog(t, app, busyKey)
+
+	// While the other organization's job waited, the busy one's jobs that
+	// started were at most those already holding its slots: first come,
+	// first served would start the whole remaining backlog first.
+	createdAt, startedAt := parseTime(t, &mine.CreatedAt), parseTime(t, mine.StartedAt)
+	ahead, later := 0, 0
+	var ran time.Duration
+	for _, j := range backlog {
+		switch s := parseTime(t, j.StartedAt); {
+		case s.After(createdAt) && s.Before(startedAt):
+			ahead++
+		case !s.Before(startedAt):
+			later++
+		}
+		ran += parseTime(t, j.FinishedAt).Sub(parseTime(t, j.StartedAt))
+	}
+	if later < 5 {
+		t.Fatalf("only %d of the backlog's jobs started after the other's: the backlog was gone, the test proves nothing", later)
+	}
+	t.Logf("the other organization's job waited %s while %d of the backlog started; a backlog job ran %s on average",
+		startedAt.Sub(createdAt).Round(time.Millisecond), ahead, (ran / fairBacklog).Round(time.Millisecond))
+	if ahead > limit+1 {
+		t.Errorf("%d jobs of the busy organization started while the other's job waited %s (limit %d)", ahead, startedAt.Sub(createdAt), limit)
+	}
+	if most := mostAtOnce(t, backlog); most > limit {
+		t.Errorf("%d jobs of one organization ran at once, limit %d", most, limit)
+	}
+}
+
+// waitBacklog waits for the busy organization's backlog to finish and
+// returns its jobs.
+func waitBacklog(t *testing.T, app *apptest.App, key apptest.Caller) []timedJob {
+	t.Helper()
+	var list struct{ Data []timedJob }
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		app.Do("GET", "/v1/jobs?limit=100", key, nil).JSON(t, &list)
+		finished := 0
+		for _, j := range list.Data {
+			if j.Status == "succeeded" {
+				finished++
+			}
+		}
+		if finished == fairBacklog {
+			return list.Data
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d jobs finished in 2 minutes", finished, fairBacklog)
+		}
+	}
+}
+
+// mostAtOnce is the most jobs that ran at the same time.
+func mostAtOnce(t *testing.T, jobs []timedJob) int {
+	t.Helper()
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	for _, j := range jobs {
+		edges = append(edges, edge{parseTime(t, j.StartedAt), 1}, edge{parseTime(t, j.FinishedAt), -1})
+	}
+	sort.Slice(edges, func(a, b int) bool {
+		if edges[a].at.Equal(edges[b].at) {
+			return edges[a].delta < edges[b].delta
+		}
+		return edges[a].at.Before(edges[b].at)
+	})
+	running, most := 0, 0
+	for _, e := range edges {
+		running += e.delta
+		most = max(most, running)
+	}
+	return most
 }
 
 // TestUsage_monthlyQuotas: GET /v1/usage shows the month's rows and the

@@ -104,104 +104,126 @@ func TestWebhooks_HTTP(t *testing.T) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t, target, func(c *bootstrap.Config) { c.WebhookAllowPrivate = true })
-			app := w.app
-			rcv := newHookReceiver(t)
-			admin, member := app.Login(w.acmeAdmin.Email), app.Login(w.acmeMember.Email)
-			key := apptest.Caller{Key: w.acmeKey}
-			valid := func(method, path string, who apptest.Caller, body any, want int) apptest.Response {
-				t.Helper()
-				res := app.Do(method, path, who, body)
-				if res.StatusCode != want {
-					t.Fatalf("%s %s: %d, want %d: %s", method, path, res.StatusCode, want, res.Body)
-				}
-				req := httptest.NewRequest(method, path, nil)
-				hr := &http.Response{StatusCode: res.StatusCode, Header: res.Header, Body: io.NopCloser(strings.NewReader(res.Body)), Request: req}
-				if ok, errs := v.ValidateHttpResponse(req, hr); !ok {
-					for _, e := range errs {
-						t.Errorf("%s %s: %s: %s", method, path, e.Message, e.Reason)
-						for _, se := range e.SchemaValidationErrors {
-							t.Errorf("  at %s: %s", se.Location, se.Reason)
-						}
-					}
-				}
-				return res
-			}
-
-			res := valid("POST", "/v1/webhooks", admin, map[string]any{"url": rcv.URL + "/hook", "events": []string{"job.succeeded"}, "description": "ci"}, 201)
-			var hook webhookView
-			res.JSON(t, &hook)
-			if !strings.HasPrefix(hook.Secret, "whsec_") || res.Header.Get("Location") != "/v1/webhooks/"+hook.ID || res.Header.Get("Cache-Control") != "no-store" {
-				t.Fatalf("create: %s %v", res.Body, res.Header)
-			}
-			replay := app.Do("POST", "/v1/webhooks", admin, map[string]any{"url": rcv.URL + "/hook", "events": []string{"job.succeeded"}, "description": "ci"}, "Idempotency-Key", "k1")
-			again := app.Do("POST", "/v1/webhooks", admin, map[string]any{"url": rcv.URL + "/hook", "events": []string{"job.succeeded"}, "description": "ci"}, "Idempotency-Key", "k1")
-			if replay.StatusCode != 201 || again.Body != replay.Body || again.Header.Get("Idempotent-Replayed") != "true" {
-				t.Fatalf("idempotent create: %d %s / %s", replay.StatusCode, replay.Body, again.Body)
-			}
-			var extra webhookView
-			replay.JSON(t, &extra)
-			valid("DELETE", "/v1/webhooks/"+extra.ID, admin, nil, 204)
-			expect(t, app.Do("POST", "/v1/webhooks", member, map[string]any{"url": rcv.URL, "events": []string{"job.failed"}}), 403, "insufficient_permissions")
-			expect(t, app.Do("POST", "/v1/webhooks/"+hook.ID+"/test", member, nil), 403, "insufficient_permissions")
-			expect(t, app.Do("POST", "/v1/webhooks", admin, map[string]any{"url": rcv.URL, "events": []string{"job.progress"}}), 400, "invalid_request")
-			expect(t, app.Do("GET", "/v1/webhooks/"+hook.ID, apptest.Caller{Key: w.bareKey}, nil), 404, "not_found")
-			// Not under a product: an organization without any may use them.
-			valid("POST", "/v1/webhooks", apptest.Caller{Key: w.bareKey}, map[string]any{"url": rcv.URL, "events": []string{"job.failed"}}, 201)
-			list := valid("GET", "/v1/webhooks", member, nil, 200)
-			if strings.Contains(list.Body, "whsec_") || !strings.Contains(list.Body, hook.ID) {
-				t.Fatalf("a member's list: %s", list.Body)
-			}
-
-			// A test event arrives signed; a retry sends it again with the same webhook-id.
-			var d deliveryView
-			valid("POST", "/v1/webhooks/"+hook.ID+"/test", key, nil, 202).JSON(t, &d)
-			first := rcv.wait(t, 1)
-			verifyHook(t, hook.Secret, first)
-			if first.header.Get("webhook-id") != d.ID || !bytes.Contains(first.body, []byte(`"type":"webhook.test"`)) {
-				t.Fatalf("test event: %v %s", first.header, first.body)
-			}
-			var page struct{ Data []deliveryView }
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				valid("GET", "/v1/webhooks/"+hook.ID+"/deliveries", member, nil, 200).JSON(t, &page)
-				if len(page.Data) == 1 && page.Data[0].Status == "succeeded" || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			if got := page.Data[0]; got.Status != "succeeded" || got.Attempt != 1 || got.StatusCode == nil || *got.StatusCode != 200 || *got.ResponseBody != "ok" {
-				t.Fatalf("delivery: %+v", page.Data)
-			}
-			expect(t, app.Do("POST", "/v1/webhooks/"+hook.ID+"/deliveries/"+d.ID+"/retry", member, nil), 403, "insufficient_permissions")
-			valid("POST", "/v1/webhooks/"+hook.ID+"/deliveries/"+d.ID+"/retry", admin, nil, 202)
-			if again := rcv.wait(t, 2); again.header.Get("webhook-id") != d.ID {
-				t.Fatalf("retry has webhook-id %q, want %q", again.header.Get("webhook-id"), d.ID)
-			}
-
-			// After a rotation both secrets sign for a day.
-			var rotated webhookView
-			valid("POST", "/v1/webhooks/"+hook.ID+"/rotate-secret", key, nil, 200).JSON(t, &rotated)
-			if rotated.Secret == hook.Secret || !strings.HasPrefix(rotated.Secret, "whsec_") {
-				t.Fatalf("rotate: %+v", rotated)
-			}
-			valid("POST", "/v1/webhooks/"+hook.ID+"/test", key, nil, 202)
-			third := rcv.wait(t, 3)
-			verifyHook(t, hook.Secret, third)
-			verifyHook(t, rotated.Secret, third)
-
-			// Disabled by a person: no test, and PATCH shows it.
-			var off webhookView
-			valid("PATCH", "/v1/webhooks/"+hook.ID, admin, map[string]any{"enabled": false, "events": []string{"job.failed", "job.canceled"}}, 200).JSON(t, &off)
-			if off.Enabled || strings.Join(off.Events, ",") != "job.failed,job.canceled" {
-				t.Fatalf("patch: %+v", off)
-			}
-			expect(t, app.Do("POST", "/v1/webhooks/"+hook.ID+"/test", key, nil), 409, "webhook_disabled")
-			expect(t, app.Do("PATCH", "/v1/webhooks/"+hook.ID, member, map[string]any{"enabled": true}), 403, "insufficient_permissions")
-			expect(t, app.Do("DELETE", "/v1/webhooks/"+hook.ID, member, nil), 403, "insufficient_permissions")
-			valid("DELETE", "/v1/webhooks/"+hook.ID, admin, nil, 204)
-			expect(t, app.Do("GET", "/v1/webhooks/"+hook.ID+"/deliveries", admin, nil), 404, "not_found")
+			h := &hooks{w: &w, app: w.app, v: v, rcv: newHookReceiver(t), key: apptest.Caller{Key: w.acmeKey},
+				admin: w.app.Login(w.acmeAdmin.Email), member: w.app.Login(w.acmeMember.Email)}
+			script(t, h,
+				scriptStep[*hooks]{"create_by_admins_only", hooksCreate},
+				scriptStep[*hooks]{"a_test_event_arrives_signed_and_a_retry_repeats_it", hooksTestAndRetry},
+				scriptStep[*hooks]{"after_a_rotation_both_secrets_sign", hooksRotate},
+				scriptStep[*hooks]{"disabled_by_a_person_then_deleted", hooksDisableAndDelete},
+			)
 		})
 	}
+}
+
+// hooks is the state of the webhooks script.
+type hooks struct {
+	w                  *world
+	app                *apptest.App
+	v                  validator.Validator
+	rcv                *hookReceiver
+	key, admin, member apptest.Caller
+	hook               webhookView // the endpoint the script follows
+}
+
+// valid does a request, wants its status, and checks the answer against
+// the OpenAPI document.
+func (h *hooks) valid(t *testing.T, method, path string, who apptest.Caller, body any, want int) apptest.Response {
+	t.Helper()
+	res := h.app.Do(method, path, who, body)
+	if res.StatusCode != want {
+		t.Fatalf("%s %s: %d, want %d: %s", method, path, res.StatusCode, want, res.Body)
+	}
+	req := httptest.NewRequest(method, path, nil)
+	hr := &http.Response{StatusCode: res.StatusCode, Header: res.Header, Body: io.NopCloser(strings.NewReader(res.Body)), Request: req}
+	if ok, errs := h.v.ValidateHttpResponse(req, hr); !ok {
+		for _, e := range errs {
+			t.Errorf("%s %s: %s: %s", method, path, e.Message, e.Reason)
+			for _, se := range e.SchemaValidationErrors {
+				t.Errorf("  at %s: %s", se.Location, se.Reason)
+			}
+		}
+	}
+	return res
+}
+
+func hooksCreate(t *testing.T, h *hooks) {
+	body := map[string]any{"url": h.rcv.URL + "/hook", "events": []string{"job.succeeded"}, "description": "ci"}
+	res := h.valid(t, "POST", "/v1/webhooks", h.admin, body, 201)
+	res.JSON(t, &h.hook)
+	if !strings.HasPrefix(h.hook.Secret, "whsec_") || res.Header.Get("Location") != "/v1/webhooks/"+h.hook.ID || res.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("create: %s %v", res.Body, res.Header)
+	}
+	replay := h.app.Do("POST", "/v1/webhooks", h.admin, body, "Idempotency-Key", "k1")
+	again := h.app.Do("POST", "/v1/webhooks", h.admin, body, "Idempotency-Key", "k1")
+	if replay.StatusCode != 201 || again.Body != replay.Body || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("idempotent create: %d %s / %s", replay.StatusCode, replay.Body, again.Body)
+	}
+	var extra webhookView
+	replay.JSON(t, &extra)
+	h.valid(t, "DELETE", "/v1/webhooks/"+extra.ID, h.admin, nil, 204)
+	expect(t, h.app.Do("POST", "/v1/webhooks", h.member, map[string]any{"url": h.rcv.URL, "events": []string{"job.failed"}}), 403, "insufficient_permissions")
+	expect(t, h.app.Do("POST", "/v1/webhooks/"+h.hook.ID+"/test", h.member, nil), 403, "insufficient_permissions")
+	expect(t, h.app.Do("POST", "/v1/webhooks", h.admin, map[string]any{"url": h.rcv.URL, "events": []string{"job.progress"}}), 400, "invalid_request")
+	expect(t, h.app.Do("GET", "/v1/webhooks/"+h.hook.ID, apptest.Caller{Key: h.w.bareKey}, nil), 404, "not_found")
+	// Not under a product: an organization without any may use them.
+	h.valid(t, "POST", "/v1/webhooks", apptest.Caller{Key: h.w.bareKey}, map[string]any{"url": h.rcv.URL, "events": []string{"job.failed"}}, 201)
+	list := h.valid(t, "GET", "/v1/webhooks", h.member, nil, 200)
+	if strings.Contains(list.Body, "whsec_") || !strings.Contains(list.Body, h.hook.ID) {
+		t.Fatalf("a member's list: %s", list.Body)
+	}
+}
+
+func hooksTestAndRetry(t *testing.T, h *hooks) {
+	var d deliveryView
+	h.valid(t, "POST", "/v1/webhooks/"+h.hook.ID+"/test", h.key, nil, 202).JSON(t, &d)
+	first := h.rcv.wait(t, 1)
+	verifyHook(t, h.hook.Secret, first)
+	if first.header.Get("webhook-id") != d.ID || !bytes.Contains(first.body, []byte(`"type":"webhook.test"`)) {
+		t.Fatalf("test event: %v %s", first.header, first.body)
+	}
+	var page struct{ Data []deliveryView }
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		h.valid(t, "GET", "/v1/webhooks/"+h.hook.ID+"/deliveries", h.member, nil, 200).JSON(t, &page)
+		if len(page.Data) == 1 && page.Data[0].Status == "succeeded" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if got := page.Data[0]; got.Status != "succeeded" || got.Attempt != 1 || got.StatusCode == nil || *got.StatusCode != 200 || *got.ResponseBody != "ok" {
+		t.Fatalf("delivery: %+v", page.Data)
+	}
+	expect(t, h.app.Do("POST", "/v1/webhooks/"+h.hook.ID+"/deliveries/"+d.ID+"/retry", h.member, nil), 403, "insufficient_permissions")
+	h.valid(t, "POST", "/v1/webhooks/"+h.hook.ID+"/deliveries/"+d.ID+"/retry", h.admin, nil, 202)
+	if again := h.rcv.wait(t, 2); again.header.Get("webhook-id") != d.ID {
+		t.Fatalf("retry has webhook-id %q, want %q", again.header.Get("webhook-id"), d.ID)
+	}
+}
+
+// hooksRotate: after a rotation both secrets sign for a day.
+func hooksRotate(t *testing.T, h *hooks) {
+	var rotated webhookView
+	h.valid(t, "POST", "/v1/webhooks/"+h.hook.ID+"/rotate-secret", h.key, nil, 200).JSON(t, &rotated)
+	if rotated.Secret == h.hook.Secret || !strings.HasPrefix(rotated.Secret, "whsec_") {
+		t.Fatalf("rotate: %+v", rotated)
+	}
+	h.valid(t, "POST", "/v1/webhooks/"+h.hook.ID+"/test", h.key, nil, 202)
+	third := h.rcv.wait(t, 3)
+	verifyHook(t, h.hook.Secret, third)
+	verifyHook(t, rotated.Secret, third)
+}
+
+// hooksDisableAndDelete: disabled by a person, no test, and PATCH shows it.
+func hooksDisableAndDelete(t *testing.T, h *hooks) {
+	var off webhookView
+	h.valid(t, "PATCH", "/v1/webhooks/"+h.hook.ID, h.admin, map[string]any{"enabled": false, "events": []string{"job.failed", "job.canceled"}}, 200).JSON(t, &off)
+	if off.Enabled || strings.Join(off.Events, ",") != "job.failed,job.canceled" {
+		t.Fatalf("patch: %+v", off)
+	}
+	expect(t, h.app.Do("POST", "/v1/webhooks/"+h.hook.ID+"/test", h.key, nil), 409, "webhook_disabled")
+	expect(t, h.app.Do("PATCH", "/v1/webhooks/"+h.hook.ID, h.member, map[string]any{"enabled": true}), 403, "insufficient_permissions")
+	expect(t, h.app.Do("DELETE", "/v1/webhooks/"+h.hook.ID, h.member, nil), 403, "insufficient_permissions")
+	h.valid(t, "DELETE", "/v1/webhooks/"+h.hook.ID, h.admin, nil, 204)
+	expect(t, h.app.Do("GET", "/v1/webhooks/"+h.hook.ID+"/deliveries", h.admin, nil), 404, "not_found")
 }
 
 // By default private and loopback endpoints are refused: literal ones
