@@ -81,74 +81,19 @@ func peopleCSV(n int) string {
 // between events and once inside one, is reopened with the id of the
 // last whole event; every event arrives once, in order, up to the end.
 func TestFollow_reconnectsWithLastEventID(t *testing.T) {
-	ctx := context.Background()
 	key := newOrgKey(t)
 	direct := client.New(serverURL, key)
 	j := finishedJob(t, direct, peopleCSV(3))
-	var want []client.Event
-	for ev, err := range direct.Follow(ctx, j.ID) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, ev)
-	}
+	want := followAll(t, direct, j.ID)
 	if len(want) < 3 || !want[len(want)-1].Terminal() {
 		t.Fatalf("the job's events: %+v", want)
 	}
 
 	// The first stream ends after two events; the second after one event
 	// and the first line of the next; the third is whole.
-	cuts := []int{2, 1}
-	var mu sync.Mutex
-	var lastIDs []string
-	f := newFront(t, func(w http.ResponseWriter, r *http.Request, _ int) bool {
-		if !strings.HasSuffix(r.URL.Path, "/events") {
-			return false
-		}
-		mu.Lock()
-		stream := len(lastIDs)
-		lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
-		mu.Unlock()
-		req, _ := http.NewRequestWithContext(r.Context(), "GET", serverURL+r.URL.Path, nil)
-		req.Header = r.Header.Clone()
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Error(err)
-			panic(http.ErrAbortHandler)
-		}
-		defer res.Body.Close()
-		for k, v := range res.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(res.StatusCode)
-		if stream >= len(cuts) {
-			_, _ = io.Copy(w, res.Body)
-			return true
-		}
-		sc := bufio.NewScanner(res.Body)
-		events := 0
-		for sc.Scan() {
-			fmt.Fprintf(w, "%s\n", sc.Text())
-			if sc.Text() == "" {
-				events++
-			}
-			if events == cuts[stream] {
-				if stream == 1 && sc.Scan() {
-					fmt.Fprintf(w, "%s\n", sc.Text()) // "id: …" of an event that never ends
-				}
-				w.(http.Flusher).Flush()
-				panic(http.ErrAbortHandler) // the connection drops
-			}
-		}
-		return true
-	})
-	var got []client.Event
-	for ev, err := range client.New(f.URL, key, client.WithRetries(3, time.Millisecond)).Follow(ctx, j.ID) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ev)
-	}
+	cut := &cuttingProxy{t: t, cuts: []int{2, 1}}
+	f := newFront(t, cut.intercept)
+	got := followAll(t, client.New(f.URL, key, client.WithRetries(3, time.Millisecond)), j.ID)
 	if len(got) != len(want) {
 		t.Fatalf("%d events through the broken streams, %d direct", len(got), len(want))
 	}
@@ -160,9 +105,74 @@ func TestFollow_reconnectsWithLastEventID(t *testing.T) {
 	if !got[len(got)-1].Terminal() || got[len(got)-1].Job == nil || got[len(got)-1].Job.ID != j.ID {
 		t.Fatalf("the last event %+v is not the job's end", got[len(got)-1])
 	}
-	if wantIDs := []string{"", want[1].ID, want[2].ID}; !slices.Equal(lastIDs, wantIDs) {
-		t.Fatalf("Last-Event-ID per stream %q, want %q", lastIDs, wantIDs)
+	if wantIDs := []string{"", want[1].ID, want[2].ID}; !slices.Equal(cut.lastIDs, wantIDs) {
+		t.Fatalf("Last-Event-ID per stream %q, want %q", cut.lastIDs, wantIDs)
 	}
+}
+
+// followAll follows a job's events to its end.
+func followAll(t *testing.T, c *client.Client, jobID string) []client.Event {
+	t.Helper()
+	var evs []client.Event
+	for ev, err := range c.Follow(context.Background(), jobID) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// cuttingProxy passes event streams through, dropping stream i's
+// connection after cuts[i] events (the second one inside the next event),
+// and records each stream's Last-Event-ID.
+type cuttingProxy struct {
+	t       *testing.T
+	cuts    []int
+	mu      sync.Mutex
+	lastIDs []string
+}
+
+func (c *cuttingProxy) intercept(w http.ResponseWriter, r *http.Request, _ int) bool {
+	if !strings.HasSuffix(r.URL.Path, "/events") {
+		return false
+	}
+	c.mu.Lock()
+	stream := len(c.lastIDs)
+	c.lastIDs = append(c.lastIDs, r.Header.Get("Last-Event-ID"))
+	c.mu.Unlock()
+	req, _ := http.NewRequestWithContext(r.Context(), "GET", serverURL+r.URL.Path, nil)
+	req.Header = r.Header.Clone()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Error(err)
+		panic(http.ErrAbortHandler)
+	}
+	defer res.Body.Close()
+	for k, v := range res.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(res.StatusCode)
+	if stream >= len(c.cuts) {
+		_, _ = io.Copy(w, res.Body)
+		return true
+	}
+	sc := bufio.NewScanner(res.Body)
+	events := 0
+	for sc.Scan() {
+		fmt.Fprintf(w, "%s\n", sc.Text())
+		if sc.Text() == "" {
+			events++
+		}
+		if events == c.cuts[stream] {
+			if stream == 1 && sc.Scan() {
+				fmt.Fprintf(w, "%s\n", sc.Text()) // "id: …" of an event that never ends
+			}
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // the connection drops
+		}
+	}
+	return true
 }
 
 // TestErrors_typed: an error answer is an *Error with the problem's
@@ -188,7 +198,7 @@ func TestErrors_typed(t *testing.T) {
 		t.Fatalf("bad key: %v", err)
 	}
 
-	page := newFront(t, func(w http.ResponseWriter, r *http.Request, _ int) bool {
+	page := newFront(t, func(w http.ResponseWriter, _ *http.Request, _ int) bool {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("X-Request-Id", "req_proxy")
 		w.WriteHeader(http.StatusBadGateway)
@@ -211,7 +221,7 @@ func TestRetries(t *testing.T) {
 	ctx := context.Background()
 	key := newOrgKey(t)
 	t.Run("Retry-After is honoured", func(t *testing.T) {
-		f := newFront(t, func(w http.ResponseWriter, r *http.Request, n int) bool {
+		f := newFront(t, func(w http.ResponseWriter, _ *http.Request, n int) bool {
 			if n > 0 {
 				return false
 			}
@@ -242,7 +252,7 @@ func TestRetries(t *testing.T) {
 		}
 	})
 	t.Run("retries run out", func(t *testing.T) {
-		f := newFront(t, func(w http.ResponseWriter, r *http.Request, n int) bool {
+		f := newFront(t, func(w http.ResponseWriter, _ *http.Request, n int) bool {
 			w.Header().Set("Content-Type", "application/problem+json")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintf(w, `{"status":503,"code":"unavailable","detail":"down","request_id":"req_%d"}`, n)
@@ -255,7 +265,7 @@ func TestRetries(t *testing.T) {
 		}
 	})
 	t.Run("a broken connection is retried", func(t *testing.T) {
-		f := newFront(t, func(w http.ResponseWriter, r *http.Request, n int) bool {
+		f := newFront(t, func(_ http.ResponseWriter, _ *http.Request, n int) bool {
 			if n > 0 {
 				return false
 			}

@@ -21,11 +21,12 @@ func xlsxCorpus(t *testing.T) []string {
 	t.Helper()
 	dirs := []string{"testdata"}
 	shared, ok := corpus.Find()
-	if ok {
+	switch {
+	case ok:
 		dirs = append(dirs, shared)
-	} else if os.Getenv("CI") == "true" {
+	case os.Getenv("CI") == "true":
 		t.Fatalf("corpus missing at %s: CI must have it", shared)
-	} else {
+	default:
 		t.Logf("*** the shared corpus is not at %s (set TABNORM_TEST_CORPUS): comparing on generated workbooks only ***", shared)
 	}
 	var files []string

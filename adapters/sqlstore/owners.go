@@ -33,7 +33,7 @@ func (s *BlobOwners) existing(ctx context.Context, table string, ids []string) (
 		return out, nil
 	}
 	var found []string
-	if err := s.db.conn(ctx).NewSelect().Table(table).Column("id").Where("id IN (?)", bun.In(ids)).Scan(ctx, &found); err != nil {
+	if err := s.db.conn(ctx).NewSelect().Table(table).Column("id").Where("id IN (?)", bun.List(ids)).Scan(ctx, &found); err != nil {
 		return nil, fmt.Errorf("which of %d ids are %s: %w", len(ids), table, err)
 	}
 	for _, id := range found {

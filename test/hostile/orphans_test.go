@@ -44,87 +44,106 @@ func TestOrphans_localStore(t *testing.T) {
 	for _, target := range sqltest.Targets(t) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
-			app := apptest.Start(t, target)
-			orgID, jobID, fileID, who := liveRecords(t, app)
-			dir := strings.TrimPrefix(app.Config.BlobURL, "file://")
-			path := func(key string) string { return filepath.Join(dir, filepath.FromSlash(key)) }
-			now := time.Now()
-			old := now.Add(-48 * time.Hour)
-			age := func(key string, at time.Time) {
-				t.Helper()
-				if err := os.Chtimes(path(key), at, at); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write := func(key string, at time.Time) {
-				t.Helper()
-				if err := os.MkdirAll(filepath.Dir(path(key)), 0o750); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path(key), []byte("1,ann@x.io,31/01/2024\n"), 0o600); err != nil {
-					t.Fatal(err)
-				}
-				age(key, at)
-			}
-			folder := func(key string, at time.Time) {
-				t.Helper()
-				if err := os.MkdirAll(path(key), 0o750); err != nil {
-					t.Fatal(err)
-				}
-				age(key, at)
-			}
-			jobs, files := "org/"+orgID+"/jobs/", "org/"+orgID+"/files/"
-			live := []string{jobs + jobID + "/source", jobs + jobID + "/rows.jsonl", jobs + jobID + "/issues.jsonl", files + fileID}
-			for _, k := range live {
-				age(k, old)
-			}
-			gone := []string{
-				jobs + jobID + "/rows.jsonl.18b2c3d4e5f60001.tmp",             // a killed attempt's results
-				jobs + "job_crashed/source.18b2c3d4e5f60002.tmp",              // an upload cut by a crash
-				jobs + "job_unmade/source",                                    // an upload whose job was never created
-				files + "file_unmade",                                         // a library upload never recorded
-				files + "file_crashed.18b2c3d4e5f60003.tmp",                   // a library upload cut by a crash
-				jobs + "job_crashed", jobs + "job_unmade", jobs + "job_empty", // their folders, and an empty one
-			}
-			kept := []string{
-				jobs + "job_inflight/source.18b2c3d4e5f60004.tmp", // an upload arriving now
-				jobs + "job_fresh/source",                         // an upload whose job is being created
-				files + "file_fresh",
-				jobs + "job_newempty",
-			}
-			for _, k := range gone[:5] {
-				write(k, old)
-			}
-			folder(jobs+"job_empty", old)
-			age(jobs+"job_crashed", old)
-			age(jobs+"job_unmade", old)
-			for _, k := range kept[:3] {
-				write(k, now)
-			}
-			folder(jobs+"job_newempty", now)
-
-			n, err := app.Orphans.Purge(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			// 2 unrecorded blobs (their folders go with them), 3 temporary
-			// files, 2 folders left empty.
-			if n != 7 {
-				t.Errorf("Purge removed %d, want 7", n)
-			}
-			for _, k := range gone {
-				if _, err := os.Stat(path(k)); err == nil {
-					t.Errorf("%s is still there", k)
-				}
-			}
-			for _, k := range slices.Concat(live, kept) {
-				if _, err := os.Stat(path(k)); err != nil {
-					t.Errorf("%s was taken: %v", k, err)
-				}
-			}
-			wantStatus(t, app.Do("GET", "/v1/jobs/"+jobID+"/rows", who, nil), 200, "")
+			orphansLocal(t, target)
 		})
 	}
+}
+
+func orphansLocal(t *testing.T, target sqltest.Target) {
+	app := apptest.Start(t, target)
+	orgID, jobID, fileID, who := liveRecords(t, app)
+	d := localDir{t: t, dir: strings.TrimPrefix(app.Config.BlobURL, "file://")}
+	now := time.Now()
+	old := now.Add(-48 * time.Hour)
+	jobs, files := "org/"+orgID+"/jobs/", "org/"+orgID+"/files/"
+	live := []string{jobs + jobID + "/source", jobs + jobID + "/rows.jsonl", jobs + jobID + "/issues.jsonl", files + fileID}
+	for _, k := range live {
+		d.age(k, old)
+	}
+	gone := []string{
+		jobs + jobID + "/rows.jsonl.18b2c3d4e5f60001.tmp",             // a killed attempt's results
+		jobs + "job_crashed/source.18b2c3d4e5f60002.tmp",              // an upload cut by a crash
+		jobs + "job_unmade/source",                                    // an upload whose job was never created
+		files + "file_unmade",                                         // a library upload never recorded
+		files + "file_crashed.18b2c3d4e5f60003.tmp",                   // a library upload cut by a crash
+		jobs + "job_crashed", jobs + "job_unmade", jobs + "job_empty", // their folders, and an empty one
+	}
+	kept := []string{
+		jobs + "job_inflight/source.18b2c3d4e5f60004.tmp", // an upload arriving now
+		jobs + "job_fresh/source",                         // an upload whose job is being created
+		files + "file_fresh",
+		jobs + "job_newempty",
+	}
+	for _, k := range gone[:5] {
+		d.write(k, old)
+	}
+	d.folder(jobs+"job_empty", old)
+	d.age(jobs+"job_crashed", old)
+	d.age(jobs+"job_unmade", old)
+	for _, k := range kept[:3] {
+		d.write(k, now)
+	}
+	d.folder(jobs+"job_newempty", now)
+
+	n, err := app.Orphans.Purge(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 unrecorded blobs (their folders go with them), 3 temporary files,
+	// 2 folders left empty.
+	if n != 7 {
+		t.Errorf("Purge removed %d, want 7", n)
+	}
+	for _, k := range gone {
+		if d.exists(k) {
+			t.Errorf("%s is still there", k)
+		}
+	}
+	for _, k := range slices.Concat(live, kept) {
+		if !d.exists(k) {
+			t.Errorf("%s was taken", k)
+		}
+	}
+	wantStatus(t, app.Do("GET", "/v1/jobs/"+jobID+"/rows", who, nil), 200, "")
+}
+
+// localDir writes and ages files of a local blob store by key.
+type localDir struct {
+	t   *testing.T
+	dir string
+}
+
+func (d localDir) path(key string) string { return filepath.Join(d.dir, filepath.FromSlash(key)) }
+
+func (d localDir) exists(key string) bool {
+	_, err := os.Stat(d.path(key))
+	return err == nil
+}
+
+func (d localDir) age(key string, at time.Time) {
+	d.t.Helper()
+	if err := os.Chtimes(d.path(key), at, at); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+func (d localDir) write(key string, at time.Time) {
+	d.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(d.path(key)), 0o750); err != nil {
+		d.t.Fatal(err)
+	}
+	if err := os.WriteFile(d.path(key), []byte("1,ann@x.io,31/01/2024\n"), 0o600); err != nil {
+		d.t.Fatal(err)
+	}
+	d.age(key, at)
+}
+
+func (d localDir) folder(key string, at time.Time) {
+	d.t.Helper()
+	if err := os.MkdirAll(d.path(key), 0o750); err != nil {
+		d.t.Fatal(err)
+	}
+	d.age(key, at)
 }
 
 // TestOrphans_s3Store: in S3, objects no job or library file owns and

@@ -66,42 +66,13 @@ func TestSlowSteadyUpload(t *testing.T) {
 	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) {
 		c.HTTP.HeaderTimeout, c.HTTP.BodyIdleTimeout, c.HTTP.BodyTimeout = time.Second, time.Second, 2*time.Second
 	})
-	key := app.Key(app.Org("Acme", identity.Normalize, identity.Connect))
-
+	u := &slowUploads{app: app, key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect))}
 	var rows strings.Builder
 	rows.WriteString("ID,E-mail,Joined\n")
 	for i := range 2000 {
 		fmt.Fprintf(&rows, "%d,person%d@example.test,31/01/2024\n", i+1, i)
 	}
-	form := func(withSchema bool) (string, []byte) {
-		var body bytes.Buffer
-		mw := multipart.NewWriter(&body)
-		if withSchema {
-			_ = mw.WriteField("schema", apptest.PeopleSchema)
-		}
-		fw, _ := mw.CreateFormFile("file", "people.csv")
-		_, _ = fw.Write([]byte(rows.String()))
-		_ = mw.Close()
-		return mw.FormDataContentType(), body.Bytes()
-	}
-	send := func(path string, body io.Reader, length int64, contentType string) (*http.Response, string, time.Duration) {
-		t.Helper()
-		req, err := http.NewRequest("POST", app.URL+path, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.ContentLength = length
-		req.Header.Set("Content-Type", contentType)
-		req.Header.Set("Authorization", "Bearer "+key)
-		start := time.Now()
-		res, err := app.Client.Do(req)
-		if err != nil {
-			return nil, err.Error(), time.Since(start)
-		}
-		defer res.Body.Close()
-		got, _ := io.ReadAll(res.Body)
-		return res, string(got), time.Since(start)
-	}
+	u.rows = rows.String()
 
 	for _, c := range []struct {
 		name, path string
@@ -115,97 +86,156 @@ func TestSlowSteadyUpload(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			ct, body := form(c.schema)
-			length := int64(len(body))
-			if c.chunked {
-				length = -1
-			}
-			res, got, took := send(c.path, &pacedBody{pieces: split(body, 16), pause: 300 * time.Millisecond}, length, ct)
-			if res == nil || res.StatusCode != c.want {
-				t.Fatalf("slow but steady upload after %s: %v %s", took.Round(time.Millisecond), res != nil && res.StatusCode != 0, got)
-			}
-			if took < 4*time.Second {
-				t.Fatalf("the upload took %s, not longer than the timeouts", took)
-			}
+			u.steady(t, c.path, c.schema, c.chunked, c.want)
 		})
 	}
-
 	// Over a raw connection, as the pieces leave the client.
-	addr := strings.TrimPrefix(app.URL, "http://")
-	raw := func(t *testing.T, head string, pieces [][]byte, pause time.Duration) (string, time.Duration) {
-		t.Helper()
-		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T, *slowUploads)
+	}{
+		{"raw", rawSteady},
+		{"stalled", rawStalled},
+		{"no length", rawNoLength},
+		{"short length", rawShortLength},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.run(t, u)
+		})
+	}
+}
+
+// slowUploads sends uploads slowly to an app with short body timeouts.
+type slowUploads struct {
+	app  *apptest.App
+	key  string
+	rows string // the CSV uploaded
+}
+
+// form is the multipart upload of the rows, with the schema for a job.
+func (u *slowUploads) form(withSchema bool) (string, []byte) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	if withSchema {
+		_ = mw.WriteField("schema", apptest.PeopleSchema)
+	}
+	fw, _ := mw.CreateFormFile("file", "people.csv")
+	_, _ = fw.Write([]byte(u.rows))
+	_ = mw.Close()
+	return mw.FormDataContentType(), body.Bytes()
+}
+
+// steady sends the upload in 16 pieces 300 ms apart: it takes longer than
+// the timeouts and still succeeds.
+func (u *slowUploads) steady(t *testing.T, path string, schema, chunked bool, want int) {
+	t.Helper()
+	ct, body := u.form(schema)
+	length := int64(len(body))
+	if chunked {
+		length = -1
+	}
+	req, err := http.NewRequest("POST", u.app.URL+path, &pacedBody{pieces: split(body, 16), pause: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = length
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Authorization", "Bearer "+u.key)
+	start := time.Now()
+	res, err := u.app.Client.Do(req)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("slow but steady upload after %s: %v", took.Round(time.Millisecond), err)
+	}
+	defer res.Body.Close()
+	got, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		t.Fatalf("slow but steady upload after %s: %d %s", took.Round(time.Millisecond), res.StatusCode, got)
+	}
+	if took < 4*time.Second {
+		t.Fatalf("the upload took %s, not longer than the timeouts", took)
+	}
+}
+
+// header is the head of a raw POST /v1/jobs; length < 0 declares none.
+func (u *slowUploads) header(ct string, length int) string {
+	h := fmt.Sprintf("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\n", u.key, ct)
+	if length >= 0 {
+		h += fmt.Sprintf("Content-Length: %d\r\nConnection: close\r\n", length)
+	}
+	return h + "\r\n"
+}
+
+// raw writes head and then the pieces, pause apart, on a connection of
+// its own, and returns what the server answered and when.
+func (u *slowUploads) raw(t *testing.T, head string, pieces [][]byte, pause time.Duration) (string, time.Duration) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(u.app.URL, "http://"), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	go func() {
+		if _, err := io.WriteString(conn, head); err != nil {
+			return
 		}
-		defer conn.Close()
-		start := time.Now()
-		go func() {
-			if _, err := io.WriteString(conn, head); err != nil {
+		for i, p := range pieces {
+			if i > 0 {
+				time.Sleep(pause)
+			}
+			if _, err := conn.Write(p); err != nil {
 				return
 			}
-			for i, p := range pieces {
-				if i > 0 {
-					time.Sleep(pause)
-				}
-				if _, err := conn.Write(p); err != nil {
-					return
-				}
-			}
-		}()
-		_ = conn.SetReadDeadline(time.Now().Add(15 * time.Second))
-		got, err := io.ReadAll(conn) // the server closes the connection after its answer, or keeps it open
-		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Logf("read the answer: %v", err) // a reset; what was read is checked
 		}
-		return string(got), time.Since(start)
+	}()
+	_ = conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+	got, err := io.ReadAll(conn) // the server closes the connection after its answer, or keeps it open
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Logf("read the answer: %v", err) // a reset; what was read is checked
 	}
-	header := func(ct string, length int) string {
-		h := fmt.Sprintf("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\n", key, ct)
-		if length >= 0 {
-			h += fmt.Sprintf("Content-Length: %d\r\nConnection: close\r\n", length)
-		}
-		return h + "\r\n"
+	return string(got), time.Since(start)
+}
+
+func rawSteady(t *testing.T, u *slowUploads) {
+	ct, body := u.form(true)
+	got, took := u.raw(t, u.header(ct, len(body)), split(body, 16), 300*time.Millisecond)
+	if !strings.HasPrefix(got, "HTTP/1.1 202 ") || took < 4*time.Second {
+		t.Fatalf("slow but steady upload answered after %s: %q", took.Round(time.Millisecond), firstLine(got))
 	}
-	t.Run("raw", func(t *testing.T) {
-		t.Parallel()
-		ct, body := form(true)
-		got, took := raw(t, header(ct, len(body)), split(body, 16), 300*time.Millisecond)
-		if !strings.HasPrefix(got, "HTTP/1.1 202 ") || took < 4*time.Second {
-			t.Fatalf("slow but steady upload answered after %s: %q", took.Round(time.Millisecond), firstLine(got))
-		}
-	})
-	t.Run("stalled", func(t *testing.T) {
-		t.Parallel()
-		ct, body := form(true)
-		pieces := split(body, 4)
-		got, took := raw(t, header(ct, len(body)), pieces[:2], 300*time.Millisecond) // then silence
-		if !strings.HasPrefix(got, "HTTP/1.1 400 ") || !strings.Contains(got, "stopped arriving in time") || took > 3*time.Second {
-			t.Fatalf("a stalled upload answered after %s: %q", took.Round(time.Millisecond), got)
-		}
-	})
-	// Without Content-Length or Transfer-Encoding a request has no body
-	// (RFC 9112 §6.3): the bytes after the headers are not an upload. The
-	// answer says so, and the connection ends there, so those bytes are
-	// not read as a next request either.
-	t.Run("no length", func(t *testing.T) {
-		t.Parallel()
-		ct, body := form(true)
-		// The body follows the headers after a pause, so the answer comes
-		// before it (the server reads no body bytes: it resets a connection
-		// it closes with bytes unread, which can lose its answer).
-		got, _ := raw(t, header(ct, -1), append([][]byte{nil}, split(body, 16)...), 300*time.Millisecond)
-		if !strings.HasPrefix(got, "HTTP/1.1 400 ") || !strings.Contains(got, "Content-Length") || strings.Count(got, "HTTP/1.1 ") != 1 {
-			t.Fatalf("an upload without a length: %q", got)
-		}
-	})
-	t.Run("short length", func(t *testing.T) { // a Content-Length that ends the body mid-part
-		t.Parallel()
-		ct, body := form(true)
-		half := body[:len(body)/2]
-		got, _ := raw(t, header(ct, len(half)), split(half, 4), 300*time.Millisecond)
-		if !strings.HasPrefix(got, "HTTP/1.1 400 ") || !strings.Contains(got, "closing boundary") {
-			t.Fatalf("an upload cut by its Content-Length: %q", got)
-		}
-	})
+}
+
+func rawStalled(t *testing.T, u *slowUploads) {
+	ct, body := u.form(true)
+	pieces := split(body, 4)
+	got, took := u.raw(t, u.header(ct, len(body)), pieces[:2], 300*time.Millisecond) // then silence
+	if !strings.HasPrefix(got, "HTTP/1.1 400 ") || !strings.Contains(got, "stopped arriving in time") || took > 3*time.Second {
+		t.Fatalf("a stalled upload answered after %s: %q", took.Round(time.Millisecond), got)
+	}
+}
+
+// rawNoLength: without Content-Length or Transfer-Encoding a request has
+// no body (RFC 9112 §6.3): the bytes after the headers are not an upload.
+// The answer says so, and the connection ends there, so those bytes are
+// not read as a next request either.
+func rawNoLength(t *testing.T, u *slowUploads) {
+	ct, body := u.form(true)
+	// The body follows the headers after a pause, so the answer comes
+	// before it (the server reads no body bytes: it resets a connection it
+	// closes with bytes unread, which can lose its answer).
+	got, _ := u.raw(t, u.header(ct, -1), append([][]byte{nil}, split(body, 16)...), 300*time.Millisecond)
+	if !strings.HasPrefix(got, "HTTP/1.1 400 ") || !strings.Contains(got, "Content-Length") || strings.Count(got, "HTTP/1.1 ") != 1 {
+		t.Fatalf("an upload without a length: %q", got)
+	}
+}
+
+// rawShortLength: a Content-Length that ends the body mid-part.
+func rawShortLength(t *testing.T, u *slowUploads) {
+	ct, body := u.form(true)
+	half := body[:len(body)/2]
+	got, _ := u.raw(t, u.header(ct, len(half)), split(half, 4), 300*time.Millisecond)
+	if !strings.HasPrefix(got, "HTTP/1.1 400 ") || !strings.Contains(got, "closing boundary") {
+		t.Fatalf("an upload cut by its Content-Length: %q", got)
+	}
 }
