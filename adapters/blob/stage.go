@@ -21,7 +21,7 @@ func (s *Store) Stage(ctx context.Context, key, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	f, err := os.CreateTemp(dir, "source-*")
 	if err != nil {
 		return "", fmt.Errorf("stage blob %s: %w", key, err)

@@ -123,7 +123,7 @@ func (s *Service) InvalidValues(ctx context.Context, p identity.Principal, jobID
 	if err != nil {
 		return InvalidValues{}, err
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	all, distinct, capped, err := countValues(rc, field)
 	if err != nil {
 		return InvalidValues{}, fmt.Errorf("issues of job %s: %w", jobID, err)
@@ -156,9 +156,10 @@ func countValues(r io.Reader, field string) ([]InvalidValue, int, bool, error) {
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) { // a line over the buffer: read the rest of it
-			head := append([]byte(nil), line...) // before the next read reuses the buffer
+			head := bytes.Clone(line) // before the next read reuses the buffer
 			rest, rerr := br.ReadBytes('\n')
-			line, err = append(head, rest...), rerr
+			head = append(head, rest...)
+			line, err = head, rerr
 		}
 		if len(line) > 0 && bytes.Contains(line, needle) {
 			var is struct {
@@ -291,7 +292,7 @@ func (s *Service) copyBlob(ctx context.Context, from, to string) error {
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	copyCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	dst, err := s.blobs.Create(copyCtx, to)
@@ -311,73 +312,23 @@ func (s *Service) copyBlob(ctx context.Context, from, to string) error {
 // and the mapping column by column: the original's explicit or confirmed
 // mapping, then its detected one, then the request's.
 func rerunOptions(orig job.Job, req RerunRequest) ([]byte, error) {
-	doc := map[string]json.RawMessage{}
-	if len(orig.Options) > 0 {
-		if err := json.Unmarshal(orig.Options, &doc); err != nil {
-			return nil, fmt.Errorf("options of job %s: %w", orig.ID, err)
-		}
+	doc, asked, err := rerunDocuments(orig, req)
+	if err != nil {
+		return nil, err
 	}
-	asked := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(req.Options)) > 0 {
-		if err := json.Unmarshal(req.Options, &asked); err != nil || asked == nil {
-			return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "options must be a JSON object.",
-				Fields: []domain.FieldError{{Field: "options", Message: "must be a JSON object"}}}
-		}
-	}
-	mapping := normalize.Mapping{}
-	if raw, ok := doc["mapping"]; ok {
-		if err := json.Unmarshal(raw, &mapping); err != nil {
-			return nil, fmt.Errorf("mapping of job %s: %w", orig.ID, err)
-		}
-	}
-	known := map[string]bool{}
-	for h, f := range detectedMapping(orig.Mapping) {
-		known[h] = true
-		if _, ok := mapping[h]; !ok {
-			mapping[h] = f
-		}
-	}
-	var sch *schema.Schema
-	if orig.Schema != nil {
-		sch, _ = schema.Parse(orig.Schema)
-	}
-	var errs []domain.FieldError
-	change := func(path, column string, f string) {
-		if len(known) > 0 && !known[column] {
-			errs = append(errs, domain.FieldError{Field: path, Message: "no column of the job's files has this header"})
-			return
-		}
-		if f != "" && (sch == nil || sch.Index(f) < 0) {
-			errs = append(errs, domain.FieldError{Field: path, Message: fmt.Sprintf("%q is not a field of the job's schema", f)})
-			return
-		}
-		mapping[column] = f
+	mc, err := newMappingChange(orig, doc)
+	if err != nil {
+		return nil, err
 	}
 	if raw, ok := asked["mapping"]; ok {
-		var m normalize.Mapping
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "options.mapping must map source headers to field names or null.",
-				Fields: []domain.FieldError{{Field: "options.mapping", Message: "must be an object of strings or nulls"}}}
-		}
-		for _, c := range sortedKeys(m) {
-			change("options.mapping."+c, c, m[c])
+		if err := mc.options(raw); err != nil {
+			return nil, err
 		}
 		delete(asked, "mapping")
 	}
-	columns := make([]string, 0, len(req.Mapping))
-	for c := range req.Mapping {
-		columns = append(columns, c)
-	}
-	sort.Strings(columns)
-	for _, c := range columns {
-		f := ""
-		if req.Mapping[c] != nil {
-			f = *req.Mapping[c]
-		}
-		change("mapping."+c, c, f)
-	}
-	if len(errs) > 0 {
-		return nil, invalidMapping(errs)
+	mc.request(req.Mapping)
+	if len(mc.errs) > 0 {
+		return nil, invalidMapping(mc.errs)
 	}
 	for k, v := range asked {
 		doc[k] = v
@@ -385,12 +336,103 @@ func rerunOptions(orig job.Job, req RerunRequest) ([]byte, error) {
 	if _, ok := asked["review"]; !ok {
 		doc["review"] = json.RawMessage("false")
 	}
-	b, err := json.Marshal(mapping)
+	b, err := json.Marshal(mc.mapping)
 	if err != nil {
 		return nil, err
 	}
 	doc["mapping"] = b
 	return json.Marshal(doc)
+}
+
+// rerunDocuments reads the original's options and the request's, each an
+// object of options by name.
+func rerunDocuments(orig job.Job, req RerunRequest) (doc, asked map[string]json.RawMessage, err error) {
+	doc = map[string]json.RawMessage{}
+	if len(orig.Options) > 0 {
+		if err := json.Unmarshal(orig.Options, &doc); err != nil {
+			return nil, nil, fmt.Errorf("options of job %s: %w", orig.ID, err)
+		}
+	}
+	asked = map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(req.Options)) > 0 {
+		if err := json.Unmarshal(req.Options, &asked); err != nil || asked == nil {
+			return nil, nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "options must be a JSON object.",
+				Fields: []domain.FieldError{{Field: "options", Message: "must be a JSON object"}}}
+		}
+	}
+	return doc, asked, nil
+}
+
+// mappingChange is the rerun's mapping being made: the original's
+// explicit or confirmed mapping, then its detected one, then the
+// request's changes, each checked against the original's columns and
+// schema.
+type mappingChange struct {
+	mapping normalize.Mapping
+	known   map[string]bool // the headers of the original's files
+	sch     *schema.Schema
+	errs    []domain.FieldError
+}
+
+func newMappingChange(orig job.Job, doc map[string]json.RawMessage) (*mappingChange, error) {
+	mc := &mappingChange{mapping: normalize.Mapping{}, known: map[string]bool{}}
+	if raw, ok := doc["mapping"]; ok {
+		if err := json.Unmarshal(raw, &mc.mapping); err != nil {
+			return nil, fmt.Errorf("mapping of job %s: %w", orig.ID, err)
+		}
+	}
+	for h, f := range detectedMapping(orig.Mapping) {
+		mc.known[h] = true
+		if _, ok := mc.mapping[h]; !ok {
+			mc.mapping[h] = f
+		}
+	}
+	if orig.Schema != nil {
+		mc.sch, _ = schema.Parse(orig.Schema)
+	}
+	return mc, nil
+}
+
+// change maps column to field f ("" ignores it), or notes at path why not.
+func (mc *mappingChange) change(path, column, f string) {
+	if len(mc.known) > 0 && !mc.known[column] {
+		mc.errs = append(mc.errs, domain.FieldError{Field: path, Message: "no column of the job's files has this header"})
+		return
+	}
+	if f != "" && (mc.sch == nil || mc.sch.Index(f) < 0) {
+		mc.errs = append(mc.errs, domain.FieldError{Field: path, Message: fmt.Sprintf("%q is not a field of the job's schema", f)})
+		return
+	}
+	mc.mapping[column] = f
+}
+
+// options applies the request's options.mapping.
+func (mc *mappingChange) options(raw json.RawMessage) error {
+	var m normalize.Mapping
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "options.mapping must map source headers to field names or null.",
+			Fields: []domain.FieldError{{Field: "options.mapping", Message: "must be an object of strings or nulls"}}}
+	}
+	for _, c := range sortedKeys(m) {
+		mc.change("options.mapping."+c, c, m[c])
+	}
+	return nil
+}
+
+// request applies the request's mapping, column by column.
+func (mc *mappingChange) request(mapping map[string]*string) {
+	columns := make([]string, 0, len(mapping))
+	for c := range mapping {
+		columns = append(columns, c)
+	}
+	sort.Strings(columns)
+	for _, c := range columns {
+		f := ""
+		if mapping[c] != nil {
+			f = *mapping[c]
+		}
+		mc.change("mapping."+c, c, f)
+	}
 }
 
 func sortedKeys(m normalize.Mapping) []string {

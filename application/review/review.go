@@ -136,7 +136,7 @@ func (s *Service) samples(ctx context.Context, j job.Job) ([]normalize.Sample, e
 	if err != nil {
 		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
@@ -190,6 +190,35 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 		columns = append(columns, c)
 	}
 	sort.Strings(columns)
+	if errs := checkChanges(headers, st.schema, changes, columns); len(errs) > 0 {
+		return View{}, invalidMapping(errs)
+	}
+	updated, err := s.jobs.Update(ctx, p.OrgID, jobID, func(j *job.Job) error {
+		if j.Status != job.AwaitingReview {
+			return j.NotAwaitingReview()
+		}
+		st, err := settingsOf(*j)
+		if err != nil {
+			return err
+		}
+		applyChanges(st.options.Mapping, headers, changes, columns)
+		rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: st.mode, Schema: st.schema, Options: st.options, Learned: learned, Samples: samples})
+		if err != nil {
+			return err
+		}
+		j.Options = st.options.JSON()
+		return j.Revise(rev.JSON(), rev.MappingJSON())
+	})
+	if err != nil {
+		return View{}, err
+	}
+	return s.view(updated)
+}
+
+// checkChanges finds the problems of a mapping change, by column: a
+// header no file has, a field the schema lacks, a field given to two
+// columns of one file.
+func checkChanges(headers map[string][]int, sch *schema.Schema, changes map[string]*string, columns []string) []domain.FieldError {
 	var errs []domain.FieldError
 	type fileField struct {
 		file  int
@@ -206,7 +235,7 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 		if f == nil || *f == "" {
 			continue
 		}
-		if st.schema.Index(*f) < 0 {
+		if sch.Index(*f) < 0 {
 			errs = append(errs, domain.FieldError{Field: "mapping." + c, Message: fmt.Sprintf("%q is not a field of the job's schema", *f)})
 			continue
 		}
@@ -218,43 +247,26 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 			claimed[fileField{file, *f}] = c
 		}
 	}
-	if len(errs) > 0 {
-		return View{}, invalidMapping(errs)
-	}
-	updated, err := s.jobs.Update(ctx, p.OrgID, jobID, func(j *job.Job) error {
-		if j.Status != job.AwaitingReview {
-			return j.NotAwaitingReview()
+	return errs
+}
+
+// applyChanges maps each changed column to its field ("" ignores it); a
+// field given to a column leaves the other columns of that column's files.
+func applyChanges(mapping normalize.Mapping, headers map[string][]int, changes map[string]*string, columns []string) {
+	for _, c := range columns {
+		f := ""
+		if changes[c] != nil {
+			f = *changes[c]
 		}
-		st, err := settingsOf(*j)
-		if err != nil {
-			return err
-		}
-		mapping := st.options.Mapping
-		for _, c := range columns {
-			f := ""
-			if changes[c] != nil {
-				f = *changes[c]
-			}
-			if f != "" { // the field leaves the other columns of c's files
-				for h, hf := range mapping {
-					if h != c && hf == f && sharesFile(headers[h], headers[c]) {
-						delete(mapping, h)
-					}
+		if f != "" {
+			for h, hf := range mapping {
+				if h != c && hf == f && sharesFile(headers[h], headers[c]) {
+					delete(mapping, h)
 				}
 			}
-			mapping[c] = f
 		}
-		rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: st.mode, Schema: st.schema, Options: st.options, Learned: learned, Samples: samples})
-		if err != nil {
-			return err
-		}
-		j.Options = st.options.JSON()
-		return j.Revise(rev.JSON(), rev.MappingJSON())
-	})
-	if err != nil {
-		return View{}, err
+		mapping[c] = f
 	}
-	return s.view(updated)
 }
 
 func sharesFile(a, b []int) bool {

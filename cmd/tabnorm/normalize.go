@@ -92,9 +92,9 @@ func spoolStdin(in io.Reader) (string, func(), error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("spool stdin: %w", err)
 	}
-	cleanup := func() { os.Remove(f.Name()) }
+	cleanup := func() { _ = os.Remove(f.Name()) }
 	if _, err := io.Copy(f, in); err != nil {
-		f.Close()
+		_ = f.Close()
 		cleanup()
 		return "", nil, fmt.Errorf("read stdin: %w", err)
 	}
@@ -251,6 +251,6 @@ func progressBar(w io.Writer, total int64) func(normalize.Progress) {
 		pct := min(100, float64(p.BytesRead)*100/float64(total))
 		n := int(pct / 4)
 		fmt.Fprintf(bw, "\r[%s%s] %5.1f%%  %d rows", strings.Repeat("#", n), strings.Repeat(".", 25-n), pct, p.RowsRead)
-		bw.Flush()
+		_ = bw.Flush() // a progress bar that cannot be drawn is not a failure of the run
 	}
 }

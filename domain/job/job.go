@@ -80,6 +80,7 @@ func (p Progress) Percent() float64 {
 // SourceType is where a job's files come from (source.type).
 type SourceType string
 
+// The sources.
 const (
 	SourceUpload  SourceType = "upload"  // one file uploaded with the job
 	SourceConnect SourceType = "connect" // files of the connect library, read in order as one table

@@ -18,6 +18,7 @@ import (
 // Mode is what a job does (API.md §7).
 type Mode string
 
+// The modes.
 const (
 	ModeNormalize Mode = "normalize"
 	ModeValidate  Mode = "validate"

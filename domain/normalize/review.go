@@ -161,41 +161,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 	relax := map[string]bool{} // required fields some file leaves unmapped
 	skip := make([]bool, len(in.Samples))
 	for i := range in.Samples {
-		smp := &in.Samples[i]
-		to, entries := mapColumns(smp.Header, s, in.Options.Mapping, in.Learned)
-		values := sampleValues(smp)
-		mapped := make([]bool, len(s.Fields))
-		some := false
-		for c, e := range entries {
-			col := ReviewColumn{SourceFile: optional(smp.FileID), SourceColumn: e.SourceColumn, Values: values[c], Alternatives: []Candidate{}}
-			if f, ok := in.Options.Mapping[e.SourceColumn]; ok && f == "" {
-				col.Ignored = true
-			}
-			if to[c] >= 0 {
-				field, method, conf := e.Field, e.Method, e.Confidence
-				col.Field, col.Method, col.Confidence = &field, &method, &conf
-				mapped[to[c]], mappedAnywhere[to[c]], some = true, true, true
-			}
-			for _, cand := range fieldCandidates(e.SourceColumn, s, in.Learned) {
-				if cand.Field != e.Field && len(col.Alternatives) < maxAlternatives {
-					col.Alternatives = append(col.Alternatives, cand)
-				}
-			}
-			rev.Columns = append(rev.Columns, col)
-		}
-		for j, f := range s.Fields {
-			if f.Constraints.Required && !mapped[j] {
-				name := f.Name
-				relax[name] = true
-				rev.Blocking = append(rev.Blocking, Blocker{Code: domain.CodeRequiredFieldUnmapped, Field: &name, SourceFile: optional(smp.FileID),
-					Message: fmt.Sprintf("Required field %q matches no column of %s; map a column to it.", f.Name, where(smp.FileID))})
-			}
-		}
-		if !some {
-			skip[i] = true
-			rev.Blocking = append(rev.Blocking, Blocker{Code: domain.CodeNoColumnsMapped, SourceFile: optional(smp.FileID),
-				Message: fmt.Sprintf("No column of %s maps to a field: every row would be empty.", where(smp.FileID))})
-		}
+		skip[i] = !rev.addSample(&in.Samples[i], in, mappedAnywhere, relax)
 	}
 	for j, f := range s.Fields {
 		if !mappedAnywhere[j] {
@@ -205,17 +171,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 	// The preview runs the engine over the samples. Required fields left
 	// unmapped are blocking already; they are relaxed here so the preview
 	// still shows what the other columns come out as.
-	sch := s
-	if len(relax) > 0 {
-		relaxed := *s
-		relaxed.Fields = append([]schema.Field(nil), s.Fields...)
-		for j := range relaxed.Fields {
-			if relax[relaxed.Fields[j].Name] {
-				relaxed.Fields[j].Constraints.Required = false
-			}
-		}
-		sch = &relaxed
-	}
+	sch := relaxRequired(s, relax)
 	var issues bytes.Buffer
 	w := newWriter(Input{Mode: in.Mode, Schema: sch, Options: in.Options, Learned: in.Learned, MaxRows: 1 << 62, MaxIssues: 1 << 62}, Output{Rows: io.Discard, Issues: &issues})
 	defer w.closeIndexes()
@@ -237,6 +193,63 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 	return rev, nil
 }
 
+// addSample adds the review of one sample's columns, and the problems
+// that block its run: required fields no column maps, and a file none of
+// whose columns map. It notes the fields mapped and those to relax, and
+// reports whether some column maps.
+func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, relax map[string]bool) (some bool) {
+	s := in.Schema
+	to, entries := mapColumns(smp.Header, s, in.Options.Mapping, in.Learned)
+	values := sampleValues(smp)
+	mapped := make([]bool, len(s.Fields))
+	for c, e := range entries {
+		col := ReviewColumn{SourceFile: optional(smp.FileID), SourceColumn: e.SourceColumn, Values: values[c], Alternatives: []Candidate{}}
+		if f, ok := in.Options.Mapping[e.SourceColumn]; ok && f == "" {
+			col.Ignored = true
+		}
+		if to[c] >= 0 {
+			field, method, conf := e.Field, e.Method, e.Confidence
+			col.Field, col.Method, col.Confidence = &field, &method, &conf
+			mapped[to[c]], mappedAnywhere[to[c]], some = true, true, true
+		}
+		for _, cand := range fieldCandidates(e.SourceColumn, s, in.Learned) {
+			if cand.Field != e.Field && len(col.Alternatives) < maxAlternatives {
+				col.Alternatives = append(col.Alternatives, cand)
+			}
+		}
+		r.Columns = append(r.Columns, col)
+	}
+	for j, f := range s.Fields {
+		if f.Constraints.Required && !mapped[j] {
+			name := f.Name
+			relax[name] = true
+			r.Blocking = append(r.Blocking, Blocker{Code: domain.CodeRequiredFieldUnmapped, Field: &name, SourceFile: optional(smp.FileID),
+				Message: fmt.Sprintf("Required field %q matches no column of %s; map a column to it.", f.Name, where(smp.FileID))})
+		}
+	}
+	if !some {
+		r.Blocking = append(r.Blocking, Blocker{Code: domain.CodeNoColumnsMapped, SourceFile: optional(smp.FileID),
+			Message: fmt.Sprintf("No column of %s maps to a field: every row would be empty.", where(smp.FileID))})
+	}
+	return some
+}
+
+// relaxRequired is s with the fields in relax no longer required, or s
+// itself when there are none.
+func relaxRequired(s *schema.Schema, relax map[string]bool) *schema.Schema {
+	if len(relax) == 0 {
+		return s
+	}
+	relaxed := *s
+	relaxed.Fields = append([]schema.Field(nil), s.Fields...)
+	for j := range relaxed.Fields {
+		if relax[relaxed.Fields[j].Name] {
+			relaxed.Fields[j].Constraints.Required = false
+		}
+	}
+	return &relaxed
+}
+
 // previewSource maps one sample and processes its records as a run does,
 // keeping the first rows, rejected ones too, with their issues.
 func (w *writer) previewSource(ctx context.Context, src Source, preview *[]PreviewRow) error {
@@ -244,7 +257,7 @@ func (w *writer) previewSource(ctx context.Context, src Source, preview *[]Previ
 	if err != nil {
 		return readerFailure(err, src.FileID)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	p, err := w.plan(src, r)
 	if err != nil {
 		return err
@@ -256,49 +269,64 @@ func (w *writer) previewSource(ctx context.Context, src Source, preview *[]Previ
 			return err
 		}
 		b.recs = b.recs[:0]
-		for len(b.recs) < batchSize {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return readerFailure(err, src.FileID)
-			}
-			b.recs = append(b.recs, rec)
+		if err := readRecords(r, b); err != nil {
+			return readerFailure(err, src.FileID)
 		}
 		if len(b.recs) == 0 {
 			return nil
 		}
 		p.process(b, w.seed)
 		for i := range b.rows {
-			ro := &b.rows[i]
-			w.res.Progress.RowsRead++
-			if ro.ok {
-				w.checkUnique(p, ro)
-			}
-			for _, is := range ro.issues {
-				w.issue(is)
-			}
-			if ro.ok {
-				w.res.Progress.RowsValid++
-			} else {
-				w.res.Progress.RowsRejected++
-			}
-			if len(*preview) < PreviewRows {
-				row := PreviewRow{Row: ro.number, SourceFile: optional(p.fileID), Valid: ro.ok, Values: json.RawMessage("null"), Issues: make([]IssueJSON, 0, len(ro.issues))}
-				if ro.end > ro.start {
-					row.Values = append(json.RawMessage(nil), bytes.TrimRight(b.json[ro.start:ro.end], "\n")...)
-				}
-				for _, is := range ro.issues {
-					row.Issues = append(row.Issues, issueJSON(is))
-				}
-				*preview = append(*preview, row)
-			}
+			w.previewRow(p, b, &b.rows[i], preview)
 		}
 		if len(b.recs) < batchSize {
 			return nil
 		}
 	}
+}
+
+// readRecords reads up to batchSize records into the batch as the reader
+// hands them out; nil at the end of the file.
+func readRecords(r table.Reader, b *batch) error {
+	for len(b.recs) < batchSize {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		b.recs = append(b.recs, rec)
+	}
+	return nil
+}
+
+// previewRow counts a processed row as a run does, and keeps it in the
+// preview while there is room.
+func (w *writer) previewRow(p *plan, b *batch, ro *rowOut, preview *[]PreviewRow) {
+	w.res.Progress.RowsRead++
+	if ro.ok {
+		w.checkUnique(p, ro)
+	}
+	for _, is := range ro.issues {
+		w.issue(is)
+	}
+	if ro.ok {
+		w.res.Progress.RowsValid++
+	} else {
+		w.res.Progress.RowsRejected++
+	}
+	if len(*preview) >= PreviewRows {
+		return
+	}
+	row := PreviewRow{Row: ro.number, SourceFile: optional(p.fileID), Valid: ro.ok, Values: json.RawMessage("null"), Issues: make([]IssueJSON, 0, len(ro.issues))}
+	if ro.end > ro.start {
+		row.Values = append(json.RawMessage(nil), bytes.TrimRight(b.json[ro.start:ro.end], "\n")...)
+	}
+	for _, is := range ro.issues {
+		row.Issues = append(row.Issues, issueJSON(is))
+	}
+	*preview = append(*preview, row)
 }
 
 func issueJSON(is Issue) IssueJSON {

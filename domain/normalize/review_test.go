@@ -139,38 +139,61 @@ func reviewOf(t *testing.T, schemaDoc, opts string, sources ...Source) Review {
 
 func TestRunReview(t *testing.T) {
 	t.Parallel()
-	const people = `{"fields":[
-		{"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
-		{"name":"email","type":"string","format":"email","aliases":["courriel"]},
-		{"name":"name","type":"string"},
-		{"name":"phone","type":"string"}]}`
-	rows := [][]string{{"ID", "Emial", "Full name", "Notes"}, {"1", "ann@x.io", "Ann", "n1"}, {"2", "bob@", "Bob", "n2"}, {"1", "cy@x.io", "Cy", ""}, {"x", "dee@x.io", "Dee", "n4"}}
-	rev := reviewOf(t, people, "", source("", rows...))
-	col := func(name string) ReviewColumn {
-		for _, c := range rev.Columns {
-			if c.SourceColumn == name {
-				return c
-			}
+	t.Run("the_proposal", reviewProposal)
+	t.Run("the_preview_and_issue_counts", reviewPreview)
+	t.Run("a_persons_choices", reviewChoices)
+}
+
+const reviewPeople = `{"fields":[
+	{"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
+	{"name":"email","type":"string","format":"email","aliases":["courriel"]},
+	{"name":"name","type":"string"},
+	{"name":"phone","type":"string"}]}`
+
+var reviewRows = [][]string{{"ID", "Emial", "Full name", "Notes"}, {"1", "ann@x.io", "Ann", "n1"}, {"2", "bob@", "Bob", "n2"}, {"1", "cy@x.io", "Cy", ""}, {"x", "dee@x.io", "Dee", "n4"}}
+
+// reviewColumn is the review's column of that header.
+func reviewColumn(t *testing.T, rev Review, name string) ReviewColumn {
+	t.Helper()
+	for _, c := range rev.Columns {
+		if c.SourceColumn == name {
+			return c
 		}
-		t.Fatalf("no column %s in %+v", name, rev.Columns)
-		return ReviewColumn{}
 	}
-	if c := col("ID"); *c.Field != "id" || *c.Method != MethodNormalized || fmt.Sprint(c.Values) != "[1 2 x]" {
+	t.Fatalf("no column %s in %+v", name, rev.Columns)
+	return ReviewColumn{}
+}
+
+func reviewProposal(t *testing.T) {
+	rev := reviewOf(t, reviewPeople, "", source("", reviewRows...))
+	if c := reviewColumn(t, rev, "ID"); *c.Field != "id" || *c.Method != MethodNormalized || fmt.Sprint(c.Values) != "[1 2 x]" {
 		t.Fatalf("ID %+v", c)
 	}
-	if c := col("Emial"); *c.Field != "email" || *c.Method != MethodFuzzy || *c.Confidence >= 1 {
+	if c := reviewColumn(t, rev, "Emial"); *c.Field != "email" || *c.Method != MethodFuzzy || *c.Confidence >= 1 {
 		t.Fatalf("Emial %+v", c)
 	}
-	if c := col("Full name"); c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "name" || c.Alternatives[0].Method != MethodFuzzy {
+	if c := reviewColumn(t, rev, "Full name"); c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "name" || c.Alternatives[0].Method != MethodFuzzy {
 		t.Fatalf("Full name %+v", c)
 	}
-	if c := col("Notes"); c.Field != nil || c.Ignored || fmt.Sprint(c.Values) != "[n1 n2 n4]" {
+	if c := reviewColumn(t, rev, "Notes"); c.Field != nil || c.Ignored || fmt.Sprint(c.Values) != "[n1 n2 n4]" {
 		t.Fatalf("Notes %+v", c)
 	}
 	if fmt.Sprint(rev.UnmappedFields) != "[name phone]" || len(rev.Blocking) != 0 {
 		t.Fatalf("unmapped %v blocking %+v", rev.UnmappedFields, rev.Blocking)
 	}
-	// Every record is previewed, rejected ones too, with their issues.
+	if got := string(rev.MappingJSON()); !strings.Contains(got, `{"source_column":"Emial","field":"email","method":"fuzzy","confidence":0.9`) ||
+		!strings.Contains(got, `{"source_column":"Notes","field":null,"method":null,"confidence":null}`) {
+		t.Fatalf("mapping %s", got)
+	}
+	if got := fmt.Sprint(rev.Confirmed()); got != "map[Emial:email Full name: ID:id Notes:]" {
+		t.Fatalf("confirmed %s", got)
+	}
+}
+
+// reviewPreview: every record is previewed, rejected ones too, with their
+// issues, which are counted.
+func reviewPreview(t *testing.T) {
+	rev := reviewOf(t, reviewPeople, "", source("", reviewRows...))
 	if rev.Sample != (SampleSummary{Records: 4, RowsValid: 1, RowsRejected: 3, Complete: true}) || len(rev.Preview) != 4 {
 		t.Fatalf("sample %+v preview %d", rev.Sample, len(rev.Preview))
 	}
@@ -199,17 +222,13 @@ func TestRunReview(t *testing.T) {
 	if got := strings.Join(counts, " "); got != "id/error/invalid_integer=1 id/error/not_unique=1 email/error/invalid_email=1 email/warning/fuzzy_mapping=1" {
 		t.Fatalf("counts %s", got)
 	}
-	if got := string(rev.MappingJSON()); !strings.Contains(got, `{"source_column":"Emial","field":"email","method":"fuzzy","confidence":0.9`) ||
-		!strings.Contains(got, `{"source_column":"Notes","field":null,"method":null,"confidence":null}`) {
-		t.Fatalf("mapping %s", got)
-	}
-	if got := fmt.Sprint(rev.Confirmed()); got != "map[Emial:email Full name: ID:id Notes:]" {
-		t.Fatalf("confirmed %s", got)
-	}
+}
 
-	// The person's choices: Full name → name, Emial ignored. A required
-	// field left unmapped blocks, and the preview still shows the rest.
-	changed := reviewOf(t, people, `{"mapping":{"Full name":"name","Emial":null,"ID":null}}`, source("", rows...))
+// reviewChoices: Full name → name, Emial ignored. A required field left
+// unmapped blocks, and the preview still shows the rest; with nothing
+// mapped, the file blocks and has no preview.
+func reviewChoices(t *testing.T) {
+	changed := reviewOf(t, reviewPeople, `{"mapping":{"Full name":"name","Emial":null,"ID":null}}`, source("", reviewRows...))
 	var chosen []string
 	for _, c := range changed.Columns {
 		f := "-"
@@ -230,7 +249,7 @@ func TestRunReview(t *testing.T) {
 	if len(changed.Preview) != 4 || string(changed.Preview[0].Values) != `{"id":null,"email":null,"name":"Ann","phone":null}` || !changed.Preview[0].Valid {
 		t.Fatalf("preview %s", changed.Preview[0].Values)
 	}
-	none := reviewOf(t, people, `{"mapping":{"Full name":null,"Emial":null,"ID":null}}`, source("", rows...))
+	none := reviewOf(t, reviewPeople, `{"mapping":{"Full name":null,"Emial":null,"ID":null}}`, source("", reviewRows...))
 	if len(none.Blocking) != 2 || none.Blocking[1].Code != "no_columns_mapped" || len(none.Preview) != 0 {
 		t.Fatalf("nothing mapped: %+v", none)
 	}

@@ -64,7 +64,7 @@ func readSample(ctx context.Context, src Source, budget int) (s Sample, size int
 	if err != nil {
 		return s, 0, readerFailure(err, src.FileID)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	s = Sample{FileID: src.FileID, Format: r.Format(), Header: append([]string(nil), r.Header()...)}
 	if d, ok := r.(table.Describer); ok {
 		det := d.Detection()
