@@ -266,39 +266,12 @@ var issueColumns = []string{"row", "source_file", "column", "field", "severity",
 // own so that generated clients do not parse JSON lines as one JSON value.
 func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		format := download
-		if format == "" {
-			format = c.DefaultQuery("format", "json")
-		}
-		if format != "json" && format != "jsonl" && format != "csv" {
-			fail(c, domain.Invalid("format must be json, jsonl or csv"))
+		q, err := resultQueryOf(c, which, download)
+		if err != nil {
+			fail(c, err)
 			return
 		}
-		// numbers=string writes rows' numbers as JSON strings: integers
-		// past 2^53 keep every digit in clients whose JSON numbers are
-		// doubles (JavaScript, most generated clients).
-		numbersAsText := false
-		switch c.DefaultQuery("numbers", "json") {
-		case "json":
-		case "string":
-			numbersAsText = which == jobs.Rows && format != "csv"
-		default:
-			fail(c, domain.Invalid("numbers must be json or string"))
-			return
-		}
-		var offset int64
-		page := ports.Page{Limit: 50}
-		if format == "json" {
-			var err error
-			if page, err = pageOf(c); err != nil {
-				fail(c, err)
-				return
-			}
-			if offset, err = resultOffset(page.Cursor, c.Param("id"), which); err != nil {
-				fail(c, err)
-				return
-			}
-		}
+		format, numbersAsText, page, offset := q.format, q.numbersAsText, q.page, q.offset
 		// A page starts where a line starts: read from the byte before it,
 		// which must end the previous line, so a made-up offset cannot cut
 		// a row in two.
@@ -308,7 +281,7 @@ func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 			fail(c, err)
 			return
 		}
-		defer opened.Close()
+		defer func() { _ = opened.Close() }() // a reader: nothing was written that closing could lose
 		if offset > 0 {
 			var b [1]byte
 			if _, err := io.ReadFull(opened, b[:]); err != nil || b[0] != '\n' {
@@ -343,6 +316,44 @@ func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 			writePage(c, rc, offset, page.Limit, j.ID, which)
 		}
 	}
+}
+
+// resultQuery is what a result request asks for: the format, numbers as
+// text, and for a JSON page its size and byte offset.
+type resultQuery struct {
+	format        string
+	numbersAsText bool
+	page          ports.Page
+	offset        int64
+}
+
+func resultQueryOf(c *gin.Context, which jobs.Result, download string) (resultQuery, error) {
+	q := resultQuery{format: download, page: ports.Page{Limit: 50}}
+	if q.format == "" {
+		q.format = c.DefaultQuery("format", "json")
+	}
+	if q.format != "json" && q.format != "jsonl" && q.format != "csv" {
+		return q, domain.Invalid("format must be json, jsonl or csv")
+	}
+	// numbers=string writes rows' numbers as JSON strings: integers past
+	// 2^53 keep every digit in clients whose JSON numbers are doubles
+	// (JavaScript, most generated clients).
+	switch c.DefaultQuery("numbers", "json") {
+	case "json":
+	case "string":
+		q.numbersAsText = which == jobs.Rows && q.format != "csv"
+	default:
+		return q, domain.Invalid("numbers must be json or string")
+	}
+	if q.format != "json" {
+		return q, nil
+	}
+	var err error
+	if q.page, err = pageOf(c); err != nil {
+		return q, err
+	}
+	q.offset, err = resultOffset(q.page.Cursor, c.Param("id"), which)
+	return q, err
 }
 
 var errInvalidCursor = domain.Errorf(domain.ErrInvalid, domain.CodeInvalidCursor, "The cursor is not one this list handed out; start again without it.")

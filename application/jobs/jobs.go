@@ -416,9 +416,10 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 // Result names a result file of a job.
 type Result string
 
+// The result files of a job.
 const (
-	Rows   Result = "rows.jsonl"
-	Issues Result = "issues.jsonl"
+	Rows   Result = "rows.jsonl"   // the valid rows, one JSON object a line
+	Issues Result = "issues.jsonl" // the issues, one JSON object a line
 )
 
 // OpenResult opens a finished job's rows or issues from a byte offset.

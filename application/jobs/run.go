@@ -167,12 +167,6 @@ func (s *Service) announce(ctx context.Context, j job.Job) {
 	s.dispatch(ctx, j.OrgID)
 }
 
-func (s *Service) event(ctx context.Context, j job.Job, kind string, withJob bool) {
-	if err := s.append(context.WithoutCancel(ctx), j, kind, s.clock.Now(), withJob); err != nil {
-		s.log.ErrorContext(ctx, "store job event", "job_id", j.ID, "kind", kind, "error", err)
-	}
-}
-
 // run runs the engine over the job's files, staged locally in a working
 // folder, into its result blobs, while a lease keeps the job alive and
 // watches for its cancellation (which calls cancel), and returns the
@@ -182,7 +176,11 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil { // the reaper's hourly sweep takes what is left
+			s.log.WarnContext(ctx, "remove a run's working folder", "job_id", j.ID, "error", err)
+		}
+	}()
 	paths, err := s.stage(ctx, j, dir)
 	if err != nil {
 		return nil, err
