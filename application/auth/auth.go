@@ -401,7 +401,13 @@ func (t *Throttle) forget(key string, at time.Time) {
 // Hashing waits for a turn to check a password; busy when none came
 // within the queue time. release gives the turn back.
 func (t *Throttle) Hashing(ctx context.Context) (release func(), busy bool) {
-	release = func() { <-t.hashes }
+	release = func() {
+		<-t.hashes
+		// Each check allocates 64 MiB that is garbage once it returns:
+		// collect it now rather than when the heap has doubled, so a
+		// flood of sign-ins holds about the checks in flight, not twice.
+		go runtime.GC()
+	}
 	select {
 	case t.hashes <- struct{}{}:
 		return release, false
