@@ -102,31 +102,7 @@ func (s *WebhookEndpoints) Enabled(ctx context.Context, orgID string) ([]webhook
 // Update is a read-modify-write of one endpoint, the row locked on
 // PostgreSQL.
 func (s *WebhookEndpoints) Update(ctx context.Context, orgID, id string, fn func(*webhook.Endpoint) error) (webhook.Endpoint, error) {
-	var out webhook.Endpoint
-	err := NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
-		var row webhookEndpointRow
-		q := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id)
-		if orgID != "" {
-			q = q.Where("org_id = ?", orgID)
-		}
-		if s.db.Dialect == Postgres {
-			q = q.For("UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil {
-			return translate(err, "webhook")
-		}
-		e := toEndpointDomain(row)
-		if err := fn(&e); err != nil {
-			return err
-		}
-		updated := toEndpointRow(e)
-		if _, err := s.db.conn(ctx).NewUpdate().Model(&updated).WherePK().Exec(ctx); err != nil {
-			return translate(err, "webhook")
-		}
-		out = e
-		return nil
-	})
-	return out, err
+	return updateLocked(ctx, s.db, "webhook", orgID, id, toEndpointDomain, toEndpointRow, fn)
 }
 
 // Delete removes an organization's endpoint; its deliveries go with it.
@@ -249,26 +225,33 @@ func (s *WebhookDeliveries) Due(ctx context.Context, t time.Time, limit int) ([]
 
 // Update implements ports.WebhookDeliveries.
 func (s *WebhookDeliveries) Update(ctx context.Context, orgID, id string, fn func(*webhook.Delivery) error) (webhook.Delivery, error) {
-	var out webhook.Delivery
-	err := NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
-		var row webhookDeliveryRow
-		q := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id)
+	return updateLocked(ctx, s.db, "webhook delivery", orgID, id, toDeliveryDomain, toDeliveryRow, fn)
+}
+
+// updateLocked is a read-modify-write of the row id (of the organization
+// orgID, or of any when it is ""), locked on PostgreSQL until the
+// transaction ends; what names the row in a not-found error.
+func updateLocked[R, D any](ctx context.Context, db *DB, what, orgID, id string, toDomain func(R) D, toRow func(D) R, fn func(*D) error) (D, error) {
+	var out D
+	err := NewTransactor(db).InTx(ctx, func(ctx context.Context) error {
+		var row R
+		q := db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id)
 		if orgID != "" {
 			q = q.Where("org_id = ?", orgID)
 		}
-		if s.db.Dialect == Postgres {
+		if db.Dialect == Postgres {
 			q = q.For("UPDATE")
 		}
 		if err := q.Scan(ctx); err != nil {
-			return translate(err, "webhook delivery")
+			return translate(err, what)
 		}
-		d := toDeliveryDomain(row)
+		d := toDomain(row)
 		if err := fn(&d); err != nil {
 			return err
 		}
-		updated := toDeliveryRow(d)
-		if _, err := s.db.conn(ctx).NewUpdate().Model(&updated).WherePK().Exec(ctx); err != nil {
-			return translate(err, "webhook delivery")
+		updated := toRow(d)
+		if _, err := db.conn(ctx).NewUpdate().Model(&updated).WherePK().Exec(ctx); err != nil {
+			return translate(err, what)
 		}
 		out = d
 		return nil
