@@ -143,7 +143,7 @@ func waitStatus(t testing.TB, base, key, jobID, want string, timeout time.Durati
 		if s := j["status"]; s == "failed" || s == "canceled" {
 			t.Fatalf("job ended %v: %v", s, j["error"])
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // 10 reads a second: under the default rate limit of 20 a second per key
 	}
 	t.Fatalf("job did not become %s within %s", want, timeout)
 	return nil
