@@ -1,0 +1,436 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	"github.com/tabnorm/tabnorm/application/connect"
+	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/domain"
+	domainconnect "github.com/tabnorm/tabnorm/domain/connect"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
+	"github.com/tabnorm/tabnorm/ports"
+	"github.com/tabnorm/tabnorm/test/mocks"
+)
+
+var (
+	now  = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	acme = identity.Principal{OrgID: "org_acme", UserID: "usr_ann"}
+)
+
+// peopleSchema has a required field, so a review can block.
+const peopleSchema = `{"fields":[{"name":"name","constraints":{"required":true}},{"name":"email"},{"name":"active","type":"boolean"}]}`
+
+// fixture is the review service over a real jobs service and a real
+// connect service, all three on mocks of their ports. The job repository,
+// the blob store, the learned mappings and the saved schemas keep their
+// state in memory, and a transaction undoes what it stored when it fails,
+// so a test reads a use case's outcome from what is stored; the
+// repositories themselves are tested on real databases.
+type fixture struct {
+	t       *testing.T
+	jobs    *mocks.Jobs
+	reviews *mocks.JobReviews
+	blobs   *mocks.BlobStore
+	svc     *Service
+
+	mu      sync.Mutex
+	stored  map[string]job.Job
+	events  []string          // "job kind", in order
+	queued  []string          // the jobs handed to the queue
+	blobMap map[string]string // closed blobs by key
+	deleted []string          // deleted blob keys
+	learned map[string]string // "schema/header" → field
+	saved   map[string]schema.Saved
+	library map[string]domainconnect.File
+	linked  map[string][]string // job → the library files it reads
+
+	beforeUpdate func(*job.Job)   // changes a job between a use case's read and its update
+	pending      int              // the organization's queued or running jobs, as the slots count them
+	failKind     string           // an event of this kind cannot be stored
+	failPut      error            // the error of learning a mapping
+	schemaErr    error            // the error of reading any saved schema
+	openErr      map[string]error // the error of opening these blobs
+	brokenAt     map[string]int   // these blobs fail after this many bytes
+	createErr    error            // the error of creating any blob
+}
+
+func newFixture(t *testing.T, cfg Config) *fixture {
+	t.Helper()
+	f := &fixture{t: t, jobs: mocks.NewJobs(t), reviews: mocks.NewJobReviews(t), blobs: mocks.NewBlobStore(t),
+		stored: map[string]job.Job{}, blobMap: map[string]string{}, learned: map[string]string{}, saved: map[string]schema.Saved{},
+		library: map[string]domainconnect.File{}, linked: map[string][]string{}, openErr: map[string]error{}, brokenAt: map[string]int{}}
+	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
+	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(f.inTx).Maybe()
+	clock.EXPECT().Now().Return(now).Maybe()
+
+	f.jobs.EXPECT().Get(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.get).Maybe()
+	f.jobs.EXPECT().Update(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.update).Maybe()
+	f.jobs.EXPECT().Create(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, j job.Job) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if _, ok := f.stored[j.ID]; ok {
+			return fmt.Errorf("job %s exists", j.ID)
+		}
+		f.stored[j.ID] = j
+		return nil
+	}).Maybe()
+
+	events, bus, queue, slots, quotas, render := mocks.NewJobEvents(t), mocks.NewEventBus(t), mocks.NewQueue(t), mocks.NewJobSlots(t),
+		mocks.NewQuotas(t), mocks.NewJobRenderer(t)
+	events.EXPECT().Append(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(
+		func(_ context.Context, jobID, kind string, _ []byte, at time.Time) (ports.Event, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if kind == f.failKind {
+				return ports.Event{}, errors.New("the event store is down")
+			}
+			f.events = append(f.events, jobID+" "+kind)
+			return ports.Event{JobID: jobID, Seq: len(f.events), Kind: kind, At: at}, nil
+		}).Maybe()
+	bus.EXPECT().Publish(mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
+	render.EXPECT().Event(mock.Anything, mock.Anything, mock.Anything).Return([]byte(`{}`), nil).Maybe()
+	queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, jobID string, _ int) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.queued = append(f.queued, jobID)
+		return nil
+	}).Maybe()
+	slots.EXPECT().Counts(mock.Anything, mock.Anything).RunAndReturn(func(context.Context, string) (int, int, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return 0, f.pending, nil
+	}).Maybe()
+	quotas.EXPECT().Get(mock.Anything, mock.Anything).Return(job.Quota{}, nil).Maybe()
+
+	schemas := mocks.NewSchemas(t)
+	schemas.EXPECT().Get(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, orgID, id string) (schema.Saved, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.schemaErr != nil {
+			return schema.Saved{}, f.schemaErr
+		}
+		s, ok := f.saved[id]
+		if !ok || s.OrgID != orgID {
+			return schema.Saved{}, domain.NotFound("schema")
+		}
+		return s, nil
+	}).Maybe()
+
+	learned := mocks.NewLearnedMappings(t)
+	learned.EXPECT().Get(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, _, schemaID string) (map[string]string, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		out := map[string]string{}
+		for k, v := range f.learned {
+			if s, h, _ := strings.Cut(k, "/"); s == schemaID {
+				out[h] = v
+			}
+		}
+		return out, nil
+	}).Maybe()
+	learned.EXPECT().Put(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(
+		func(_ context.Context, _, schemaID, header, field string, _ time.Time) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.failPut != nil {
+				return f.failPut
+			}
+			f.learned[schemaID+"/"+header] = field
+			return nil
+		}).Maybe()
+
+	f.blobs.EXPECT().Open(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.openBlob).Maybe()
+	f.blobs.EXPECT().Create(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, key string) (io.WriteCloser, error) {
+		if f.createErr != nil {
+			return nil, f.createErr
+		}
+		return &blobWriter{f: f, ctx: ctx, key: key}, nil
+	}).Maybe()
+	f.blobs.EXPECT().Delete(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, key string) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.deleted = append(f.deleted, key)
+		delete(f.blobMap, key)
+		return nil
+	}).Maybe()
+
+	files := mocks.NewFiles(t)
+	files.EXPECT().Hold(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, orgID string, ids []string) ([]domainconnect.File, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		var out []domainconnect.File
+		for _, id := range ids {
+			if file, ok := f.library[id]; ok && file.OrgID == orgID {
+				out = append(out, file)
+			}
+		}
+		return out, nil
+	}).Maybe()
+	files.EXPECT().Link(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, jobID string, ids []string) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.linked[jobID] = slices.Clone(ids)
+		return nil
+	}).Maybe()
+
+	log := slog.New(slog.DiscardHandler)
+	runs := jobs.NewService(jobs.Config{}, jobs.Deps{Jobs: f.jobs, Events: events, Schemas: schemas, Learned: learned, Bus: bus, Queue: queue,
+		Slots: slots, Quotas: quotas, Blobs: f.blobs, Tx: tx, Render: render, Clock: clock, Log: log})
+	conn := connect.NewService(files, runs, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
+	f.svc = NewService(cfg, f.jobs, f.reviews, runs, conn, schemas, learned, f.blobs, tx, clock, log)
+	return f
+}
+
+// put stores a job as the repository would hold it.
+func (f *fixture) put(j job.Job) job.Job {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j.OrgID == "" {
+		j.OrgID = acme.OrgID
+	}
+	f.stored[j.ID] = j
+	return j
+}
+
+// job is the stored job now.
+func (f *fixture) job(id string) job.Job {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stored[id]
+}
+
+func (f *fixture) get(_ context.Context, orgID, id string) (job.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, ok := f.stored[id]
+	if !ok || (orgID != "" && j.OrgID != orgID) {
+		return job.Job{}, domain.NotFound("job")
+	}
+	return j, nil
+}
+
+func (f *fixture) update(ctx context.Context, orgID, id string, fn func(*job.Job) error) (job.Job, error) {
+	j, err := f.get(ctx, orgID, id)
+	if err != nil {
+		return job.Job{}, err
+	}
+	if f.beforeUpdate != nil {
+		f.beforeUpdate(&j)
+	}
+	if err := fn(&j); err != nil {
+		return job.Job{}, err
+	}
+	f.put(j)
+	return j, nil
+}
+
+// inTx runs fn as a transaction would: what it stored is undone when it
+// fails. A nested call joins the outer one, as the real transactor does.
+func (f *fixture) inTx(ctx context.Context, fn func(context.Context) error) error {
+	if ctx.Value(txKey{}) != nil {
+		return fn(ctx)
+	}
+	f.mu.Lock()
+	stored, events, queued, learned, linked := maps.Clone(f.stored), slices.Clone(f.events), slices.Clone(f.queued), maps.Clone(f.learned), maps.Clone(f.linked)
+	f.mu.Unlock()
+	err := fn(context.WithValue(ctx, txKey{}, true))
+	if err != nil {
+		f.mu.Lock()
+		f.stored, f.events, f.queued, f.learned, f.linked = stored, events, queued, learned, linked
+		f.mu.Unlock()
+	}
+	return err
+}
+
+type txKey struct{}
+
+func (f *fixture) openBlob(_ context.Context, key string, offset, _ int64) (io.ReadCloser, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.openErr[key]; err != nil {
+		return nil, err
+	}
+	b, ok := f.blobMap[key]
+	if !ok {
+		return nil, fmt.Errorf("blob %s: %w", key, domain.ErrNotFound)
+	}
+	var r io.Reader = strings.NewReader(b[offset:])
+	if n, ok := f.brokenAt[key]; ok {
+		r = io.MultiReader(strings.NewReader(b[:n]), errReader{})
+	}
+	return io.NopCloser(r), nil
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("the disk is gone") }
+
+// blobWriter stores its blob when it closes, unless its context was
+// canceled before: the write is then abandoned, as the port promises.
+type blobWriter struct {
+	f   *fixture
+	ctx context.Context
+	key string
+	buf strings.Builder
+}
+
+func (w *blobWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
+
+func (w *blobWriter) Close() error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	w.f.mu.Lock()
+	defer w.f.mu.Unlock()
+	w.f.blobMap[w.key] = w.buf.String()
+	return nil
+}
+
+// putBlob stores a blob.
+func (f *fixture) putBlob(key, content string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.blobMap[key] = content
+}
+
+// blob is a stored blob's content, and whether there is one.
+func (f *fixture) blob(key string) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.blobMap[key]
+	return b, ok
+}
+
+// eventsOf are the kinds of a job's stored events, in order.
+func (f *fixture) eventsOf(jobID string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var kinds []string
+	for _, e := range f.events {
+		if id, kind, _ := strings.Cut(e, " "); id == jobID {
+			kinds = append(kinds, kind)
+		}
+	}
+	return strings.Join(kinds, ",")
+}
+
+func (f *fixture) queuedJobs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.queued)
+}
+
+func (f *fixture) learnedNow() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.learned)
+}
+
+// awaiting stores a job that stopped for its review as the jobs service
+// leaves it: the sample of its one file kept, the review computed from it
+// with the job's options and the learned mappings of its saved schema.
+func (f *fixture) awaiting(id, schemaID, options string, header []string, rows ...[]string) job.Job {
+	f.t.Helper()
+	sch, err := schema.Parse([]byte(peopleSchema))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	opts, err := normalize.ParseOptions(normalize.ModeNormalize, []byte(options))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	smp := normalize.Sample{Format: table.CSV, Header: header, Complete: true}
+	for i, r := range rows {
+		smp.Records = append(smp.Records, table.Record{Number: i + 1, Cells: r, Owned: true})
+	}
+	stored, err := normalize.MarshalSamples([]normalize.Sample{smp})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.putBlob(jobs.SampleKey(acme.OrgID, id), string(stored))
+	var learned map[string]string
+	if schemaID != "" {
+		f.mu.Lock()
+		f.saved[schemaID] = schema.Saved{ID: schemaID, OrgID: acme.OrgID, Name: "people", Document: sch.JSON()}
+		f.mu.Unlock()
+		learned = map[string]string{}
+		for k, v := range f.learnedNow() {
+			if s, h, _ := strings.Cut(k, "/"); s == schemaID {
+				learned[h] = v
+			}
+		}
+	}
+	rev, err := normalize.RunReview(context.Background(), normalize.ReviewInput{Mode: normalize.ModeNormalize, Schema: sch, Options: opts,
+		Learned: learned, Samples: []normalize.Sample{smp}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	since := now.Add(-time.Hour)
+	return f.put(job.Job{ID: id, Mode: normalize.ModeNormalize, Status: job.AwaitingReview, SourceType: job.SourceUpload,
+		Files: []job.File{{ID: "file_" + id, Filename: "people.csv", Format: "csv", SizeBytes: 100}}, SchemaID: schemaID, Schema: sch.JSON(),
+		Options: opts.JSON(), Mapping: rev.MappingJSON(), Review: rev.JSON(), ReviewSince: &since, Attempts: 1, CreatedAt: now.Add(-2 * time.Hour),
+		Progress: job.Progress{BytesTotal: 100, RowsRead: 3}})
+}
+
+// column is a column of a job's stored review.
+func column(t *testing.T, j job.Job, name string) normalize.ReviewColumn {
+	t.Helper()
+	rev, err := normalize.ParseReview(j.Review)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rev.Columns {
+		if c.SourceColumn == name {
+			return c
+		}
+	}
+	t.Fatalf("the review has no column %q", name)
+	return normalize.ReviewColumn{}
+}
+
+// mappingOf is a job's options.mapping.
+func mappingOf(t *testing.T, j job.Job) normalize.Mapping {
+	t.Helper()
+	opts, err := normalize.ParseOptions(j.Mode, j.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opts.Mapping
+}
+
+// fieldOf is what a review column maps to ("" for nothing) and how.
+func fieldOf(c normalize.ReviewColumn) string {
+	if c.Field == nil {
+		return "-"
+	}
+	return *c.Field + "/" + *c.Method
+}
+
+// fieldsOf are a coded error's fields.
+func fieldsOf(err error) string {
+	var e *domain.Error
+	if !errors.As(err, &e) {
+		return ""
+	}
+	var out []string
+	for _, fe := range e.Fields {
+		out = append(out, fe.Field)
+	}
+	return strings.Join(out, ",")
+}
