@@ -72,11 +72,21 @@ func TestReview_mapConfirmSucceeds(t *testing.T) {
 		t.Fatalf("job awaiting review %+v", waiting)
 	}
 
-	r, err := c.Review(ctx, j.ID)
+	reviewProposal(t, c, j.ID)
+	reviewChange(t, c, j.ID)
+	confirmAndRun(t, c, f, j.ID)
+}
+
+// reviewProposal: the review as proposed blocks a confirmation, and a
+// change naming a column the file lacks is refused.
+func reviewProposal(t *testing.T, c *client.Client, jobID string) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := c.Review(ctx, jobID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.JobID != j.ID || r.Status != "pending" || r.JobStatus != "awaiting_review" || r.ExpiresAt == nil || r.ConfirmedAt != nil ||
+	if r.JobID != jobID || r.Status != "pending" || r.JobStatus != "awaiting_review" || r.ExpiresAt == nil || r.ConfirmedAt != nil ||
 		len(r.Columns) != 3 || !slices.Equal(r.Columns[0].Values, []string{"1", "2", "9007199254740993"}) ||
 		len(r.Columns[0].Alternatives) == 0 || r.Columns[0].Alternatives[0].Field != "id" {
 		t.Fatalf("review %s", r.Raw)
@@ -87,14 +97,19 @@ func TestReview_mapConfirmSucceeds(t *testing.T) {
 	if !strings.Contains(string(r.Raw), `"object":"job_review"`) {
 		t.Fatalf("raw review %s", r.Raw)
 	}
-	if _, err := c.Confirm(ctx, j.ID); !client.IsCode(err, "no_columns_mapped") {
+	if _, err := c.Confirm(ctx, jobID); !client.IsCode(err, "no_columns_mapped") {
 		t.Fatalf("confirming a blocked review: %v", err)
 	}
-	if _, err := c.PatchMapping(ctx, j.ID, map[string]*string{"Nope": ptr("id")}); !client.IsCode(err, "invalid_mapping") {
+	if _, err := c.PatchMapping(ctx, jobID, map[string]*string{"Nope": ptr("id")}); !client.IsCode(err, "invalid_mapping") {
 		t.Fatalf("mapping a column the file lacks: %v", err)
 	}
+}
 
-	r, err = c.PatchMapping(ctx, j.ID, map[string]*string{"Ident": ptr("id"), "Courriel": ptr("email"), "Notes": nil})
+// reviewChange: a change maps and ignores columns and answers the review
+// computed again, its preview rows with every digit of their numbers.
+func reviewChange(t *testing.T, c *client.Client, jobID string) {
+	t.Helper()
+	r, err := c.PatchMapping(context.Background(), jobID, map[string]*string{"Ident": ptr("id"), "Courriel": ptr("email"), "Notes": nil})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,18 +129,25 @@ func TestReview_mapConfirmSucceeds(t *testing.T) {
 		t.Fatalf("a big integer of the preview is %#v", id)
 	}
 
-	confirmed, err := c.Confirm(ctx, j.ID)
+}
+
+// confirmAndRun: the confirmation, with an Idempotency-Key, queues the job
+// with the reviewed mapping, once; the job runs to its end.
+func confirmAndRun(t *testing.T, c *client.Client, f *front, jobID string) {
+	t.Helper()
+	ctx := context.Background()
+	confirmed, err := c.Confirm(ctx, jobID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if confirmed.ID != j.ID || confirmed.Status != "queued" {
+	if confirmed.ID != jobID || confirmed.Status != "queued" {
 		t.Fatalf("confirmed %+v", confirmed)
 	}
 	var opts struct{ Mapping map[string]*string }
 	if err := json.Unmarshal(confirmed.Options, &opts); err != nil || len(opts.Mapping) != 3 || *opts.Mapping["Ident"] != "id" || opts.Mapping["Notes"] != nil {
 		t.Fatalf("confirmed options %s: %v", confirmed.Options, err)
 	}
-	if _, err := c.Confirm(ctx, j.ID); !client.IsCode(err, "job_not_awaiting_review") {
+	if _, err := c.Confirm(ctx, jobID); !client.IsCode(err, "job_not_awaiting_review") {
 		t.Fatalf("confirming twice: %v", err)
 	}
 	confirms := 0
@@ -144,12 +166,12 @@ func TestReview_mapConfirmSucceeds(t *testing.T) {
 		t.Fatalf("%d confirmations sent, want 3", confirms)
 	}
 
-	done, err := c.Wait(ctx, j.ID)
+	done, err := c.Wait(ctx, jobID)
 	if err != nil || done.Status != "succeeded" || done.Result.RowCount != 2 || done.Result.RejectedCount != 1 {
 		t.Fatalf("the confirmed job %+v: %v", done, err)
 	}
 	var ids []string
-	for row, err := range c.Rows(ctx, j.ID) {
+	for row, err := range c.Rows(ctx, jobID) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +180,7 @@ func TestReview_mapConfirmSucceeds(t *testing.T) {
 	if !slices.Equal(ids, []string{"1", "9007199254740993"}) {
 		t.Fatalf("rows %v", ids)
 	}
-	if r, err = c.Review(ctx, j.ID); err != nil || r.Status != "confirmed" || r.ConfirmedAt == nil || r.ExpiresAt != nil || r.JobStatus != "succeeded" {
+	if r, err := c.Review(ctx, jobID); err != nil || r.Status != "confirmed" || r.ConfirmedAt == nil || r.ExpiresAt != nil || r.JobStatus != "succeeded" {
 		t.Fatalf("review after the run %+v: %v", r, err)
 	}
 }
@@ -204,9 +226,19 @@ func TestInvalidValues_pagesAndRerunFixes(t *testing.T) {
 		t.Fatalf("first job %+v: %v", j, err)
 	}
 
+	invalidValuePages(t, key, j.ID)
+	rerunFixes(t, c, j.ID)
+}
+
+// invalidValuePages: 451 values come in three pages by cursor, most
+// frequent first, each once.
+func invalidValuePages(t *testing.T, key, jobID string) {
+	t.Helper()
+	ctx := context.Background()
 	f := newFront(t, nil)
+	c := client.New(f.URL, key)
 	var got []string
-	for v, err := range client.New(f.URL, key).InvalidValues(ctx, j.ID, "active") {
+	for v, err := range c.InvalidValues(ctx, jobID, "active") {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,21 +263,28 @@ func TestInvalidValues_pagesAndRerunFixes(t *testing.T) {
 		t.Fatalf("pages fetched: %v", queries(reqs))
 	}
 	var colourErr error
-	for _, err := range c.InvalidValues(ctx, j.ID, "colour") {
+	for _, err := range c.InvalidValues(ctx, jobID, "colour") {
 		colourErr = err
 	}
 	if !client.IsCode(colourErr, "invalid_request") {
 		t.Fatalf("a field the schema lacks: %v", colourErr)
 	}
 
-	rerun, err := c.Rerun(ctx, j.ID, client.RerunRequest{
+}
+
+// rerunFixes: a rerun with a value_map and a mapping change keeps the rows
+// the map fixes, on the same file.
+func rerunFixes(t *testing.T, c *client.Client, jobID string) {
+	t.Helper()
+	ctx := context.Background()
+	rerun, err := c.Rerun(ctx, jobID, client.RerunRequest{
 		Options: []byte(`{"value_map":{"active":{"ja":"true"}}}`),
 		Mapping: map[string]*string{"Name": nil},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rerun.ID == j.ID || rerun.Source.RerunOf == nil || *rerun.Source.RerunOf != j.ID || rerun.Name == nil || *rerun.Name != "members" {
+	if rerun.ID == jobID || rerun.Source.RerunOf == nil || *rerun.Source.RerunOf != jobID || rerun.Name == nil || *rerun.Name != "members" {
 		t.Fatalf("rerun %s", rerun.Raw)
 	}
 	var opts struct{ Mapping map[string]*string }

@@ -16,7 +16,11 @@ import (
 // newReviewCmds are the jobs subcommands of the review step and of value
 // fixes (API.md §5.6): review, map, confirm, invalid-values, rerun.
 func newReviewCmds(asJSON *bool) []*cobra.Command {
-	review := &cobra.Command{Use: "review ID", Short: "Show a job's review: where each column goes, what blocks confirming it, the sample's issues", Args: cobra.ExactArgs(1),
+	return []*cobra.Command{newJobsReviewCmd(asJSON), newJobsMapCmd(asJSON), newJobsConfirmCmd(asJSON), newJobsInvalidValuesCmd(asJSON), newJobsRerunCmd(asJSON)}
+}
+
+func newJobsReviewCmd(asJSON *bool) *cobra.Command {
+	return &cobra.Command{Use: "review ID", Short: "Show a job's review: where each column goes, what blocks confirming it, the sample's issues", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := newClient()
 			if err != nil {
@@ -28,7 +32,10 @@ func newReviewCmds(asJSON *bool) []*cobra.Command {
 			}
 			return printReview(cmd, *asJSON, r)
 		}}
-	mapCmd := &cobra.Command{Use: "map ID 'Source column=field'…", Short: "Change the mapping of a job awaiting review ('Column=' ignores the column) and show the review again", Args: cobra.MinimumNArgs(2),
+}
+
+func newJobsMapCmd(asJSON *bool) *cobra.Command {
+	return &cobra.Command{Use: "map ID 'Source column=field'…", Short: "Change the mapping of a job awaiting review ('Column=' ignores the column) and show the review again", Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := mappingArgs(args[1:])
 			if err != nil {
@@ -44,8 +51,11 @@ func newReviewCmds(asJSON *bool) []*cobra.Command {
 			}
 			return printReview(cmd, *asJSON, r)
 		}}
-	var confirmWait bool
-	confirm := &cobra.Command{Use: "confirm ID [--wait]", Short: "Confirm a job's review and queue it; with --wait, follow it until it ends (exit 1 unless it succeeded)", Args: cobra.ExactArgs(1),
+}
+
+func newJobsConfirmCmd(asJSON *bool) *cobra.Command {
+	var wait bool
+	cmd := &cobra.Command{Use: "confirm ID [--wait]", Short: "Confirm a job's review and queue it; with --wait, follow it until it ends (exit 1 unless it succeeded)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := newClient()
 			if err != nil {
@@ -55,14 +65,18 @@ func newReviewCmds(asJSON *bool) []*cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !confirmWait {
+			if !wait {
 				return printRaw(cmd, *asJSON, j.Raw, jobLine(j))
 			}
 			return follow(cmd.Context(), cmd, c, j.ID, *asJSON, false)
 		}}
-	confirm.Flags().BoolVar(&confirmWait, "wait", false, "follow the job until it ends")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the job until it ends")
+	return cmd
+}
+
+func newJobsInvalidValuesCmd(asJSON *bool) *cobra.Command {
 	var field string
-	invalid := &cobra.Command{Use: "invalid-values ID --field F", Short: "List the distinct values of a field that made a succeeded job reject rows, most frequent first", Args: cobra.ExactArgs(1),
+	cmd := &cobra.Command{Use: "invalid-values ID --field F", Short: "List the distinct values of a field that made a succeeded job reject rows, most frequent first", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := newClient()
 			if err != nil {
@@ -78,12 +92,16 @@ func newReviewCmds(asJSON *bool) []*cobra.Command {
 			}
 			return nil
 		}}
-	invalid.Flags().StringVar(&field, "field", "", "a field of the job's schema (required)")
-	_ = invalid.MarkFlagRequired("field")
+	cmd.Flags().StringVar(&field, "field", "", "a field of the job's schema (required)")
+	_ = cmd.MarkFlagRequired("field")
+	return cmd
+}
+
+func newJobsRerunCmd(asJSON *bool) *cobra.Command {
 	var options string
 	var maps []string
-	var rerunWait bool
-	rerun := &cobra.Command{Use: "rerun ID [--options FILE|JSON] [--map 'Source column=field'…] [--wait]", Short: "Run an ended job again on the same file(s), with options and mapping changed; with --wait, follow the new job", Args: cobra.ExactArgs(1),
+	var wait bool
+	cmd := &cobra.Command{Use: "rerun ID [--options FILE|JSON] [--map 'Source column=field'…] [--wait]", Short: "Run an ended job again on the same file(s), with options and mapping changed; with --wait, follow the new job", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := jsonArg("options", options)
 			if err != nil {
@@ -103,15 +121,15 @@ func newReviewCmds(asJSON *bool) []*cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !rerunWait {
+			if !wait {
 				return printRaw(cmd, *asJSON, j.Raw, jobLine(j))
 			}
 			return follow(cmd.Context(), cmd, c, j.ID, *asJSON, true)
 		}}
-	rerun.Flags().StringVar(&options, "options", "", "options over the original's, key by key: a JSON file or inline JSON")
-	rerun.Flags().StringArrayVar(&maps, "map", nil, "'Source column=field' over the original's mapping ('Column=' ignores it; repeat)")
-	rerun.Flags().BoolVar(&rerunWait, "wait", false, "follow the new job until it ends (or awaits its review)")
-	return []*cobra.Command{review, mapCmd, confirm, invalid, rerun}
+	cmd.Flags().StringVar(&options, "options", "", "options over the original's, key by key: a JSON file or inline JSON")
+	cmd.Flags().StringArrayVar(&maps, "map", nil, "'Source column=field' over the original's mapping ('Column=' ignores it; repeat)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the new job until it ends (or awaits its review)")
+	return cmd
 }
 
 // mappingArgs reads 'Source column=field' arguments: the field is after
