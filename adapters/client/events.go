@@ -13,10 +13,10 @@ import (
 // Event is one event of a job (API.md §5.5).
 type Event struct {
 	ID       string          // the stream position, sent back as Last-Event-ID
-	Kind     string          // job.queued, job.started, job.progress, job.succeeded, job.failed, job.canceled
+	Kind     string          // job.queued, job.started, job.progress, job.awaiting_review, job.succeeded, job.failed, job.canceled
 	Status   string          `json:"status"`
 	Progress Progress        `json:"progress"`
-	Job      *Job            `json:"job"` // terminal events carry the whole job
+	Job      *Job            `json:"job"` // terminal and job.awaiting_review events carry the whole job
 	Data     json.RawMessage // the event's data as sent
 }
 
@@ -130,7 +130,10 @@ func readEvents(res *http.Response, last *string, yield func(Event, error) bool)
 	return false, progressed, false
 }
 
-// Wait follows a job until it ends and returns it as it ended.
+// Wait follows a job until it ends and returns it as it ended. A job
+// awaiting its review does not end until the review is confirmed and the
+// job has run (or it is canceled, or the review expires): follow its
+// events for job.awaiting_review to act on the review.
 func (c *Client) Wait(ctx context.Context, jobID string) (*Job, error) {
 	for ev, err := range c.Follow(ctx, jobID) {
 		if err != nil {

@@ -147,6 +147,83 @@ func ExampleClient_Follow() {
 	// job.succeeded
 }
 
+// A job reviewed before it runs: wait until its review is ready, map the
+// column it could not, confirm, and wait for the run.
+func ExampleClient_Confirm() {
+	ctx := context.Background()
+	c := client.New(serverURL, apiKey)
+	file := strings.NewReader("Ident,E-mail\n1,ann@x.io\n")
+	job, err := c.CreateJob(ctx, client.Upload{Filename: "people.csv", Body: file}, client.JobParams{Schema: []byte(people), Options: []byte(`{"review":true}`)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for ev, err := range c.Follow(ctx, job.ID) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Kind == "job.awaiting_review" {
+			break
+		}
+	}
+	review, err := c.Review(ctx, job.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, col := range review.Columns {
+		fmt.Println(col.SourceColumn, "mapped:", col.Field != nil)
+	}
+	id := "id"
+	if review, err = c.PatchMapping(ctx, job.ID, map[string]*string{"Ident": &id}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(review.Blocking), "blocking,", len(review.UnmappedFields), "unmapped")
+	if _, err := c.Confirm(ctx, job.ID); err != nil {
+		log.Fatal(err)
+	}
+	if job, err = c.Wait(ctx, job.ID); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(job.Status, job.Result.RowCount, "row")
+	// Output:
+	// Ident mapped: false
+	// E-mail mapped: true
+	// 0 blocking, 0 unmapped
+	// succeeded 1 row
+}
+
+// Fixing rejected values: list a field's, then run the job again on the
+// same file with a value_map for them.
+func ExampleClient_Rerun() {
+	ctx := context.Background()
+	c := client.New(serverURL, apiKey)
+	file := strings.NewReader("name,active\nAnn,ja\nBob,nein\nCy,ja\n")
+	job, err := c.CreateJob(ctx, client.Upload{Filename: "members.csv", Body: file}, client.JobParams{Schema: []byte(members)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if job, err = c.Wait(ctx, job.ID); err != nil {
+		log.Fatal(err)
+	}
+	for v, err := range c.InvalidValues(ctx, job.ID, "active") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(v.Value, v.Count, v.Code)
+	}
+	rerun, err := c.Rerun(ctx, job.ID, client.RerunRequest{Options: []byte(`{"value_map":{"active":{"ja":"true","nein":"false"}}}`)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if rerun, err = c.Wait(ctx, rerun.ID); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(rerun.Status, rerun.Result.RowCount, "rows,", rerun.Result.RejectedCount, "rejected")
+	// Output:
+	// ja 2 invalid_boolean
+	// nein 1 invalid_boolean
+	// succeeded 3 rows, 0 rejected
+}
+
 // TestCreateJob_retries: a creation answered 503 (and 429) is sent again
 // with the same Idempotency-Key after the Retry-After pause, and makes one
 // job; an unreplayable stream is not retried.

@@ -18,12 +18,15 @@ type Job struct {
 	ID       string          `json:"id"`
 	Name     *string         `json:"name"`
 	Mode     string          `json:"mode"`
-	Status   string          `json:"status"` // queued, running, succeeded, failed, canceled
+	Status   string          `json:"status"` // queued, running, awaiting_review, succeeded, failed, canceled
 	Source   Source          `json:"source"`
 	SchemaID *string         `json:"schema_id"`
 	Schema   json.RawMessage `json:"schema"`
 	Options  json.RawMessage `json:"options"`
 	Progress Progress        `json:"progress"`
+	// Mapping is where each source column went; while the job awaits its
+	// review, the mapping the review proposes.
+	Mapping  []ColumnMapping `json:"mapping"`
 	Result   *Result         `json:"result"`
 	Error    *JobError       `json:"error"`
 	Attempts int             `json:"attempts"`
@@ -42,8 +45,9 @@ func (j *Job) Terminal() bool {
 
 // Source is where a job's table comes from.
 type Source struct {
-	Type  string `json:"type"` // upload or connect
-	Files []File `json:"files"`
+	Type    string  `json:"type"` // upload or connect
+	Files   []File  `json:"files"`
+	RerunOf *string `json:"rerun_of"` // the job this one reruns (Rerun)
 }
 
 // Progress counts a job's work so far.
@@ -227,6 +231,19 @@ func (c *Client) Jobs(ctx context.Context, p ListParams) iter.Seq2[*Job, error] 
 // Row is one output row: field name → value, numbers as json.Number so
 // that no digit is lost.
 type Row map[string]any
+
+// UnmarshalJSON decodes a row with its numbers as json.Number, wherever
+// the row is (a page of rows, a review's preview).
+func (r *Row) UnmarshalJSON(raw []byte) error {
+	dec := json.NewDecoder(bytesReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return err
+	}
+	*r = m
+	return nil
+}
 
 // Rows iterates over a succeeded job's valid rows.
 func (c *Client) Rows(ctx context.Context, jobID string) iter.Seq2[Row, error] {

@@ -181,8 +181,11 @@ func bar(w io.Writer, label string, share float64, extra string) {
 var errJobNotSucceeded = errors.New("job did not succeed")
 
 // follow waits for a job, drawing a bar on a terminal, else printing a line
-// per state change; a job that did not succeed exits 1.
-func follow(ctx context.Context, cmd *cobra.Command, c *client.Client, id string, asJSON bool) error {
+// per state change; a job that did not succeed exits 1. With untilReview a
+// job that stops for its review ends the wait there (exit 0): it waits for
+// a person. A confirmed job's events replay its review, so confirm --wait
+// follows past it.
+func follow(ctx context.Context, cmd *cobra.Command, c *client.Client, id string, asJSON, untilReview bool) error {
 	errOut := cmd.ErrOrStderr()
 	tty := isTerminal(errOut)
 	status := ""
@@ -204,6 +207,16 @@ func follow(ctx context.Context, cmd *cobra.Command, c *client.Client, id string
 		}
 		if ev.Terminal() {
 			end = ev.Job
+		}
+		if untilReview && ev.Kind == "job.awaiting_review" {
+			j := ev.Job
+			if j == nil {
+				var err error
+				if j, err = c.GetJob(ctx, id); err != nil {
+					return err
+				}
+			}
+			return printRaw(cmd, asJSON, j.Raw, jobLine(j))
 		}
 	}
 	if end == nil {

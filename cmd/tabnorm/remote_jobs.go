@@ -76,6 +76,7 @@ func newJobsCmd() *cobra.Command {
 	rows.Flags().StringVar(&format, "format", "jsonl", "csv or jsonl")
 	rows.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
 	cmd.AddCommand(list, rows)
+	cmd.AddCommand(newReviewCmds(&asJSON)...)
 	return cmd
 }
 
@@ -105,15 +106,20 @@ func download(cmd *cobra.Command, c *client.Client, id, which, format, output st
 
 func newJobsCreateCmd(asJSON *bool) *cobra.Command {
 	var schema, schemaID, mode, options, name string
-	var wait bool
+	var wait, review bool
 	cmd := &cobra.Command{
-		Use:   "create FILE [--schema FILE|JSON | --schema-id ID] [--mode M] [--options FILE|JSON] [--wait]",
-		Short: "Upload a file and start a job; with --wait, follow it until it ends (exit 1 unless it succeeded)",
+		Use:   "create FILE [--schema FILE|JSON | --schema-id ID] [--mode M] [--options FILE|JSON] [--review] [--wait]",
+		Short: "Upload a file and start a job; with --wait, follow it until it ends (exit 1 unless it succeeded) or awaits its review",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := jobParams(schema, schemaID, mode, options, name)
 			if err != nil {
 				return err
+			}
+			if review {
+				if p.Options, err = withReview(p.Options); err != nil {
+					return err
+				}
 			}
 			c, err := newClient()
 			if err != nil {
@@ -147,7 +153,7 @@ func newJobsCreateCmd(asJSON *bool) *cobra.Command {
 			if !wait {
 				return printRaw(cmd, *asJSON, j.Raw, jobLine(j))
 			}
-			return follow(cmd.Context(), cmd, c, j.ID, *asJSON)
+			return follow(cmd.Context(), cmd, c, j.ID, *asJSON, true)
 		},
 	}
 	cmd.Flags().StringVar(&schema, "schema", "", "target schema: a JSON file or inline JSON")
@@ -155,7 +161,8 @@ func newJobsCreateCmd(asJSON *bool) *cobra.Command {
 	cmd.Flags().StringVar(&mode, "mode", "", "normalize (default), validate or infer")
 	cmd.Flags().StringVar(&options, "options", "", "options: a JSON file or inline JSON")
 	cmd.Flags().StringVar(&name, "name", "", "a name for the job")
-	cmd.Flags().BoolVar(&wait, "wait", false, "follow the job until it ends")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the job until it ends, or until it awaits its review")
+	cmd.Flags().BoolVar(&review, "review", false, `stop the job after its sample for a person to review the mapping ("review": true in the options)`)
 	return cmd
 }
 

@@ -133,7 +133,7 @@ func newConnectCmd() *cobra.Command {
 			if !wait {
 				return printRaw(cmd, asJSON, j.Raw, jobLine(j))
 			}
-			return follow(cmd.Context(), cmd, c, j.ID, asJSON)
+			return follow(cmd.Context(), cmd, c, j.ID, asJSON, true)
 		}}
 	create.Flags().StringSliceVar(&fileIDs, "file-id", nil, "a library file (repeat, in order)")
 	create.Flags().StringVar(&schema, "schema", "", "target schema: a JSON file or inline JSON")

@@ -1,0 +1,162 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Review is a job's review (API.md §5.6, docs/review.md): how each source
+// column maps, what blocks a confirmation, and the sample as it would come
+// out. A job created with the option "review": true stops in the status
+// awaiting_review until it is confirmed (or canceled, or expires).
+type Review struct {
+	JobID          string          `json:"job_id"`
+	JobStatus      string          `json:"job_status"`
+	Status         string          `json:"status"` // pending, confirmed, expired, canceled
+	ExpiresAt      *time.Time      `json:"expires_at"`
+	ConfirmedAt    *time.Time      `json:"confirmed_at"`
+	Sample         ReviewSample    `json:"sample"`
+	Columns        []ReviewColumn  `json:"columns"`
+	UnmappedFields []string        `json:"unmapped_fields"`
+	Blocking       []Blocking      `json:"blocking"`
+	IssueCounts    []IssueCount    `json:"issue_counts"`
+	Preview        []PreviewRow    `json:"preview"`
+	Raw            json.RawMessage `json:"-"`
+}
+
+func (r *Review) keep(raw []byte) { r.Raw = raw }
+
+// ReviewSample says how many records the review read and how they came out.
+type ReviewSample struct {
+	Records      int64 `json:"records"`
+	RowsValid    int64 `json:"rows_valid"`
+	RowsRejected int64 `json:"rows_rejected"`
+	Complete     bool  `json:"complete"` // the sample is the whole of every file
+}
+
+// ReviewColumn is one source column of a review: where it goes now, other
+// fields it could take, and some of its values.
+type ReviewColumn struct {
+	SourceFile   *string       `json:"source_file"` // connect jobs; nil for an upload
+	SourceColumn string        `json:"source_column"`
+	Field        *string       `json:"field"`  // nil: unmapped or ignored
+	Method       *string       `json:"method"` // exact, normalized, alias, learned, fuzzy, explicit
+	Confidence   *float64      `json:"confidence"`
+	Ignored      bool          `json:"ignored"` // mapped to null on purpose
+	Alternatives []Alternative `json:"alternatives"`
+	Values       []string      `json:"values"` // up to 5 distinct values of the sample
+}
+
+// Alternative is another field a column could map to.
+type Alternative struct {
+	Field      string  `json:"field"`
+	Method     string  `json:"method"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Blocking is a problem that makes Confirm fail until the mapping changes.
+type Blocking struct {
+	Code       string  `json:"code"` // required_field_unmapped, no_columns_mapped
+	Field      *string `json:"field"`
+	SourceFile *string `json:"source_file"`
+	Message    string  `json:"message"`
+}
+
+// IssueCount counts the sample's issues of one field, severity and code.
+type IssueCount struct {
+	Field    *string `json:"field"` // nil: issues of no field
+	Severity string  `json:"severity"`
+	Code     string  `json:"code"`
+	Count    int64   `json:"count"`
+}
+
+// PreviewRow is one record of the sample as it would come out, rejected
+// ones too (their refused values nil).
+type PreviewRow struct {
+	Row        int64   `json:"row"`
+	SourceFile *string `json:"source_file"`
+	Valid      bool    `json:"valid"`
+	Values     Row     `json:"values"` // nil for a record that could not be read
+	Issues     []Issue `json:"issues"`
+}
+
+// ColumnMapping is where a job's source column went (the job's mapping).
+type ColumnMapping struct {
+	SourceFile   string   `json:"source_file,omitempty"` // connect jobs
+	SourceColumn string   `json:"source_column"`
+	Field        *string  `json:"field"`
+	Method       *string  `json:"method"`
+	Confidence   *float64 `json:"confidence"`
+}
+
+// Review reads a job's review (a job never reviewed is not_found).
+func (c *Client) Review(ctx context.Context, jobID string) (*Review, error) {
+	var r Review
+	return &r, c.call(ctx, request{method: http.MethodGet, path: jobPath(jobID) + "/review"}, &r)
+}
+
+// PatchMapping changes the mapping of a job awaiting review: source column
+// → field, or nil to ignore the column. Columns not named keep theirs. It
+// answers the review computed again.
+func (c *Client) PatchMapping(ctx context.Context, jobID string, mapping map[string]*string) (*Review, error) {
+	if mapping == nil {
+		mapping = map[string]*string{}
+	}
+	b, err := jsonBody(map[string]any{"mapping": mapping})
+	if err != nil {
+		return nil, err
+	}
+	var r Review
+	return &r, c.call(ctx, request{method: http.MethodPatch, path: jobPath(jobID) + "/mapping", body: b, contentType: "application/json", replayable: true}, &r)
+}
+
+// Confirm confirms a job's review: the reviewed mapping becomes the job's
+// options.mapping and the job is queued to run. A review with blocking
+// problems is the error of the first one's code.
+func (c *Client) Confirm(ctx context.Context, jobID string) (*Job, error) {
+	var j Job
+	return &j, c.call(ctx, request{method: http.MethodPost, path: jobPath(jobID) + "/confirm"}, &j)
+}
+
+// InvalidValue is a distinct value of a field that made a succeeded job
+// reject rows.
+type InvalidValue struct {
+	Value string          `json:"value"` // as the file had it
+	Count int64           `json:"count"` // cells with this value whose error rejected their row
+	Code  string          `json:"code"`  // the code of its first issue, e.g. invalid_boolean
+	Raw   json.RawMessage `json:"-"`
+}
+
+func (v *InvalidValue) keep(raw []byte) { v.Raw = raw }
+
+// InvalidValues iterates over the distinct values of a field that made a
+// succeeded job reject rows, most frequent first (at most 1,000), for
+// a value_map of a Rerun. A field the schema lacks is invalid_request; a
+// job that has not succeeded, job_not_finished.
+func (c *Client) InvalidValues(ctx context.Context, jobID, field string) iter.Seq2[*InvalidValue, error] {
+	return pages[*InvalidValue](ctx, c, jobPath(jobID)+"/invalid-values", url.Values{"field": {field}}, 200)
+}
+
+// RerunRequest changes a rerun: Options (a JSON document, API.md §7) over
+// the original's key by key, Mapping (source column → field, or nil to
+// ignore it) over the original's column by column. Both may be empty.
+type RerunRequest struct {
+	Options json.RawMessage    `json:"options,omitempty"`
+	Mapping map[string]*string `json:"mapping,omitempty"`
+}
+
+// Rerun starts a new job on an ended job's file(s), without uploading
+// again: same mode, name and schema, with the request's changes. The new
+// job's Source.RerunOf names the original.
+func (c *Client) Rerun(ctx context.Context, jobID string, r RerunRequest) (*Job, error) {
+	b, err := jsonBody(r)
+	if err != nil {
+		return nil, err
+	}
+	var j Job
+	return &j, c.call(ctx, request{method: http.MethodPost, path: jobPath(jobID) + "/rerun", body: b, contentType: "application/json", replayable: true}, &j)
+}
