@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -11,7 +10,6 @@ import (
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize"
-	"github.com/tabnorm/tabnorm/ports"
 )
 
 // reviewRoutes are the routes of a job's review and of fixing its values,
@@ -145,18 +143,13 @@ func (a *API) rerunJob(c *gin.Context) {
 	}
 	canonical, _ := json.Marshal(req)
 	key, hash := c.GetHeader("Idempotency-Key"), requestHash(c, string(canonical))
-	if key != "" {
-		res, replayed, err := a.deps.Idempotency.Do(ctx, p.OrgID, key, hash, func(context.Context) (ports.IdempotentAnswer, error) {
-			return ports.IdempotentAnswer{}, errFirstTime
-		})
-		switch {
-		case err == nil && replayed:
-			writeAnswer(c, res, true, answer{})
-			return
-		case err != nil && !errors.Is(err, errFirstTime):
-			fail(c, err)
-			return
-		}
+	// A replay answers without copying the file again.
+	if res, replayed, err := a.deps.Idempotency.Replay(ctx, p.OrgID, key, hash); err != nil {
+		fail(c, err)
+		return
+	} else if replayed {
+		writeAnswer(c, res, true, answer{})
+		return
 	}
 	run, err := a.deps.Review.PrepareRerun(ctx, p, c.Param("id"), review.RerunRequest{Options: present(req.Options), Mapping: req.Mapping})
 	if err != nil {
@@ -174,9 +167,6 @@ func (a *API) rerunJob(c *gin.Context) {
 		a.deps.Review.DiscardRerun(ctx, run)
 	}
 }
-
-// errFirstTime: an Idempotency-Key not used yet (nothing to replay).
-var errFirstTime = errors.New("idempotency key not used yet")
 
 // decodeOptionalJSON is decodeJSON for a body that may be left out: no
 // body at all reads as {}.

@@ -83,17 +83,47 @@ func (s *Service) Do(ctx context.Context, orgID, key, requestHash string,
 // is still a different request: its key was spent on something else, and
 // the client must hear that rather than the failure.
 func (s *Service) Reused(ctx context.Context, orgID, key string) error {
-	if key == "" || len(key) > MaxKeyLength {
+	if len(key) > MaxKeyLength {
 		return nil
+	}
+	_, used, err := s.previous(ctx, orgID, key)
+	if err != nil || !used {
+		return err
+	}
+	return errReused
+}
+
+// Replay is the answer key gave to the same request within the window,
+// for a creation that must do costly work (a copy) before Do and skips it
+// on a replay: found is false when key answered nothing yet, and the
+// error is errReused when it answered another request.
+func (s *Service) Replay(ctx context.Context, orgID, key, requestHash string) (answer ports.IdempotentAnswer, found bool, err error) {
+	if len(key) > MaxKeyLength {
+		return ports.IdempotentAnswer{}, false, domain.Invalid("Idempotency-Key must be at most %d characters.", MaxKeyLength)
+	}
+	prev, used, err := s.previous(ctx, orgID, key)
+	switch {
+	case err != nil || !used:
+		return ports.IdempotentAnswer{}, false, err
+	case prev.RequestHash != requestHash:
+		return ports.IdempotentAnswer{}, false, errReused
+	}
+	return prev.IdempotentAnswer, true, nil
+}
+
+// previous is what key stored within the window, if anything.
+func (s *Service) previous(ctx context.Context, orgID, key string) (ports.IdempotentResponse, bool, error) {
+	if key == "" {
+		return ports.IdempotentResponse{}, false, nil
 	}
 	prev, err := s.store.Get(ctx, orgID, key)
 	switch {
 	case errors.Is(err, domain.ErrNotFound):
-		return nil
+		return ports.IdempotentResponse{}, false, nil
 	case err != nil:
-		return err
+		return ports.IdempotentResponse{}, false, err
 	case prev.CreatedAt.Before(s.clock.Now().Add(-Window)):
-		return nil
+		return ports.IdempotentResponse{}, false, nil
 	}
-	return errReused
+	return prev, true, nil
 }

@@ -190,3 +190,53 @@ func TestService_Reused(t *testing.T) {
 		})
 	}
 }
+
+func TestService_Replay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	down := errors.New("database down")
+	stored := ports.IdempotentResponse{RequestHash: "h1", IdempotentAnswer: first, CreatedAt: now.Add(-time.Hour)}
+	cases := []struct {
+		name   string
+		key    string
+		stored ports.IdempotentResponse
+		getErr error
+		found  bool
+		want   domain.Code // the error's code, "" for nil
+	}{
+		{"no key", "", ports.IdempotentResponse{}, nil, false, ""},
+		{"a key too long", strings.Repeat("k", 256), ports.IdempotentResponse{}, nil, false, "invalid_request"},
+		{"a key never used", "key-1", ports.IdempotentResponse{}, domain.NotFound("idempotency key"), false, ""},
+		{"the same request within the window", "key-1", stored, nil, true, ""},
+		{"another request within the window", "key-2", ports.IdempotentResponse{RequestHash: "h2", CreatedAt: now.Add(-time.Hour)}, nil, false, "idempotency_key_reused"},
+		{"the same request before the window", "key-1", ports.IdempotentResponse{RequestHash: "h1", CreatedAt: now.Add(-25 * time.Hour)}, nil, false, ""},
+		{"a store failure", "key-1", ports.IdempotentResponse{}, down, false, "?"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			if c.key != "" && len(c.key) <= idempotency.MaxKeyLength {
+				f.store.EXPECT().Get(mock.Anything, "org_a", c.key).Return(c.stored, c.getErr).Once()
+			}
+			got, found, err := f.svc.Replay(ctx, "org_a", c.key, "h1")
+			if found != c.found || (found && (got.Status != first.Status || string(got.Body) != string(first.Body))) {
+				t.Fatalf("found %v, answer %+v", found, got)
+			}
+			switch c.want {
+			case "":
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+			case "?":
+				if !errors.Is(err, down) {
+					t.Fatalf("error %v", err)
+				}
+			default:
+				if domain.CodeOf(err) != c.want {
+					t.Fatalf("error %v, want %s", err, c.want)
+				}
+			}
+		})
+	}
+}
