@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -364,36 +363,8 @@ func (x *legacyXLSX) markDates() (err error) {
 func dateText(cell string, date1904 bool) string {
 	num := strings.Replace(cell, dateMarker, "", 1)
 	serial, err := strconv.ParseFloat(num, 64)
-	if err != nil || serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
+	if err != nil {
 		return num
 	}
-	days := math.Floor(serial)
-	ms := int64(math.Round((serial - days) * 86_400_000))
-	if ms == 86_400_000 {
-		days, ms = days+1, 0
-	}
-	clock := time.Duration(ms) * time.Millisecond
-	var t time.Time
-	switch {
-	case date1904:
-		t = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
-	case days == 60:
-		return num // 1900-02-29: Lotus's leap-year bug, kept by Excel; no such day
-	case days < 60:
-		t = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
-	default:
-		t = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
-	}
-	t = t.Add(clock)
-	layout := "15:04:05"
-	if ms%1000 != 0 {
-		layout = "15:04:05.000"
-	}
-	switch {
-	case serial < 1:
-		return t.Format(layout)
-	case ms == 0:
-		return t.Format("2006-01-02")
-	}
-	return t.Format("2006-01-02T" + layout)
+	return serialText(num, serial, date1904) // the conversion the streaming reader makes: both readers share it
 }
