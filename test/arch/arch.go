@@ -26,7 +26,8 @@ type Rule struct {
 	Why    string
 }
 
-// Rules are the import rules of STYLE.md.
+// Rules are the import rules of README.md's Architecture section and
+// docs/adapters.md.
 var Rules = []Rule{
 	{From: "domain", Deny: []string{Module + "/ports", Module + "/application", Module + "/adapters", Module + "/bootstrap", Module + "/cmd", "github.com/", "go.uber.org/", "gocloud.dev/", "modernc.org/"},
 		Except: nil, Why: "domain imports only the standard library, golang.org/x and value libraries"},
@@ -42,6 +43,19 @@ var Rules = []Rule{
 		Why: "only the HTTP adapter knows gin"},
 	{From: "", Deny: []string{"github.com/uptrace/bun"}, Except: []string{"adapters/sqlstore", "adapters/queue"},
 		Why: "only the storage adapters know bun"},
+}
+
+// AdapterImports names, for each adapter, the application packages and
+// other adapters it may import (docs/adapters.md, "Imports point inwards"):
+// an adapter imports domain and ports; the driving HTTP adapter also calls
+// the use cases and serves the dashboard's embedded files; the queue and
+// the event bus run on the stores' database and take its handle from
+// sqlstore. Any other import of application or of another adapter breaks
+// the build.
+var AdapterImports = map[string][]string{
+	"httpapi": {"application/", "adapters/dashboard"},
+	"queue":   {"adapters/sqlstore"},
+	"events":  {"adapters/sqlstore"},
 }
 
 // allowedInDomain are third-party value libraries the domain may use.
@@ -61,6 +75,9 @@ func Check(root string) ([]string, error) {
 		}
 		for _, imp := range f.Imports {
 			p := strings.Trim(imp.Path.Value, `"`)
+			if why := adapterImport(rel, p); why != "" {
+				problems = append(problems, fmt.Sprintf("%s imports %s: %s", filepath.ToSlash(mustRel(root, path)), p, why))
+			}
 			for _, r := range Rules {
 				if broken(r, rel, p) {
 					problems = append(problems, fmt.Sprintf("%s imports %s: %s", filepath.ToSlash(mustRel(root, path)), p, r.Why))
@@ -98,6 +115,28 @@ func broken(r Rule, pkg, imp string) bool {
 		}
 	}
 	return false
+}
+
+// adapterImport says why an adapter's import of application or of another
+// adapter is not allowed, or "" when it is (AdapterImports).
+func adapterImport(pkg, imp string) string {
+	if !under(pkg, "adapters") || !strings.HasPrefix(imp, Module+"/") {
+		return ""
+	}
+	target := strings.TrimPrefix(imp, Module+"/")
+	if !under(target, "adapters") && !under(target, "application") {
+		return ""
+	}
+	own := strings.SplitN(strings.TrimPrefix(pkg, "adapters/"), "/", 2)[0]
+	if under(target, "adapters/"+own) {
+		return ""
+	}
+	for _, ok := range AdapterImports[own] {
+		if strings.HasSuffix(ok, "/") && strings.HasPrefix(target, ok) || under(target, ok) {
+			return ""
+		}
+	}
+	return "an adapter imports domain and ports, and only the application packages and adapters AdapterImports names for it"
 }
 
 func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }

@@ -33,6 +33,10 @@ func TestCheck_catchesViolations(t *testing.T) {
 		"domain/normalize/ok.go":      `package normalize; import _ "github.com/nyaruka/phonenumbers"; import _ "golang.org/x/text/unicode/norm"`,
 		"bootstrap/ok.go":             `package bootstrap; import _ "go.uber.org/fx"`,
 		"domain/normalize/ok_test.go": `package normalize; import _ "github.com/gin-gonic/gin"`,
+		"adapters/blob/app.go":        `package blob; import _ "github.com/tabnorm/tabnorm/application/jobs"`,
+		"adapters/webhook/other.go":   `package webhook; import _ "github.com/tabnorm/tabnorm/adapters/sqlstore"`,
+		"adapters/httpapi/ok.go":      `package httpapi; import _ "github.com/tabnorm/tabnorm/application/jobs"; import _ "github.com/tabnorm/tabnorm/adapters/dashboard"`,
+		"adapters/queue/ok.go":        `package queue; import _ "github.com/tabnorm/tabnorm/adapters/sqlstore"; import _ "github.com/tabnorm/tabnorm/adapters/queue/inner"`,
 	}
 	for name, src := range files {
 		path := filepath.Join(root, name)
@@ -54,12 +58,14 @@ func TestCheck_catchesViolations(t *testing.T) {
 		"application/jobs/j.go imports github.com/uptrace/bun",
 		"adapters/blob/b.go imports go.uber.org/fx",
 		"ports/p.go imports github.com/tabnorm/tabnorm/application/jobs",
+		"adapters/blob/app.go imports github.com/tabnorm/tabnorm/application/jobs",
+		"adapters/webhook/other.go imports github.com/tabnorm/tabnorm/adapters/sqlstore",
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("not reported: %s\ngot:\n%s", want, joined)
 		}
 	}
-	for _, ok := range []string{"adapters/sqlstore/ok.go", "domain/normalize/ok", "bootstrap/ok.go"} {
+	for _, ok := range []string{"adapters/sqlstore/ok.go", "domain/normalize/ok", "bootstrap/ok.go", "adapters/httpapi/ok.go", "adapters/queue/ok.go"} {
 		if strings.Contains(joined, ok) {
 			t.Errorf("allowed import reported: %s\n%s", ok, joined)
 		}
