@@ -114,6 +114,10 @@ func (s *Store) sweepFolder(ctx context.Context, prefix string, before time.Time
 	return n, nil
 }
 
+// readDir is os.ReadDir; a test replaces it to make a folder unreadable,
+// which the root user running the tests cannot do with permissions.
+var readDir = os.ReadDir
+
 // sweepDir sweeps the folder dir, whose keys start with key ("" or
 // "a/b/"), children first.
 func (s *Store) sweepDir(ctx context.Context, dir, key, prefix string, before time.Time, n *int) error {
@@ -121,12 +125,18 @@ func (s *Store) sweepDir(ctx context.Context, dir, key, prefix string, before ti
 		return err
 	}
 	info, err := os.Stat(dir)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil // gone meanwhile
 	}
-	entries, err := os.ReadDir(dir)
 	if err != nil {
+		return err
+	}
+	entries, err := readDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read folder %s: %w", key, err)
 	}
 	for _, e := range entries {
 		child := key + e.Name()
@@ -141,7 +151,14 @@ func (s *Store) sweepDir(ctx context.Context, dir, key, prefix string, before ti
 		if !strings.HasPrefix(child, prefix) || !tempName.MatchString(child) {
 			continue
 		}
-		if fi, err := e.Info(); err != nil || !fi.ModTime().Before(before) {
+		fi, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.ModTime().Before(before) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, e.Name())); err == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -212,5 +213,30 @@ func TestStore_sweepUnfinishedUploads(t *testing.T) {
 	}
 	if got := srv.Uploads(t, bucket, ""); !slices.Equal(got, []string{"other/x"}) {
 		t.Fatalf("uploads left: %v", got)
+	}
+}
+
+// TestStore_sweepUnreadableFolder: a folder the sweep cannot read is an
+// error naming it, not a sweep that silently did nothing there.
+// Not parallel: it replaces the package's readDir while it runs.
+func TestStore_sweepUnreadableFolder(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), "file://"+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	put(t, s, "org/o1/jobs/j1/source", "x")
+	broken := errors.New("input/output error")
+	readDir = func(name string) ([]os.DirEntry, error) {
+		if filepath.Base(name) == "j1" {
+			return nil, broken
+		}
+		return os.ReadDir(name)
+	}
+	defer func() { readDir = os.ReadDir }()
+	_, err = s.Sweep(context.Background(), "org/", time.Now())
+	if !errors.Is(err, broken) || !strings.Contains(err.Error(), "org/o1/jobs/") {
+		t.Fatalf("Sweep over an unreadable folder = %v; want an error naming org/o1/jobs/j1", err)
 	}
 }
