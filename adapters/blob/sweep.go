@@ -151,26 +151,39 @@ func (s *Store) sweepDir(ctx context.Context, dir, key, prefix string, before ti
 		if !strings.HasPrefix(child, prefix) || !tempName.MatchString(child) {
 			continue
 		}
-		fi, err := e.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed meanwhile
-		}
+		removed, err := removeOld(filepath.Join(dir, e.Name()), e, before)
 		if err != nil {
 			return err
 		}
-		if !fi.ModTime().Before(before) {
-			continue
-		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err == nil {
+		if removed {
 			*n++
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
 		}
 	}
 	if key != "" && strings.HasPrefix(key, prefix) && info.ModTime().Before(before) && os.Remove(dir) == nil {
 		*n++
 	}
 	return nil
+}
+
+// removeOld removes the file path (the entry e) when it last changed
+// before before; a file removed meanwhile is no error.
+func removeOld(path string, e fs.DirEntry, before time.Time) (bool, error) {
+	fi, err := e.Info()
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.ModTime().Before(before) {
+		return false, nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	} else if err != nil {
+		return false, nil
+	}
+	return true, nil
 }
 
 // sweepUploads aborts the multipart uploads under prefix that began
