@@ -89,10 +89,14 @@ func (r *cancelRace) runningJobs(t *testing.T, n int) []string {
 }
 
 // progress stores progress events and heartbeats as fast as it can, as a
-// worker does, until its heartbeat sees the cancel.
+// worker does, until its heartbeat sees the cancel. It waits for that
+// event, not for a number of rounds: SQLite's busy handler is not fair, so
+// on a busy machine a tight loop of writes can hold the cancel off for
+// more than a thousand of them.
 func (r *cancelRace) progress(id string) {
 	ctx := context.Background()
-	for k := 0; k < 1000; k++ {
+	deadline := time.Now().Add(30 * time.Second)
+	for k := 0; time.Now().Before(deadline); k++ {
 		if _, err := r.events.Append(ctx, id, job.EventProgress, []byte(`{}`), time.Now()); err != nil {
 			r.fail("progress append %s: %v", id, err)
 			return
