@@ -23,7 +23,7 @@ func NewCredentials(db *DB) *Credentials { return &Credentials{db: db} }
 
 // KeyByHash implements ports.Credentials.
 func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []identity.Product, error) {
-	rows, err := s.db.conn(ctx).QueryContext(ctx, `
+	rows, err := s.db.queryPrepared(ctx, `
 		SELECT k.id, k.org_id, k.name, k.last4, k.created_by, k.created_at, k.last_used_at, k.revoked_at, e.product
 		FROM api_keys k LEFT JOIN entitlements e ON e.org_id = k.org_id
 		WHERE k.hash = ?`, h[:])
@@ -56,7 +56,7 @@ func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key,
 
 // SessionByHash implements ports.Credentials.
 func (s *Credentials) SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, map[string][]identity.Product, error) {
-	rows, err := s.db.conn(ctx).QueryContext(ctx, `
+	rows, err := s.db.queryPrepared(ctx, `
 		SELECT s.org_id, s.created_at, s.last_seen_at, s.ip, s.user_agent, s.impersonated_org, s.impersonated_at,
 		       u.id, u.org_id, u.email, u.name, u.role, u.is_staff, u.created_at, e.org_id, e.product
 		FROM sessions s JOIN users u ON u.id = s.user_id

@@ -45,6 +45,7 @@ type DB struct {
 	Bun     *bun.DB
 	Dialect Dialect
 	Pool    *pgxpool.Pool
+	stmts   *statements
 }
 
 // ParseURL validates a database URL and tells its dialect, without
@@ -105,7 +106,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	sqldb.SetMaxOpenConns(8)
 	sqldb.SetMaxIdleConns(8)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	db := &DB{Bun: bun.NewDB(sqldb, sqlitedialect.New()).WithQueryHook(queryTracer{system: "sqlite"}), Dialect: SQLite}
+	db := &DB{Bun: bun.NewDB(sqldb, sqlitedialect.New()).WithQueryHook(queryTracer{system: "sqlite"}), Dialect: SQLite, stmts: &statements{}}
 	if err := db.Ping(ctx); err != nil {
 		_ = sqldb.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -126,7 +127,7 @@ func openPostgres(ctx context.Context, raw string) (*DB, error) {
 		return nil, fmt.Errorf("connect postgres: %w", err)
 	}
 	sqldb := stdlib.OpenDBFromPool(pool)
-	db := &DB{Bun: bun.NewDB(sqldb, pgdialect.New()).WithQueryHook(queryTracer{system: "postgresql"}), Dialect: Postgres, Pool: pool}
+	db := &DB{Bun: bun.NewDB(sqldb, pgdialect.New()).WithQueryHook(queryTracer{system: "postgresql"}), Dialect: Postgres, Pool: pool, stmts: &statements{}}
 	if err := db.Ping(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("connect postgres at %s: %w", redact(raw), err)
@@ -143,6 +144,9 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close releases every connection.
 func (db *DB) Close() error {
+	if db.stmts != nil {
+		db.stmts.close()
+	}
 	err := db.Bun.Close()
 	if db.Pool != nil {
 		db.Pool.Close()

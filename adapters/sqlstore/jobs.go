@@ -112,12 +112,18 @@ func toJobDomain(r jobRow) (job.Job, error) {
 }
 
 // Jobs implements ports.Jobs.
-type Jobs struct{ db *DB }
+type Jobs struct {
+	db     *DB
+	getSQL string // the read of one job by id and organization, prepared
+}
 
 var _ ports.Jobs = (*Jobs)(nil)
 
 // NewJobs returns the jobs repository.
-func NewJobs(db *DB) *Jobs { return &Jobs{db: db} }
+func NewJobs(db *DB) *Jobs {
+	return &Jobs{db: db, getSQL: db.Bun.NewSelect().Model((*jobRow)(nil)).
+		Where("id = ? AND org_id = ?", bun.Safe("?"), bun.Safe("?")).String()}
+}
 
 // Create inserts a job.
 func (s *Jobs) Create(ctx context.Context, j job.Job) error {
@@ -129,7 +135,7 @@ func (s *Jobs) Create(ctx context.Context, j job.Job) error {
 // Get returns an organization's job.
 func (s *Jobs) Get(ctx context.Context, orgID, id string) (job.Job, error) {
 	var row jobRow
-	if err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID).Scan(ctx); err != nil {
+	if err := s.db.scanOne(ctx, &row, s.getSQL, id, orgID); err != nil {
 		return job.Job{}, translate(err, "job")
 	}
 	return toJobDomain(row)
@@ -138,14 +144,18 @@ func (s *Jobs) Get(ctx context.Context, orgID, id string) (job.Job, error) {
 // List returns an organization's jobs, newest first.
 func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page ports.Page) ([]job.Job, string, error) {
 	var rows []jobRow
-	q := s.db.conn(ctx).NewSelect().Model(&rows).ExcludeColumn("review").Where("org_id = ?", orgID) // a list shows no review
+	// A list shows no review. Arguments are placeholders of a prepared read.
+	q := s.db.Bun.NewSelect().Model(&rows).ExcludeColumn("review").Where("org_id = ?", placeholder)
+	args := []any{orgID}
 	if f.Status != "" {
-		q = q.Where("status = ?", string(f.Status))
+		q = q.Where("status = ?", placeholder)
+		args = append(args, string(f.Status))
 	}
 	if f.SourceType != "" {
-		q = q.Where("source_type = ?", string(f.SourceType))
+		q = q.Where("source_type = ?", placeholder)
+		args = append(args, string(f.SourceType))
 	}
-	next, err := listPage(ctx, q, page, func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
+	next, err := s.db.listPagePrepared(ctx, q, args, &rows, page, func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
 	if err != nil {
 		return nil, "", translate(err, "job")
 	}
