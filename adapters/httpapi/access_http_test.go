@@ -574,3 +574,32 @@ func TestLicenseGate(t *testing.T) {
 		})
 	}
 }
+
+// TestAccessLog_probesAtDebug: a probe that is answered is logged at debug
+// level only, so a load balancer polling /healthz does not fill the log;
+// other requests are logged at info as before.
+func TestAccessLog_probesAtDebug(t *testing.T) {
+	t.Parallel()
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+		t.Run(level.String(), func(t *testing.T) {
+			t.Parallel()
+			var logs syncBuffer
+			w := newWorld(t, sqltest.SQLite(t), func(c *bootstrap.Config) { c.LogLevel, c.LogOutput = level, &logs })
+			for _, path := range []string{"/healthz", "/readyz"} {
+				expect(t, w.app.Do("GET", path, apptest.Caller{}, nil), 200, "")
+			}
+			expect(t, w.app.Do("GET", "/v1/jobs", apptest.Caller{}, nil), 401, "unauthenticated")
+			logs.mu.Lock()
+			logged := logs.b.String()
+			logs.mu.Unlock()
+			for _, path := range []string{"/healthz", "/readyz"} {
+				if got, want := strings.Contains(logged, "path="+path), level == slog.LevelDebug; got != want {
+					t.Errorf("at %s, an access log line for %s: %v; want %v", level, path, got, want)
+				}
+			}
+			if !strings.Contains(logged, "path=/v1/jobs") {
+				t.Errorf("at %s, no access log line for /v1/jobs: %q", level, logged)
+			}
+		})
+	}
+}

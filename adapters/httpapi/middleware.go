@@ -37,14 +37,24 @@ func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
 
 // accessLog writes one structured line per request. It logs the path
 // without the query (which may hold cursors and names) and no headers.
+// probes are the routes a load balancer or an orchestrator polls: their
+// answered requests are logged at debug level, their failures as others.
+var probes = map[string]bool{"/healthz": true, "/readyz": true}
+
 func accessLog(log *slog.Logger, observer Observer) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
 		observer.Request(c.FullPath(), c.Request.Method, c.Writer.Status(), time.Since(start))
 		level := slog.LevelInfo
-		if c.Writer.Status() >= 500 {
+		switch status := c.Writer.Status(); {
+		case status >= 500:
 			level = slog.LevelError
+		case status < 400 && probes[c.FullPath()]:
+			level = slog.LevelDebug // a load balancer's answered probes would drown the log
+		}
+		if !log.Enabled(c.Request.Context(), level) {
+			return
 		}
 		attrs := []slog.Attr{
 			slog.String("request_id", requestID(c)),
