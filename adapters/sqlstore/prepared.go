@@ -14,15 +14,19 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// statements holds the statements prepared for a DB, by their SQL. The
-// reads that every request makes (an API key's lookup, a job's read) run
-// as statements prepared once per connection and reused: bun writes each
-// argument into the SQL text, so every such read was a new statement the
-// database parsed and planned again, which on SQLite was most of a
+// statements holds the statements prepared for a SQLite DB, by their SQL,
+// and the PostgreSQL text of the queries run this way.
+// The reads that every request makes (an API key's lookup, a job's read)
+// run as statements prepared once per connection and reused: bun writes
+// each argument into the SQL text, so every such read was a new statement
+// the database parsed and planned again, which on SQLite was most of a
 // request's cost. Writes and rarer reads keep bun's query builder.
 type statements struct {
 	mu    sync.Mutex // held while preparing, so a statement is prepared once
-	stmts sync.Map   // SQL → *sql.Stmt
+	stmts sync.Map   // SQL → *sql.Stmt (SQLite)
+	// natives holds the PostgreSQL text of each query (? → $n), which
+	// is the same for every request of its shape.
+	natives sync.Map
 }
 
 // prepare returns the statement for query (written in the dialect's
@@ -59,6 +63,19 @@ func (db *DB) native(query string) string {
 	if db.Dialect != Postgres {
 		return query
 	}
+	if db.stmts == nil {
+		return dollars(query)
+	}
+	if q, ok := db.stmts.natives.Load(query); ok {
+		return q.(string)
+	}
+	q := dollars(query)
+	db.stmts.natives.Store(query, q)
+	return q
+}
+
+// dollars numbers query's ? placeholders as $1, $2, ….
+func dollars(query string) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range query {
@@ -92,7 +109,11 @@ func (db *DB) runPrepared(ctx context.Context, q string, args []any) (*sql.Rows,
 	if tx, ok := TxFrom(ctx); ok {
 		return tx.Tx.QueryContext(ctx, q, args...)
 	}
-	if db.stmts == nil { // a DB made without Open
+	if db.stmts == nil || db.Dialect == Postgres {
+		// pgx prepares a query's text once per connection by itself (its
+		// statement cache), so on PostgreSQL the SQL with its arguments
+		// apart is all it takes. database/sql's own prepared statements
+		// would prepare again on each connection the pool hands out anew.
 		return db.Bun.DB.QueryContext(ctx, q, args...)
 	}
 	stmt, err := db.stmts.prepare(ctx, db.Bun.DB, q)
