@@ -29,6 +29,8 @@ type Sessions interface {
 	// SetImpersonation starts (orgID set) or ends (orgID "") impersonation.
 	SetImpersonation(ctx context.Context, h session.Hash, orgID string, at *time.Time) error
 	Delete(ctx context.Context, h session.Hash) error
+	// DeleteForUser ends every session of a user and says how many.
+	DeleteForUser(ctx context.Context, userID string) (int, error)
 }
 
 // AuditLog keeps security-relevant actions.

@@ -35,6 +35,12 @@ type Users interface {
 	Create(ctx context.Context, u identity.User) error
 	Get(ctx context.Context, id string) (identity.User, error)
 	GetByEmail(ctx context.Context, email string) (identity.User, error)
+	// List returns an organization's users, newest first.
+	List(ctx context.Context, orgID string, page Page) (users []identity.User, next string, err error)
+	// SetPassword replaces a user's password hash.
+	SetPassword(ctx context.Context, id, passwordHash string) error
+	// Disable sets disabled_at if unset and returns the user.
+	Disable(ctx context.Context, id string, at time.Time) (identity.User, error)
 }
 
 // Clock tells the time; tests pass a fixed one.

@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabnorm/tabnorm/adapters/clock"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/apikey"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -600,6 +603,32 @@ func TestAccessLog_probesAtDebug(t *testing.T) {
 			if !strings.Contains(logged, "path=/v1/jobs") {
 				t.Errorf("at %s, no access log line for /v1/jobs: %q", level, logged)
 			}
+		})
+	}
+}
+
+// TestDisabledUser: disabling a user (the operator's disable-user) ends
+// their sessions at once and refuses their next sign-in with the answer of
+// a wrong password, on both databases; their organization's keys go on.
+func TestDisabledUser(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, target)
+			member := w.app.Login(w.acmeMember.Email)
+			expect(t, w.app.Do("GET", "/auth/me", member, nil), 200, "")
+			db := w.app.DB
+			svc := accounts.NewService(sqlstore.NewOrganizations(db), sqlstore.NewUsers(db), sqlstore.NewSessions(db),
+				sqlstore.NewAuditLog(db), sqlstore.NewTransactor(db), clock.System{})
+			if _, ended, err := svc.DisableUser(context.Background(), w.acmeMember.ID); err != nil || ended != 1 {
+				t.Fatalf("DisableUser = %d sessions ended, %v", ended, err)
+			}
+			expect(t, w.app.Do("GET", "/auth/me", member, nil), 401, "unauthenticated")
+			res := w.app.Do("POST", "/auth/login", apptest.Caller{}, map[string]string{"email": w.acmeMember.Email, "password": apptest.Password})
+			expect(t, res, 401, "invalid_credentials")
+			expect(t, w.app.Do("GET", "/v1/jobs", apptest.Caller{Key: w.acmeKey}, nil), 200, "")
+			w.app.Login(w.acmeAdmin.Email) // another user of the organization signs in as before
 		})
 	}
 }

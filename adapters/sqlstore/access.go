@@ -171,6 +171,16 @@ func (s *Sessions) Delete(ctx context.Context, h session.Hash) error {
 	return translate(err, "session")
 }
 
+// DeleteForUser ends every session of a user.
+func (s *Sessions) DeleteForUser(ctx context.Context, userID string) (int, error) {
+	res, err := s.db.conn(ctx).NewDelete().Model((*sessionRow)(nil)).Where("user_id = ?", userID).Exec(ctx)
+	if err != nil {
+		return 0, translate(err, "session")
+	}
+	n, err := res.RowsAffected()
+	return int(n), translate(err, "session")
+}
+
 type auditRow struct {
 	bun.BaseModel `bun:"table:audit_log"`
 	ID            string    `bun:"id,pk"`

@@ -58,7 +58,7 @@ func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key,
 func (s *Credentials) SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, map[string][]identity.Product, error) {
 	rows, err := s.db.queryPrepared(ctx, `
 		SELECT s.org_id, s.created_at, s.last_seen_at, s.ip, s.user_agent, s.impersonated_org, s.impersonated_at,
-		       u.id, u.org_id, u.email, u.name, u.role, u.is_staff, u.created_at, e.org_id, e.product
+		       u.id, u.org_id, u.email, u.name, u.role, u.is_staff, u.created_at, u.disabled_at, e.org_id, e.product
 		FROM sessions s JOIN users u ON u.id = s.user_id
 		LEFT JOIN entitlements e ON e.org_id = u.org_id OR e.org_id = s.impersonated_org
 		WHERE s.hash = ?`, h[:])
@@ -72,12 +72,12 @@ func (s *Credentials) SessionByHash(ctx context.Context, h session.Hash) (sessio
 	found := false
 	for rows.Next() {
 		var entOrg, product sql.NullString
-		var impAt *time.Time
+		var impAt, disabledAt *time.Time
 		if err := rows.Scan(&ses.OrgID, &ses.CreatedAt, &ses.LastSeenAt, &ses.IP, &ses.UserAgent, &ses.ImpersonatedOrg, &impAt,
-			&user.ID, &user.OrgID, &user.Email, &user.Name, &user.Role, &user.IsStaff, &user.CreatedAt, &entOrg, &product); err != nil {
+			&user.ID, &user.OrgID, &user.Email, &user.Name, &user.Role, &user.IsStaff, &user.CreatedAt, &disabledAt, &entOrg, &product); err != nil {
 			return session.Session{}, identity.User{}, nil, translate(err, "session")
 		}
-		ses.ImpersonatedAt = impAt
+		ses.ImpersonatedAt, user.DisabledAt = impAt, disabledAt
 		found = true
 		if entOrg.Valid && product.Valid {
 			products[entOrg.String] = append(products[entOrg.String], identity.Product(product.String))

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"strings"
 	"time"
@@ -30,14 +31,15 @@ type entitlementRow struct {
 
 type userRow struct {
 	bun.BaseModel `bun:"table:users"`
-	ID            string    `bun:"id,pk"`
-	OrgID         string    `bun:"org_id"`
-	Email         string    `bun:"email"`
-	Name          string    `bun:"name"`
-	Role          string    `bun:"role"`
-	IsStaff       bool      `bun:"is_staff"`
-	PasswordHash  string    `bun:"password_hash"`
-	CreatedAt     time.Time `bun:"created_at"`
+	ID            string     `bun:"id,pk"`
+	OrgID         string     `bun:"org_id"`
+	Email         string     `bun:"email"`
+	Name          string     `bun:"name"`
+	Role          string     `bun:"role"`
+	IsStaff       bool       `bun:"is_staff"`
+	PasswordHash  string     `bun:"password_hash"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	DisabledAt    *time.Time `bun:"disabled_at"`
 }
 
 func toOrgDomain(r orgRow, ents []entitlementRow) identity.Organization {
@@ -50,12 +52,12 @@ func toOrgDomain(r orgRow, ents []entitlementRow) identity.Organization {
 
 func toUserRow(u identity.User) userRow {
 	return userRow{ID: u.ID, OrgID: u.OrgID, Email: u.Email, Name: u.Name, Role: string(u.Role),
-		IsStaff: u.IsStaff, PasswordHash: u.PasswordHash, CreatedAt: u.CreatedAt.UTC()}
+		IsStaff: u.IsStaff, PasswordHash: u.PasswordHash, CreatedAt: u.CreatedAt.UTC(), DisabledAt: utcPtr(u.DisabledAt)}
 }
 
 func toUserDomain(r userRow) identity.User {
 	return identity.User{ID: r.ID, OrgID: r.OrgID, Email: r.Email, Name: r.Name, Role: identity.Role(r.Role),
-		IsStaff: r.IsStaff, PasswordHash: r.PasswordHash, CreatedAt: r.CreatedAt.UTC()}
+		IsStaff: r.IsStaff, PasswordHash: r.PasswordHash, CreatedAt: r.CreatedAt.UTC(), DisabledAt: utcPtr(r.DisabledAt)}
 }
 
 // Organizations implements ports.Organizations.
@@ -178,6 +180,38 @@ func (s *Users) GetByEmail(ctx context.Context, email string) (identity.User, er
 	return toUserDomain(row), translate(err, "user")
 }
 
+// List returns an organization's users, newest first.
+func (s *Users) List(ctx context.Context, orgID string, page ports.Page) ([]identity.User, string, error) {
+	var rows []userRow
+	q := s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ?", orgID)
+	next, err := listPage(ctx, q, page, func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
+	if err != nil {
+		return nil, "", translate(err, "user")
+	}
+	out := make([]identity.User, len(rows))
+	for i, r := range rows {
+		out[i] = toUserDomain(r)
+	}
+	return out, next, nil
+}
+
+// SetPassword replaces a user's password hash.
+func (s *Users) SetPassword(ctx context.Context, id, passwordHash string) error {
+	res, err := s.db.conn(ctx).NewUpdate().Model((*userRow)(nil)).Set("password_hash = ?", passwordHash).
+		Where("id = ?", id).Exec(ctx)
+	return affectedOne(res, err, "user")
+}
+
+// Disable sets disabled_at if unset and returns the user.
+func (s *Users) Disable(ctx context.Context, id string, at time.Time) (identity.User, error) {
+	res, err := s.db.conn(ctx).NewUpdate().Model((*userRow)(nil)).Set("disabled_at = COALESCE(disabled_at, ?)", at.UTC()).
+		Where("id = ?", id).Exec(ctx)
+	if err := affectedOne(res, err, "user"); err != nil {
+		return identity.User{}, err
+	}
+	return s.Get(ctx, id)
+}
+
 func clampLimit(n int) int {
 	switch {
 	case n <= 0:
@@ -212,4 +246,18 @@ func decodeCursor(table, c string) (string, error) {
 		return "", errInvalidCursor
 	}
 	return last, nil
+}
+
+// affectedOne is the error of an update of one row by id: its own error,
+// or not found when it changed no row.
+func affectedOne(res sql.Result, err error, what string) error {
+	if err != nil {
+		return translate(err, what)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return translate(err, what)
+	} else if n == 0 {
+		return domain.NotFound(what)
+	}
+	return nil
 }

@@ -17,15 +17,17 @@ import (
 
 // Service manages organizations and users.
 type Service struct {
-	orgs  ports.Organizations
-	users ports.Users
-	tx    ports.Transactor
-	clock ports.Clock
+	orgs     ports.Organizations
+	users    ports.Users
+	sessions ports.Sessions
+	audit    ports.AuditLog
+	tx       ports.Transactor
+	clock    ports.Clock
 }
 
 // NewService returns the accounts service.
-func NewService(orgs ports.Organizations, users ports.Users, tx ports.Transactor, clock ports.Clock) *Service {
-	return &Service{orgs: orgs, users: users, tx: tx, clock: clock}
+func NewService(orgs ports.Organizations, users ports.Users, sessions ports.Sessions, audit ports.AuditLog, tx ports.Transactor, clock ports.Clock) *Service {
+	return &Service{orgs: orgs, users: users, sessions: sessions, audit: audit, tx: tx, clock: clock}
 }
 
 // CreateOrg creates an organization provisioned for products (normalize
@@ -137,6 +139,73 @@ func (s *Service) Seed(ctx context.Context) (*Seeded, error) {
 		return nil, nil // another process seeded it first
 	}
 	return out, err
+}
+
+// operatorAgent is how the operator's command line appears in the audit log.
+const operatorAgent = "tabnorm admin"
+
+// ListUsers returns an organization's users for the operator's command
+// line, newest first, a page at a time; an unknown organization is
+// domain.ErrNotFound.
+func (s *Service) ListUsers(ctx context.Context, orgID string, page ports.Page) ([]identity.User, string, error) {
+	if _, err := s.orgs.Get(ctx, orgID); err != nil {
+		return nil, "", err
+	}
+	return s.users.List(ctx, orgID, page)
+}
+
+// ResetPassword gives a user a new random password, ends their sessions
+// and returns the password, which exists only in this return value: the
+// operator hands it over once, and the user signs in with it.
+func (s *Service) ResetPassword(ctx context.Context, userID string) (identity.User, string, int, error) {
+	password := randomPassword()
+	hash, err := identity.HashPassword(password)
+	if err != nil {
+		return identity.User{}, "", 0, err
+	}
+	var user identity.User
+	var ended int
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		if user, err = s.users.Get(ctx, userID); err != nil {
+			return err
+		}
+		if err := s.users.SetPassword(ctx, userID, hash); err != nil {
+			return err
+		}
+		if ended, err = s.sessions.DeleteForUser(ctx, userID); err != nil {
+			return err
+		}
+		return s.record(ctx, user, "user.reset_password")
+	})
+	if err != nil {
+		return identity.User{}, "", 0, err
+	}
+	return user, password, ended, nil
+}
+
+// DisableUser stops a user from signing in and ends their sessions at
+// once; the organization's API keys they created go on working (keys
+// belong to the organization: revoke them with revoke-key). Disabling a
+// disabled user changes nothing.
+func (s *Service) DisableUser(ctx context.Context, userID string) (identity.User, int, error) {
+	var user identity.User
+	var ended int
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if user, err = s.users.Disable(ctx, userID, s.clock.Now()); err != nil {
+			return err
+		}
+		if ended, err = s.sessions.DeleteForUser(ctx, userID); err != nil {
+			return err
+		}
+		return s.record(ctx, user, "user.disable")
+	})
+	return user, ended, err
+}
+
+func (s *Service) record(ctx context.Context, target identity.User, action string) error {
+	return s.audit.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: target.OrgID, Action: action,
+		TargetID: target.ID, UserAgent: operatorAgent, At: s.clock.Now()})
 }
 
 // randomPassword returns 26 base32 characters (130 bits) from crypto/rand.

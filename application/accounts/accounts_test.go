@@ -11,24 +11,29 @@ import (
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/ports"
 	"github.com/tabnorm/tabnorm/test/mocks"
 )
 
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
 type fixture struct {
-	orgs  *mocks.Organizations
-	users *mocks.Users
-	svc   *accounts.Service
+	orgs     *mocks.Organizations
+	users    *mocks.Users
+	sessions *mocks.Sessions
+	audit    *mocks.AuditLog
+	svc      *accounts.Service
 }
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	orgs, users, tx, clock := mocks.NewOrganizations(t), mocks.NewUsers(t), mocks.NewTransactor(t), mocks.NewClock(t)
+	sessions, audit := mocks.NewSessions(t), mocks.NewAuditLog(t)
 	clock.EXPECT().Now().Return(now).Maybe()
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(
 		func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
-	return fixture{orgs: orgs, users: users, svc: accounts.NewService(orgs, users, tx, clock)}
+	return fixture{orgs: orgs, users: users, sessions: sessions, audit: audit,
+		svc: accounts.NewService(orgs, users, sessions, audit, tx, clock)}
 }
 
 func TestService_Seed(t *testing.T) {
@@ -127,5 +132,63 @@ func TestService_CreateOrg_defaultsToNormalize(t *testing.T) {
 	})).Return(nil)
 	if _, err := f.svc.CreateOrg(context.Background(), "Acme", nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestService_ResetPassword(t *testing.T) {
+	t.Parallel()
+	t.Run("new_password_hashed_sessions_ended_and_audited", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		user := identity.User{ID: "usr_1", OrgID: "org_1", Email: "ann@acme.test"}
+		f.users.EXPECT().Get(mock.Anything, "usr_1").Return(user, nil)
+		var stored string
+		f.users.EXPECT().SetPassword(mock.Anything, "usr_1", mock.Anything).RunAndReturn(func(_ context.Context, _, hash string) error {
+			stored = hash
+			return nil
+		})
+		f.sessions.EXPECT().DeleteForUser(mock.Anything, "usr_1").Return(2, nil)
+		f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool {
+			return e.Action == "user.reset_password" && e.TargetID == "usr_1" && e.OrgID == "org_1"
+		})).Return(nil)
+		got, password, ended, err := f.svc.ResetPassword(context.Background(), "usr_1")
+		if err != nil || got.ID != "usr_1" || ended != 2 || len(password) < 20 {
+			t.Fatalf("ResetPassword = %+v, %q, %d, %v", got, password, ended, err)
+		}
+		if ok, err := identity.CheckPassword(stored, password); !ok || err != nil || stored == password {
+			t.Fatalf("the stored hash does not check the returned password (or is it): %v, %v", ok, err)
+		}
+	})
+	t.Run("unknown_user_is_not_found_and_changes_nothing", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		f.users.EXPECT().Get(mock.Anything, "usr_x").Return(identity.User{}, domain.NotFound("user"))
+		if _, _, _, err := f.svc.ResetPassword(context.Background(), "usr_x"); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("ResetPassword of an unknown user = %v", err)
+		}
+	})
+}
+
+func TestService_DisableUser(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	at := now
+	f.users.EXPECT().Disable(mock.Anything, "usr_1", now).Return(identity.User{ID: "usr_1", OrgID: "org_1", DisabledAt: &at}, nil)
+	f.sessions.EXPECT().DeleteForUser(mock.Anything, "usr_1").Return(3, nil)
+	f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool {
+		return e.Action == "user.disable" && e.TargetID == "usr_1"
+	})).Return(nil)
+	got, ended, err := f.svc.DisableUser(context.Background(), "usr_1")
+	if err != nil || !got.Disabled() || ended != 3 {
+		t.Fatalf("DisableUser = %+v, %d, %v", got, ended, err)
+	}
+}
+
+func TestService_ListUsers_unknownOrg(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.orgs.EXPECT().Get(mock.Anything, "org_x").Return(identity.Organization{}, domain.NotFound("organization"))
+	if _, _, err := f.svc.ListUsers(context.Background(), "org_x", ports.Page{}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("ListUsers of an unknown organization = %v", err)
 	}
 }

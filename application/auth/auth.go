@@ -86,6 +86,9 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string) (identi
 		return identity.Principal{}, fmt.Errorf("find session: %w", err)
 	}
 	now := s.clock.Now()
+	if user.Disabled() { // disabling deletes the sessions; this covers one that raced it
+		return identity.Principal{}, errUnauthenticated
+	}
 	if ses.Expired(now) {
 		if err := s.sessions.Delete(ctx, h); err != nil {
 			s.log.WarnContext(ctx, "delete expired session", "error", err)
@@ -151,7 +154,9 @@ func (s *Service) Login(ctx context.Context, email, password string, c identity.
 	}
 	ok, checkErr := identity.CheckPassword(hash, password)
 	release()
-	if err != nil || !ok || checkErr != nil {
+	if err != nil || !ok || checkErr != nil || user.Disabled() {
+		// A disabled user gets the answer of a wrong password, after the
+		// same work, so a guesser learns nothing of the account.
 		s.record(ctx, identity.AuditEntry{OrgID: user.OrgID, ActorUserID: user.ID, Action: "login_failed"}, c)
 		return Me{}, "", errBadCredentials
 	}

@@ -93,6 +93,23 @@ func (s *Service) Revoke(ctx context.Context, p identity.Principal, keyID string
 	return k, err
 }
 
+// RevokeForOperator revokes a key of an organization from the operator's
+// command line; it takes effect on the next request on every node.
+func (s *Service) RevokeForOperator(ctx context.Context, orgID, keyID string) (apikey.Key, error) {
+	var k apikey.Key
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		now := s.clock.Now()
+		var changed bool
+		var err error
+		if k, changed, err = s.keys.Revoke(ctx, orgID, keyID, now); err != nil || !changed {
+			return err
+		}
+		return s.audit.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: orgID, Action: "api_key.revoke",
+			TargetID: k.ID, UserAgent: "tabnorm admin", At: now})
+	})
+	return k, err
+}
+
 // ListForOperator returns an organization's keys for the operator's
 // command line, a page at a time.
 func (s *Service) ListForOperator(ctx context.Context, orgID string, page ports.Page) ([]apikey.Key, string, error) {

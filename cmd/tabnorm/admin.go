@@ -15,7 +15,7 @@ import (
 func newAdminCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations, users and products"}
 	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"), newCreateKeyCmd(), newSetQuotaCmd(),
-		newListOrgsCmd(), newListKeysCmd())
+		newListOrgsCmd(), newListKeysCmd(), newRevokeKeyCmd(), newListUsersCmd(), newResetPasswordCmd(), newDisableUserCmd())
 	return cmd
 }
 

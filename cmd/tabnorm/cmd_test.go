@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
@@ -10,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/license"
 )
 
@@ -183,4 +186,29 @@ func TestCreateKeyCommand(t *testing.T) {
 	if _, err := run(t, env, "admin", "create-key", "--org", "org_nope", "--name", "x"); err == nil || !strings.Contains(message(err), "not exist") {
 		t.Fatalf("unknown org: %v", err)
 	}
+}
+
+// storedPasswordHash reads a user's password hash straight from the
+// database file.
+func storedPasswordHash(t *testing.T, dbPath, userID string) string {
+	t.Helper()
+	db, err := sqlstore.Open(context.Background(), sqlstore.Config{URL: "sqlite://" + dbPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	u, err := sqlstore.NewUsers(db).Get(context.Background(), userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.PasswordHash
+}
+
+func checks(t *testing.T, hash, password string) bool {
+	t.Helper()
+	ok, err := identity.CheckPassword(hash, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
 }

@@ -166,3 +166,78 @@ func TestHealthcheck(t *testing.T) {
 		t.Fatalf("no server: %v", err)
 	}
 }
+
+// TestAdminUsersAndKeys: list-users, reset-password (the printed password
+// is the one stored, hashed), disable-user and revoke-key, each as its
+// record with --json, and an unknown id as not found.
+func TestAdminUsersAndKeys(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "t.db")
+	env := map[string]string{"TABNORM_DATABASE_URL": "sqlite://" + dbPath, "TABNORM_LOG_LEVEL": "error"}
+	if _, err := run(t, env, "migrate"); err != nil {
+		t.Fatal(err)
+	}
+	var org, user, key struct{ ID, Key string }
+	mustJSON(t, env, &org, "admin", "create-org", "--name", "Acme", "--json")
+	mustJSON(t, env, &user, "admin", "create-user", "--org", org.ID, "--email", "ann@acme.test", "--password", "first-password", "--json")
+	mustJSON(t, env, &key, "admin", "create-key", "--org", org.ID, "--name", "deploy", "--json")
+
+	var users []struct {
+		ID, Email  string
+		DisabledAt *string `json:"disabled_at"`
+	}
+	mustJSON(t, env, &users, "admin", "list-users", "--org", org.ID, "--json")
+	if len(users) != 1 || users[0].ID != user.ID || users[0].DisabledAt != nil {
+		t.Fatalf("list-users: %+v", users)
+	}
+
+	var reset struct {
+		ID, Password  string
+		SessionsEnded int `json:"sessions_ended"`
+	}
+	mustJSON(t, env, &reset, "admin", "reset-password", "--user", user.ID, "--json")
+	if reset.ID != user.ID || len(reset.Password) < 20 {
+		t.Fatalf("reset-password: %+v", reset)
+	}
+	if stored := storedPasswordHash(t, dbPath, user.ID); !checks(t, stored, reset.Password) || checks(t, stored, "first-password") {
+		t.Fatal("the stored hash is not that of the printed password alone")
+	}
+
+	var disabled struct {
+		ID         string
+		DisabledAt *string `json:"disabled_at"`
+	}
+	mustJSON(t, env, &disabled, "admin", "disable-user", "--user", user.ID, "--json")
+	if disabled.ID != user.ID || disabled.DisabledAt == nil {
+		t.Fatalf("disable-user: %+v", disabled)
+	}
+	if out, err := run(t, env, "admin", "list-users", "--org", org.ID); err != nil || !strings.Contains(out, "disabled ") {
+		t.Fatalf("list-users after disable-user: %q %v", out, err)
+	}
+
+	var revoked struct {
+		ID        string
+		RevokedAt *string `json:"revoked_at"`
+	}
+	mustJSON(t, env, &revoked, "admin", "revoke-key", "--org", org.ID, "--key", key.ID, "--json")
+	if revoked.ID != key.ID || revoked.RevokedAt == nil {
+		t.Fatalf("revoke-key: %+v", revoked)
+	}
+	for _, args := range [][]string{
+		{"admin", "reset-password", "--user", "usr_nope"},
+		{"admin", "disable-user", "--user", "usr_nope"},
+		{"admin", "revoke-key", "--org", org.ID, "--key", "key_nope"},
+		{"admin", "list-users", "--org", "org_nope"},
+	} {
+		if _, err := run(t, env, args...); exitCode(err) != 1 || !strings.Contains(message(err), "not found") {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, env map[string]string, into any, args ...string) {
+	t.Helper()
+	out, err := run(t, env, args...)
+	if err != nil || json.Unmarshal([]byte(out), into) != nil {
+		t.Fatalf("%v: %q %v", args, out, err)
+	}
+}

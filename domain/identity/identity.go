@@ -99,7 +99,11 @@ type User struct {
 	IsStaff      bool
 	PasswordHash string
 	CreatedAt    time.Time
+	DisabledAt   *time.Time // set by an operator: the user cannot sign in
 }
+
+// Disabled tells whether an operator disabled the user.
+func (u User) Disabled() bool { return u.DisabledAt != nil }
 
 // NormalizeEmail lower-cases and validates an email address used as a login.
 func NormalizeEmail(s string) (string, error) {

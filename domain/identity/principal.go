@@ -91,7 +91,7 @@ type AuditEntry struct {
 	OrgID       string
 	ActorUserID string
 	ActorKeyID  string
-	Action      string // login, login_failed, logout, api_key.create, api_key.revoke, impersonation.start, impersonation.stop
+	Action      string // login, login_failed, logout, api_key.create, api_key.revoke, impersonation.start, impersonation.stop, user.reset_password, user.disable
 	TargetID    string
 	IP          string
 	UserAgent   string

@@ -101,7 +101,25 @@ func Sessions(t *testing.T, open func(t *testing.T) Stores) {
 		{"create_then_get_by_hash", sessionsCreateThenGet},
 		{"touch_and_impersonate", sessionsTouchAndImpersonate},
 		{"delete", sessionsDelete},
+		{"delete_every_session_of_a_user", sessionsDeleteForUser},
 	})
+}
+
+func sessionsDeleteForUser(t *testing.T, s Stores) {
+	ctx := context.Background()
+	ses, _, org := seedSession(t, s)
+	second, _ := session.New(ses.UserID, org.ID, now)
+	ok(t, s.Sessions.Create(ctx, second))
+	bystander, _, _ := seedSession(t, s)
+	n, err := s.Sessions.DeleteForUser(ctx, ses.UserID)
+	if err != nil || n != 2 {
+		t.Fatalf("DeleteForUser = %d, %v; want 2", n, err)
+	}
+	_, err = s.Sessions.Get(ctx, second.Hash)
+	isKind(t, err, domain.ErrNotFound, "a session of the user")
+	if _, err := s.Sessions.Get(ctx, bystander.Hash); err != nil {
+		t.Fatalf("another user's session went too: %v", err)
+	}
 }
 
 func seedSession(t *testing.T, s Stores) (session.Session, string, identity.Organization) {
@@ -216,8 +234,14 @@ func credsSession(t *testing.T, s Stores) {
 	ses, token, org := seedSession(t, s)
 	ok(t, s.Organizations.Grant(ctx, org.ID, identity.Connect, now))
 	gotSes, gotUser, byOrg, err := s.Credentials.SessionByHash(ctx, session.HashOf(token))
-	if err != nil || gotSes.UserID != ses.UserID || gotUser.ID != ses.UserID || gotUser.Role != identity.Admin || len(byOrg) != 1 || len(byOrg[org.ID]) != 2 {
+	if err != nil || gotSes.UserID != ses.UserID || gotUser.ID != ses.UserID || gotUser.Role != identity.Admin || len(byOrg) != 1 || len(byOrg[org.ID]) != 2 || gotUser.Disabled() {
 		t.Fatalf("SessionByHash = %+v, %+v, %v, %v", gotSes, gotUser, byOrg, err)
+	}
+	// A disabled user's session (one that raced the disabling) says so.
+	_, err = s.Users.Disable(ctx, ses.UserID, now)
+	ok(t, err)
+	if _, gotUser, _, err = s.Credentials.SessionByHash(ctx, session.HashOf(token)); err != nil || !gotUser.Disabled() {
+		t.Fatalf("SessionByHash of a disabled user = %+v, %v", gotUser, err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
@@ -139,7 +140,48 @@ func Users(t *testing.T, open func(t *testing.T) Stores) {
 		{"duplicate_email_is_conflict", usersDuplicateEmail},
 		{"user_of_unknown_organization_is_not_found", usersOrphan},
 		{"unknown_email_is_not_found", usersUnknownEmail},
+		{"list_newest_first_per_organization", usersList},
+		{"set_password_and_disable", usersSetPasswordAndDisable},
 	})
+}
+
+func usersList(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org, other := seedOrg(t, s), seedOrg(t, s)
+	first := identity.User{ID: id.New(id.User), OrgID: org.ID, Email: "first@" + org.ID + ".test", Role: identity.Member, PasswordHash: "h", CreatedAt: now}
+	ok(t, s.Users.Create(ctx, first))
+	second := first
+	second.ID, second.Email = id.New(id.User), "second@"+org.ID+".test"
+	ok(t, s.Users.Create(ctx, second))
+	ok(t, s.Users.Create(ctx, identity.User{ID: id.New(id.User), OrgID: other.ID, Email: "x@" + other.ID + ".test", Role: identity.Member, PasswordHash: "h", CreatedAt: now}))
+	got, next, err := s.Users.List(ctx, org.ID, ports.Page{Limit: 1})
+	if err != nil || len(got) != 1 || got[0].ID != second.ID || next == "" {
+		t.Fatalf("List page 1 = %+v, %q, %v", got, next, err)
+	}
+	got, next, err = s.Users.List(ctx, org.ID, ports.Page{Limit: 1, Cursor: next})
+	if err != nil || len(got) != 1 || got[0].ID != first.ID || next != "" {
+		t.Fatalf("List page 2 = %+v, %q, %v", got, next, err)
+	}
+}
+
+func usersSetPasswordAndDisable(t *testing.T, s Stores) {
+	ctx := context.Background()
+	u := seedUser(t, s, seedOrg(t, s))
+	ok(t, s.Users.SetPassword(ctx, u.ID, "$argon2id$new"))
+	if got, _ := s.Users.Get(ctx, u.ID); got.PasswordHash != "$argon2id$new" || got.Disabled() {
+		t.Fatalf("after SetPassword: %+v", got)
+	}
+	at := now.Add(time.Hour)
+	got, err := s.Users.Disable(ctx, u.ID, at)
+	if err != nil || got.DisabledAt == nil || !got.DisabledAt.Equal(at) {
+		t.Fatalf("Disable = %+v, %v", got, err)
+	}
+	if again, err := s.Users.Disable(ctx, u.ID, at.Add(time.Hour)); err != nil || !again.DisabledAt.Equal(at) {
+		t.Fatalf("a second Disable moved disabled_at: %+v, %v", again, err)
+	}
+	isKind(t, s.Users.SetPassword(ctx, id.New(id.User), "h"), domain.ErrNotFound, "SetPassword of an unknown user")
+	_, err = s.Users.Disable(ctx, id.New(id.User), at)
+	isKind(t, err, domain.ErrNotFound, "Disable of an unknown user")
 }
 
 func usersCreateThenGet(t *testing.T, s Stores) {

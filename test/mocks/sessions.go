@@ -119,6 +119,63 @@ func (_c *Sessions_Delete_Call) RunAndReturn(run func(context.Context, session.H
 	return _c
 }
 
+// DeleteForUser provides a mock function with given fields: ctx, userID
+func (_m *Sessions) DeleteForUser(ctx context.Context, userID string) (int, error) {
+	ret := _m.Called(ctx, userID)
+
+	if len(ret) == 0 {
+		panic("no return value specified for DeleteForUser")
+	}
+
+	var r0 int
+	var r1 error
+	if rf, ok := ret.Get(0).(func(context.Context, string) (int, error)); ok {
+		return rf(ctx, userID)
+	}
+	if rf, ok := ret.Get(0).(func(context.Context, string) int); ok {
+		r0 = rf(ctx, userID)
+	} else {
+		r0 = ret.Get(0).(int)
+	}
+
+	if rf, ok := ret.Get(1).(func(context.Context, string) error); ok {
+		r1 = rf(ctx, userID)
+	} else {
+		r1 = ret.Error(1)
+	}
+
+	return r0, r1
+}
+
+// Sessions_DeleteForUser_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'DeleteForUser'
+type Sessions_DeleteForUser_Call struct {
+	*mock.Call
+}
+
+// DeleteForUser is a helper method to define mock.On call
+//   - ctx context.Context
+//   - userID string
+func (_e *Sessions_Expecter) DeleteForUser(ctx interface{}, userID interface{}) *Sessions_DeleteForUser_Call {
+	return &Sessions_DeleteForUser_Call{Call: _e.mock.On("DeleteForUser", ctx, userID)}
+}
+
+func (_c *Sessions_DeleteForUser_Call) Run(run func(ctx context.Context, userID string)) *Sessions_DeleteForUser_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		run(args[0].(context.Context), args[1].(string))
+	})
+	return _c
+}
+
+func (_c *Sessions_DeleteForUser_Call) Return(_a0 int, _a1 error) *Sessions_DeleteForUser_Call {
+	_c.Call.Return(_a0, _a1)
+	return _c
+}
+
+func (_c *Sessions_DeleteForUser_Call) RunAndReturn(run func(context.Context, string) (int, error)) *Sessions_DeleteForUser_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // Get provides a mock function with given fields: ctx, h
 func (_m *Sessions) Get(ctx context.Context, h session.Hash) (session.Session, error) {
 	ret := _m.Called(ctx, h)
