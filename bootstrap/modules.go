@@ -151,8 +151,8 @@ var HTTP = fx.Module("httpapi",
 
 // Blob opens the file store.
 var Blob = fx.Module("blob", fx.Provide(
-	func(lc fx.Lifecycle, cfg Config) (*blob.Store, error) {
-		s, err := blob.Open(context.Background(), cfg.BlobURL)
+	func(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*blob.Store, error) {
+		s, err := blob.Open(context.Background(), cfg.BlobURL, blob.WithLogger(log))
 		if err != nil {
 			return nil, err
 		}

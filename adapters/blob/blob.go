@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,7 +20,6 @@ import (
 	gcblob "gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	_ "gocloud.dev/blob/memblob" // registers mem://
-	_ "gocloud.dev/blob/s3blob"  // registers s3://
 	"gocloud.dev/gcerrors"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -37,7 +37,11 @@ var _ ports.BlobStore = (*Store)(nil)
 
 // Open opens the bucket named by rawURL. file:// paths may be relative
 // (file://./data/blobs) and are created when missing.
-func Open(ctx context.Context, rawURL string) (*Store, error) {
+func Open(ctx context.Context, rawURL string, opts ...Option) (*Store, error) {
+	o := options{log: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if dir, ok := strings.CutPrefix(rawURL, "file://"); ok {
 		if i := strings.IndexByte(dir, '?'); i >= 0 {
 			dir = dir[:i]
@@ -61,7 +65,12 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := gcblob.OpenBucket(ctx, rawURL)
+	var b *gcblob.Bucket
+	if u.Scheme == "s3" {
+		b, err = openS3(ctx, u, o.log)
+	} else {
+		b, err = gcblob.OpenBucket(ctx, rawURL)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open blob store: %w", err)
 	}
