@@ -21,11 +21,21 @@ func traced(c *gin.Context) {
 	if route == "" {
 		route = "unmatched"
 	}
-	ctx, span := tracer.Start(ctx, c.Request.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("http.request.method", c.Request.Method), attribute.String("http.route", route),
-			attribute.String("tabnorm.request_id", requestID(c))))
+	ctx, span := tracer.Start(ctx, c.Request.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer))
 	defer span.End()
-	c.Request = c.Request.WithContext(ctx)
+	recording := span.IsRecording()
+	// Without an exporter (the default) the span records nothing: the
+	// request keeps its context unless it carries a caller's trace, whose
+	// traceparent a job created here passes on to its worker.
+	if recording || span.SpanContext().IsValid() {
+		c.Request = c.Request.WithContext(ctx)
+	}
+	if !recording {
+		c.Next()
+		return
+	}
+	span.SetAttributes(attribute.String("http.request.method", c.Request.Method), attribute.String("http.route", route),
+		attribute.String("tabnorm.request_id", requestID(c)))
 	c.Next()
 	status := c.Writer.Status()
 	span.SetAttributes(attribute.Int("http.response.status_code", status))
