@@ -76,7 +76,7 @@ func NewInserter(db *sqlstore.DB, log *slog.Logger) (*Inserter, error) {
 	} else {
 		driver = riverdatabasesql.New(db.Bun.DB)
 	}
-	c, err := river.NewClient(driver, &river.Config{Logger: log})
+	c, err := river.NewClient(driver, &river.Config{Logger: riverLogger(log)})
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}
@@ -149,7 +149,7 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	}
 	// SQLite has no LISTEN: workers poll, often enough that a job waits
 	// for a worker a few tens of milliseconds, not a second.
-	c := &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 20 * time.Millisecond,
+	c := &river.Config{Logger: riverLogger(log), MaxAttempts: 25, FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 20 * time.Millisecond,
 		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers, PeriodicJobs: periodic,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}}
 	var err error
