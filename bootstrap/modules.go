@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -243,7 +242,7 @@ var Webhooks = fx.Options(
 		},
 		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, r ports.JobRenderer,
 			c ports.Clock, log *slog.Logger) *webhooks.Service {
-			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate}, e, d, q, s, tx, r, c, log)
+			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, MaxPerOrg: cfg.MaxWebhooksPerOrg}, e, d, q, s, tx, r, c, log)
 		},
 	)),
 	fx.Decorate(webhooks.WatchJobs),
@@ -254,7 +253,8 @@ var Webhooks = fx.Options(
 // this node's dead runs' working folders.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, reviews *review.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
-	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, jobs.Purgers{svc, orphans}, hooks, log)
+	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers, WebhooksPerOrg: cfg.WebhooksPerOrg}
+	w, err := queue.NewWorkers(db, qc, svc, jobs.Purgers{svc, orphans}, hooks, log)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 			if err := w.Start(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "tabnorm is working: %d job workers\n", runtime.GOMAXPROCS(0))
+			fmt.Fprintf(out, "tabnorm is working: %d job workers, %d webhook workers\n", qc.Workers, qc.WebhookWorkers)
 			reaper.Start()
 			return nil
 		},

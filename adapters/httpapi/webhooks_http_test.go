@@ -78,9 +78,9 @@ func verifyHook(t *testing.T, secret string, r hookRequest) {
 }
 
 type webhookView struct {
-	ID, URL, Secret string
-	Enabled         bool
-	Events          []string
+	ID, URL, Secret, State string
+	Enabled, Paused        bool
+	Events                 []string
 }
 
 type deliveryView struct {
@@ -110,6 +110,7 @@ func TestWebhooks_HTTP(t *testing.T) {
 				scriptStep[*hooks]{"create_by_admins_only", hooksCreate},
 				scriptStep[*hooks]{"a_test_event_arrives_signed_and_a_retry_repeats_it", hooksTestAndRetry},
 				scriptStep[*hooks]{"after_a_rotation_both_secrets_sign", hooksRotate},
+				scriptStep[*hooks]{"a_paused_endpoint_holds_its_deliveries_until_resumed", hooksPauseAndResume},
 				scriptStep[*hooks]{"disabled_by_a_person_then_deleted", hooksDisableAndDelete},
 			)
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -18,6 +19,9 @@ import (
 type DeliveryArgs struct {
 	DeliveryID string `json:"delivery_id"`
 	Attempt    int    `json:"attempt"`
+	// OrgID bounds the organization's attempts in flight (entries queued
+	// before it was carried have none and are not counted).
+	OrgID string `json:"org_id,omitempty"`
 }
 
 // Kind names the entry type in River's table.
@@ -26,13 +30,14 @@ func (DeliveryArgs) Kind() string { return "tabnorm.deliver_webhook" }
 var _ ports.WebhookQueue = (*Inserter)(nil)
 
 // EnqueueDelivery inserts an attempt scheduled at `at`, in the context's
-// transaction.
-func (q *Inserter) EnqueueDelivery(ctx context.Context, deliveryID string, attempt int, at time.Time) error {
+// transaction, on the webhooks' own queue.
+func (q *Inserter) EnqueueDelivery(ctx context.Context, orgID, deliveryID string, attempt int, at time.Time) error {
 	tx, ok := sqlstore.TxFrom(ctx)
 	if !ok {
 		return errors.New("enqueue outside a transaction")
 	}
-	if _, err := q.client.InsertTx(ctx, tx.Tx, DeliveryArgs{DeliveryID: deliveryID, Attempt: attempt}, &river.InsertOpts{ScheduledAt: at}); err != nil {
+	args := DeliveryArgs{DeliveryID: deliveryID, Attempt: attempt, OrgID: orgID}
+	if _, err := q.client.InsertTx(ctx, tx.Tx, args, &river.InsertOpts{ScheduledAt: at, Queue: WebhookQueue}); err != nil {
 		return fmt.Errorf("enqueue webhook delivery %s: %w", deliveryID, err)
 	}
 	return nil
@@ -41,12 +46,21 @@ func (q *Inserter) EnqueueDelivery(ctx context.Context, deliveryID string, attem
 type deliveryWorker struct {
 	river.WorkerDefaults[DeliveryArgs]
 	deliverer ports.WebhookDeliverer
+	share     *orgShare
 }
 
 // Timeout leaves the sender's own 15 s limit room to answer first.
 func (w *deliveryWorker) Timeout(*river.Job[DeliveryArgs]) time.Duration { return time.Minute }
 
+// Work makes the attempt unless its organization already has its share
+// of attempts in flight here: endpoints that never answer hold a worker
+// up to the sender's timeout, and one organization's must not hold them
+// all. The entry waits a little and is fetched again (not an attempt).
 func (w *deliveryWorker) Work(ctx context.Context, j *river.Job[DeliveryArgs]) error {
+	if !w.share.take(j.Args.OrgID) {
+		return river.JobSnooze(busyRetry + time.Duration(rand.Int64N(int64(4*time.Second))))
+	}
+	defer w.share.give(j.Args.OrgID)
 	return w.deliverer.Deliver(ctx, j.Args.DeliveryID, j.Args.Attempt)
 }
 
@@ -72,12 +86,13 @@ const sweepEvery = 10 * time.Second
 
 // addDeliveryWorkers registers the delivery and sweep workers and returns
 // the sweep's periodic job.
-func addDeliveryWorkers(workers *river.Workers, d ports.WebhookDeliverer) []*river.PeriodicJob {
+func addDeliveryWorkers(workers *river.Workers, d ports.WebhookDeliverer, share *orgShare) []*river.PeriodicJob {
 	if d == nil {
 		return nil
 	}
-	river.AddWorker(workers, &deliveryWorker{deliverer: d})
+	river.AddWorker(workers, &deliveryWorker{deliverer: d, share: share})
 	river.AddWorker(workers, &sweepWorker{deliverer: d})
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, &river.InsertOpts{Queue: WebhookQueue} },
+		&river.PeriodicJobOpts{RunOnStart: true})}
 }
