@@ -76,6 +76,13 @@ func Start(t testing.TB, target sqltest.Target, opts ...Option) *App {
 // jobs stay queued.
 func StartRole(t testing.TB, target sqltest.Target, role bootstrap.Role, opts ...Option) *App {
 	t.Helper()
+	return StartWith(t, target, role, bootstrap.Overrides{}, opts...)
+}
+
+// StartWith boots one role of the service with parts of its wiring
+// replaced (its Clock is always the App's).
+func StartWith(t testing.TB, target sqltest.Target, role bootstrap.Role, ov bootstrap.Overrides, opts ...Option) *App {
+	t.Helper()
 	cfg, err := bootstrap.Load(func(k string) string {
 		return map[string]string{
 			"TABNORM_DATABASE_URL": target.URL,
@@ -93,7 +100,8 @@ func StartRole(t testing.TB, target sqltest.Target, role bootstrap.Role, opts ..
 	a := &App{t: t, Clock: &Clock{}, Config: cfg, Client: &http.Client{Timeout: 30 * time.Second}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h, stop, err := bootstrap.Start(ctx, cfg, role, io.Discard, bootstrap.Overrides{Clock: a.Clock})
+	ov.Clock = a.Clock
+	h, stop, err := bootstrap.Start(ctx, cfg, role, io.Discard, ov)
 	if err != nil {
 		t.Fatalf("start app on %s: %v", target.Name, err)
 	}
