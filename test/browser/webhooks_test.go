@@ -103,6 +103,19 @@ func TestWebhooks(t *testing.T) {
 	p.until("the confirmation", `document.querySelector('#confirm')?.open`)
 	p.do(chromedp.Click(chromedp.CSS(`#confirm button.danger`)))
 	p.until("the new secret", `document.querySelector('#new-secret')?.value.startsWith('whsec_') && document.querySelector('#new-secret').value !== `+jsString(secret))
+	// Paused (here through the API, as the breaker does after hours of
+	// failures): the page says so, and Resume lifts it.
+	key := apptest.Caller{Key: app.Key(org)}
+	var list struct{ Data []struct{ ID string } }
+	app.Do("GET", "/v1/webhooks", key, nil).JSON(t, &list)
+	if res := app.Do("PATCH", "/v1/webhooks/"+list.Data[0].ID, key, map[string]any{"paused": true}); res.StatusCode != 200 {
+		t.Fatalf("pause: %d %s", res.StatusCode, res.Body)
+	}
+	p.visit("/webhooks")
+	p.until("the webhook paused", `document.querySelector('#webhooks-list')?.innerText.includes('paused') && !!document.querySelector('#webhooks-list button[id^="resume-"]')`)
+	p.shot("webhooks-paused")
+	p.do(chromedp.Click(chromedp.CSS(`#webhooks-list button[id^="resume-"]`)))
+	p.until("the webhook active again", `document.querySelector('#webhooks-list').innerText.includes('active') && !document.querySelector('#webhooks-list button[id^="resume-"]')`)
 	p.do(chromedp.Click(chromedp.CSS(`#webhooks-list button[id^="toggle-"]`)))
 	p.until("the webhook disabled", `document.querySelector('#webhooks-list').innerText.includes('disabled') && document.querySelector('#webhooks-list button[id^="test-"]').disabled`)
 
