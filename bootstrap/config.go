@@ -49,6 +49,8 @@ type Config struct {
 	ReviewTTL      time.Duration
 
 	WebhookAllowPrivate bool
+	// StartTimeout bounds start-up once the migrations are in place.
+	StartTimeout time.Duration
 	// JobWorkers is how many jobs a worker process runs at once (0: one
 	// more than the CPUs, so that one organization using every CPU leaves
 	// a worker to the others).
@@ -109,6 +111,7 @@ var Settings = []Setting{
 	{"TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", "2", "webhook attempts of one organization in flight at once, per worker process"},
 	{"TABNORM_JOB_WORKERS", "CPUs + 1", "jobs a worker process runs at once; one organization may hold all of them but one"},
 	{"TABNORM_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGTERM"},
+	{"TABNORM_START_TIMEOUT", "15s", "how long start-up may take, not counting the wait for another process's migrations"},
 	{"TABNORM_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"TABNORM_LOG_FORMAT", "text", "text or json"},
 	{"TABNORM_METRICS_ADDR", "", "listen address of `GET /metrics` (Prometheus), e.g. `127.0.0.1:9090`; off when empty"},
@@ -154,6 +157,7 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		OrphanGrace:         p.duration("TABNORM_ORPHAN_GRACE", 24*time.Hour),
 		ReviewTTL:           p.duration("TABNORM_REVIEW_TTL", 7*24*time.Hour),
 		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
+		StartTimeout:        p.duration("TABNORM_START_TIMEOUT", 15*time.Second),
 		MaxWebhooksPerOrg:   p.integer("TABNORM_MAX_WEBHOOKS_PER_ORG", 20, 1, 10_000),
 		WebhookWorkers:      p.integer("TABNORM_WEBHOOK_WORKERS", 8, 1, 1000),
 		WebhooksPerOrg:      p.integer("TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", 2, 1, 1000),

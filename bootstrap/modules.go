@@ -359,6 +359,20 @@ func Migrate(ctx context.Context, db *sqlstore.DB, after func(context.Context) e
 	return applied, err
 }
 
+// AwaitMigrations applies the pending migrations under the migration
+// lock before the service starts, waiting for the lock as long as ctx
+// lets it: processes starting together, or beside a long `tabnorm
+// migrate`, wait for each other here, not within the start timeout. The
+// start that follows finds nothing to apply.
+func AwaitMigrations(ctx context.Context, cfg Config) ([]string, error) {
+	db, err := sqlstore.Open(ctx, cfg.Database)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = db.Close() }()
+	return Migrate(ctx, db, nil)
+}
+
 // migrateAndSeed runs at serve start, before the server listens: pending
 // migrations are applied and an empty database gets its first
 // organization and admin, both under the migration lock so that only one
@@ -509,6 +523,9 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		fx.Provide(migrateAndSeed),
 		fx.Invoke(func(Migrated) {}),
 		fx.StopTimeout(cfg.HTTP.ShutdownTimeout + 5*time.Second),
+	}
+	if cfg.StartTimeout > 0 {
+		opts = append(opts, fx.StartTimeout(cfg.StartTimeout))
 	}
 	if role == RoleAll || role == RoleAPI {
 		opts = append(opts, HTTP)
