@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/ports"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // QueueNode is a queue under test: the port, and the Transactor whose
@@ -59,7 +60,7 @@ func (r runs) expect(t *testing.T, want string) {
 		if got != want {
 			t.Fatalf("ran %s, want %s", got, want)
 		}
-	case <-time.After(15 * time.Second):
+	case <-testtime.After(15 * time.Second):
 		t.Fatalf("%s did not run within 15 s", want)
 	}
 }

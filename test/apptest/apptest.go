@@ -22,6 +22,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // Clock is a clock tests can move; it starts at the real time.
@@ -98,7 +99,7 @@ func StartWith(t testing.TB, target sqltest.Target, role bootstrap.Role, ov boot
 		o(&cfg)
 	}
 	a := &App{t: t, Clock: &Clock{}, Config: cfg, Client: &http.Client{Timeout: 30 * time.Second}}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(60*time.Second))
 	defer cancel()
 	ov.Clock = a.Clock
 	h, stop, err := bootstrap.Start(ctx, cfg, role, io.Discard, ov)

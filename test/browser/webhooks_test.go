@@ -16,6 +16,7 @@ import (
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // TestWebhooks: an admin adds an endpoint on /webhooks (secret shown
@@ -37,7 +38,7 @@ func TestWebhooks(t *testing.T) {
 	defer rcv.Close()
 	received := func(n int) (*http.Request, []byte) {
 		t.Helper()
-		deadline := time.Now().Add(wait)
+		deadline := testtime.Deadline(wait)
 		for {
 			mu.Lock()
 			if len(got) >= n {
@@ -82,7 +83,7 @@ func TestWebhooks(t *testing.T) {
 		t.Fatalf("the test event's signature: %v", err)
 	}
 	webhookID := r.Header.Get("webhook-id")
-	deadline := time.Now().Add(wait)
+	deadline := testtime.Deadline(wait)
 	for !strings.Contains(p.text("#deliveries"), "succeeded") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the delivery never showed as succeeded: %q", p.text("#deliveries"))

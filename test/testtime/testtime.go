@@ -6,6 +6,7 @@
 package testtime
 
 import (
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -15,13 +16,16 @@ import (
 // Variable names the factor.
 const Variable = "TABNORM_TEST_TIME_SCALE"
 
-var factor = sync.OnceValue(func() float64 {
-	f, err := strconv.ParseFloat(os.Getenv(Variable), 64)
-	if err != nil || f <= 0 {
+var factor = sync.OnceValue(func() float64 { return parse(os.Getenv(Variable)) })
+
+// parse reads the factor: a positive number, else 1.
+func parse(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 1
 	}
 	return f
-})
+}
 
 // Factor is TABNORM_TEST_TIME_SCALE, or 1 when it is unset or not a
 // positive number.
