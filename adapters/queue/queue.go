@@ -57,9 +57,14 @@ type Config struct {
 // apart from the jobs' default queue.
 const WebhookQueue = "webhooks"
 
-// busyRetry is how long an entry whose organization holds its share of
-// the node's workers waits before it is fetched again.
-const busyRetry = time.Second
+// The longest waits of an entry whose organization holds its share of
+// the node's workers (see backoff): a job's is short, since a job of its
+// organization may end any moment; a delivery's longer, since an endpoint
+// that never answers holds its attempt for the sender's whole timeout.
+const (
+	busyJobMost      = 4 * time.Second
+	busyDeliveryMost = 16 * time.Second
+)
 
 // PurgeArgs is the periodic retention job; River runs it on one node.
 type PurgeArgs struct{}
@@ -138,7 +143,7 @@ func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return w.timeou
 // attempt), and a worker stays free for the other organizations.
 func (w *runWorker) Work(ctx context.Context, j *river.Job[RunArgs]) error {
 	if !w.share.take(j.Args.OrgID) {
-		return river.JobSnooze(busyRetry)
+		return river.JobSnooze(backoff(j.Metadata, busyJobMost))
 	}
 	defer w.share.give(j.Args.OrgID)
 	if j.Args.Trace != nil {
@@ -175,7 +180,8 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	// another's job always finds a worker here (a node of one worker
 	// cannot keep one apart).
 	river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout, share: newOrgShare(max(1, cfg.Workers-1))})
-	periodic := addDeliveryWorkers(workers, deliverer, newOrgShare(cfg.WebhooksPerOrg))
+	dw := &deliveryWorker{deliverer: deliverer, share: newOrgShare(cfg.WebhooksPerOrg)}
+	periodic := addDeliveryWorkers(workers, dw)
 	if purger != nil {
 		river.AddWorker(workers, &purgeWorker{purger: purger})
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.PurgeEvery),
@@ -186,17 +192,29 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	c := &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 20 * time.Millisecond,
 		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers, PeriodicJobs: periodic,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}, WebhookQueue: {MaxWorkers: cfg.WebhookWorkers}}}
-	var err error
 	w := &Workers{}
 	if db.Dialect == sqlstore.SQLite {
-		w.client, err = river.NewClient(riversqlite.New(db.Bun.DB), c)
+		client, err := river.NewClient(riversqlite.New(db.Bun.DB), c)
+		if err != nil {
+			return nil, fmt.Errorf("river client: %w", err)
+		}
+		w.client, dw.insert = client, inserter(client)
 	} else {
-		w.client, err = river.NewClient(riverpgxv5.New(db.Pool), c)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("river client: %w", err)
+		client, err := river.NewClient(riverpgxv5.New(db.Pool), c)
+		if err != nil {
+			return nil, fmt.Errorf("river client: %w", err)
+		}
+		w.client, dw.insert = client, inserter(client)
 	}
 	return w, nil
+}
+
+// inserter adds entries with a client outside any transaction.
+func inserter[TTx any](c *river.Client[TTx]) func(context.Context, river.JobArgs, *river.InsertOpts) error {
+	return func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
+		_, err := c.Insert(ctx, args, opts)
+		return err
+	}
 }
 
 // Start starts fetching. River runs until Stop or until the context it

@@ -96,6 +96,7 @@ func fairShare(t *testing.T, db *sqlstore.DB) {
 		select {
 		case id := <-h.ran:
 			seen[id] = true
+			t.Logf("%s ran after %s", id, time.Since(start))
 		case <-deadline:
 			t.Fatalf("org_b's job and delivery did not both run within 5 s (ran: %v)", seen)
 		}

@@ -2,9 +2,9 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -47,18 +47,33 @@ type deliveryWorker struct {
 	river.WorkerDefaults[DeliveryArgs]
 	deliverer ports.WebhookDeliverer
 	share     *orgShare
+	// insert adds an entry (set once the client exists).
+	insert func(context.Context, river.JobArgs, *river.InsertOpts) error
 }
 
 // Timeout leaves the sender's own 15 s limit room to answer first.
 func (w *deliveryWorker) Timeout(*river.Job[DeliveryArgs]) time.Duration { return time.Minute }
 
+// deferred is the priority of an attempt put back because its
+// organization had its share in flight: River fetches by priority first,
+// so another organization's fresh attempts (priority 1) go ahead of a
+// backlog that cannot run yet, however long it is.
+const deferred = 4
+
 // Work makes the attempt unless its organization already has its share
 // of attempts in flight here: endpoints that never answer hold a worker
 // up to the sender's timeout, and one organization's must not hold them
-// all. The entry waits a little and is fetched again (not an attempt).
+// all. Such an attempt is queued again behind every fresh one, after a
+// wait that grows while the organization stays busy, and this entry ends
+// (a repeat, should both run, finds the attempt made and does nothing).
 func (w *deliveryWorker) Work(ctx context.Context, j *river.Job[DeliveryArgs]) error {
 	if !w.share.take(j.Args.OrgID) {
-		return river.JobSnooze(busyRetry + time.Duration(rand.Int64N(int64(4*time.Second))))
+		wait := backoff(j.Metadata, busyDeliveryMost)
+		if w.insert == nil {
+			return river.JobSnooze(wait)
+		}
+		meta, _ := json.Marshal(map[string]int{"snoozes": snoozes(j.Metadata) + 1})
+		return w.insert(ctx, j.Args, &river.InsertOpts{Queue: WebhookQueue, Priority: deferred, ScheduledAt: time.Now().Add(wait), Metadata: meta})
 	}
 	defer w.share.give(j.Args.OrgID)
 	return w.deliverer.Deliver(ctx, j.Args.DeliveryID, j.Args.Attempt)
@@ -86,12 +101,12 @@ const sweepEvery = 10 * time.Second
 
 // addDeliveryWorkers registers the delivery and sweep workers and returns
 // the sweep's periodic job.
-func addDeliveryWorkers(workers *river.Workers, d ports.WebhookDeliverer, share *orgShare) []*river.PeriodicJob {
-	if d == nil {
+func addDeliveryWorkers(workers *river.Workers, dw *deliveryWorker) []*river.PeriodicJob {
+	if dw.deliverer == nil {
 		return nil
 	}
-	river.AddWorker(workers, &deliveryWorker{deliverer: d, share: share})
-	river.AddWorker(workers, &sweepWorker{deliverer: d})
+	river.AddWorker(workers, dw)
+	river.AddWorker(workers, &sweepWorker{deliverer: dw.deliverer})
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepEvery),
 		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, &river.InsertOpts{Queue: WebhookQueue} },
 		&river.PeriodicJobOpts{RunOnStart: true})}
