@@ -242,7 +242,8 @@ var Webhooks = fx.Options(
 		},
 		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, r ports.JobRenderer,
 			c ports.Clock, log *slog.Logger) *webhooks.Service {
-			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, MaxPerOrg: cfg.MaxWebhooksPerOrg}, e, d, q, s, tx, r, c, log)
+			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, MaxPerOrg: cfg.MaxWebhooksPerOrg,
+				InFlightPerOrg: cfg.WebhooksPerOrg}, e, d, q, s, tx, r, c, log)
 		},
 	)),
 	fx.Decorate(webhooks.WatchJobs),
@@ -253,7 +254,7 @@ var Webhooks = fx.Options(
 // this node's dead runs' working folders.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, reviews *review.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
-	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers, WebhooksPerOrg: cfg.WebhooksPerOrg}
+	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers}
 	w, err := queue.NewWorkers(db, qc, svc, jobs.Purgers{svc, orphans}, hooks, log)
 	if err != nil {
 		return err

@@ -46,25 +46,19 @@ type Config struct {
 	JobTimeout time.Duration // wall-time limit of one job
 	PurgeEvery time.Duration // how often retention runs (0: hourly)
 	// WebhookWorkers is how many webhook attempts a process makes at once,
-	// on a queue of their own: they never take a job worker (0: 8).
+	// on a queue of their own: they never take a job worker (0: 8). The
+	// webhooks service bounds each organization's share of them.
 	WebhookWorkers int
-	// WebhooksPerOrg is how many of those one organization may hold at
-	// once on a process (0: 2).
-	WebhooksPerOrg int
 }
 
 // WebhookQueue is the River queue of webhook attempts and their sweep,
 // apart from the jobs' default queue.
 const WebhookQueue = "webhooks"
 
-// The longest waits of an entry whose organization holds its share of
-// the node's workers (see backoff): a job's is short, since a job of its
-// organization may end any moment; a delivery's longer, since an endpoint
-// that never answers holds its attempt for the sender's whole timeout.
-const (
-	busyJobMost      = 4 * time.Second
-	busyDeliveryMost = 16 * time.Second
-)
+// busyJobMost is the longest wait of a job entry whose organization
+// holds its share of the node's workers (see backoff): short, since a job
+// of its organization may end any moment.
+const busyJobMost = 4 * time.Second
 
 // PurgeArgs is the periodic retention job; River runs it on one node.
 type PurgeArgs struct{}
@@ -172,16 +166,12 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	if cfg.WebhookWorkers <= 0 {
 		cfg.WebhookWorkers = 8
 	}
-	if cfg.WebhooksPerOrg <= 0 {
-		cfg.WebhooksPerOrg = 2
-	}
 	workers := river.NewWorkers()
 	// One organization may hold every job worker of a node but one, so
 	// another's job always finds a worker here (a node of one worker
 	// cannot keep one apart).
 	river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout, share: newOrgShare(max(1, cfg.Workers-1))})
-	dw := &deliveryWorker{deliverer: deliverer, share: newOrgShare(cfg.WebhooksPerOrg)}
-	periodic := addDeliveryWorkers(workers, dw)
+	periodic := addDeliveryWorkers(workers, deliverer)
 	if purger != nil {
 		river.AddWorker(workers, &purgeWorker{purger: purger})
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.PurgeEvery),
@@ -192,29 +182,17 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	c := &river.Config{Logger: log, MaxAttempts: 25, FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 20 * time.Millisecond,
 		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers, PeriodicJobs: periodic,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}, WebhookQueue: {MaxWorkers: cfg.WebhookWorkers}}}
+	var err error
 	w := &Workers{}
 	if db.Dialect == sqlstore.SQLite {
-		client, err := river.NewClient(riversqlite.New(db.Bun.DB), c)
-		if err != nil {
-			return nil, fmt.Errorf("river client: %w", err)
-		}
-		w.client, dw.insert = client, inserter(client)
+		w.client, err = river.NewClient(riversqlite.New(db.Bun.DB), c)
 	} else {
-		client, err := river.NewClient(riverpgxv5.New(db.Pool), c)
-		if err != nil {
-			return nil, fmt.Errorf("river client: %w", err)
-		}
-		w.client, dw.insert = client, inserter(client)
+		w.client, err = river.NewClient(riverpgxv5.New(db.Pool), c)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
 	}
 	return w, nil
-}
-
-// inserter adds entries with a client outside any transaction.
-func inserter[TTx any](c *river.Client[TTx]) func(context.Context, river.JobArgs, *river.InsertOpts) error {
-	return func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
-		_, err := c.Insert(ctx, args, opts)
-		return err
-	}
 }
 
 // Start starts fetching. River runs until Stop or until the context it

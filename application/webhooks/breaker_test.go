@@ -2,12 +2,15 @@ package webhooks_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/webhook"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // TestService_breaker: after BreakerAfter failures in a row, an endpoint's
@@ -149,4 +152,78 @@ func TestService_Create_limit(t *testing.T) {
 			t.Fatalf("after a delete: %v", err)
 		}
 	})
+}
+
+// TestService_inFlightPerOrganization: while an organization has its
+// share of attempts in flight (here 1, to an endpoint that does not
+// answer yet), its next due delivery is put off a few seconds without an
+// attempt or a request, and goes out once it is due again.
+func TestService_inFlightPerOrganization(t *testing.T) {
+	t.Parallel()
+	forEach(t, inFlightPerOrganization)
+}
+
+func inFlightPerOrganization(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	arrived, release := make(chan struct{}, 4), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(204)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	svc := f.withConfig(webhooks.Config{AllowPrivate: true, InFlightPerOrg: 1})
+	e, err := svc.Create(ctx, f.admin, webhooks.Input{URL: srv.URL, Events: []string{webhook.JobSucceeded}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := svc.SendTest(ctx, f.admin, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := svc.SendTest(ctx, f.admin, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- svc.Deliver(ctx, first.ID, 1) }()
+	select {
+	case <-arrived:
+	case <-testtime.After(10 * time.Second):
+		t.Fatal("the first attempt did not arrive")
+	}
+	if err := svc.Deliver(ctx, second.ID, 1); err != nil {
+		t.Fatal(err)
+	}
+	got := f.get(t, second.ID)
+	if got.Attempts != 0 || got.Status != webhook.Pending || got.NextAt == nil || !got.NextAt.After(f.clock.Now()) {
+		t.Fatalf("the second delivery while the first is in flight: %+v", got)
+	}
+	select {
+	case <-arrived:
+		t.Fatal("the second attempt was sent while the first was in flight")
+	default:
+	}
+	release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Set(*got.NextAt)
+	go func() { done <- svc.Deliver(ctx, second.ID, 1) }()
+	select {
+	case <-arrived:
+	case <-testtime.After(10 * time.Second):
+		t.Fatal("the second attempt did not arrive once the first ended")
+	}
+	release <- struct{}{}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := f.get(t, second.ID); got.Status != webhook.Delivered {
+		t.Fatalf("the second delivery: %+v", got)
+	}
 }

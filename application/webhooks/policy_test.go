@@ -112,8 +112,8 @@ func TestService_Sweep_onMocks(t *testing.T) {
 	ctx := context.Background()
 	f := newOnMocks(t)
 	f.deliveries.EXPECT().Due(mock.Anything, f.now.Add(-webhooks.SweepAfter), 500).Return([]webhook.Delivery{{ID: "del_1", Attempts: 0}, {ID: "del_2", Attempts: 2}}, nil).Once()
-	f.queue.EXPECT().EnqueueDelivery(mock.Anything, mock.Anything, "del_1", 1, f.now).Return(nil).Once()
-	f.queue.EXPECT().EnqueueDelivery(mock.Anything, mock.Anything, "del_2", 3, f.now).Return(nil).Once()
+	f.queue.EXPECT().EnqueueDelivery(mock.Anything, mock.Anything, "del_1", 1, f.now.Add(2*time.Second)).Return(nil).Once()
+	f.queue.EXPECT().EnqueueDelivery(mock.Anything, mock.Anything, "del_2", 3, f.now.Add(2*time.Second)).Return(nil).Once()
 	if n, err := f.svc.Sweep(ctx); n != 2 || err != nil {
 		t.Fatalf("Sweep = %d, %v", n, err)
 	}

@@ -31,6 +31,9 @@ type Config struct {
 	AllowPrivate bool
 	// MaxPerOrg is how many endpoints one organization may have (0: 20).
 	MaxPerOrg int
+	// InFlightPerOrg is how many attempts of one organization this
+	// process makes at once (0: 2).
+	InFlightPerOrg int
 }
 
 // maxPerOrg is MaxPerOrg's default.
@@ -47,12 +50,14 @@ type Service struct {
 	render     ports.JobRenderer
 	clock      ports.Clock
 	log        *slog.Logger
+	inflight   *inFlight
 }
 
 // NewService returns the webhooks service.
 func NewService(cfg Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue, sender ports.WebhookSender,
 	tx ports.Transactor, render ports.JobRenderer, clock ports.Clock, log *slog.Logger) *Service {
-	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, render: render, clock: clock, log: log}
+	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, render: render, clock: clock, log: log,
+		inflight: newInFlight(cmp.Or(cfg.InFlightPerOrg, 2))}
 }
 
 // Input is a new endpoint as the client sent it.
@@ -398,6 +403,7 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 	if err != nil || !e.Enabled {
 		return err
 	}
+	defer s.inflight.give(d.OrgID)
 	a, err := s.send(ctx, d, e, now)
 	if err != nil {
 		return err
@@ -416,8 +422,9 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 func (s *Service) claim(ctx context.Context, deliveryID string, attempt int, now time.Time) (webhook.Delivery, webhook.Endpoint, error) {
 	var d webhook.Delivery
 	var e webhook.Endpoint
-	var held bool
+	var held, taken bool
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		held, taken = false, false
 		var err error
 		if d, err = s.deliveries.Get(ctx, "", deliveryID); err != nil {
 			return err
@@ -425,6 +432,11 @@ func (s *Service) claim(ctx context.Context, deliveryID string, attempt int, now
 		if d.Attempts+1 != attempt || !d.Due(now) {
 			return errStale
 		}
+		if !s.inflight.take(d.OrgID) { // the organization has its share in flight here
+			held = true
+			return s.wait(ctx, &d, attempt, now.Add(busyWait+rand.N(busyJitter)))
+		}
+		taken = true
 		var until time.Time
 		e, err = s.endpoints.Update(ctx, "", d.EndpointID, func(e *webhook.Endpoint) error {
 			e.Lapse(now)
@@ -436,30 +448,54 @@ func (s *Service) claim(ctx context.Context, deliveryID string, attempt int, now
 		if err != nil {
 			return err
 		}
+		if held && e.Enabled {
+			return s.wait(ctx, &d, attempt, until.Add(rand.N(holdJitter)))
+		}
 		d, err = s.deliveries.Update(ctx, "", d.ID, func(d *webhook.Delivery) error {
 			switch {
 			case d.Attempts+1 != attempt || !d.Due(now):
 				return errStale
 			case !e.Enabled:
 				d.Abandon("The webhook is disabled.", now)
-			case held:
-				until = until.Add(rand.N(holdJitter))
-				d.NextAt = &until
 			default:
 				d.Claim(now.Add(webhook.ClaimFor))
 			}
 			return nil
 		})
-		if err != nil || !held || !e.Enabled {
-			return err
-		}
-		return s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, attempt, until)
+		return err
 	})
-	if err == nil && held && e.Enabled {
+	if taken && (err != nil || held || !e.Enabled) {
+		s.inflight.give(d.OrgID) // no attempt after all
+	}
+	if err == nil && held {
 		err = errHeld
 	}
 	return d, e, err
 }
+
+// wait puts a due delivery off until `until` without spending an attempt,
+// and queues that attempt for then.
+func (s *Service) wait(ctx context.Context, d *webhook.Delivery, attempt int, until time.Time) error {
+	var err error
+	*d, err = s.deliveries.Update(ctx, "", d.ID, func(d *webhook.Delivery) error {
+		if d.Attempts+1 != attempt || d.Status != webhook.Pending {
+			return errStale
+		}
+		d.NextAt = &until
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, attempt, until)
+}
+
+// busyWait and busyJitter: how long a delivery waits when its
+// organization has its share of attempts in flight on this process.
+const (
+	busyWait   = time.Second
+	busyJitter = 4 * time.Second
+)
 
 // holdJitter spreads the deliveries an endpoint held, so they do not all
 // come back at the same instant.
@@ -519,6 +555,11 @@ func (s *Service) record(ctx context.Context, d webhook.Delivery, e webhook.Endp
 	})
 }
 
+// sweptLater schedules a swept attempt a moment ahead: the queue puts
+// attempts for later behind fresh ones, so a backlog the sweep finds does
+// not go ahead of other organizations' new deliveries.
+const sweptLater = 2 * time.Second
+
 // Sweep queues again the attempts overdue by SweepAfter: those whose
 // worker died holding a claim. A queue entry that is merely late finds
 // the delivery claimed or done and does nothing.
@@ -530,7 +571,7 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		for _, d := range due {
-			if err := s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, d.Attempts+1, now); err != nil {
+			if err := s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, d.Attempts+1, now.Add(sweptLater)); err != nil {
 				return err
 			}
 		}
