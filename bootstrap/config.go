@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,15 @@ type Config struct {
 	ReviewTTL      time.Duration
 
 	WebhookAllowPrivate bool
+	// StartTimeout bounds start-up once the migrations are in place.
+	StartTimeout time.Duration
+	// JobWorkers is how many jobs a worker process runs at once (0: one
+	// more than the CPUs, so that one organization using every CPU leaves
+	// a worker to the others).
+	JobWorkers        int
+	WebhookWorkers    int
+	WebhooksPerOrg    int
+	MaxWebhooksPerOrg int
 
 	MetricsAddr          string
 	Tracing              tracing.Config
@@ -96,7 +106,12 @@ var Settings = []Setting{
 	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address"},
 	{"TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", "20", "sign-in attempts a minute per client address, per node, before any password is checked"},
 	{"TABNORM_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhooks to private and loopback addresses"},
+	{"TABNORM_MAX_WEBHOOKS_PER_ORG", "20", "webhook endpoints one organization may have; creating one more answers 409 `webhook_limit_reached`"},
+	{"TABNORM_WEBHOOK_WORKERS", "8", "webhook attempts a worker process makes at once, on a queue apart from the jobs'"},
+	{"TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", "2", "webhook attempts of one organization in flight at once, per worker process"},
+	{"TABNORM_JOB_WORKERS", "CPUs + 1", "jobs a worker process runs at once; one organization may hold all of them but one"},
 	{"TABNORM_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGTERM"},
+	{"TABNORM_START_TIMEOUT", "15s", "how long start-up may take, not counting the wait for another process's migrations"},
 	{"TABNORM_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"TABNORM_LOG_FORMAT", "text", "text or json"},
 	{"TABNORM_METRICS_ADDR", "", "listen address of `GET /metrics` (Prometheus), e.g. `127.0.0.1:9090`; off when empty"},
@@ -142,6 +157,11 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		OrphanGrace:         p.duration("TABNORM_ORPHAN_GRACE", 24*time.Hour),
 		ReviewTTL:           p.duration("TABNORM_REVIEW_TTL", 7*24*time.Hour),
 		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
+		StartTimeout:        p.duration("TABNORM_START_TIMEOUT", 15*time.Second),
+		MaxWebhooksPerOrg:   p.integer("TABNORM_MAX_WEBHOOKS_PER_ORG", 20, 1, 10_000),
+		WebhookWorkers:      p.integer("TABNORM_WEBHOOK_WORKERS", 8, 1, 1000),
+		WebhooksPerOrg:      p.integer("TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", 2, 1, 1000),
+		JobWorkers:          p.integer("TABNORM_JOB_WORKERS", runtime.GOMAXPROCS(0)+1, 1, 1000),
 		LogFormat:           p.oneOf("TABNORM_LOG_FORMAT", "text", "text", "json"),
 		Warnings:            warnings,
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -243,7 +242,8 @@ var Webhooks = fx.Options(
 		},
 		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, r ports.JobRenderer,
 			c ports.Clock, log *slog.Logger) *webhooks.Service {
-			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate}, e, d, q, s, tx, r, c, log)
+			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, MaxPerOrg: cfg.MaxWebhooksPerOrg,
+				InFlightPerOrg: cfg.WebhooksPerOrg}, e, d, q, s, tx, r, c, log)
 		},
 	)),
 	fx.Decorate(webhooks.WatchJobs),
@@ -254,7 +254,8 @@ var Webhooks = fx.Options(
 // this node's dead runs' working folders.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, reviews *review.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
-	w, err := queue.NewWorkers(db, queue.Config{Workers: runtime.GOMAXPROCS(0), JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery}, svc, jobs.Purgers{svc, orphans}, hooks, log)
+	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers}
+	w, err := queue.NewWorkers(db, qc, svc, jobs.Purgers{svc, orphans}, hooks, log)
 	if err != nil {
 		return err
 	}
@@ -264,7 +265,7 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 			if err := w.Start(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "tabnorm is working: %d job workers\n", runtime.GOMAXPROCS(0))
+			fmt.Fprintf(out, "tabnorm is working: %d job workers, %d webhook workers\n", qc.Workers, qc.WebhookWorkers)
 			reaper.Start()
 			return nil
 		},
@@ -357,6 +358,20 @@ func Migrate(ctx context.Context, db *sqlstore.DB, after func(context.Context) e
 		return nil
 	})
 	return applied, err
+}
+
+// AwaitMigrations applies the pending migrations under the migration
+// lock before the service starts, waiting for the lock as long as ctx
+// lets it: processes starting together, or beside a long `tabnorm
+// migrate`, wait for each other here, not within the start timeout. The
+// start that follows finds nothing to apply.
+func AwaitMigrations(ctx context.Context, cfg Config) ([]string, error) {
+	db, err := sqlstore.Open(ctx, cfg.Database)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = db.Close() }()
+	return Migrate(ctx, db, nil)
 }
 
 // migrateAndSeed runs at serve start, before the server listens: pending
@@ -509,6 +524,9 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		fx.Provide(migrateAndSeed),
 		fx.Invoke(func(Migrated) {}),
 		fx.StopTimeout(cfg.HTTP.ShutdownTimeout + 5*time.Second),
+	}
+	if cfg.StartTimeout > 0 {
+		opts = append(opts, fx.StartTimeout(cfg.StartTimeout))
 	}
 	if role == RoleAll || role == RoleAPI {
 		opts = append(opts, HTTP)

@@ -30,6 +30,9 @@ type Handles struct {
 // Overrides replace parts of the wiring; zero fields keep the defaults.
 type Overrides struct {
 	Clock ports.Clock // tests move time with it
+	// Tables wraps the table readers: tests slow some files down to keep
+	// a worker busy the way a heavy file does.
+	Tables func(ports.TableOpener) ports.TableOpener
 }
 
 // Start runs the service as serve does, without waiting for a signal, and
@@ -42,6 +45,9 @@ func Start(ctx context.Context, cfg Config, role Role, out io.Writer, ov Overrid
 	}
 	if ov.Clock != nil {
 		opts = append(opts, fx.Decorate(func(ports.Clock) ports.Clock { return ov.Clock }))
+	}
+	if ov.Tables != nil {
+		opts = append(opts, fx.Decorate(ov.Tables))
 	}
 	app := fx.New(opts...)
 	if err := app.Start(ctx); err != nil {

@@ -33,6 +33,7 @@ const (
 	CodeConflict                    Code = "conflict"
 	CodeWebhookDisabled             Code = "webhook_disabled"
 	CodeDeliveryPending             Code = "delivery_pending"
+	CodeWebhookLimitReached         Code = "webhook_limit_reached"
 	CodeFileTooLarge                Code = "file_too_large"
 	CodeUnsupportedFileFormat       Code = "unsupported_file_format"
 	CodeEncryptedFile               Code = "encrypted_file"

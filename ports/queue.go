@@ -13,7 +13,8 @@ type Queue interface {
 	// Enqueue adds the job's entry; rank is how many jobs of its
 	// organization are already active, and a lower rank is fetched first,
 	// so a busy organization's later jobs do not hold back another's first.
-	Enqueue(ctx context.Context, jobID string, rank int) error
+	// orgID lets a worker share its node fairly between organizations.
+	Enqueue(ctx context.Context, orgID, jobID string, rank int) error
 }
 
 // JobRunner runs one job to its end; the queue's workers call it. An error

@@ -33,14 +33,19 @@ type WebhookDeliveries interface {
 	// Due returns up to limit pending deliveries whose next attempt was due
 	// at or before t, oldest first.
 	Due(ctx context.Context, t time.Time, limit int) ([]webhook.Delivery, error)
+	// Waiting returns up to limit pending deliveries of an endpoint, oldest
+	// first (those a resumed endpoint sends at once).
+	Waiting(ctx context.Context, endpointID string, limit int) ([]webhook.Delivery, error)
 	// Update is a read-modify-write of one delivery, like WebhookEndpoints.Update.
 	Update(ctx context.Context, orgID, id string, fn func(*webhook.Delivery) error) (webhook.Delivery, error)
 }
 
 // WebhookQueue schedules a delivery's attempt. It joins the transaction
 // carried by ctx, so a delivery row and its queue entry commit together.
+// orgID lets the delivery workers bound each organization's attempts in
+// flight.
 type WebhookQueue interface {
-	EnqueueDelivery(ctx context.Context, deliveryID string, attempt int, at time.Time) error
+	EnqueueDelivery(ctx context.Context, orgID, deliveryID string, attempt int, at time.Time) error
 }
 
 // WebhookRequest is one signed attempt to send a delivery.

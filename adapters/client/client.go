@@ -41,7 +41,23 @@ type Client struct {
 	retries int
 	backoff time.Duration // first wait; doubles each retry
 	maxWait time.Duration
+	// maxAnswer bounds a JSON answer read into memory.
+	maxAnswer int64
 }
+
+// DefaultMaxAnswer is the largest JSON answer a client reads (32 MiB):
+// far above any page the server sends, and a bound on what a broken or
+// hostile server can make it hold. Downloads are streamed, never read
+// whole.
+const DefaultMaxAnswer = 32 << 20
+
+// ErrAnswerTooLarge is wrapped by the error of a call whose JSON answer
+// is larger than the client's limit.
+var ErrAnswerTooLarge = errors.New("the answer is larger than the client's limit")
+
+// WithMaxAnswer sets the largest JSON answer the client reads
+// (DefaultMaxAnswer).
+func WithMaxAnswer(n int64) Option { return func(c *Client) { c.maxAnswer = n } }
 
 // Option changes a Client.
 type Option func(*Client)
@@ -61,7 +77,8 @@ func WithRetries(n int, first time.Duration) Option {
 // New returns a client of the server at baseURL (e.g.
 // "https://tabnorm.example.com") authenticating with apiKey.
 func New(baseURL, apiKey string, opts ...Option) *Client {
-	c := &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: &http.Client{}, retries: 4, backoff: 500 * time.Millisecond, maxWait: 30 * time.Second}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), key: apiKey, http: &http.Client{}, retries: 4, backoff: 500 * time.Millisecond, maxWait: 30 * time.Second,
+		maxAnswer: DefaultMaxAnswer}
 	for _, o := range opts {
 		o(c)
 	}
@@ -248,9 +265,12 @@ func (c *Client) call(ctx context.Context, r request, out any) error {
 		_, _ = io.Copy(io.Discard, res.Body)
 		return nil
 	}
-	raw, err := io.ReadAll(res.Body)
+	raw, err := io.ReadAll(io.LimitReader(res.Body, c.maxAnswer+1))
 	if err != nil {
 		return fmt.Errorf("%s %s: read answer: %w", r.method, r.path, err)
+	}
+	if int64(len(raw)) > c.maxAnswer {
+		return fmt.Errorf("%s %s: %w (%d bytes)", r.method, r.path, ErrAnswerTooLarge, c.maxAnswer)
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("%s %s: decode answer: %w", r.method, r.path, err)

@@ -72,7 +72,7 @@ func (a *API) authenticate(c *gin.Context) error {
 			err = domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "Authorization must be \"Bearer svc_live_…\".")
 			break
 		}
-		p, err = a.deps.Auth.AuthenticateKey(c.Request.Context(), strings.TrimSpace(key))
+		p, err = a.deps.Auth.AuthenticateKey(c.Request.Context(), strings.TrimSpace(key), clientIP(c))
 	case hasCookie:
 		p, err = a.deps.Auth.AuthenticateSession(c.Request.Context(), cookie)
 		c.Set(sessionTokenKey, cookie)

@@ -16,6 +16,7 @@ import (
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 const peopleSchema = apptest.PeopleSchema
@@ -83,7 +84,7 @@ type jobView struct {
 
 func waitJob(t *testing.T, app *apptest.App, who apptest.Caller, id string) jobView {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := testtime.Deadline(30 * time.Second)
 	for time.Now().Before(deadline) {
 		var j jobView
 		res := app.Do("GET", "/v1/jobs/"+id, who, nil)
@@ -538,7 +539,7 @@ func TestJobs_retention(t *testing.T) {
 	var j jobView
 	res.JSON(t, &j)
 	waitJob(t, app, key, j.ID)
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testtime.Deadline(15 * time.Second)
 	for {
 		res := app.Do("GET", "/v1/jobs/"+j.ID+"/rows", key, nil)
 		if res.StatusCode == 404 {

@@ -12,6 +12,7 @@ import (
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // scrape reads GET /metrics from the app's own metrics listener.
@@ -111,7 +112,7 @@ func metricsJobAndStream(t *testing.T, m *metered) {
 	stream := openStream(t, m.app, created.ID, m.key)
 	_, _ = io.Copy(io.Discard, stream.Body) // the stream ends with the job
 	_ = stream.Body.Close()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := testtime.Deadline(30 * time.Second)
 	for !strings.Contains(m.app.Do("GET", "/v1/jobs/"+created.ID, m.key, nil).Body, `"status":"succeeded"`) {
 		if time.Now().After(deadline) {
 			t.Fatal("job did not succeed")

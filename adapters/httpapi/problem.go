@@ -40,6 +40,7 @@ var statusOf = map[domain.Code]int{
 	domain.CodeSourceDeleted:               http.StatusConflict,
 	domain.CodeIdempotencyKeyReused:        http.StatusConflict,
 	domain.CodeWebhookDisabled:             http.StatusConflict,
+	domain.CodeWebhookLimitReached:         http.StatusConflict,
 	domain.CodeDeliveryPending:             http.StatusConflict,
 	domain.CodeConflict:                    http.StatusConflict,
 	domain.CodeFileTooLarge:                http.StatusRequestEntityTooLarge,

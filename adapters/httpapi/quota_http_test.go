@@ -13,6 +13,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // TestJobs_queuedQuota: beyond TABNORM_MAX_QUEUED_JOBS_PER_ORG queued or
@@ -129,7 +130,7 @@ func fairSharing(t *testing.T, target sqltest.Target, limit int) {
 func waitBacklog(t *testing.T, app *apptest.App, key apptest.Caller) []timedJob {
 	t.Helper()
 	var list struct{ Data []timedJob }
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	for deadline := testtime.Deadline(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		app.Do("GET", "/v1/jobs?limit=100", key, nil).JSON(t, &list)
 		finished := 0
 		for _, j := range list.Data {

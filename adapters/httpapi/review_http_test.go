@@ -19,6 +19,7 @@ import (
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // checked sends requests and checks each answer's status, code and shape
@@ -76,7 +77,7 @@ func (k *checked) check(method, path string, res apptest.Response, status int, c
 // waitStatus polls a job until it has the status.
 func waitStatus(t *testing.T, app *apptest.App, who apptest.Caller, path, status string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := testtime.Deadline(30 * time.Second)
 	var j map[string]any
 	for time.Now().Before(deadline) {
 		res := app.Do("GET", path, who, nil)
@@ -585,7 +586,7 @@ func TestFix_rerunRefusals(t *testing.T) {
 	req.Header.Set("Content-Type", "text/plain")
 	k.send(req, key, 415, "unsupported_media_type")
 	k.do("POST", "/v1/jobs/"+j.ID+"/cancel", key, nil, 200, "")
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := testtime.Deadline(15 * time.Second)
 	for {
 		res := app.Do("POST", "/v1/jobs/"+j.ID+"/rerun", key, nil)
 		if res.StatusCode == 409 {

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"net/http"
 )
 
 var tracer = otel.Tracer("github.com/tabnorm/tabnorm/adapters/httpapi")
@@ -21,7 +22,8 @@ func traced(c *gin.Context) {
 	if route == "" {
 		route = "unmatched"
 	}
-	ctx, span := tracer.Start(ctx, c.Request.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer))
+	method := knownMethod(c.Request.Method)
+	ctx, span := tracer.Start(ctx, method+" "+route, trace.WithSpanKind(trace.SpanKindServer))
 	defer span.End()
 	recording := span.IsRecording()
 	// Without an exporter (the default) the span records nothing: the
@@ -34,7 +36,7 @@ func traced(c *gin.Context) {
 		c.Next()
 		return
 	}
-	span.SetAttributes(attribute.String("http.request.method", c.Request.Method), attribute.String("http.route", route),
+	span.SetAttributes(attribute.String("http.request.method", method), attribute.String("http.route", route),
 		attribute.String("tabnorm.request_id", requestID(c)))
 	c.Next()
 	status := c.Writer.Status()
@@ -45,4 +47,15 @@ func traced(c *gin.Context) {
 	if status >= 500 {
 		span.SetStatus(codes.Error, "")
 	}
+}
+
+// knownMethod is a standard HTTP method, or _OTHER as OpenTelemetry's
+// conventions name the rest: a client's made-up methods do not name spans.
+func knownMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "_OTHER"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // TestTraces_jobSpanTree sends a job with a W3C traceparent through the
@@ -40,7 +41,7 @@ func TestTraces_jobSpanTree(t *testing.T) {
 	waitJob(t, app, key, created.ID)
 
 	byName := map[string]tracetest.SpanStub{}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := testtime.Deadline(20 * time.Second)
 	for {
 		if err := tracing.Flush(context.Background()); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,12 @@ type WebhookJSON struct {
 	Events              []string `json:"events"`
 	Enabled             bool     `json:"enabled"`
 	DisabledReason      *string  `json:"disabled_reason"`
+	State               string   `json:"state"`
+	Paused              bool     `json:"paused"`
+	PausedReason        *string  `json:"paused_reason"`
 	FailingSince        *string  `json:"failing_since"`
+	ConsecutiveFailures int      `json:"consecutive_failures"`
+	NextAttemptAt       *string  `json:"next_attempt_at"`
 	PreviousSecretUntil *string  `json:"previous_secret_until"`
 	CreatedAt           string   `json:"created_at"`
 	UpdatedAt           string   `json:"updated_at"`
@@ -33,8 +38,12 @@ type WebhookJSON struct {
 // withSecret.
 func NewWebhookJSON(e webhook.Endpoint, withSecret bool) WebhookJSON {
 	out := WebhookJSON{ID: e.ID, Object: "webhook", URL: e.URL, Description: e.Description, Events: e.Events, Enabled: e.Enabled,
-		FailingSince: formatTimePtr(e.FailingSince), PreviousSecretUntil: formatTimePtr(e.PreviousUntil),
+		State: e.State(), Paused: e.Paused, FailingSince: formatTimePtr(e.FailingSince), ConsecutiveFailures: e.Failures,
+		NextAttemptAt: formatTimePtr(e.RetryAt), PreviousSecretUntil: formatTimePtr(e.PreviousUntil),
 		CreatedAt: formatTime(e.CreatedAt), UpdatedAt: formatTime(e.UpdatedAt)}
+	if e.PausedReason != "" {
+		out.PausedReason = &e.PausedReason
+	}
 	if out.Events == nil {
 		out.Events = []string{}
 	}
@@ -99,6 +108,7 @@ type updateWebhookRequest struct {
 	Events      sentField[[]string] `json:"events"`
 	Description *string             `json:"description"`
 	Enabled     *bool               `json:"enabled"`
+	Paused      *bool               `json:"paused"`
 }
 
 // sentField tells a field left out of a body from one sent as null, which
@@ -163,7 +173,7 @@ func (a *API) updateWebhook(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	in := webhooks.Patch{URL: req.URL, Description: req.Description, Enabled: req.Enabled}
+	in := webhooks.Patch{URL: req.URL, Description: req.Description, Enabled: req.Enabled, Paused: req.Paused}
 	if req.Events.sent {
 		in.Events = req.Events.value
 		if in.Events == nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 type hookRequest struct {
@@ -51,7 +52,7 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 // wait returns the n-th request (from 1) once it has arrived.
 func (r *hookReceiver) wait(t *testing.T, n int) hookRequest {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := testtime.Deadline(20 * time.Second)
 	for time.Now().Before(deadline) {
 		r.mu.Lock()
 		if len(r.got) >= n {
@@ -78,9 +79,9 @@ func verifyHook(t *testing.T, secret string, r hookRequest) {
 }
 
 type webhookView struct {
-	ID, URL, Secret string
-	Enabled         bool
-	Events          []string
+	ID, URL, Secret, State string
+	Enabled, Paused        bool
+	Events                 []string
 }
 
 type deliveryView struct {
@@ -110,6 +111,7 @@ func TestWebhooks_HTTP(t *testing.T) {
 				scriptStep[*hooks]{"create_by_admins_only", hooksCreate},
 				scriptStep[*hooks]{"a_test_event_arrives_signed_and_a_retry_repeats_it", hooksTestAndRetry},
 				scriptStep[*hooks]{"after_a_rotation_both_secrets_sign", hooksRotate},
+				scriptStep[*hooks]{"a_paused_endpoint_holds_its_deliveries_until_resumed", hooksPauseAndResume},
 				scriptStep[*hooks]{"disabled_by_a_person_then_deleted", hooksDisableAndDelete},
 			)
 		})
@@ -183,7 +185,7 @@ func hooksTestAndRetry(t *testing.T, h *hooks) {
 		t.Fatalf("test event: %v %s", first.header, first.body)
 	}
 	var page struct{ Data []deliveryView }
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := testtime.Deadline(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		h.valid(t, "GET", "/v1/webhooks/"+h.hook.ID+"/deliveries", h.member, nil, 200).JSON(t, &page)
 		if len(page.Data) == 1 && page.Data[0].Status == "succeeded" || time.Now().After(deadline) {
 			break
@@ -254,7 +256,7 @@ func TestWebhooks_refusePrivateAddressesByDefault(t *testing.T) {
 	}
 	res.JSON(t, &hook)
 	app.Do("POST", "/v1/webhooks/"+hook.ID+"/test", key, nil)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := testtime.Deadline(10 * time.Second)
 	var page struct {
 		Data []struct {
 			Attempt int

@@ -75,12 +75,29 @@ func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
 }
 
 // Request records one answered request. route is the route's pattern
-// (/v1/jobs/:id), never the raw path, so ids do not multiply the series.
+// (/v1/jobs/:id), never the raw path, so ids do not multiply the series;
+// the method is one of the standard ones or OTHER, and the status a
+// number from 100 to 599 or "other": a client choosing either cannot add
+// series.
 func (m *Metrics) Request(route, method string, status int, d time.Duration) {
 	if route == "" {
 		route = "unmatched"
 	}
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
+	code := "other"
+	if status >= 100 && status <= 599 {
+		code = strconv.Itoa(status)
+	}
+	m.requests.WithLabelValues(route, Method(method), code).Observe(d.Seconds())
+}
+
+// Method is method when it is a standard HTTP method, else OTHER.
+func Method(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "OTHER"
 }
 
 // Refused counts a request refused by a limit.

@@ -29,6 +29,9 @@ import (
 // RunArgs is the queue entry of a job: just its id; the job row holds the rest.
 type RunArgs struct {
 	JobID string `json:"job_id"`
+	// OrgID is the job's organization, for the node's fair share (entries
+	// queued before it was carried have none and are not counted).
+	OrgID string `json:"org_id,omitempty"`
 	// Trace carries the creating request's W3C traceparent, so the run
 	// is part of the same trace.
 	Trace map[string]string `json:"trace,omitempty"`
@@ -42,7 +45,20 @@ type Config struct {
 	Workers    int           // concurrent jobs per process
 	JobTimeout time.Duration // wall-time limit of one job
 	PurgeEvery time.Duration // how often retention runs (0: hourly)
+	// WebhookWorkers is how many webhook attempts a process makes at once,
+	// on a queue of their own: they never take a job worker (0: 8). The
+	// webhooks service bounds each organization's share of them.
+	WebhookWorkers int
 }
+
+// WebhookQueue is the River queue of webhook attempts and their sweep,
+// apart from the jobs' default queue.
+const WebhookQueue = "webhooks"
+
+// busyJobMost is the longest wait of a job entry whose organization
+// holds its share of the node's workers (see backoff): short, since a job
+// of its organization may end any moment.
+const busyJobMost = 4 * time.Second
 
 // PurgeArgs is the periodic retention job; River runs it on one node.
 type PurgeArgs struct{}
@@ -86,13 +102,13 @@ func NewInserter(db *sqlstore.DB, log *slog.Logger) (*Inserter, error) {
 // Enqueue inserts the job's queue entry in the context's transaction.
 // River fetches by priority (1 first, 4 last), then age: an
 // organization's first active job gets 1, its fourth and later 4.
-func (q *Inserter) Enqueue(ctx context.Context, jobID string, rank int) error {
+func (q *Inserter) Enqueue(ctx context.Context, orgID, jobID string, rank int) error {
 	tx, ok := sqlstore.TxFrom(ctx)
 	if !ok {
 		return errors.New("enqueue outside a transaction")
 	}
 	opts := &river.InsertOpts{Priority: min(max(rank, 0), 3) + 1}
-	args := RunArgs{JobID: jobID}
+	args := RunArgs{JobID: jobID, OrgID: orgID}
 	if carrier := (propagation.MapCarrier{}); true {
 		otel.GetTextMapPropagator().Inject(ctx, carrier)
 		if len(carrier) > 0 {
@@ -109,13 +125,21 @@ type runWorker struct {
 	river.WorkerDefaults[RunArgs]
 	runner  ports.JobRunner
 	timeout time.Duration
+	share   *orgShare
 }
 
 // Timeout lets the runner enforce the job's own limit (it fails the job
 // with job_timeout); River's is a backstop a little later.
 func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return w.timeout + time.Minute }
 
+// Work runs the job unless its organization already holds its share of
+// this node's workers: then the entry waits a moment (a snooze is not an
+// attempt), and a worker stays free for the other organizations.
 func (w *runWorker) Work(ctx context.Context, j *river.Job[RunArgs]) error {
+	if !w.share.take(j.Args.OrgID) {
+		return river.JobSnooze(backoff(j.Metadata, busyJobMost))
+	}
+	defer w.share.give(j.Args.OrgID)
 	if j.Args.Trace != nil {
 		ctx = otel.GetTextMapPropagator().Extract(ctx, propagation.MapCarrier(j.Args.Trace))
 	}
@@ -139,8 +163,14 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	if cfg.PurgeEvery <= 0 {
 		cfg.PurgeEvery = time.Hour
 	}
+	if cfg.WebhookWorkers <= 0 {
+		cfg.WebhookWorkers = 8
+	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout})
+	// One organization may hold every job worker of a node but one, so
+	// another's job always finds a worker here (a node of one worker
+	// cannot keep one apart).
+	river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout, share: newOrgShare(max(1, cfg.Workers-1))})
 	periodic := addDeliveryWorkers(workers, deliverer)
 	if purger != nil {
 		river.AddWorker(workers, &purgeWorker{purger: purger})
@@ -151,7 +181,7 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	// for a worker a few tens of milliseconds, not a second.
 	c := &river.Config{Logger: riverLogger(log), MaxAttempts: 25, FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 20 * time.Millisecond,
 		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers, PeriodicJobs: periodic,
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}}
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}, WebhookQueue: {MaxWorkers: cfg.WebhookWorkers}}}
 	var err error
 	w := &Workers{}
 	if db.Dialect == sqlstore.SQLite {

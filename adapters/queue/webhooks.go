@@ -18,6 +18,9 @@ import (
 type DeliveryArgs struct {
 	DeliveryID string `json:"delivery_id"`
 	Attempt    int    `json:"attempt"`
+	// OrgID bounds the organization's attempts in flight (entries queued
+	// before it was carried have none and are not counted).
+	OrgID string `json:"org_id,omitempty"`
 }
 
 // Kind names the entry type in River's table.
@@ -26,17 +29,29 @@ func (DeliveryArgs) Kind() string { return "tabnorm.deliver_webhook" }
 var _ ports.WebhookQueue = (*Inserter)(nil)
 
 // EnqueueDelivery inserts an attempt scheduled at `at`, in the context's
-// transaction.
-func (q *Inserter) EnqueueDelivery(ctx context.Context, deliveryID string, attempt int, at time.Time) error {
+// transaction, on the webhooks' own queue. An attempt for later (a retry,
+// one its endpoint's breaker holds, one put off for its organization's
+// share, a swept one) gets the lowest priority: when both are due, River
+// fetches fresh attempts first, so one organization's backlog, however
+// long, does not hold back another's new deliveries.
+func (q *Inserter) EnqueueDelivery(ctx context.Context, orgID, deliveryID string, attempt int, at time.Time) error {
 	tx, ok := sqlstore.TxFrom(ctx)
 	if !ok {
 		return errors.New("enqueue outside a transaction")
 	}
-	if _, err := q.client.InsertTx(ctx, tx.Tx, DeliveryArgs{DeliveryID: deliveryID, Attempt: attempt}, &river.InsertOpts{ScheduledAt: at}); err != nil {
+	args := DeliveryArgs{DeliveryID: deliveryID, Attempt: attempt, OrgID: orgID}
+	opts := &river.InsertOpts{ScheduledAt: at, Queue: WebhookQueue, Priority: 1}
+	if at.After(time.Now().Add(time.Second)) {
+		opts.Priority = laterPriority
+	}
+	if _, err := q.client.InsertTx(ctx, tx.Tx, args, opts); err != nil {
 		return fmt.Errorf("enqueue webhook delivery %s: %w", deliveryID, err)
 	}
 	return nil
 }
+
+// laterPriority is River's lowest, for attempts scheduled for later.
+const laterPriority = 4
 
 type deliveryWorker struct {
 	river.WorkerDefaults[DeliveryArgs]
@@ -79,5 +94,6 @@ func addDeliveryWorkers(workers *river.Workers, d ports.WebhookDeliverer) []*riv
 	river.AddWorker(workers, &deliveryWorker{deliverer: d})
 	river.AddWorker(workers, &sweepWorker{deliverer: d})
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+		func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{}, &river.InsertOpts{Queue: WebhookQueue} },
+		&river.PeriodicJobOpts{RunOnStart: true})}
 }

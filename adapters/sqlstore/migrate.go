@@ -11,9 +11,9 @@ import (
 	"github.com/tabnorm/tabnorm/migrations"
 )
 
-// advisoryLockKey serialises migrations across processes on PostgreSQL
+// MigrationLockKey serialises migrations across processes on PostgreSQL
 // (bun's own Lock is a table row, which a crashed process leaves behind).
-const advisoryLockKey = 0x7461626e6f726d // "tabnorm"
+const MigrationLockKey = 0x7461626e6f726d // "tabnorm"
 
 func (db *DB) migrator() (*migrate.Migrator, error) {
 	var fsys fs.FS = migrations.SQLite
@@ -47,10 +47,10 @@ func (db *DB) WithMigrationLock(ctx context.Context, fn func(context.Context) er
 		return fmt.Errorf("connection for the migration lock: %w", err)
 	}
 	defer func() { _ = conn.Close() }()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", advisoryLockKey); err != nil {
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", MigrationLockKey); err != nil {
 		return fmt.Errorf("take migration lock: %w", err)
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", advisoryLockKey) //nolint:errcheck // released with the session anyway
+	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", MigrationLockKey) //nolint:errcheck // released with the session anyway
 	return fn(ctx)
 }
 

@@ -25,6 +25,10 @@ type webhookEndpointRow struct {
 	PreviousSecret string     `bun:"previous_secret"`
 	PreviousUntil  *time.Time `bun:"previous_until"`
 	FailingSince   *time.Time `bun:"failing_since"`
+	Failures       int        `bun:"failures"`
+	RetryAt        *time.Time `bun:"retry_at"`
+	Paused         bool       `bun:"paused"`
+	PausedReason   string     `bun:"paused_reason"`
 	CreatedAt      time.Time  `bun:"created_at"`
 	UpdatedAt      time.Time  `bun:"updated_at"`
 }
@@ -33,7 +37,8 @@ func toEndpointRow(e webhook.Endpoint) webhookEndpointRow {
 	events, _ := json.Marshal(e.Events)
 	return webhookEndpointRow{ID: e.ID, OrgID: e.OrgID, URL: e.URL, Description: e.Description, Events: string(events), Enabled: e.Enabled,
 		DisabledReason: e.DisabledReason, Secret: e.Secret, PreviousSecret: e.PreviousSecret, PreviousUntil: utcPtr(e.PreviousUntil),
-		FailingSince: utcPtr(e.FailingSince), CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+		FailingSince: utcPtr(e.FailingSince), Failures: e.Failures, RetryAt: utcPtr(e.RetryAt), Paused: e.Paused, PausedReason: e.PausedReason,
+		CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
 }
 
 func toEndpointDomain(r webhookEndpointRow) webhook.Endpoint {
@@ -41,7 +46,8 @@ func toEndpointDomain(r webhookEndpointRow) webhook.Endpoint {
 	_ = json.Unmarshal([]byte(r.Events), &events) // written by toEndpointRow
 	return webhook.Endpoint{ID: r.ID, OrgID: r.OrgID, URL: r.URL, Description: r.Description, Events: events, Enabled: r.Enabled,
 		DisabledReason: r.DisabledReason, Secret: r.Secret, PreviousSecret: r.PreviousSecret, PreviousUntil: utcPtr(r.PreviousUntil),
-		FailingSince: utcPtr(r.FailingSince), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		FailingSince: utcPtr(r.FailingSince), Failures: r.Failures, RetryAt: utcPtr(r.RetryAt), Paused: r.Paused, PausedReason: r.PausedReason,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
 // WebhookEndpoints implements ports.WebhookEndpoints.
@@ -213,6 +219,21 @@ func (s *WebhookDeliveries) Due(ctx context.Context, t time.Time, limit int) ([]
 	var rows []webhookDeliveryRow
 	err := s.db.conn(ctx).NewSelect().Model(&rows).Where("status = ? AND next_at <= ?", webhook.Pending, t.UTC()).
 		OrderExpr("next_at").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, translate(err, "webhook delivery")
+	}
+	out := make([]webhook.Delivery, len(rows))
+	for i, r := range rows {
+		out[i] = toDeliveryDomain(r)
+	}
+	return out, nil
+}
+
+// Waiting implements ports.WebhookDeliveries.
+func (s *WebhookDeliveries) Waiting(ctx context.Context, endpointID string, limit int) ([]webhook.Delivery, error) {
+	var rows []webhookDeliveryRow
+	err := s.db.conn(ctx).NewSelect().Model(&rows).Where("endpoint_id = ? AND status = ?", endpointID, webhook.Pending).
+		OrderExpr("created_at, id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, translate(err, "webhook delivery")
 	}

@@ -30,13 +30,14 @@ type Service struct {
 	audit    ports.AuditLog
 	clock    ports.Clock
 	throttle *Throttle
+	keyGuard *keyGuard
 	log      *slog.Logger
 }
 
 // NewService returns the auth service.
 func NewService(creds ports.Credentials, orgs ports.Organizations, users ports.Users, keys ports.APIKeys, sessions ports.Sessions,
 	audit ports.AuditLog, clock ports.Clock, throttle *Throttle, log *slog.Logger) *Service {
-	return &Service{creds: creds, orgs: orgs, users: users, keys: keys, sessions: sessions, audit: audit, clock: clock, throttle: throttle, log: log}
+	return &Service{creds: creds, orgs: orgs, users: users, keys: keys, sessions: sessions, audit: audit, clock: clock, throttle: throttle, keyGuard: newKeyGuard(), log: log}
 }
 
 var (
@@ -45,11 +46,29 @@ var (
 	errBadCredentials  = domain.Errorf(domain.ErrUnauthenticated, domain.CodeInvalidCredentials, "The email or password is wrong.")
 )
 
-// AuthenticateKey turns a presented API key into a principal. Malformed
+// AuthenticateKey checks a key presented from the client address addr,
+// throttling the addresses that present invalid keys (see
+// KeyFailuresPerAddress).
+func (s *Service) AuthenticateKey(ctx context.Context, plaintext, addr string) (identity.Principal, error) {
+	now, h := s.clock.Now(), apikey.HashOf(plaintext)
+	if err := s.keyGuard.check(addr, h, now); err != nil {
+		return identity.Principal{}, err
+	}
+	p, err := s.authenticateKey(ctx, plaintext)
+	switch {
+	case err == nil:
+		s.keyGuard.valid(h, now)
+	case errors.Is(err, errInvalidKey):
+		s.keyGuard.failed(addr, now)
+	}
+	return p, err
+}
+
+// authenticateKey turns a presented API key into a principal. Malformed
 // keys are refused before any database read; revoked and unknown keys get
 // the same answer. Nothing is cached, so a revocation applies on the very
 // next request on every node.
-func (s *Service) AuthenticateKey(ctx context.Context, plaintext string) (identity.Principal, error) {
+func (s *Service) authenticateKey(ctx context.Context, plaintext string) (identity.Principal, error) {
 	if err := apikey.Validate(plaintext); err != nil {
 		return identity.Principal{}, errInvalidKey
 	}

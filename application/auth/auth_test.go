@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"testing"
@@ -126,7 +127,7 @@ func TestAuthenticateKey(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t) // no expectations: any repository call fails the test
 		for _, k := range []string{"", "svc_live_short", "Bearer x", apikey.Generate()[:apikey.Length-1] + "!"} {
-			if _, err := f.svc.AuthenticateKey(context.Background(), k); domain.CodeOf(err) != "invalid_api_key" {
+			if _, err := f.svc.AuthenticateKey(context.Background(), k, "192.0.2.1"); domain.CodeOf(err) != "invalid_api_key" {
 				t.Errorf("%q: %v", k, err)
 			}
 		}
@@ -138,7 +139,7 @@ func TestAuthenticateKey(t *testing.T) {
 		k := apikey.Key{ID: "key_1", OrgID: org.ID}
 		k.Revoke(now)
 		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(k, org.Products, nil)
-		if _, err := f.svc.AuthenticateKey(context.Background(), plain); domain.CodeOf(err) != "invalid_api_key" {
+		if _, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1"); domain.CodeOf(err) != "invalid_api_key" {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -146,7 +147,7 @@ func TestAuthenticateKey(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		f.creds.EXPECT().KeyByHash(mock.Anything, mock.Anything).Return(apikey.Key{}, nil, domain.NotFound("API key"))
-		if _, err := f.svc.AuthenticateKey(context.Background(), apikey.Generate()); domain.CodeOf(err) != "invalid_api_key" {
+		if _, err := f.svc.AuthenticateKey(context.Background(), apikey.Generate(), "192.0.2.1"); domain.CodeOf(err) != "invalid_api_key" {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -156,7 +157,7 @@ func TestAuthenticateKey(t *testing.T) {
 		plain := apikey.Generate()
 		recent := now.Add(-10 * time.Second)
 		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, org.Products, nil).Once()
-		p, err := f.svc.AuthenticateKey(context.Background(), plain)
+		p, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1")
 		if err != nil || p.Method != identity.ByAPIKey || p.KeyID != "key_1" || p.OrgID != org.ID || p.Role != "" || p.Entitled(identity.Normalize) != nil {
 			t.Fatalf("principal = %+v, %v", p, err)
 		}
@@ -164,7 +165,7 @@ func TestAuthenticateKey(t *testing.T) {
 		old := now.Add(-time.Hour)
 		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &old}, org.Products, nil).Once()
 		f.keys.EXPECT().TouchLastUsed(mock.Anything, "key_1", now).Return(nil).Once()
-		if _, err := f.svc.AuthenticateKey(context.Background(), plain); err != nil {
+		if _, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1"); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -242,5 +243,44 @@ func TestAuthenticateSession_expiredIsDeleted(t *testing.T) {
 	f.sessions.EXPECT().Delete(mock.Anything, ses.Hash).Return(nil)
 	if _, err := f.svc.AuthenticateSession(context.Background(), token); domain.CodeOf(err) != "unauthenticated" {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestAuthenticateKey_throttlesFailuresPerAddress: past
+// KeyFailuresPerAddress invalid keys, an address gets rate_limited with
+// Retry-After before any database read, while a key found valid is not
+// slowed and another address is not affected.
+func TestAuthenticateKey_throttlesFailuresPerAddress(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	org := identity.Organization{ID: "org_1", Products: []identity.Product{identity.Normalize}}
+	f := newFixture(t)
+	good := apikey.Generate()
+	recent := now.Add(-10 * time.Second)
+	f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(good)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, org.Products, nil).Times(3)
+	if _, err := f.svc.AuthenticateKey(ctx, good, "198.51.100.7"); err != nil {
+		t.Fatal(err)
+	}
+	// Unknown keys: each one a database read, until the limit.
+	f.creds.EXPECT().KeyByHash(mock.Anything, mock.Anything).Return(apikey.Key{}, nil, domain.NotFound("API key")).Times(auth.KeyFailuresPerAddress - 5)
+	for i := range auth.KeyFailuresPerAddress {
+		key := apikey.Generate()
+		if i < 5 {
+			key = "svc_live_malformed" // malformed keys count too
+		}
+		if _, err := f.svc.AuthenticateKey(ctx, key, "198.51.100.7"); domain.CodeOf(err) != domain.CodeInvalidAPIKey {
+			t.Fatalf("failure %d: %v", i+1, err)
+		}
+	}
+	_, err := f.svc.AuthenticateKey(ctx, apikey.Generate(), "198.51.100.7")
+	var coded *domain.Error
+	if domain.CodeOf(err) != domain.CodeRateLimited || !errors.As(err, &coded) || coded.RetryAfter < 1 || coded.RetryAfter > 60 {
+		t.Fatalf("past the limit: %v", err)
+	}
+	if _, err := f.svc.AuthenticateKey(ctx, good, "198.51.100.7"); err != nil {
+		t.Fatalf("a valid key from a throttled address: %v", err)
+	}
+	if _, err := f.svc.AuthenticateKey(ctx, good, "203.0.113.9"); err != nil {
+		t.Fatalf("another address: %v", err)
 	}
 }

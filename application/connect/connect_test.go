@@ -108,7 +108,7 @@ func TestService_CreateJob(t *testing.T) {
 		f.slots.EXPECT().Counts(mock.Anything, "org_acme").Return(0, 0, nil).Once()
 		var created job.Job
 		f.jobs.EXPECT().Create(mock.Anything, mock.Anything).Run(func(_ context.Context, j job.Job) { created = j }).Return(nil).Once()
-		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, 0).Return(nil).Once()
+		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything, 0).Return(nil).Once()
 		var linked string
 		f.files.EXPECT().Link(mock.Anything, mock.Anything, []string{"file_b", "file_a"}).Run(func(_ context.Context, jobID string, _ []string) { linked = jobID }).
 			Return(nil).Once()

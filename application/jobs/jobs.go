@@ -259,7 +259,7 @@ func (s *Service) queueNew(ctx context.Context, j job.Job) error {
 		if active >= s.cfg.MaxRunningPerOrg { // it waits for a slot of its organization
 			return s.slots.Hold(ctx, j.ID)
 		}
-		return s.queue.Enqueue(ctx, j.ID, active)
+		return s.queue.Enqueue(ctx, j.OrgID, j.ID, active)
 	})
 }
 
@@ -336,7 +336,7 @@ func (s *Service) dispatchOrg(ctx context.Context, orgID string) (int, error) {
 			if err != nil || id == "" {
 				return err
 			}
-			if err := s.queue.Enqueue(ctx, id, active); err != nil {
+			if err := s.queue.Enqueue(ctx, orgID, id, active); err != nil {
 				return err
 			}
 			n++

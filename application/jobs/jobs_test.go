@@ -44,7 +44,7 @@ func TestService_Submit(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, jobs.Config{})
 		f.acceptJobs(2, 2)
-		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, 2).Return(nil).Once()
+		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything, 2).Return(nil).Once()
 		j, err := f.svc.Submit(ctx, acme, jobs.Submission{SourceType: job.SourceUpload, Files: upload(40),
 			Params: jobs.Params{Mode: "normalize", Schema: []byte(peopleSchema), Options: []byte(`{"trim":true}`), Name: "Q3"}})
 		if err != nil {
@@ -76,7 +76,7 @@ func TestService_Submit(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, jobs.Config{})
 		f.acceptJobs(0, 0)
-		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, 0).Return(nil).Once()
+		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything, 0).Return(nil).Once()
 		f.schemas.EXPECT().Get(mock.Anything, "org_acme", "sch_1").Return(schema.Saved{ID: "sch_1", Document: []byte(peopleSchema)}, nil).Once()
 		j, err := f.svc.Submit(ctx, acme, jobs.Submission{SourceType: job.SourceUpload, Files: upload(1), Params: jobs.Params{SchemaID: "sch_1"}})
 		if err != nil {
@@ -145,7 +145,7 @@ func TestService_Submit(t *testing.T) {
 			f.quotas.EXPECT().Usage(mock.Anything, "org_acme", job.MonthStart(now)).Return(c.rows, c.storage, nil)
 			if !c.refused {
 				f.acceptJobs(0, 0)
-				f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, 0).Return(nil).Once()
+				f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything, 0).Return(nil).Once()
 			}
 			_, err := f.svc.Submit(ctx, acme, jobs.Submission{SourceType: c.source, Files: upload(c.size), Params: jobs.Params{Mode: "infer"}})
 			if refused := domain.CodeOf(err) == "quota_exceeded" && errors.Is(err, domain.ErrForbidden); refused != c.refused || (!c.refused && err != nil) {
@@ -184,7 +184,7 @@ func TestService_uploadUnderIdempotencyKey(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, jobs.Config{})
 	f.acceptJobs(0, 0)
-	f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, 0).Return(nil).Once()
+	f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything, 0).Return(nil).Once()
 	f.tables.EXPECT().Sniff(mock.Anything, "people.csv").Return(table.CSV, nil)
 	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) })
@@ -249,7 +249,7 @@ func TestService_Cancel(t *testing.T) {
 			f.put(j)
 			f.slots.EXPECT().Counts(mock.Anything, "org_acme").Return(0, 1, nil).Once()
 			f.slots.EXPECT().NextWaiting(mock.Anything, "org_acme").Return("job_2", nil).Once()
-			f.queue.EXPECT().Enqueue(mock.Anything, "job_2", 0).Return(nil).Once()
+			f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_2", 0).Return(nil).Once()
 			f.slots.EXPECT().NextWaiting(mock.Anything, "org_acme").Return("", nil).Once()
 			got, err := f.svc.Cancel(ctx, acme, "job_1")
 			if err != nil || got.Status != job.Canceled || got.FinishedAt == nil || f.job("job_1").Status != job.Canceled {
@@ -430,10 +430,10 @@ func TestService_Dispatch(t *testing.T) {
 	f.slots.EXPECT().OrgsWaiting(mock.Anything, 1000).Return([]string{"org_a", "org_b"}, nil).Once()
 	f.slots.EXPECT().Counts(mock.Anything, "org_a").Return(1, 5, nil).Once() // one free slot
 	f.slots.EXPECT().NextWaiting(mock.Anything, "org_a").Return("job_a1", nil).Once()
-	f.queue.EXPECT().Enqueue(mock.Anything, "job_a1", 1).Return(nil).Once()
+	f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_a1", 1).Return(nil).Once()
 	f.slots.EXPECT().Counts(mock.Anything, "org_b").Return(0, 1, nil).Once() // one waits
 	f.slots.EXPECT().NextWaiting(mock.Anything, "org_b").Return("job_b1", nil).Once()
-	f.queue.EXPECT().Enqueue(mock.Anything, "job_b1", 0).Return(nil).Once()
+	f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_b1", 0).Return(nil).Once()
 	f.slots.EXPECT().NextWaiting(mock.Anything, "org_b").Return("", nil).Once()
 	if n, err := f.svc.Dispatch(ctx); n != 2 || err != nil {
 		t.Fatalf("Dispatch = %d, %v", n, err)

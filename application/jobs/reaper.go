@@ -51,7 +51,7 @@ func (s *Service) requeue(ctx context.Context, orgID, jobID string) error {
 			return err
 		}
 		if again {
-			return s.queue.Enqueue(ctx, j.ID, 0)
+			return s.queue.Enqueue(ctx, j.OrgID, j.ID, 0)
 		}
 		if j.Failure != nil {
 			s.log.WarnContext(ctx, "job failed", "job_id", j.ID, "org_id", j.OrgID, "code", j.Failure.Code)

@@ -32,7 +32,7 @@ func TestService_Reap(t *testing.T) {
 		f := newFixture(t, jobs.Config{})
 		f.put(runningJob("job_1", 1))
 		f.jobs.EXPECT().Expired(mock.Anything, now).Return([][2]string{{"org_acme", "job_1"}}, nil).Once()
-		f.queue.EXPECT().Enqueue(mock.Anything, "job_1", 0).Return(nil).Once()
+		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_1", 0).Return(nil).Once()
 		f.noWaitingJobs()
 		n, err := f.svc.Reap(ctx)
 		if err != nil || n != 1 {
@@ -73,7 +73,7 @@ func TestService_Reap(t *testing.T) {
 		f.put(done)
 		f.put(runningJob("job_2", 1))
 		f.jobs.EXPECT().Expired(mock.Anything, now).Return([][2]string{{"org_acme", "job_1"}, {"org_acme", "job_2"}}, nil).Once()
-		f.queue.EXPECT().Enqueue(mock.Anything, "job_2", 0).Return(nil).Once()
+		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_2", 0).Return(nil).Once()
 		f.noWaitingJobs()
 		if n, err := f.svc.Reap(ctx); err != nil || n != 1 {
 			t.Fatalf("Reap = %d, %v", n, err)
@@ -93,7 +93,7 @@ func TestService_Reap(t *testing.T) {
 		}
 		f.put(runningJob("job_1", 1))
 		f.jobs.EXPECT().Expired(mock.Anything, now).Return([][2]string{{"org_acme", "job_1"}}, nil).Once()
-		f.queue.EXPECT().Enqueue(mock.Anything, "job_1", 0).Return(down).Once()
+		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_1", 0).Return(down).Once()
 		if n, err := f.svc.Reap(ctx); !errors.Is(err, down) || n != 0 {
 			t.Fatalf("Reap = %d, %v", n, err)
 		}

@@ -112,7 +112,7 @@ func (s *Service) Resume(ctx context.Context, orgID, jobID string, change func(*
 		if active >= s.cfg.MaxRunningPerOrg { // it waits for a slot of its organization
 			return s.slots.Hold(ctx, j.ID)
 		}
-		return s.queue.Enqueue(ctx, j.ID, active)
+		return s.queue.Enqueue(ctx, j.OrgID, j.ID, active)
 	})
 	if err != nil {
 		return job.Job{}, err

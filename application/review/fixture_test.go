@@ -105,7 +105,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		}).Maybe()
 	bus.EXPECT().Publish(mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
 	render.EXPECT().Event(mock.Anything, mock.Anything, mock.Anything).Return([]byte(`{}`), nil).Maybe()
-	queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, jobID string, _ int) error {
+	queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, _, jobID string, _ int) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.queued = append(f.queued, jobID)

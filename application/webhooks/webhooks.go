@@ -6,11 +6,13 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -27,7 +29,15 @@ type Config struct {
 	// AllowPrivate accepts http URLs and internal addresses (tests,
 	// closed networks); the sender enforces it again when connecting.
 	AllowPrivate bool
+	// MaxPerOrg is how many endpoints one organization may have (0: 20).
+	MaxPerOrg int
+	// InFlightPerOrg is how many attempts of one organization this
+	// process makes at once (0: 2).
+	InFlightPerOrg int
 }
+
+// maxPerOrg is MaxPerOrg's default.
+const maxPerOrg = 20
 
 // Service is the webhooks use cases.
 type Service struct {
@@ -40,12 +50,14 @@ type Service struct {
 	render     ports.JobRenderer
 	clock      ports.Clock
 	log        *slog.Logger
+	inflight   *inFlight
 }
 
 // NewService returns the webhooks service.
 func NewService(cfg Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue, sender ports.WebhookSender,
 	tx ports.Transactor, render ports.JobRenderer, clock ports.Clock, log *slog.Logger) *Service {
-	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, render: render, clock: clock, log: log}
+	return &Service{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, render: render, clock: clock, log: log,
+		inflight: newInFlight(cmp.Or(cfg.InFlightPerOrg, 2))}
 }
 
 // Input is a new endpoint as the client sent it.
@@ -76,10 +88,32 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, in Input) (w
 	now := s.clock.Now()
 	e := webhook.Endpoint{ID: id.New(id.Webhook), OrgID: p.OrgID, URL: url, Description: desc, Events: events, Enabled: true,
 		Secret: webhook.NewSecret(), CreatedAt: now, UpdatedAt: now}
-	if err := s.endpoints.Create(ctx, e); err != nil {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.belowLimit(ctx, p.OrgID); err != nil {
+			return err
+		}
+		return s.endpoints.Create(ctx, e)
+	})
+	if err != nil {
 		return webhook.Endpoint{}, fmt.Errorf("create webhook: %w", err)
 	}
 	return e, nil
+}
+
+// belowLimit refuses an endpoint past the organization's limit: each
+// endpoint costs a delivery on every event, written in the transaction
+// that changes the job.
+func (s *Service) belowLimit(ctx context.Context, orgID string) error {
+	most := cmp.Or(s.cfg.MaxPerOrg, maxPerOrg)
+	have, _, err := s.endpoints.List(ctx, orgID, ports.Page{Limit: most})
+	if err != nil {
+		return err
+	}
+	if len(have) >= most {
+		return domain.Errorf(domain.ErrConflict, domain.CodeWebhookLimitReached,
+			"Your organization has %d webhook endpoints, the most it may have; delete one first.", len(have))
+	}
+	return nil
 }
 
 // List returns the organization's endpoints, newest first.
@@ -98,11 +132,54 @@ type Patch struct {
 	Events      []string // nil: unchanged
 	Description *string
 	Enabled     *bool
+	Paused      *bool // false resumes a paused endpoint; true pauses it
 }
 
 // Update changes an endpoint. Enabling a disabled endpoint forgets its
 // failures; deliveries that ended meanwhile can be retried one by one.
+// Resuming a paused endpoint forgets its failures too and sends the
+// deliveries that waited for it.
 func (s *Service) Update(ctx context.Context, p identity.Principal, endpointID string, in Patch) (webhook.Endpoint, error) {
+	var out webhook.Endpoint
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var resumed bool
+		var err error
+		out, err = s.change(ctx, p, endpointID, in, &resumed)
+		if err != nil || !resumed {
+			return err
+		}
+		return s.release(ctx, out, s.clock.Now())
+	})
+	return out, err
+}
+
+// waitingMost is how many waiting deliveries a resumed endpoint sends at
+// once; the rest go at their next look (webhook.PausedRecheck).
+const waitingMost = 1000
+
+// release queues now the deliveries that waited for an endpoint.
+func (s *Service) release(ctx context.Context, e webhook.Endpoint, now time.Time) error {
+	waiting, err := s.deliveries.Waiting(ctx, e.ID, waitingMost)
+	if err != nil {
+		return err
+	}
+	for _, w := range waiting {
+		d, err := s.deliveries.Update(ctx, "", w.ID, func(d *webhook.Delivery) error {
+			d.NextAt = &now
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, d.Attempts+1, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// change applies the patch; resumed tells whether it lifted a pause.
+func (s *Service) change(ctx context.Context, p identity.Principal, endpointID string, in Patch, resumed *bool) (webhook.Endpoint, error) {
 	if err := webhook.CanManage(p); err != nil {
 		return webhook.Endpoint{}, err
 	}
@@ -137,6 +214,14 @@ func (s *Service) Update(ctx context.Context, p identity.Principal, endpointID s
 		}
 		if in.Enabled != nil && *in.Enabled != e.Enabled {
 			e.SetEnabled(*in.Enabled, now)
+		}
+		switch {
+		case in.Paused == nil || *in.Paused == e.Paused:
+		case *in.Paused:
+			e.Pause("Paused by the organization.", now)
+		default:
+			e.Resume(now)
+			*resumed = true
 		}
 		e.UpdatedAt = now
 		return nil
@@ -222,7 +307,7 @@ func (s *Service) Retry(ctx context.Context, p identity.Principal, endpointID, d
 		if err != nil {
 			return err
 		}
-		return s.queue.EnqueueDelivery(ctx, d.ID, d.Attempts+1, now)
+		return s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, d.Attempts+1, now)
 	})
 	return d, err
 }
@@ -245,7 +330,7 @@ func (s *Service) add(ctx context.Context, e webhook.Endpoint, eventType string,
 	if err := s.deliveries.Create(ctx, d); err != nil {
 		return webhook.Delivery{}, err
 	}
-	return d, s.queue.EnqueueDelivery(ctx, d.ID, 1, now)
+	return d, s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, 1, now)
 }
 
 // eventOf names the webhook event of a job's change of status, if any.
@@ -312,12 +397,13 @@ const SweepAfter = 10 * time.Second
 func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) error {
 	now := s.clock.Now()
 	d, e, err := s.claim(ctx, deliveryID, attempt, now)
-	if errors.Is(err, errStale) || errors.Is(err, domain.ErrNotFound) {
-		return nil // done, being done, not due yet, or its endpoint was deleted
+	if errors.Is(err, errStale) || errors.Is(err, errHeld) || errors.Is(err, domain.ErrNotFound) {
+		return nil // done, being done, not due yet, held, or its endpoint was deleted
 	}
 	if err != nil || !e.Enabled {
 		return err
 	}
+	defer s.inflight.give(d.OrgID)
 	a, err := s.send(ctx, d, e, now)
 	if err != nil {
 		return err
@@ -330,36 +416,94 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 }
 
 // claim takes a due delivery for this attempt and returns it with its
-// endpoint; a disabled endpoint's delivery is abandoned instead. errStale:
-// the attempt is not this one to make.
+// endpoint; a disabled endpoint's delivery is abandoned instead, and one
+// the endpoint holds (paused, or its breaker open) waits for it without
+// spending an attempt. errStale: the attempt is not this one to make.
 func (s *Service) claim(ctx context.Context, deliveryID string, attempt int, now time.Time) (webhook.Delivery, webhook.Endpoint, error) {
 	var d webhook.Delivery
 	var e webhook.Endpoint
+	var held, taken bool
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		held, taken = false, false
 		var err error
-		d, err = s.deliveries.Update(ctx, "", deliveryID, func(d *webhook.Delivery) error {
-			if d.Attempts+1 != attempt || !d.Due(now) {
-				return errStale
+		if d, err = s.deliveries.Get(ctx, "", deliveryID); err != nil {
+			return err
+		}
+		if d.Attempts+1 != attempt || !d.Due(now) {
+			return errStale
+		}
+		if !s.inflight.take(d.OrgID) { // the organization has its share in flight here
+			held = true
+			return s.wait(ctx, &d, attempt, now.Add(busyWait+rand.N(busyJitter)))
+		}
+		taken = true
+		var until time.Time
+		e, err = s.endpoints.Update(ctx, "", d.EndpointID, func(e *webhook.Endpoint) error {
+			e.Lapse(now)
+			if until, held = e.Held(now); !held && e.Enabled {
+				e.Probe(now, webhook.ClaimFor)
 			}
-			d.Claim(now.Add(webhook.ClaimFor))
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if e, err = s.endpoints.Get(ctx, "", d.EndpointID); err != nil {
-			return err
+		if held && e.Enabled {
+			return s.wait(ctx, &d, attempt, until.Add(rand.N(holdJitter)))
 		}
-		if !e.Enabled {
-			_, err = s.deliveries.Update(ctx, "", d.ID, func(d *webhook.Delivery) error {
+		d, err = s.deliveries.Update(ctx, "", d.ID, func(d *webhook.Delivery) error {
+			switch {
+			case d.Attempts+1 != attempt || !d.Due(now):
+				return errStale
+			case !e.Enabled:
 				d.Abandon("The webhook is disabled.", now)
-				return nil
-			})
-		}
+			default:
+				d.Claim(now.Add(webhook.ClaimFor))
+			}
+			return nil
+		})
 		return err
 	})
+	if taken && (err != nil || held || !e.Enabled) {
+		s.inflight.give(d.OrgID) // no attempt after all
+	}
+	if err == nil && held {
+		err = errHeld
+	}
 	return d, e, err
 }
+
+// wait puts a due delivery off until `until` without spending an attempt,
+// and queues that attempt for then.
+func (s *Service) wait(ctx context.Context, d *webhook.Delivery, attempt int, until time.Time) error {
+	var err error
+	*d, err = s.deliveries.Update(ctx, "", d.ID, func(d *webhook.Delivery) error {
+		if d.Attempts+1 != attempt || d.Status != webhook.Pending {
+			return errStale
+		}
+		d.NextAt = &until
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, attempt, until)
+}
+
+// busyWait and busyJitter: how long a delivery waits when its
+// organization has its share of attempts in flight on this process.
+const (
+	busyWait   = time.Second
+	busyJitter = 4 * time.Second
+)
+
+// holdJitter spreads the deliveries an endpoint held, so they do not all
+// come back at the same instant.
+const holdJitter = 5 * time.Second
+
+// errHeld means the endpoint holds the delivery: it was queued again for
+// when the endpoint lets it through.
+var errHeld = errors.New("held by its endpoint")
 
 // send makes the attempt, signed with the endpoint's secrets.
 func (s *Service) send(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, now time.Time) (webhook.Attempt, error) {
@@ -405,11 +549,16 @@ func (s *Service) record(ctx context.Context, d webhook.Delivery, e webhook.Endp
 			return err
 		}
 		if retry {
-			return s.queue.EnqueueDelivery(ctx, d.ID, attempt+1, next)
+			return s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, attempt+1, next)
 		}
 		return nil
 	})
 }
+
+// sweptLater schedules a swept attempt a moment ahead: the queue puts
+// attempts for later behind fresh ones, so a backlog the sweep finds does
+// not go ahead of other organizations' new deliveries.
+const sweptLater = 2 * time.Second
 
 // Sweep queues again the attempts overdue by SweepAfter: those whose
 // worker died holding a claim. A queue entry that is merely late finds
@@ -422,7 +571,7 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	err = s.tx.InTx(ctx, func(ctx context.Context) error {
 		for _, d := range due {
-			if err := s.queue.EnqueueDelivery(ctx, d.ID, d.Attempts+1, now); err != nil {
+			if err := s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, d.Attempts+1, now.Add(sweptLater)); err != nil {
 				return err
 			}
 		}

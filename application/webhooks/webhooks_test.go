@@ -85,6 +85,8 @@ type fixture struct {
 	clock      *clock
 	org        identity.Organization
 	admin      identity.Principal
+	endpoints  *sqlstore.WebhookEndpoints
+	queue      *queue.Inserter
 }
 
 func setup(t *testing.T, target sqltest.Target) *fixture {
@@ -113,8 +115,8 @@ func setup(t *testing.T, target sqltest.Target) *fixture {
 	f := &fixture{db: db, tx: sqlstore.NewTransactor(db), deliveries: sqlstore.NewWebhookDeliveries(db), org: org,
 		clock: &clock{now: time.Now().UTC().Truncate(time.Second)},
 		admin: identity.Principal{Method: identity.BySession, OrgID: org.ID, Role: identity.Admin}}
-	f.svc = webhooks.NewService(webhooks.Config{AllowPrivate: true}, sqlstore.NewWebhookEndpoints(db), f.deliveries, q,
-		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, httpapi.JobRenderer{}, f.clock, log)
+	f.endpoints, f.queue = sqlstore.NewWebhookEndpoints(db), q
+	f.svc = f.withConfig(webhooks.Config{AllowPrivate: true})
 	f.jobs = webhooks.WatchJobs(sqlstore.NewJobs(db), f.svc, f.tx)
 	return f
 }
@@ -138,6 +140,21 @@ func (f *fixture) finishJob(t *testing.T) job.Job {
 		t.Fatal(err)
 	}
 	return j
+}
+
+// withConfig is a service on the fixture's stores with other settings.
+func (f *fixture) withConfig(cfg webhooks.Config) *webhooks.Service {
+	return webhooks.NewService(cfg, f.endpoints, f.deliveries, f.queue,
+		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, httpapi.JobRenderer{}, f.clock, slog.New(slog.DiscardHandler))
+}
+
+func (f *fixture) get(t *testing.T, deliveryID string) webhook.Delivery {
+	t.Helper()
+	d, err := f.deliveries.Get(context.Background(), f.org.ID, deliveryID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func (f *fixture) list(t *testing.T, endpointID string) []webhook.Delivery {
@@ -306,7 +323,10 @@ func fiveDaysOfFailuresDisableTheEndpoint(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for attempt := 1; attempt <= len(webhook.Schedule); attempt++ {
+	// The schedule's attempts go on until the endpoint has failed for
+	// PauseAfter; then it is paused and the delivery waits, unattempted.
+	attempt := 1
+	for ; ; attempt++ {
 		if err := f.svc.Deliver(ctx, d.ID, attempt); err != nil {
 			t.Fatal(err)
 		}
@@ -314,26 +334,38 @@ func fiveDaysOfFailuresDisableTheEndpoint(t *testing.T, f *fixture) {
 		if got.Attempts != attempt {
 			t.Fatalf("attempt %d not made: %+v", attempt, got)
 		}
-		if got.NextAt != nil {
-			f.clock.Set(*got.NextAt)
+		if e, _ = f.svc.Get(ctx, f.admin, e.ID); e.Paused {
+			break
 		}
+		if !e.Enabled || got.NextAt == nil {
+			t.Fatalf("after attempt %d, at %s of failures: %+v, %+v", attempt, f.clock.Now().Sub(first), e, got)
+		}
+		f.clock.Set(*got.NextAt)
 	}
-	if got := f.list(t, e.ID)[0]; got.Status != webhook.Failed {
-		t.Fatalf("after ten attempts: %+v", got)
+	if f.clock.Now().Sub(first) < webhook.PauseAfter || e.State() != webhook.StatePaused || !e.Enabled {
+		t.Fatalf("paused after %s of failures: %+v", f.clock.Now().Sub(first), e)
 	}
-	if e, _ = f.svc.Get(ctx, f.admin, e.ID); !e.Enabled {
-		t.Fatalf("disabled after %s of failures: %s", f.clock.Now().Sub(first), e.DisabledReason)
-	}
-	f.clock.Set(first.Add(webhook.FailingLimit))
-	d2, err := f.svc.SendTest(ctx, f.admin, e.ID)
-	if err != nil {
+	f.clock.Set(*f.list(t, e.ID)[0].NextAt)
+	if err := f.svc.Deliver(ctx, d.ID, attempt+1); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.Deliver(ctx, d2.ID, 1); err != nil {
+	if got := f.list(t, e.ID)[0]; got.Attempts != attempt || got.Status != webhook.Pending || got.NextAt == nil || got.NextAt.Before(f.clock.Now().Add(webhook.PausedRecheck)) {
+		t.Fatalf("a paused endpoint's delivery: %+v", got)
+	}
+	if n := len(rcv.requests()); n != attempt {
+		t.Fatalf("%d requests for %d attempts", n, attempt)
+	}
+	// Still paused after FailingLimit: the endpoint is disabled, and its
+	// waiting delivery ends.
+	f.clock.Set(first.Add(webhook.FailingLimit + webhook.PausedRecheck*2))
+	if err := f.svc.Deliver(ctx, d.ID, attempt+1); err != nil {
 		t.Fatal(err)
 	}
 	if e, _ = f.svc.Get(ctx, f.admin, e.ID); e.Enabled || !strings.Contains(e.DisabledReason, "5 days") {
 		t.Fatalf("after 5 days of failures: %+v", e)
+	}
+	if got := f.list(t, e.ID)[0]; got.Status != webhook.Failed {
+		t.Fatalf("the waiting delivery of a disabled endpoint: %+v", got)
 	}
 	// Enabling it again forgets the failures; a retry then delivers.
 	on := true
@@ -349,10 +381,10 @@ func fiveDaysOfFailuresDisableTheEndpoint(t *testing.T, f *fixture) {
 	rcv.mu.Lock()
 	rcv.statuses = []int{200}
 	rcv.mu.Unlock()
-	if err := f.svc.Deliver(ctx, d.ID, len(webhook.Schedule)+1); err != nil {
+	if err := f.svc.Deliver(ctx, d.ID, attempt+1); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.list(t, e.ID)[1]; got.Status != webhook.Delivered || got.Attempts != 11 {
+	if got := f.list(t, e.ID)[0]; got.Status != webhook.Delivered || got.Attempts != attempt+1 {
 		t.Fatalf("the retried delivery: %+v", got)
 	}
 }

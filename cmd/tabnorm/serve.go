@@ -37,6 +37,9 @@ func newServeCmd() *cobra.Command {
 			if err := app.Err(); err != nil {
 				return err
 			}
+			if _, err := bootstrap.AwaitMigrations(sigCtx, cfg); err != nil {
+				return fmt.Errorf("migrations: %w", err)
+			}
 			startCtx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
 			defer cancel()
 			if err := app.Start(startCtx); err != nil {

@@ -47,6 +47,35 @@ var Schedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Mi
 // is disabled.
 const FailingLimit = 5 * 24 * time.Hour
 
+// The circuit breaker: after BreakerAfter failed attempts in a row, an
+// endpoint gets no attempt until its RetryAt, BreakerBase after the last
+// failure, doubling with each further failure up to BreakerMost; the
+// deliveries due meanwhile wait for it without spending an attempt. Once
+// it is due, one delivery probes the endpoint while the others wait.
+const (
+	BreakerAfter = 5
+	BreakerBase  = 30 * time.Second
+	BreakerMost  = time.Hour
+)
+
+// PauseAfter is how long an endpoint may fail every attempt before it is
+// paused: its deliveries wait, without attempts, until the organization
+// resumes it (they are not lost; the 5-day limit that disables an
+// endpoint counts attempts, which a paused endpoint does not get).
+const PauseAfter = 6 * time.Hour
+
+// PausedRecheck is how often a paused endpoint's waiting delivery is
+// looked at again, in case its queue entry was lost.
+const PausedRecheck = time.Hour
+
+// The states of an endpoint, as its API object shows them.
+const (
+	StateActive   = "active"   // its last attempt succeeded, or none was made
+	StateFailing  = "failing"  // its attempts fail; the breaker may hold its deliveries
+	StatePaused   = "paused"   // it failed for PauseAfter; its deliveries wait to be resumed
+	StateDisabled = "disabled" // disabled by the organization or by the service
+)
+
 // RotationOverlap is how long a replaced secret keeps signing alongside
 // the new one, so receivers can switch without losing a delivery.
 const RotationOverlap = 24 * time.Hour
@@ -78,6 +107,15 @@ type Endpoint struct {
 	PreviousUntil  *time.Time
 	// FailingSince is the first failed attempt since the last success.
 	FailingSince *time.Time
+	// Failures counts the failed attempts since the last success.
+	Failures int
+	// RetryAt is when the breaker lets an attempt through again (nil:
+	// closed).
+	RetryAt *time.Time
+	// Paused holds the endpoint's deliveries until it is resumed, with
+	// the reason.
+	Paused       bool
+	PausedReason string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
@@ -121,14 +159,80 @@ func (e *Endpoint) SetEnabled(on bool, now time.Time) {
 	e.Enabled = on
 	e.DisabledReason = ""
 	if on {
-		e.FailingSince = nil
+		e.forgetFailures()
 	}
 	e.UpdatedAt = now
 }
 
+// Resume lifts a pause and forgets past failures, so the next delivery
+// is attempted at once.
+func (e *Endpoint) Resume(now time.Time) {
+	e.forgetFailures()
+	e.UpdatedAt = now
+}
+
+// Pause holds the endpoint's deliveries until it is resumed.
+func (e *Endpoint) Pause(reason string, now time.Time) {
+	e.Paused, e.PausedReason = true, reason
+	e.UpdatedAt = now
+}
+
+func (e *Endpoint) forgetFailures() {
+	e.FailingSince, e.Failures, e.RetryAt = nil, 0, nil
+	e.Paused, e.PausedReason = false, ""
+}
+
+// State sums the endpoint up for its organization.
+func (e Endpoint) State() string {
+	switch {
+	case !e.Enabled:
+		return StateDisabled
+	case e.Paused:
+		return StatePaused
+	case e.FailingSince != nil:
+		return StateFailing
+	}
+	return StateActive
+}
+
+// Lapse disables a paused endpoint that has failed for FailingLimit: its
+// waiting deliveries then end. It reports whether it did.
+func (e *Endpoint) Lapse(now time.Time) bool {
+	if !e.Enabled || !e.Paused || e.FailingSince == nil || now.Sub(*e.FailingSince) < FailingLimit {
+		return false
+	}
+	e.Enabled = false
+	e.DisabledReason = "Every delivery failed from " + e.FailingSince.UTC().Format(time.RFC3339) + " and it was not resumed by " +
+		now.UTC().Format(time.RFC3339) + " (5 days)."
+	e.UpdatedAt = now
+	return true
+}
+
+// Held says until when a delivery due now must wait for the endpoint: it
+// is paused, or its breaker is open.
+func (e Endpoint) Held(now time.Time) (until time.Time, held bool) {
+	switch {
+	case e.Paused:
+		return now.Add(PausedRecheck), true
+	case e.RetryAt != nil && now.Before(*e.RetryAt):
+		return *e.RetryAt, true
+	}
+	return time.Time{}, false
+}
+
+// Probe is called when a delivery is about to be attempted: past the
+// breaker's threshold, that attempt is the probe, and the others wait
+// until it is recorded (or its claim lapses).
+func (e *Endpoint) Probe(now time.Time, claim time.Duration) {
+	if e.Failures >= BreakerAfter {
+		until := now.Add(claim)
+		e.RetryAt = &until
+	}
+}
+
 // Succeeded records a 2xx answer.
 func (e *Endpoint) Succeeded(now time.Time) {
-	e.FailingSince = nil
+	e.FailingSince, e.Failures, e.RetryAt = nil, 0, nil
 	e.UpdatedAt = now
 }
 
@@ -140,8 +244,19 @@ func (e *Endpoint) Failed(statusCode int, now time.Time) bool {
 	if e.FailingSince == nil {
 		e.FailingSince = &now
 	}
+	e.Failures++
+	e.RetryAt = nil
+	if e.Failures >= BreakerAfter {
+		wait := BreakerBase << min(e.Failures-BreakerAfter, 16)
+		until := now.Add(min(wait, BreakerMost))
+		e.RetryAt = &until
+	}
 	if !e.Enabled {
 		return false
+	}
+	if !e.Paused && now.Sub(*e.FailingSince) >= PauseAfter {
+		e.Pause("Every delivery failed from "+e.FailingSince.UTC().Format(time.RFC3339)+" to "+now.UTC().Format(time.RFC3339)+
+			" (6 hours); resume the endpoint once it answers again.", now)
 	}
 	switch {
 	case statusCode == 410:

@@ -204,3 +204,59 @@ func TestCanManage(t *testing.T) {
 		}
 	}
 }
+
+func TestEndpoint_breakerAndPause(t *testing.T) {
+	t.Parallel()
+	e := Endpoint{ID: "whk_1", Enabled: true}
+	if e.State() != StateActive {
+		t.Fatalf("a new endpoint is %s", e.State())
+	}
+	at := t0
+	for i := 1; i < BreakerAfter; i++ {
+		e.Failed(503, at)
+		if _, held := e.Held(at); held || e.State() != StateFailing {
+			t.Fatalf("after %d failures: held %v, state %s", i, held, e.State())
+		}
+	}
+	// The breaker opens at BreakerAfter, and its wait doubles up to BreakerMost.
+	want := BreakerBase
+	for range 10 {
+		e.Failed(503, at)
+		until, held := e.Held(at)
+		if !held || !until.Equal(at.Add(want)) {
+			t.Fatalf("after %d failures: held %v until %s, want %s", e.Failures, held, until, at.Add(want))
+		}
+		if _, held := e.Held(until); held {
+			t.Fatalf("still held at its retry time")
+		}
+		want = min(2*want, BreakerMost)
+	}
+	// The probe holds the others while it is in flight.
+	e.Probe(at.Add(2*time.Hour), ClaimFor)
+	if _, held := e.Held(at.Add(2*time.Hour + time.Second)); !held {
+		t.Fatal("a probe in flight does not hold the others")
+	}
+	// Failing for PauseAfter pauses it; it stays enabled.
+	e.Failed(503, t0.Add(PauseAfter))
+	if !e.Paused || e.State() != StatePaused || !e.Enabled || !strings.Contains(e.PausedReason, "6 hours") {
+		t.Fatalf("after %s of failures: %+v", PauseAfter, e)
+	}
+	if until, held := e.Held(t0.Add(PauseAfter)); !held || !until.Equal(t0.Add(PauseAfter+PausedRecheck)) {
+		t.Fatalf("a paused endpoint holds until %s (%v)", until, held)
+	}
+	if e.Lapse(t0.Add(FailingLimit - time.Second)) {
+		t.Fatal("lapsed before FailingLimit")
+	}
+	resumed := e
+	resumed.Resume(t0.Add(PauseAfter))
+	if resumed.State() != StateActive || resumed.Failures != 0 || resumed.RetryAt != nil || resumed.FailingSince != nil {
+		t.Fatalf("resumed: %+v", resumed)
+	}
+	if !e.Lapse(t0.Add(FailingLimit)) || e.Enabled || e.State() != StateDisabled || !strings.Contains(e.DisabledReason, "5 days") {
+		t.Fatalf("still paused at FailingLimit: %+v", e)
+	}
+	e.SetEnabled(true, t0.Add(FailingLimit))
+	if e.State() != StateActive || e.Paused {
+		t.Fatalf("enabled again: %+v", e)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/ports"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // EventBusNodes is what the EventBus suite runs against: the bus a
@@ -41,7 +42,7 @@ func hear(t *testing.T, ch <-chan int, want int) {
 		if seq != want {
 			t.Fatalf("heard seq %d, want %d", seq, want)
 		}
-	case <-time.After(10 * time.Second):
+	case <-testtime.After(10 * time.Second):
 		t.Fatalf("seq %d not heard within 10 s", want)
 	}
 }

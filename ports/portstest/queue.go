@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/ports"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // QueueNode is a queue under test: the port, and the Transactor whose
@@ -59,7 +60,7 @@ func (r runs) expect(t *testing.T, want string) {
 		if got != want {
 			t.Fatalf("ran %s, want %s", got, want)
 		}
-	case <-time.After(15 * time.Second):
+	case <-testtime.After(15 * time.Second):
 		t.Fatalf("%s did not run within 15 s", want)
 	}
 }
@@ -74,7 +75,7 @@ func (r runs) expectNothing(t *testing.T, what string) {
 }
 
 func queueCommitted(t *testing.T, n QueueNode, r runs) {
-	ok(t, n.Tx.InTx(context.Background(), func(ctx context.Context) error { return n.Queue.Enqueue(ctx, "job_committed", 0) }))
+	ok(t, n.Tx.InTx(context.Background(), func(ctx context.Context) error { return n.Queue.Enqueue(ctx, "org_1", "job_committed", 0) }))
 	r.expect(t, "job_committed")
 	r.expectNothing(t, "after the committed entry ran")
 }
@@ -82,7 +83,7 @@ func queueCommitted(t *testing.T, n QueueNode, r runs) {
 func queueRolledBack(t *testing.T, n QueueNode, r runs) {
 	boom := errors.New("rolled back")
 	err := n.Tx.InTx(context.Background(), func(ctx context.Context) error {
-		if err := n.Queue.Enqueue(ctx, "job_rolled_back", 0); err != nil {
+		if err := n.Queue.Enqueue(ctx, "org_1", "job_rolled_back", 0); err != nil {
 			return err
 		}
 		return boom
@@ -90,7 +91,7 @@ func queueRolledBack(t *testing.T, n QueueNode, r runs) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("InTx = %v", err)
 	}
-	ok(t, n.Tx.InTx(context.Background(), func(ctx context.Context) error { return n.Queue.Enqueue(ctx, "job_committed", 0) }))
+	ok(t, n.Tx.InTx(context.Background(), func(ctx context.Context) error { return n.Queue.Enqueue(ctx, "org_1", "job_committed", 0) }))
 	r.expect(t, "job_committed")
 	r.expectNothing(t, "an entry whose transaction rolled back")
 }
@@ -98,7 +99,7 @@ func queueRolledBack(t *testing.T, n QueueNode, r runs) {
 // queueOutsideTx: a job row and its queue entry commit together or not at
 // all, so an entry without a transaction is a bug the queue refuses.
 func queueOutsideTx(t *testing.T, n QueueNode, _ runs) {
-	if err := n.Queue.Enqueue(context.Background(), "job_no_tx", 0); err == nil {
+	if err := n.Queue.Enqueue(context.Background(), "org_1", "job_no_tx", 0); err == nil {
 		t.Fatal("Enqueue outside a transaction was accepted")
 	}
 }
@@ -129,17 +130,17 @@ func WebhookQueue(t *testing.T, open func(t *testing.T, deliverer ports.WebhookD
 
 func webhookQueueScheduled(t *testing.T, n WebhookQueueNode, r runs) {
 	ok(t, n.Tx.InTx(context.Background(), func(ctx context.Context) error {
-		if err := n.Queue.EnqueueDelivery(ctx, "dlv_later", 2, time.Now().Add(time.Hour)); err != nil {
+		if err := n.Queue.EnqueueDelivery(ctx, "org_1", "dlv_later", 2, time.Now().Add(time.Hour)); err != nil {
 			return err
 		}
-		return n.Queue.EnqueueDelivery(ctx, "dlv_now", 1, time.Now())
+		return n.Queue.EnqueueDelivery(ctx, "org_1", "dlv_now", 1, time.Now())
 	}))
 	r.expect(t, "dlv_now#1")
 	r.expectNothing(t, "an attempt scheduled an hour ahead")
 }
 
 func webhookQueueOutsideTx(t *testing.T, n WebhookQueueNode, _ runs) {
-	if err := n.Queue.EnqueueDelivery(context.Background(), "dlv_no_tx", 1, time.Now()); err == nil {
+	if err := n.Queue.EnqueueDelivery(context.Background(), "org_1", "dlv_no_tx", 1, time.Now()); err == nil {
 		t.Fatal("EnqueueDelivery outside a transaction was accepted")
 	}
 }

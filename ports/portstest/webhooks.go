@@ -21,6 +21,7 @@ func WebhookEndpoints(t *testing.T, open func(t *testing.T) Stores) {
 		{"enabled_lists_only_enabled_ones", endpointsEnabled},
 		{"list_pages_newest_first", endpointsList},
 		{"update_reads_modifies_and_writes", endpointsUpdate},
+		{"the_breaker_and_the_pause_are_kept", endpointsBreaker},
 		{"delete_takes_the_deliveries_along", endpointsDelete},
 	})
 }
@@ -98,6 +99,31 @@ func endpointsUpdate(t *testing.T, s Stores) {
 	}
 }
 
+func endpointsBreaker(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	e := seedEndpoint(t, s, org.ID, true)
+	later := now.Add(webhook.PauseAfter)
+	_, err := s.WebhookEndpoints.Update(ctx, org.ID, e.ID, func(e *webhook.Endpoint) error {
+		for i := range webhook.BreakerAfter {
+			e.Failed(503, now.Add(time.Duration(i)*time.Second))
+		}
+		e.Failed(503, later)
+		return nil
+	})
+	ok(t, err)
+	got, err := s.WebhookEndpoints.Get(ctx, org.ID, e.ID)
+	if err != nil || got.Failures != webhook.BreakerAfter+1 || got.RetryAt == nil || !got.RetryAt.Equal(later.Add(2*webhook.BreakerBase)) ||
+		!got.Paused || got.PausedReason == "" || got.State() != webhook.StatePaused {
+		t.Fatalf("after failures: %+v, %v", got, err)
+	}
+	_, err = s.WebhookEndpoints.Update(ctx, org.ID, e.ID, func(e *webhook.Endpoint) error { e.Resume(later); return nil })
+	ok(t, err)
+	if got, err := s.WebhookEndpoints.Get(ctx, org.ID, e.ID); err != nil || got.Failures != 0 || got.RetryAt != nil || got.Paused || got.State() != webhook.StateActive {
+		t.Fatalf("after Resume: %+v, %v", got, err)
+	}
+}
+
 func endpointsDelete(t *testing.T, s Stores) {
 	ctx := context.Background()
 	org := seedOrg(t, s)
@@ -118,6 +144,7 @@ func WebhookDeliveries(t *testing.T, open func(t *testing.T) Stores) {
 		{"create_then_get", deliveriesCreateThenGet},
 		{"update_records_an_attempt", deliveriesUpdate},
 		{"due_lists_pending_deliveries_oldest_first", deliveriesDue},
+		{"waiting_lists_an_endpoints_pending_deliveries", deliveriesWaiting},
 		{"list_is_the_endpoints_newest_first", deliveriesList},
 	})
 }
@@ -185,6 +212,25 @@ func deliveriesDue(t *testing.T, s Stores) {
 	}
 	if due, err := s.WebhookDeliveries.Due(ctx, now.Add(5*time.Second), 1); err != nil || !slices.Equal(ids(due), []string{first.ID}) {
 		t.Fatalf("Due with limit 1 = %v, %v", ids(due), err)
+	}
+}
+
+func deliveriesWaiting(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	e, other := seedEndpoint(t, s, org.ID, true), seedEndpoint(t, s, org.ID, true)
+	seedDelivery(t, s, other, now)
+	first := seedDelivery(t, s, e, now)
+	later := seedDelivery(t, s, e, now.Add(time.Hour))
+	ended := seedDelivery(t, s, e, now)
+	_, err := s.WebhookDeliveries.Update(ctx, org.ID, ended.ID, func(d *webhook.Delivery) error { d.End(); return nil })
+	ok(t, err)
+	got, err := s.WebhookDeliveries.Waiting(ctx, e.ID, 10)
+	if err != nil || len(got) != 2 || got[0].ID != first.ID || got[1].ID != later.ID {
+		t.Fatalf("Waiting = %+v, %v", got, err)
+	}
+	if got, err := s.WebhookDeliveries.Waiting(ctx, e.ID, 1); err != nil || len(got) != 1 {
+		t.Fatalf("Waiting with limit 1 = %d deliveries, %v", len(got), err)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // Clock is a clock tests can move; it starts at the real time.
@@ -76,6 +77,13 @@ func Start(t testing.TB, target sqltest.Target, opts ...Option) *App {
 // jobs stay queued.
 func StartRole(t testing.TB, target sqltest.Target, role bootstrap.Role, opts ...Option) *App {
 	t.Helper()
+	return StartWith(t, target, role, bootstrap.Overrides{}, opts...)
+}
+
+// StartWith boots one role of the service with parts of its wiring
+// replaced (its Clock is always the App's).
+func StartWith(t testing.TB, target sqltest.Target, role bootstrap.Role, ov bootstrap.Overrides, opts ...Option) *App {
+	t.Helper()
 	cfg, err := bootstrap.Load(func(k string) string {
 		return map[string]string{
 			"TABNORM_DATABASE_URL": target.URL,
@@ -91,9 +99,10 @@ func StartRole(t testing.TB, target sqltest.Target, role bootstrap.Role, opts ..
 		o(&cfg)
 	}
 	a := &App{t: t, Clock: &Clock{}, Config: cfg, Client: &http.Client{Timeout: 30 * time.Second}}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(60*time.Second))
 	defer cancel()
-	h, stop, err := bootstrap.Start(ctx, cfg, role, io.Discard, bootstrap.Overrides{Clock: a.Clock})
+	ov.Clock = a.Clock
+	h, stop, err := bootstrap.Start(ctx, cfg, role, io.Discard, ov)
 	if err != nil {
 		t.Fatalf("start app on %s: %v", target.Name, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // chromium finds the browser: TABNORM_TEST_CHROMIUM, else Debian's. Without
@@ -240,7 +241,7 @@ func (p *page) location() string {
 // evaluation that a navigation interrupts is simply tried again).
 func (p *page) until(what, js string) {
 	p.t.Helper()
-	deadline := time.Now().Add(wait)
+	deadline := testtime.Deadline(wait)
 	for {
 		ctx, cancel := context.WithTimeout(p.ctx, time.Second)
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+js+")"))
@@ -387,7 +388,7 @@ func (p *page) noTrace(secret string) {
 func (p *page) downloaded(name string) string {
 	p.t.Helper()
 	path := filepath.Join(p.downloads, name)
-	deadline := time.Now().Add(wait)
+	deadline := testtime.Deadline(wait)
 	for {
 		if b, err := os.ReadFile(path); err == nil && len(b) > 0 { // the file can exist before its bytes do
 			return string(b)

@@ -16,6 +16,7 @@ import (
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // TestWebhooks: an admin adds an endpoint on /webhooks (secret shown
@@ -37,7 +38,7 @@ func TestWebhooks(t *testing.T) {
 	defer rcv.Close()
 	received := func(n int) (*http.Request, []byte) {
 		t.Helper()
-		deadline := time.Now().Add(wait)
+		deadline := testtime.Deadline(wait)
 		for {
 			mu.Lock()
 			if len(got) >= n {
@@ -82,7 +83,7 @@ func TestWebhooks(t *testing.T) {
 		t.Fatalf("the test event's signature: %v", err)
 	}
 	webhookID := r.Header.Get("webhook-id")
-	deadline := time.Now().Add(wait)
+	deadline := testtime.Deadline(wait)
 	for !strings.Contains(p.text("#deliveries"), "succeeded") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the delivery never showed as succeeded: %q", p.text("#deliveries"))
@@ -103,6 +104,19 @@ func TestWebhooks(t *testing.T) {
 	p.until("the confirmation", `document.querySelector('#confirm')?.open`)
 	p.do(chromedp.Click(chromedp.CSS(`#confirm button.danger`)))
 	p.until("the new secret", `document.querySelector('#new-secret')?.value.startsWith('whsec_') && document.querySelector('#new-secret').value !== `+jsString(secret))
+	// Paused (here through the API, as the breaker does after hours of
+	// failures): the page says so, and Resume lifts it.
+	key := apptest.Caller{Key: app.Key(org)}
+	var list struct{ Data []struct{ ID string } }
+	app.Do("GET", "/v1/webhooks", key, nil).JSON(t, &list)
+	if res := app.Do("PATCH", "/v1/webhooks/"+list.Data[0].ID, key, map[string]any{"paused": true}); res.StatusCode != 200 {
+		t.Fatalf("pause: %d %s", res.StatusCode, res.Body)
+	}
+	p.visit("/webhooks")
+	p.until("the webhook paused", `document.querySelector('#webhooks-list')?.innerText.includes('paused') && !!document.querySelector('#webhooks-list button[id^="resume-"]')`)
+	p.shot("webhooks-paused")
+	p.do(chromedp.Click(chromedp.CSS(`#webhooks-list button[id^="resume-"]`)))
+	p.until("the webhook active again", `document.querySelector('#webhooks-list').innerText.includes('active') && !document.querySelector('#webhooks-list button[id^="resume-"]')`)
 	p.do(chromedp.Click(chromedp.CSS(`#webhooks-list button[id^="toggle-"]`)))
 	p.until("the webhook disabled", `document.querySelector('#webhooks-list').innerText.includes('disabled') && document.querySelector('#webhooks-list button[id^="test-"]').disabled`)
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // TestWorkerCrash kills a worker process in the middle of a job on
@@ -133,7 +134,7 @@ func get(t testing.TB, url, key string) []byte {
 
 func waitStatus(t testing.TB, base, key, jobID, want string, timeout time.Duration) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := testtime.Deadline(timeout)
 	for time.Now().Before(deadline) {
 		var j map[string]any
 		_ = json.Unmarshal(get(t, base+"/v1/jobs/"+jobID, key), &j)

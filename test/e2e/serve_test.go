@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // server is a running `tabnorm serve` process.
@@ -94,7 +95,7 @@ func (s *server) await(t testing.TB, found <-chan struct{}) {
 	case <-found:
 	case err := <-s.exited:
 		t.Fatalf("serve exited before listening: %v", err)
-	case <-time.After(60 * time.Second):
+	case <-testtime.After(60 * time.Second):
 		_ = s.cmd.Process.Kill()
 		t.Fatal("serve did not start within 60 s")
 	}
@@ -114,7 +115,7 @@ func (s *server) stop(t testing.TB) error {
 	select {
 	case err := <-s.exited:
 		return err
-	case <-time.After(30 * time.Second):
+	case <-testtime.After(30 * time.Second):
 		t.Fatal("serve did not stop within 30 s of SIGTERM")
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 // TestWebhookSurvivesWorkerKill kills the only process while it is
@@ -47,7 +48,7 @@ func webhookSurvivesWorkerKill(t *testing.T, target sqltest.Target) {
 	jobID := submit(t, api.url, key, "id,email\n1,a@example.com\n", `{"fields":[{"name":"id","type":"integer"},{"name":"email"}]}`)
 	select {
 	case <-rcv.hung:
-	case <-time.After(60 * time.Second):
+	case <-testtime.After(60 * time.Second):
 		t.Fatal("the first attempt did not arrive within 60 s")
 	}
 	_ = api.cmd.Process.Signal(syscall.SIGKILL)
@@ -120,7 +121,7 @@ func newHookReceiver() *hookReceiver {
 
 // waitDelivered waits up to d for a request after the first.
 func (rcv *hookReceiver) waitDelivered(d time.Duration) bool {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := testtime.Deadline(d); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		rcv.mu.Lock()
 		n := len(rcv.got)
 		rcv.mu.Unlock()

@@ -21,17 +21,17 @@ func (_m *Queue) EXPECT() *Queue_Expecter {
 	return &Queue_Expecter{mock: &_m.Mock}
 }
 
-// Enqueue provides a mock function with given fields: ctx, jobID, rank
-func (_m *Queue) Enqueue(ctx context.Context, jobID string, rank int) error {
-	ret := _m.Called(ctx, jobID, rank)
+// Enqueue provides a mock function with given fields: ctx, orgID, jobID, rank
+func (_m *Queue) Enqueue(ctx context.Context, orgID string, jobID string, rank int) error {
+	ret := _m.Called(ctx, orgID, jobID, rank)
 
 	if len(ret) == 0 {
 		panic("no return value specified for Enqueue")
 	}
 
 	var r0 error
-	if rf, ok := ret.Get(0).(func(context.Context, string, int) error); ok {
-		r0 = rf(ctx, jobID, rank)
+	if rf, ok := ret.Get(0).(func(context.Context, string, string, int) error); ok {
+		r0 = rf(ctx, orgID, jobID, rank)
 	} else {
 		r0 = ret.Error(0)
 	}
@@ -46,15 +46,16 @@ type Queue_Enqueue_Call struct {
 
 // Enqueue is a helper method to define mock.On call
 //   - ctx context.Context
+//   - orgID string
 //   - jobID string
 //   - rank int
-func (_e *Queue_Expecter) Enqueue(ctx interface{}, jobID interface{}, rank interface{}) *Queue_Enqueue_Call {
-	return &Queue_Enqueue_Call{Call: _e.mock.On("Enqueue", ctx, jobID, rank)}
+func (_e *Queue_Expecter) Enqueue(ctx interface{}, orgID interface{}, jobID interface{}, rank interface{}) *Queue_Enqueue_Call {
+	return &Queue_Enqueue_Call{Call: _e.mock.On("Enqueue", ctx, orgID, jobID, rank)}
 }
 
-func (_c *Queue_Enqueue_Call) Run(run func(ctx context.Context, jobID string, rank int)) *Queue_Enqueue_Call {
+func (_c *Queue_Enqueue_Call) Run(run func(ctx context.Context, orgID string, jobID string, rank int)) *Queue_Enqueue_Call {
 	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(context.Context), args[1].(string), args[2].(int))
+		run(args[0].(context.Context), args[1].(string), args[2].(string), args[3].(int))
 	})
 	return _c
 }
@@ -64,7 +65,7 @@ func (_c *Queue_Enqueue_Call) Return(_a0 error) *Queue_Enqueue_Call {
 	return _c
 }
 
-func (_c *Queue_Enqueue_Call) RunAndReturn(run func(context.Context, string, int) error) *Queue_Enqueue_Call {
+func (_c *Queue_Enqueue_Call) RunAndReturn(run func(context.Context, string, string, int) error) *Queue_Enqueue_Call {
 	_c.Call.Return(run)
 	return _c
 }

@@ -318,6 +318,66 @@ func (_c *WebhookDeliveries_Update_Call) RunAndReturn(run func(context.Context, 
 	return _c
 }
 
+// Waiting provides a mock function with given fields: ctx, endpointID, limit
+func (_m *WebhookDeliveries) Waiting(ctx context.Context, endpointID string, limit int) ([]webhook.Delivery, error) {
+	ret := _m.Called(ctx, endpointID, limit)
+
+	if len(ret) == 0 {
+		panic("no return value specified for Waiting")
+	}
+
+	var r0 []webhook.Delivery
+	var r1 error
+	if rf, ok := ret.Get(0).(func(context.Context, string, int) ([]webhook.Delivery, error)); ok {
+		return rf(ctx, endpointID, limit)
+	}
+	if rf, ok := ret.Get(0).(func(context.Context, string, int) []webhook.Delivery); ok {
+		r0 = rf(ctx, endpointID, limit)
+	} else {
+		if ret.Get(0) != nil {
+			r0 = ret.Get(0).([]webhook.Delivery)
+		}
+	}
+
+	if rf, ok := ret.Get(1).(func(context.Context, string, int) error); ok {
+		r1 = rf(ctx, endpointID, limit)
+	} else {
+		r1 = ret.Error(1)
+	}
+
+	return r0, r1
+}
+
+// WebhookDeliveries_Waiting_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Waiting'
+type WebhookDeliveries_Waiting_Call struct {
+	*mock.Call
+}
+
+// Waiting is a helper method to define mock.On call
+//   - ctx context.Context
+//   - endpointID string
+//   - limit int
+func (_e *WebhookDeliveries_Expecter) Waiting(ctx interface{}, endpointID interface{}, limit interface{}) *WebhookDeliveries_Waiting_Call {
+	return &WebhookDeliveries_Waiting_Call{Call: _e.mock.On("Waiting", ctx, endpointID, limit)}
+}
+
+func (_c *WebhookDeliveries_Waiting_Call) Run(run func(ctx context.Context, endpointID string, limit int)) *WebhookDeliveries_Waiting_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		run(args[0].(context.Context), args[1].(string), args[2].(int))
+	})
+	return _c
+}
+
+func (_c *WebhookDeliveries_Waiting_Call) Return(_a0 []webhook.Delivery, _a1 error) *WebhookDeliveries_Waiting_Call {
+	_c.Call.Return(_a0, _a1)
+	return _c
+}
+
+func (_c *WebhookDeliveries_Waiting_Call) RunAndReturn(run func(context.Context, string, int) ([]webhook.Delivery, error)) *WebhookDeliveries_Waiting_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // NewWebhookDeliveries creates a new instance of WebhookDeliveries. It also registers a testing interface on the mock and a cleanup function to assert the mocks expectations.
 // The first argument is typically a *testing.T value.
 func NewWebhookDeliveries(t interface {

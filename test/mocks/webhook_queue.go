@@ -23,17 +23,17 @@ func (_m *WebhookQueue) EXPECT() *WebhookQueue_Expecter {
 	return &WebhookQueue_Expecter{mock: &_m.Mock}
 }
 
-// EnqueueDelivery provides a mock function with given fields: ctx, deliveryID, attempt, at
-func (_m *WebhookQueue) EnqueueDelivery(ctx context.Context, deliveryID string, attempt int, at time.Time) error {
-	ret := _m.Called(ctx, deliveryID, attempt, at)
+// EnqueueDelivery provides a mock function with given fields: ctx, orgID, deliveryID, attempt, at
+func (_m *WebhookQueue) EnqueueDelivery(ctx context.Context, orgID string, deliveryID string, attempt int, at time.Time) error {
+	ret := _m.Called(ctx, orgID, deliveryID, attempt, at)
 
 	if len(ret) == 0 {
 		panic("no return value specified for EnqueueDelivery")
 	}
 
 	var r0 error
-	if rf, ok := ret.Get(0).(func(context.Context, string, int, time.Time) error); ok {
-		r0 = rf(ctx, deliveryID, attempt, at)
+	if rf, ok := ret.Get(0).(func(context.Context, string, string, int, time.Time) error); ok {
+		r0 = rf(ctx, orgID, deliveryID, attempt, at)
 	} else {
 		r0 = ret.Error(0)
 	}
@@ -48,16 +48,17 @@ type WebhookQueue_EnqueueDelivery_Call struct {
 
 // EnqueueDelivery is a helper method to define mock.On call
 //   - ctx context.Context
+//   - orgID string
 //   - deliveryID string
 //   - attempt int
 //   - at time.Time
-func (_e *WebhookQueue_Expecter) EnqueueDelivery(ctx interface{}, deliveryID interface{}, attempt interface{}, at interface{}) *WebhookQueue_EnqueueDelivery_Call {
-	return &WebhookQueue_EnqueueDelivery_Call{Call: _e.mock.On("EnqueueDelivery", ctx, deliveryID, attempt, at)}
+func (_e *WebhookQueue_Expecter) EnqueueDelivery(ctx interface{}, orgID interface{}, deliveryID interface{}, attempt interface{}, at interface{}) *WebhookQueue_EnqueueDelivery_Call {
+	return &WebhookQueue_EnqueueDelivery_Call{Call: _e.mock.On("EnqueueDelivery", ctx, orgID, deliveryID, attempt, at)}
 }
 
-func (_c *WebhookQueue_EnqueueDelivery_Call) Run(run func(ctx context.Context, deliveryID string, attempt int, at time.Time)) *WebhookQueue_EnqueueDelivery_Call {
+func (_c *WebhookQueue_EnqueueDelivery_Call) Run(run func(ctx context.Context, orgID string, deliveryID string, attempt int, at time.Time)) *WebhookQueue_EnqueueDelivery_Call {
 	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(context.Context), args[1].(string), args[2].(int), args[3].(time.Time))
+		run(args[0].(context.Context), args[1].(string), args[2].(string), args[3].(int), args[4].(time.Time))
 	})
 	return _c
 }
@@ -67,7 +68,7 @@ func (_c *WebhookQueue_EnqueueDelivery_Call) Return(_a0 error) *WebhookQueue_Enq
 	return _c
 }
 
-func (_c *WebhookQueue_EnqueueDelivery_Call) RunAndReturn(run func(context.Context, string, int, time.Time) error) *WebhookQueue_EnqueueDelivery_Call {
+func (_c *WebhookQueue_EnqueueDelivery_Call) RunAndReturn(run func(context.Context, string, string, int, time.Time) error) *WebhookQueue_EnqueueDelivery_Call {
 	_c.Call.Return(run)
 	return _c
 }

@@ -55,8 +55,7 @@ export default async function webhooks(main, { me }) {
     list.set(table('Webhooks', [
       ['URL', (w) => h('code', {}, w.url)],
       ['Events', (w) => w.events.join(', ')],
-      ['Status', (w) => (w.enabled ? status('enabled')
-        : [status('disabled'), w.disabled_reason ? h('p', { class: 'muted', id: `reason-${w.id}` }, w.disabled_reason) : ''])],
+      ['Status', (w) => webhookState(w)],
       ['Description', (w) => w.description],
       ['', (w) => {
         const buttons = [];
@@ -76,6 +75,15 @@ export default async function webhooks(main, { me }) {
           message.set(notice('ok', h('p', {}, `${w.enabled ? 'Disabled' : 'Enabled'} ${w.url}.`)));
           await load();
         }));
+        if (w.paused) {
+          const resume = h('button', { type: 'button', id: `resume-${w.id}` }, 'Resume');
+          resume.addEventListener('click', () => act(resume, async () => {
+            await api.patch(`/v1/webhooks/${w.id}`, { paused: false });
+            message.set(notice('ok', h('p', {}, `Resumed ${w.url}; the deliveries that waited are on their way.`)));
+            await load();
+          }));
+          buttons.push(resume);
+        }
         const rotate = h('button', { type: 'button', id: `rotate-${w.id}` }, 'Rotate secret');
         rotate.addEventListener('click', async () => {
           const sure = await confirm('Rotate the signing secret?',
@@ -155,4 +163,18 @@ function reveal(where, w, title) {
     h('p', { class: 'copy' }, h('label', { for: 'new-secret' }, 'Secret'), field, copy, copied)));
   field.focus();
   field.select();
+}
+
+// webhookState shows an endpoint's state: a failing one with its count and
+// when the next attempt may go, a paused or disabled one with the reason.
+function webhookState(w) {
+  const state = w.state || (w.enabled ? 'active' : 'disabled');
+  let detail = '';
+  if (state === 'disabled' && w.disabled_reason) detail = w.disabled_reason;
+  if (state === 'paused') detail = w.paused_reason || 'Paused: its deliveries wait until it is resumed.';
+  if (state === 'failing') {
+    detail = `${w.consecutive_failures} failed attempts in a row` +
+      (w.next_attempt_at ? `; next attempt after ${new Date(w.next_attempt_at).toLocaleString()}` : '');
+  }
+  return [status(state), detail ? h('p', { class: 'muted', id: `reason-${w.id}` }, detail) : ''];
 }
