@@ -202,7 +202,7 @@ func TestHostileWorkbooks(t *testing.T) {
 			for _, s := range hostile {
 				t.Run("refused/"+s.name, func(t *testing.T) {
 					start := time.Now()
-					j := createJob(t, app, who, s.file)
+					j := createJob(t, app, who, s.file, nil)
 					j = untilEnded(t, app, who, j.ID, scaled(30*time.Second))
 					if j.Status != "failed" || j.Error == nil || j.Error.Code != "unreadable_file" || !strings.Contains(j.Error.Message, s.want) {
 						t.Fatalf("job ended %s %+v, want unreadable_file naming the %s", j.Status, j.Error, s.want)
@@ -211,11 +211,14 @@ func TestHostileWorkbooks(t *testing.T) {
 				})
 			}
 			for _, s := range long {
-				t.Run("canceled/"+s.name, func(t *testing.T) { cancelStops(t, app, who, s.file) })
+				t.Run("canceled/"+s.name, func(t *testing.T) { cancelStops(t, app, who, s.file, nil) })
 			}
+			t.Run("canceled while sampled for review/"+long[0].name, func(t *testing.T) {
+				cancelStops(t, app, who, long[0].file, map[string]string{"options": `{"review":true}`})
+			})
 			for _, s := range long {
 				t.Run("timed out/"+s.name, func(t *testing.T) {
-					j := createJob(t, app, who, s.file)
+					j := createJob(t, app, who, s.file, nil)
 					started := untilRunning(t, app, who, j.ID)
 					j = untilEnded(t, app, who, j.ID, scaled(timeout)+stopBound()+scaled(5*time.Second))
 					took := time.Since(started)
@@ -232,11 +235,12 @@ func TestHostileWorkbooks(t *testing.T) {
 	}
 }
 
-// cancelStops starts a job on file, cancels it once it runs, and fails
-// unless its worker is free within stopBound of the cancel.
-func cancelStops(t *testing.T, app *apptest.App, who apptest.Caller, file string) {
+// cancelStops starts a job on file (with the given form fields besides
+// its schema), cancels it once it runs, and fails unless its worker is
+// free within stopBound of the cancel.
+func cancelStops(t *testing.T, app *apptest.App, who apptest.Caller, file string, fields map[string]string) {
 	t.Helper()
-	j := createJob(t, app, who, file)
+	j := createJob(t, app, who, file, fields)
 	untilRunning(t, app, who, j.ID)
 	if !workerRunning(t, app, j.ID) {
 		t.Fatal("the job runs but no worker holds it")
@@ -261,9 +265,13 @@ func cancelStops(t *testing.T, app *apptest.App, who apptest.Caller, file string
 }
 
 // createJob starts an upload job on an XLSX file.
-func createJob(t *testing.T, app *apptest.App, who apptest.Caller, file string) jobState {
+func createJob(t *testing.T, app *apptest.App, who apptest.Caller, file string, fields map[string]string) jobState {
 	t.Helper()
-	res := app.Request(multipartTo(t, app, "/v1/jobs", "book.xlsx", file, map[string]string{"schema": apptest.PeopleSchema}), who)
+	form := map[string]string{"schema": apptest.PeopleSchema}
+	for k, v := range fields {
+		form[k] = v
+	}
+	res := app.Request(multipartTo(t, app, "/v1/jobs", "book.xlsx", file, form), who)
 	wantStatus(t, res, 202, "")
 	var j jobState
 	res.JSON(t, &j)
