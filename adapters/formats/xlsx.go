@@ -156,20 +156,40 @@ func (x *xlsxReader) firstWithData(wb *workbookParts, at int, opts table.ReadOpt
 		x.sheet.close()
 		x.sheet, x.header, x.pending = nil, nil, nil
 	}
-	return fmt.Errorf("%w: no sheet of the workbook has data; the sheets are %s", table.ErrUnreadable, sheetNames(wb.sheets))
+	names := make([]string, len(wb.sheets))
+	for i, s := range wb.sheets {
+		names[i] = s.name
+	}
+	return fmt.Errorf("%w: no sheet of the workbook has data; the sheets are %s", table.ErrUnreadable, sheetList(names))
 }
 
-// sheetNames lists the sheets for a message: the first ten.
-func sheetNames(sheets []sheetRef) string {
+// sheetList lists sheet names for a message: the first ten, each cut to
+// 64 bytes (Excel's names have at most 31 characters; a workbook's list
+// may hold thousands, of any length).
+func sheetList(sheets []string) string {
 	names := make([]string, 0, min(len(sheets), 10))
 	for _, s := range sheets[:min(len(sheets), 10)] {
-		names = append(names, s.name)
+		if len(s) > 64 {
+			s = strings.ToValidUTF8(s[:64], "") + "…"
+		}
+		names = append(names, s)
 	}
 	out := fmt.Sprintf("%q", names)
 	if len(sheets) > len(names) {
 		out += fmt.Sprintf(" and %d more", len(sheets)-len(names))
 	}
 	return out
+}
+
+// asciiLower lowers the ASCII letters of a part name only, as OPC
+// compares part names.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + ('a' - 'A')
+		}
+		return r
+	}, s)
 }
 
 // checkZip refuses zip bombs before anything is inflated: the declared
@@ -187,7 +207,7 @@ func checkZip(path string, zr *zip.Reader, limits table.Limits) (int64, error) {
 		total += f.UncompressedSize64
 		// Part names are compared without case (ECMA-376 part 2, 9.1.1.1):
 		// two entries of one name make the part ambiguous.
-		name := strings.ToLower(f.Name)
+		name := asciiLower(f.Name)
 		if seen[name] {
 			return 0, fmt.Errorf("%w: the zip holds two entries named %q: the part is ambiguous", table.ErrUnreadable, f.Name)
 		}
@@ -352,7 +372,7 @@ func pickSheet(sheets []string, want string) (int, error) {
 	if n, err := strconv.Atoi(want); err == nil && n >= 1 && n <= len(sheets) {
 		return n - 1, nil
 	}
-	return 0, fmt.Errorf("%w: no sheet %q; the sheets are %q", table.ErrUnreadable, want, sheets)
+	return 0, fmt.Errorf("%w: no sheet %q; the sheets are %s", table.ErrUnreadable, want, sheetList(sheets))
 }
 
 // nextRow returns the next sheet row's cells as fresh strings (the rows

@@ -163,6 +163,12 @@ func TestXLSXSheetReadOnce(t *testing.T) {
 	if limit := timeScale(5 * time.Second); took > limit {
 		t.Fatalf("refused after %s, over %s", took, limit)
 	}
+	// Messages list the first ten sheets, not thousands.
+	opts := compressed
+	opts.Sheet = "nope"
+	if _, err := NewOpener().Open(t.Context(), p, "sheets.xlsx", opts); err == nil || !strings.Contains(err.Error(), `"S9"] and 4086 more`) {
+		t.Fatalf("unknown sheet: %.300v", err)
+	}
 }
 
 // TestXLSXDuplicateEntries: a zip with two entries of one name (or names
