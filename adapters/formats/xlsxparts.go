@@ -231,10 +231,10 @@ func partName(target string) string {
 	return path.Clean("xl/" + target)
 }
 
-// Date kinds of a cell format (styleKinds): how a number in it reads.
+// Date kinds of a cell format (readDateStyles): how a number in it reads.
 const (
 	fmtNumber   byte = iota // not a point in time: the number as stored
-	fmtDate                 // a date, maybe with a time of day
+	fmtDate                 // a date
 	fmtDateTime             // a date and a time of day
 	fmtTime                 // a time of day only
 )
