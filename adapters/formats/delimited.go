@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +41,7 @@ const sampleRecords = 50
 // maxSkippedRows is how many skipped rows a Detection lists by number.
 const maxSkippedRows = 100
 
-func openDelimited(f *os.File, sample []byte, filename string, te textEncoding, opts table.ReadOptions) (*delimitedReader, error) {
+func openDelimited(ctx context.Context, f *os.File, sample []byte, filename string, te textEncoding, opts table.ReadOptions) (*delimitedReader, error) {
 	limits := opts.Limits.WithDefaults()
 	if opts.HeaderRow > table.MaxHeaderRow || opts.HeaderRow < 0 {
 		return nil, fmt.Errorf("%w: header_row %d is out of range (1 to %d)", table.ErrUnreadable, opts.HeaderRow, table.MaxHeaderRow)
@@ -65,7 +66,7 @@ func openDelimited(f *os.File, sample []byte, filename string, te textEncoding, 
 	if _, err := f.Seek(int64(bom), io.SeekStart); err != nil {
 		return nil, err
 	}
-	counter := &countingReader{r: f, n: int64(bom)}
+	counter := &countingReader{r: ctxReader{ctx, f}, n: int64(bom)}
 	src := bufio.NewReaderSize(counter, 256<<10)
 	d := &delimitedReader{f: f, counter: counter, sc: newScanner(decoder(src, enc), dia.delim, limits), format: table.CSV, limits: limits}
 	d.sc.setQuoting(dia.quote, dia.escape)

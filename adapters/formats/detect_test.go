@@ -166,7 +166,7 @@ func TestHeaderRowBounded(t *testing.T) {
 	n, _ := f.Read(head)
 	var te textEncoding
 	te.name, te.bom, te.confidence = detectEncoding(head[:n])
-	d, err := openDelimited(f, head[:n], "f.csv", te, table.ReadOptions{HeaderRow: table.MaxHeaderRow})
+	d, err := openDelimited(t.Context(), f, head[:n], "f.csv", te, table.ReadOptions{HeaderRow: table.MaxHeaderRow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -221,7 +221,7 @@ func isJSONLines(text string) bool {
 }
 
 // Open starts reading the file at path.
-func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadOptions) (table.Reader, error) {
+func (o *Opener) Open(ctx context.Context, path, filename string, opts table.ReadOptions) (table.Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
@@ -249,11 +249,11 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 	switch format {
 	case table.XLSX:
 		_ = f.Close()
-		r, err = openXLSX(path, opts)
+		r, err = openXLSX(ctx, path, opts)
 	case table.JSONL:
-		r, err = openJSONL(f, te, opts)
+		r, err = openJSONL(ctx, f, te, opts)
 	default:
-		r, err = openDelimited(f, head, filename, te, opts)
+		r, err = openDelimited(ctx, f, head, filename, te, opts)
 	}
 	if err != nil {
 		if format != table.XLSX {
@@ -267,7 +267,8 @@ func (o *Opener) Open(_ context.Context, path, filename string, opts table.ReadO
 // unreadable makes sure an error wraps one of the contract's two kinds:
 // anything else (an I/O error) means the file cannot be read.
 func unreadable(err error) error {
-	if err == nil || err == io.EOF || errors.Is(err, table.ErrUnreadable) || errors.Is(err, table.ErrUnsupportedFormat) || errors.Is(err, table.ErrEncrypted) {
+	if err == nil || err == io.EOF || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, table.ErrUnreadable) || errors.Is(err, table.ErrUnsupportedFormat) || errors.Is(err, table.ErrEncrypted) {
 		return err
 	}
 	return fmt.Errorf("%w: %v", table.ErrUnreadable, err)

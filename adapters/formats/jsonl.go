@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,7 +48,7 @@ type jsonlReader struct {
 
 const headerSampleLines = 1000
 
-func openJSONL(f *os.File, te textEncoding, opts table.ReadOptions) (*jsonlReader, error) {
+func openJSONL(ctx context.Context, f *os.File, te textEncoding, opts table.ReadOptions) (*jsonlReader, error) {
 	limits := opts.Limits.WithDefaults()
 	enc, bom, conf := te.name, te.bom, te.confidence
 	if opts.Encoding != "" {
@@ -63,7 +64,7 @@ func openJSONL(f *os.File, te textEncoding, opts table.ReadOptions) (*jsonlReade
 	if _, err := f.Seek(int64(bom), io.SeekStart); err != nil {
 		return nil, err
 	}
-	counter := &countingReader{r: f, n: int64(bom)}
+	counter := &countingReader{r: ctxReader{ctx, f}, n: int64(bom)}
 	var src io.Reader = counter
 	if enc != encUTF8 {
 		src = decoder(bufio.NewReaderSize(counter, 64<<10), enc)

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -64,6 +65,8 @@ type xlsxReader struct {
 	limits    table.Limits
 	detection table.Detection
 	empty     bool // the sheet has no rows
+	// ctx is the job's: every part is read through a ctxReader on it.
+	ctx context.Context
 }
 
 var errorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#UNKNOWN!", "#CONNECT!", "#BUSY!", "#PYTHON!"}
@@ -84,13 +87,13 @@ const (
 
 var _ table.Describer = (*xlsxReader)(nil)
 
-func openXLSX(path string, opts table.ReadOptions) (_ *xlsxReader, err error) {
+func openXLSX(ctx context.Context, path string, opts table.ReadOptions) (_ *xlsxReader, err error) {
 	limits := opts.Limits.WithDefaults()
 	zr, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a valid zip file: %v", table.ErrUnreadable, err)
 	}
-	x := &xlsxReader{zr: zr, limits: limits}
+	x := &xlsxReader{zr: zr, limits: limits, ctx: ctx}
 	defer func() {
 		if err != nil {
 			_ = x.Close()
@@ -99,7 +102,7 @@ func openXLSX(path string, opts table.ReadOptions) (_ *xlsxReader, err error) {
 	if x.size, err = checkZip(path, &zr.Reader, limits); err != nil {
 		return nil, err
 	}
-	wb, err := readWorkbook(&zr.Reader)
+	wb, err := readWorkbook(ctx, &zr.Reader)
 	if err != nil {
 		return nil, err
 	}
@@ -114,28 +117,79 @@ func openXLSX(path string, opts table.ReadOptions) (_ *xlsxReader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dates, err := readDateStyles(&zr.Reader, wb.styles)
+	kinds, err := readDateStyles(ctx, &zr.Reader, wb.styles)
 	if err != nil {
 		return nil, err
 	}
-	sst, err := readSharedStrings(&zr.Reader, wb.strings, limits)
+	sst, err := readSharedStrings(ctx, &zr.Reader, wb.strings, limits)
 	if err != nil {
 		return nil, err
 	}
-	for {
-		if err := x.open(wb.sheets[at], opts, sst, dates, wb.date1904); err != nil {
-			return nil, err
+	if err := x.firstWithData(wb, at, opts, sst, kinds); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// firstWithData opens the sheet at index at or, when it is the default
+// and empty, the first sheet after it with data. A part is read at most
+// once, however many sheet entries name it: one found empty is passed
+// over.
+func (x *xlsxReader) firstWithData(wb *workbookParts, at int, opts table.ReadOptions, sst *sharedStrings, kinds []byte) error {
+	empty := map[string]bool{}
+	for ; at < len(wb.sheets); at++ {
+		ref := wb.sheets[at]
+		if empty[ref.part] {
+			continue
+		}
+		if err := x.ctx.Err(); err != nil {
+			return err
+		}
+		if err := x.open(ref, opts, sst, kinds, wb.date1904); err != nil {
+			return err
 		}
 		if !x.empty || opts.Sheet != "" {
-			return x, nil
+			return nil
 		}
 		// The first sheet is empty: the first sheet with data is the table.
-		if at++; at == len(wb.sheets) {
-			return nil, fmt.Errorf("%w: no sheet of the workbook has data; the sheets are %q", table.ErrUnreadable, names)
-		}
+		empty[ref.part] = true
 		x.sheet.close()
 		x.sheet, x.header, x.pending = nil, nil, nil
 	}
+	names := make([]string, len(wb.sheets))
+	for i, s := range wb.sheets {
+		names[i] = s.name
+	}
+	return fmt.Errorf("%w: no sheet of the workbook has data; the sheets are %s", table.ErrUnreadable, sheetList(names))
+}
+
+// sheetList lists sheet names for a message: the first ten, each cut to
+// 64 bytes (Excel's names have at most 31 characters; a workbook's list
+// may hold thousands, of any length).
+func sheetList(sheets []string) string {
+	names := make([]string, 0, min(len(sheets), 10))
+	for _, s := range sheets[:min(len(sheets), 10)] {
+		if len(s) > 64 {
+			s = strings.ToValidUTF8(s[:64], "") + "…"
+		}
+		names = append(names, s)
+	}
+	out := fmt.Sprintf("%q", names)
+	if len(sheets) > len(names) {
+		out += fmt.Sprintf(" and %d more", len(sheets)-len(names))
+	}
+	return out
+}
+
+// asciiLower lowers the ASCII letters of a part name only, as OPC
+// compares part names.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + ('a' - 'A')
+		}
+		return r
+	}, s)
 }
 
 // checkZip refuses zip bombs before anything is inflated: the declared
@@ -148,8 +202,16 @@ func checkZip(path string, zr *zip.Reader, limits table.Limits) (int64, error) {
 		return 0, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
 	}
 	var total uint64
+	seen := make(map[string]bool, len(zr.File))
 	for _, f := range zr.File {
 		total += f.UncompressedSize64
+		// Part names are compared without case (ECMA-376 part 2, 9.1.1.1):
+		// two entries of one name make the part ambiguous.
+		name := asciiLower(f.Name)
+		if seen[name] {
+			return 0, fmt.Errorf("%w: the zip holds two entries named %q: the part is ambiguous", table.ErrUnreadable, f.Name)
+		}
+		seen[name] = true
 	}
 	if total > uint64(limits.MaxUnzipBytes) {
 		return 0, fmt.Errorf("%w: the workbook unpacks to %d bytes; the limit is %d (zip bomb?)", table.ErrUnreadable, total, limits.MaxUnzipBytes)
@@ -161,7 +223,7 @@ func checkZip(path string, zr *zip.Reader, limits table.Limits) (int64, error) {
 }
 
 // open starts reading a sheet and finds its header.
-func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, dates []bool, date1904 bool) error {
+func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, kinds []byte, date1904 bool) error {
 	f := zipEntry(&x.zr.Reader, ref.part)
 	if f == nil {
 		return fmt.Errorf("%w: sheet %q has no part %s in the zip", table.ErrUnreadable, ref.name, ref.part)
@@ -171,7 +233,7 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 		return fmt.Errorf("%w: sheet %q cannot be read: %v", table.ErrUnreadable, ref.name, err)
 	}
 	ahead := newReadAhead(rc)
-	x.sheet = &sheetReader{rc: ahead, sc: newXMLScanner(ahead, 256<<10), sst: sst, dates: dates, date1904: date1904,
+	x.sheet = &sheetReader{rc: ahead, sc: newXMLScanner(ctxReader{x.ctx, ahead}, 256<<10), sst: sst, kinds: kinds, date1904: date1904,
 		limits: x.limits, partSize: int64(min(f.UncompressedSize64, math.MaxInt64))}
 	x.detection = table.Detection{Format: table.XLSX, Sheet: ref.name}
 	skipped, ended, err := x.skipRows(opts.SkipRows)
@@ -310,7 +372,7 @@ func pickSheet(sheets []string, want string) (int, error) {
 	if n, err := strconv.Atoi(want); err == nil && n >= 1 && n <= len(sheets) {
 		return n - 1, nil
 	}
-	return 0, fmt.Errorf("%w: no sheet %q; the sheets are %q", table.ErrUnreadable, want, sheets)
+	return 0, fmt.Errorf("%w: no sheet %q; the sheets are %s", table.ErrUnreadable, want, sheetList(sheets))
 }
 
 // nextRow returns the next sheet row's cells as fresh strings (the rows
@@ -404,7 +466,7 @@ type sheetReader struct {
 	rc       io.ReadCloser
 	sc       *xmlScanner
 	sst      *sharedStrings
-	dates    []bool // by cell format: shows a date or time
+	kinds    []byte // by cell format: fmtDate, fmtTime, … (readDateStyles)
 	date1904 bool
 	limits   table.Limits
 	partSize int64
@@ -441,7 +503,7 @@ func (r *sheetReader) rowText() string {
 func (r *sheetReader) nextRow() ([]string, error) {
 	if r.next == 0 && !r.ended {
 		if err := r.readRow(); err != nil {
-			return nil, fmt.Errorf("%w: %v", table.ErrUnreadable, err)
+			return nil, fmt.Errorf("%w: %w", table.ErrUnreadable, err)
 		}
 	}
 	if r.next == 0 {
@@ -496,6 +558,8 @@ func (r *sheetReader) readRow() error {
 // from an XML syntax error.
 func (r *sheetReader) partError(err error) error {
 	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err // the job stopped: the file is fine
 	case errors.Is(err, zip.ErrChecksum):
 		return errors.New("the sheet's zip checksum (CRC) does not match: the file is damaged")
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, zip.ErrFormat):
@@ -740,7 +804,11 @@ func cellKind(t []byte) cellType {
 // value appends the cell's value (in r.v, r.is) as the reader hands it out.
 func (r *sheetReader) value(dst []byte, kind cellType, style int, hasIS bool) ([]byte, error) {
 	v := r.v
-	isDate := style > 0 && style < len(r.dates) && r.dates[style]
+	shown := fmtNumber
+	if style > 0 && style < len(r.kinds) {
+		shown = r.kinds[style]
+	}
+	isDate := shown != fmtNumber
 	switch kind {
 	case cellShared:
 		if len(v) == 0 {
@@ -774,12 +842,12 @@ func (r *sheetReader) value(dst []byte, kind cellType, style int, hasIS bool) ([
 		if t, ok := isoCellTime(string(v)); ok {
 			serial := excelSerial(t)
 			if isDate {
-				return append(dst, serialText(strconv.FormatFloat(serial, 'G', 15, 64), serial, r.date1904)...), nil
+				return append(dst, r.dateText(strconv.FormatFloat(serial, 'G', 15, 64), serial, shown)...), nil
 			}
 			return strconv.AppendFloat(dst, serial, 'G', 15, 64), nil
 		}
 		if f, ok := parseNumber(v); ok && isDate {
-			return append(dst, serialText(string(v), f, r.date1904)...), nil
+			return append(dst, r.dateText(string(v), f, shown)...), nil
 		}
 		return append(dst, v...), nil
 	}
@@ -790,10 +858,33 @@ func (r *sheetReader) value(dst []byte, kind cellType, style int, hasIS bool) ([
 	from := len(dst)
 	dst = appendNumber(dst, v, f)
 	if isDate {
-		text := serialText(string(dst[from:]), f, r.date1904)
+		text := r.dateText(string(dst[from:]), f, shown)
 		dst = append(dst[:from], text...)
 	}
 	return dst, nil
+}
+
+// dateText is serialText for a cell shown with the given date kind. In the 1904
+// system a serial under 1 is a moment of 1904-01-01, which a date or
+// date-time format shows as such (only a time format shows the time
+// alone); in the 1900 system it has no date (1900-01-00) and reads as a
+// time of day.
+func (r *sheetReader) dateText(num string, serial float64, shown byte) string {
+	if !r.date1904 || shown == fmtTime || serial < 0 || serial >= 1 {
+		return serialText(num, serial, r.date1904)
+	}
+	ms := int64(math.Round(serial * 86_400_000))
+	if ms == 86_400_000 {
+		return "1904-01-02"
+	}
+	t := time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
+	switch {
+	case ms == 0:
+		return t.Format("2006-01-02")
+	case ms%1000 != 0:
+		return t.Format("2006-01-02T15:04:05.000")
+	}
+	return t.Format("2006-01-02T15:04:05")
 }
 
 // parseNumber parses a stored number as excelize does (Go's float syntax,

@@ -73,7 +73,7 @@ func compareReaders(t *testing.T, path string, sheets int, strict bool) {
 	limits := table.Limits{MaxColumns: 2000, MaxCellBytes: 64 << 10, MaxUnzipBytes: 256 << 20}
 	for sheet := 1; sheet <= max(sheets, 1); sheet++ {
 		opts := table.ReadOptions{Sheet: strconv.Itoa(sheet), Limits: limits}
-		nr, nerr := openXLSX(path, opts)
+		nr, nerr := openXLSX(t.Context(), path, opts)
 		got := readerOutput(nr, nerr)
 		or, oerr := openLegacyXLSX(path, opts)
 		want := readerOutput(or, oerr)

@@ -3,6 +3,7 @@ package formats
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -30,7 +31,6 @@ const (
 	relsPartBudget          = 1 << 20  // xl/_rels/workbook.xml.rels
 	stylesPartBudget        = 64 << 20 // xl/styles.xml
 	maxSharedStringsRefused = 1<<32 - 1
-	maxSheets               = 1 << 16
 	maxCellFormats          = 1 << 20
 	// Room reserved up front for the shared strings: their text is never
 	// longer than the part, and an item takes at least 5 bytes (<si/>),
@@ -39,6 +39,22 @@ const (
 	// written take no memory.
 	sharedTextReserve  = 256 << 20
 	sharedItemsReserve = 64 << 20
+)
+
+// Work budgets: what bounds the reader's work, besides the bytes it
+// inflates (each part is inflated at most once, so the unpacked-size
+// limits bound the work too). A workbook over one fails as unreadable,
+// the message naming the budget (docs/security.md, "Work budgets").
+const (
+	// maxSheets bounds the sheet entries of the workbook's list: each is
+	// a name to hold, match and report, and an empty sheet makes the
+	// reader look at the next. Real workbooks have tens.
+	maxSheets = 4096
+	// maxFormatCodeBytes bounds one number format code (Excel writes at
+	// most 255 characters). Each distinct format is classified once.
+	maxFormatCodeBytes = 64 << 10
+	// maxNumberFormats bounds the custom number formats of the styles.
+	maxNumberFormats = 1 << 16
 )
 
 // workbookParts is what the reader takes from a workbook besides its sheet.
@@ -73,7 +89,7 @@ func zipEntry(zr *zip.Reader, name string) *zip.File {
 // readPart inflates a small part whole, within its budget. The declared
 // size is checked first; archive/zip also stops a part that inflates past
 // its declared size, and checks its CRC at the end.
-func readPart(f *zip.File, budget int64) ([]byte, error) {
+func readPart(ctx context.Context, f *zip.File, budget int64) ([]byte, error) {
 	if f.UncompressedSize64 > uint64(budget) {
 		return nil, fmt.Errorf("%w: the part %s unpacks to %d bytes; the limit is %d (zip bomb?)", table.ErrUnreadable, f.Name, f.UncompressedSize64, budget)
 	}
@@ -82,9 +98,9 @@ func readPart(f *zip.File, budget int64) ([]byte, error) {
 		return nil, fmt.Errorf("%w: part %s: %v", table.ErrUnreadable, f.Name, err)
 	}
 	defer func() { _ = rc.Close() }()
-	b, err := io.ReadAll(io.LimitReader(rc, budget+1))
+	b, err := io.ReadAll(io.LimitReader(ctxReader{ctx, rc}, budget+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: part %s: %v", table.ErrUnreadable, f.Name, err)
+		return nil, fmt.Errorf("%w: part %s: %w", table.ErrUnreadable, f.Name, err)
 	}
 	if int64(len(b)) > budget {
 		return nil, fmt.Errorf("%w: the part %s unpacks to over %d bytes (zip bomb?)", table.ErrUnreadable, f.Name, budget)
@@ -94,12 +110,12 @@ func readPart(f *zip.File, budget int64) ([]byte, error) {
 
 // readWorkbook reads the sheet list, the date system and where the styles
 // and shared strings are, from xl/workbook.xml and its relationships.
-func readWorkbook(zr *zip.Reader) (*workbookParts, error) {
+func readWorkbook(ctx context.Context, zr *zip.Reader) (*workbookParts, error) {
 	wf := zipEntry(zr, "xl/workbook.xml")
 	if wf == nil {
 		return nil, fmt.Errorf("%w: a zip file without a workbook is not XLSX", table.ErrUnsupportedFormat)
 	}
-	b, err := readPart(wf, workbookPartBudget)
+	b, err := readPart(ctx, wf, workbookPartBudget)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +125,7 @@ func readWorkbook(zr *zip.Reader) (*workbookParts, error) {
 	}
 	rels := map[string]relTarget{}
 	if rf := zipEntry(zr, "xl/_rels/workbook.xml.rels"); rf != nil {
-		if rels, err = readRels(rf); err != nil {
+		if rels, err = readRels(ctx, rf); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +182,7 @@ func scanWorkbook(b []byte) (sheets []sheetEntry, date1904 bool, err error) {
 				continue
 			}
 			if len(sheets) >= maxSheets {
-				return nil, false, fmt.Errorf("%w: the workbook lists over %d sheets", table.ErrUnreadable, maxSheets)
+				return nil, false, fmt.Errorf("%w: the workbook lists over %d sheets (the sheet entries budget)", table.ErrUnreadable, maxSheets)
 			}
 			name, _, _ := sc.attr("name")
 			sheets = append(sheets, sheetEntry{name: string(name), id: string(sc.prefixedAttr("id"))})
@@ -176,8 +192,8 @@ func scanWorkbook(b []byte) (sheets []sheetEntry, date1904 bool, err error) {
 
 type relTarget struct{ kind, part string }
 
-func readRels(f *zip.File) (map[string]relTarget, error) {
-	b, err := readPart(f, relsPartBudget)
+func readRels(ctx context.Context, f *zip.File) (map[string]relTarget, error) {
+	b, err := readPart(ctx, f, relsPartBudget)
 	if err != nil {
 		return nil, err
 	}
@@ -215,10 +231,31 @@ func partName(target string) string {
 	return path.Clean("xl/" + target)
 }
 
+// Date kinds of a cell format (readDateStyles): how a number in it reads.
+const (
+	fmtNumber   byte = iota // not a point in time: the number as stored
+	fmtDate                 // a date
+	fmtDateTime             // a date and a time of day
+	fmtTime                 // a time of day only
+)
+
+func kindByte(kind string) byte {
+	switch kind {
+	case "date":
+		return fmtDate
+	case "datetime":
+		return fmtDateTime
+	case "time":
+		return fmtTime
+	}
+	return fmtNumber
+}
+
 // readDateStyles scans the styles part for what the reader needs of it:
-// which cell formats (cellXfs, by index) show a date or time. One byte a
-// cell format, whatever else the part holds.
-func readDateStyles(zr *zip.Reader, name string) ([]bool, error) {
+// which cell formats (cellXfs, by index) show a date or time, and which
+// kind. One byte a cell format, whatever else the part holds; each number
+// format is classified once, however many cell formats use it.
+func readDateStyles(ctx context.Context, zr *zip.Reader, name string) ([]byte, error) {
 	if name == "" {
 		return nil, nil
 	}
@@ -234,27 +271,22 @@ func readDateStyles(zr *zip.Reader, name string) ([]bool, error) {
 		return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
 	}
 	defer func() { _ = rc.Close() }()
-	s := newXMLScanner(rc, 64<<10)
+	s := newXMLScanner(ctxReader{ctx, rc}, 64<<10)
 	custom := map[int]string{}
 	var ids []int32
 	inXfs := false
 	for {
 		tok, err := s.next()
 		if err != nil {
-			return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
+			return nil, fmt.Errorf("%w: styles: %w", table.ErrUnreadable, err)
 		}
 		if tok == tokEOF {
 			break
 		}
 		switch {
 		case tok == tokStart && string(s.name) == "numFmt":
-			id, _, err1 := s.attr("numFmtId")
-			code, _, err2 := s.attr("formatCode")
-			if err := errors.Join(err1, err2); err != nil {
-				return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
-			}
-			if n, err := strconv.Atoi(string(id)); err == nil && len(custom) < 1<<16 {
-				custom[n] = string(code)
+			if err := addNumberFormat(s, custom); err != nil {
+				return nil, err
 			}
 		case tok == tokStart && string(s.name) == "cellXfs":
 			inXfs = !s.selfClosing
@@ -272,11 +304,51 @@ func readDateStyles(zr *zip.Reader, name string) ([]bool, error) {
 			ids = append(ids, int32(min(max(n, 0), 1<<30)))
 		}
 	}
-	dates := make([]bool, len(ids))
-	for i, id := range ids {
-		dates[i] = i > 0 && dateKind(int(id), custom) != "" // style 0 shows values as stored
+	return classifyCellFormats(ids, custom, dateKind), nil
+}
+
+// addNumberFormat keeps a <numFmt>'s code by its id, within the format
+// budgets.
+func addNumberFormat(s *xmlScanner, custom map[int]string) error {
+	id, _, err1 := s.attr("numFmtId")
+	code, _, err2 := s.attr("formatCode")
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
 	}
-	return dates, nil
+	if len(code) > maxFormatCodeBytes {
+		return fmt.Errorf("%w: the styles hold a number format of %d bytes; the number format budget is %d bytes (Excel writes at most 255 characters)",
+			table.ErrUnreadable, len(code), maxFormatCodeBytes)
+	}
+	n, err := strconv.Atoi(string(id))
+	if err != nil {
+		return nil
+	}
+	if _, seen := custom[n]; !seen && len(custom) >= maxNumberFormats {
+		return fmt.Errorf("%w: the styles hold over %d number formats (the number formats budget)", table.ErrUnreadable, maxNumberFormats)
+	}
+	custom[n] = string(code)
+	return nil
+}
+
+// classifyCellFormats gives each cell format its date kind, classifying
+// (with classify, dateKind) each number format once: the work is the
+// formats' text plus a lookup a cell format, not a format's text a cell
+// format.
+func classifyCellFormats(ids []int32, custom map[int]string, classify func(int, map[int]string) string) []byte {
+	kinds := make([]byte, len(ids))
+	known := make(map[int32]byte, min(len(custom)+64, len(ids)))
+	for i, id := range ids {
+		if i == 0 {
+			continue // style 0 shows values as stored
+		}
+		k, ok := known[id]
+		if !ok {
+			k = kindByte(classify(int(id), custom))
+			known[id] = k
+		}
+		kinds[i] = k
+	}
+	return kinds
 }
 
 // sharedStrings holds a workbook's shared strings in one block of text:
@@ -303,7 +375,7 @@ func (t *sharedStrings) get(i int) (string, bool) {
 }
 
 // readSharedStrings scans the shared strings part.
-func readSharedStrings(zr *zip.Reader, name string, limits table.Limits) (*sharedStrings, error) {
+func readSharedStrings(ctx context.Context, zr *zip.Reader, name string, limits table.Limits) (*sharedStrings, error) {
 	if name == "" {
 		return nil, nil
 	}
@@ -316,7 +388,7 @@ func readSharedStrings(zr *zip.Reader, name string, limits table.Limits) (*share
 		return nil, fmt.Errorf("%w: shared strings: %v", table.ErrUnreadable, err)
 	}
 	defer func() { _ = rc.Close() }()
-	s := newXMLScanner(rc, 64<<10)
+	s := newXMLScanner(ctxReader{ctx, rc}, 64<<10)
 	// The part's size bounds its text; its declared counts are not trusted.
 	size := min(f.UncompressedSize64, maxSharedStringsRefused)
 	t := &sharedStrings{text: make([]byte, 0, min(size, sharedTextReserve)), ends: make([]uint32, 0, min(size/5, sharedItemsReserve))}
@@ -324,7 +396,7 @@ func readSharedStrings(zr *zip.Reader, name string, limits table.Limits) (*share
 	for {
 		tok, err := s.next()
 		if err != nil {
-			return nil, fmt.Errorf("%w: shared strings: %v", table.ErrUnreadable, err)
+			return nil, fmt.Errorf("%w: shared strings: %w", table.ErrUnreadable, err)
 		}
 		if tok == tokEOF {
 			break
@@ -333,7 +405,7 @@ func readSharedStrings(zr *zip.Reader, name string, limits table.Limits) (*share
 			item = item[:0]
 			if !s.selfClosing {
 				if item, err = readStringItem(s, item, limits.MaxCellBytes); err != nil {
-					return nil, fmt.Errorf("%w: shared string %d: %v", table.ErrUnreadable, len(t.ends), err)
+					return nil, fmt.Errorf("%w: shared string %d: %w", table.ErrUnreadable, len(t.ends), err)
 				}
 			}
 			t.text = append(t.text, bstrUnmarshal(item)...)

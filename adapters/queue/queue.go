@@ -152,6 +152,7 @@ type Workers struct {
 	client interface {
 		Start(context.Context) error
 		Stop(context.Context) error
+		StopAndCancel(context.Context) error
 	}
 }
 
@@ -199,9 +200,30 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 // was started with ends, so it gets one that outlives a start-up deadline.
 func (w *Workers) Start(ctx context.Context) error { return w.client.Start(context.WithoutCancel(ctx)) }
 
-// Stop lets running jobs finish until ctx ends, then cancels them; their
-// leases lapse and another worker picks them up.
-func (w *Workers) Stop(ctx context.Context) error { return w.client.Stop(ctx) }
+// Stop lets running jobs finish until shortly before ctx ends, then
+// cancels their contexts (a job stops within a second or two of that: its
+// readers check it) and waits for them until ctx ends; their leases lapse
+// and another worker picks them up. River's Stop alone never cancels a
+// running job, so a long one held the shutdown to its deadline.
+func (w *Workers) Stop(ctx context.Context) error {
+	soft := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		soft, cancel = context.WithDeadline(ctx, deadline.Add(-hardStopMargin(time.Until(deadline))))
+		defer cancel()
+	}
+	err := w.client.Stop(soft)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	return w.client.StopAndCancel(ctx)
+}
+
+// hardStopMargin is the part of a shutdown's time left for canceled jobs
+// to end: a quarter, at most 5 s.
+func hardStopMargin(left time.Duration) time.Duration {
+	return min(left/4, 5*time.Second)
+}
 
 // Migrate applies River's own migrations.
 func Migrate(ctx context.Context, db *sqlstore.DB) (int, error) {

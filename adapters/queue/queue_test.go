@@ -109,3 +109,69 @@ func TestMigrate(t *testing.T) {
 		})
 	}
 }
+
+// busy is a runner whose jobs run until their context ends.
+type busy struct {
+	idle
+	started chan struct{}
+	ended   chan error
+}
+
+func (b busy) RunJob(ctx context.Context, _ string) error {
+	b.started <- struct{}{}
+	<-ctx.Done()
+	b.ended <- ctx.Err()
+	return ctx.Err()
+}
+
+// TestStop_cancelsRunningJobs: a stop whose deadline comes while a job
+// still runs cancels the job's context before the deadline, so that the
+// job ends and the stop returns in time, instead of waiting for the job
+// to its end.
+func TestStop_cancelsRunningJobs(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			db := openDB(t, target)
+			log := slog.New(slog.DiscardHandler)
+			q, err := queue.NewInserter(db, log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := busy{started: make(chan struct{}, 1), ended: make(chan error, 1)}
+			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Hour}, b, nil, idle{}, log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := sqlstore.NewTransactor(db).InTx(t.Context(), func(ctx context.Context) error { return q.Enqueue(ctx, "job_1", 0) }); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-b.started:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the job did not start")
+			}
+			const grace = 4 * time.Second
+			ctx, cancel := context.WithTimeout(context.Background(), grace)
+			defer cancel()
+			start := time.Now()
+			stopErr := w.Stop(ctx)
+			took := time.Since(start)
+			select {
+			case err := <-b.ended:
+				if err == nil {
+					t.Fatal("the job ended without its context ending")
+				}
+			default:
+				t.Fatalf("Stop returned (%v) after %s with the job still running", stopErr, took)
+			}
+			if stopErr != nil || took >= grace {
+				t.Fatalf("Stop: %v after %s; want nil before the %s deadline", stopErr, took, grace)
+			}
+		})
+	}
+}

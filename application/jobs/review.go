@@ -31,8 +31,8 @@ func SampleKey(orgID, jobID string) string { return resultKey(orgID, jobID, "rev
 // review reads the sample of each file, keeps it for the review's later
 // changes, and stops the job awaiting review with the proposed mapping
 // and its preview. Its slot is free for the organization's next job.
-func (s *Service) review(ctx context.Context, j job.Job, in normalize.Input) error {
-	samples, err := normalize.ReadSamples(ctx, in.Sources)
+func (s *Service) review(ctx context.Context, cancel context.CancelFunc, j job.Job, in normalize.Input) error {
+	rev, samples, err := s.sampleAndReview(ctx, cancel, j, in)
 	if err != nil {
 		return err
 	}
@@ -41,10 +41,6 @@ func (s *Service) review(ctx context.Context, j job.Job, in normalize.Input) err
 		return err
 	}
 	if err := s.putBlob(ctx, SampleKey(j.OrgID, j.ID), stored); err != nil {
-		return err
-	}
-	rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples})
-	if err != nil {
 		return err
 	}
 	now := s.clock.Now()
@@ -66,6 +62,22 @@ func (s *Service) review(ctx context.Context, j job.Job, in normalize.Input) err
 	s.log.InfoContext(ctx, "job awaits review", "job_id", j.ID, "org_id", j.OrgID)
 	s.dispatch(ctx, j.OrgID)
 	return errAwaitingReview
+}
+
+// sampleAndReview reads the job's samples and reviews them while a lease
+// keeps the job alive and watches for its cancellation, which stops the
+// reading (calling cancel) as it stops a run.
+func (s *Service) sampleAndReview(ctx context.Context, cancel context.CancelFunc, j job.Job, in normalize.Input) (normalize.Review, []normalize.Sample, error) {
+	l := s.holdLease(ctx, j, cancel)
+	samples, err := normalize.ReadSamples(ctx, in.Sources)
+	var rev normalize.Review
+	if err == nil {
+		rev, err = normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples})
+	}
+	if l.end() {
+		return rev, nil, errCanceled
+	}
+	return rev, samples, err
 }
 
 func (s *Service) putBlob(ctx context.Context, key string, data []byte) error {

@@ -190,7 +190,7 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		return nil, err
 	}
 	if in.Options.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
-		return nil, s.review(ctx, j, in)
+		return nil, s.review(ctx, cancel, j, in)
 	}
 	out, err := s.createResults(ctx, j)
 	if err != nil {

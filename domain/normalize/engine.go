@@ -160,8 +160,14 @@ func panicFailure(v any) *Failure {
 		Stack: fmt.Sprintf("panic: %v\n%s", v, debug.Stack())}
 }
 
-// readerFailure turns a reader's error into the job's failure.
-func readerFailure(err error, fileID string) error {
+// readerFailure turns a reader's error into the job's failure. Once the
+// job's context has ended, the reader's error is that (a reader stopped
+// by cancel, the job timeout or shutdown may say so in its own words):
+// the file is not to blame.
+func readerFailure(ctx context.Context, err error, fileID string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	var f *Failure
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &f) {
 		return err
@@ -299,10 +305,10 @@ func (w *writer) report(force bool) {
 func (w *writer) runSource(ctx context.Context, src Source) error {
 	r, err := src.Open()
 	if err != nil {
-		return readerFailure(err, src.FileID)
+		return readerFailure(ctx, err, src.FileID)
 	}
 	defer func() { _ = r.Close() }()
-	p, err := w.plan(src, r)
+	p, err := w.plan(ctx, src, r)
 	if err != nil {
 		return err
 	}
@@ -320,7 +326,7 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 		return stop
 	}
 	if pl.readErr != nil {
-		return readerFailure(pl.readErr, src.FileID)
+		return readerFailure(ctx, pl.readErr, src.FileID)
 	}
 	w.res.Progress.BytesRead = bytesBefore + r.BytesRead()
 	return pl.ctx.Err()
@@ -576,7 +582,7 @@ func where(fileID string) string {
 }
 
 // plan maps the source's header and compiles its columns.
-func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
+func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, error) {
 	s := w.in.Schema
 	header := r.Header()
 	if d, ok := r.(table.Describer); ok {
@@ -612,7 +618,7 @@ func (w *writer) plan(src Source, r table.Reader) (*plan, error) {
 		return nil, fail(domain.CodeNoColumnsMapped, "No field of the schema matches a column of %s (columns: %q): every row would be empty. Map columns with options.mapping.",
 			where(src.FileID), header)
 	}
-	decisions, err := w.settle(src, header, to)
+	decisions, err := w.settle(ctx, src, header, to)
 	if err != nil {
 		return nil, err
 	}
@@ -677,10 +683,10 @@ type Decision struct {
 // evidence of the column's values in the file's first 10,000 records:
 // the majority of values that only one way reads; on a tie month-first and
 // ".", with a warning when values the tie leaves ambiguous were seen.
-func (w *writer) settle(src Source, header []string, to []int) ([]Decision, error) {
+func (w *writer) settle(ctx context.Context, src Source, header []string, to []int) ([]Decision, error) {
 	st := w.given(src, header, to)
 	if st.need {
-		if err := st.gather(src, to); err != nil {
+		if err := st.gather(ctx, src, to); err != nil {
 			return nil, err
 		}
 	}
@@ -747,19 +753,22 @@ func (w *writer) given(src Source, header []string, to []int) *settling {
 }
 
 // gather counts the evidence of the source's first 10,000 records.
-func (st *settling) gather(src Source, to []int) error {
+func (st *settling) gather(ctx context.Context, src Source, to []int) error {
 	r, err := src.Open()
 	if err != nil {
-		return readerFailure(err, src.FileID)
+		return readerFailure(ctx, err, src.FileID)
 	}
 	defer func() { _ = r.Close() }()
-	for range 10_000 {
+	for n := range 10_000 {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		rec, err := r.Next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return readerFailure(err, src.FileID)
+			return readerFailure(ctx, err, src.FileID)
 		}
 		for c, f := range to {
 			if f >= 0 && c < len(rec.Cells) {

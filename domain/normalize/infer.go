@@ -142,7 +142,7 @@ type inference struct {
 func (inf *inference) profile(ctx context.Context, src Source, sampleRows int) error {
 	r, err := src.Open()
 	if err != nil {
-		return readerFailure(err, src.FileID)
+		return readerFailure(ctx, err, src.FileID)
 	}
 	defer func() { _ = r.Close() }()
 	if d, ok := r.(table.Describer); ok {
@@ -158,7 +158,7 @@ func (inf *inference) profile(ctx context.Context, src Source, sampleRows int) e
 			break
 		}
 		if err != nil {
-			return readerFailure(err, src.FileID)
+			return readerFailure(ctx, err, src.FileID)
 		}
 		inf.res.Progress.RowsRead++
 		for i, p := range profs {

@@ -255,10 +255,10 @@ func relaxRequired(s *schema.Schema, relax map[string]bool) *schema.Schema {
 func (w *writer) previewSource(ctx context.Context, src Source, preview *[]PreviewRow) error {
 	r, err := src.Open()
 	if err != nil {
-		return readerFailure(err, src.FileID)
+		return readerFailure(ctx, err, src.FileID)
 	}
 	defer func() { _ = r.Close() }()
-	p, err := w.plan(src, r)
+	p, err := w.plan(ctx, src, r)
 	if err != nil {
 		return err
 	}
@@ -270,7 +270,7 @@ func (w *writer) previewSource(ctx context.Context, src Source, preview *[]Previ
 		}
 		b.recs = b.recs[:0]
 		if err := readRecords(r, b); err != nil {
-			return readerFailure(err, src.FileID)
+			return readerFailure(ctx, err, src.FileID)
 		}
 		if len(b.recs) == 0 {
 			return nil

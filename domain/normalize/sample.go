@@ -62,7 +62,7 @@ func readSample(ctx context.Context, src Source, budget int) (s Sample, size int
 	}()
 	r, err := src.Open()
 	if err != nil {
-		return s, 0, readerFailure(err, src.FileID)
+		return s, 0, readerFailure(ctx, err, src.FileID)
 	}
 	defer func() { _ = r.Close() }()
 	s = Sample{FileID: src.FileID, Format: r.Format(), Header: append([]string(nil), r.Header()...)}
@@ -80,7 +80,7 @@ func readSample(ctx context.Context, src Source, budget int) (s Sample, size int
 			break
 		}
 		if err != nil {
-			return s, size, readerFailure(err, src.FileID)
+			return s, size, readerFailure(ctx, err, src.FileID)
 		}
 		kept := table.Record{Number: rec.Number, Owned: true, Cells: make([]string, len(rec.Cells))}
 		for i, c := range rec.Cells {
