@@ -32,6 +32,7 @@ type delimitedReader struct {
 	number  int
 	limits  table.Limits
 	det     table.Detection
+	tail    tail
 }
 
 // sampleRecords is how many records header detection looks at.
@@ -106,12 +107,13 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 		d.skipped(rec, d.sc.line)
 	}
 	if opts.HeaderRow > 0 && !opts.NoHeader {
-		return d.givenHeader(opts.HeaderRow)
+		return d.givenHeader(opts)
 	}
 	var sample []scanned
 	for len(sample) < sampleRecords {
 		rec, err := d.sc.next()
 		if err == io.EOF {
+			d.tail.eof = true
 			break
 		}
 		if err != nil {
@@ -149,17 +151,31 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 			d.header[i] = table.PositionalName(i)
 		}
 		d.pending = sample[at:]
+		d.setTail(nil, d.pending, opts.FooterRows)
 		return d.checkWidth()
 	}
 	d.header = sample[at].cells
 	d.det.HeaderRow = at + 1
 	d.pending = sample[at+1:]
+	return d.headerFound(opts)
+}
+
+// headerFound checks what the header row says about the records: one cell
+// short of them (row labels), and what the records under it look like.
+func (d *delimitedReader) headerFound(opts table.ReadOptions) error {
+	if err := d.readAhead(sampleRecords); err != nil {
+		return err
+	}
+	header := d.header
+	d.rowLabels(d.pending)
+	d.setTail(header, d.pending, opts.FooterRows)
 	return d.checkWidth()
 }
 
 // givenHeader reads up to the header_row the options give, skipping the
 // rows above it.
-func (d *delimitedReader) givenHeader(row int) error {
+func (d *delimitedReader) givenHeader(opts table.ReadOptions) error {
+	row := opts.HeaderRow
 	for i := 1; ; i++ {
 		rec, err := d.sc.next()
 		if err == io.EOF {
@@ -171,7 +187,7 @@ func (d *delimitedReader) givenHeader(row int) error {
 		if i == row {
 			d.header = cloneCells(rec)
 			d.det.HeaderRow = i
-			return d.checkWidth()
+			return d.headerFound(opts)
 		}
 		d.skipped(rec, d.sc.line)
 	}
@@ -219,28 +235,49 @@ type scanned struct {
 	line   int
 }
 
-// Next returns the next non-blank data record.
+// Next returns the next data record: not blank, not the header again, not
+// the notes below the table (see tail).
 func (d *delimitedReader) Next() (table.Record, error) {
+	atBlank := false
 	for {
-		var rec scanned
-		owned := len(d.pending) > 0 // records read ahead for the header are copies
-		text := ""
-		if owned {
-			rec, d.pending = d.pending[0], d.pending[1:]
-		} else {
-			cells, err := d.sc.next()
-			if err != nil {
-				return table.Record{}, unreadable(err)
+		if d.tail.footer > 0 || atBlank {
+			if end, err := d.footerNext(atBlank); err != nil || end {
+				return table.Record{}, eofOr(err)
 			}
-			rec, text = scanned{cells, d.sc.issues, d.sc.line}, d.sc.text
+		}
+		rec, owned, text, err := d.read() // records read ahead are copies
+		if err != nil {
+			return table.Record{}, unreadable(err)
 		}
 		d.number++
-		if blank(rec.cells) && len(rec.issues) == 0 {
+		if atBlank = blank(rec.cells) && len(rec.issues) == 0; atBlank {
+			skip(&d.det.BlankRows, &d.det.BlankCount, d.number)
+			d.tail.lastBlank = true
 			continue
+		}
+		if d.headerAgain(rec.cells) {
+			skip(&d.det.RepeatedHeaderRows, &d.det.RepeatedHeaderCount, d.number)
+			continue
+		}
+		if d.otherTable(rec.cells) {
+			return table.Record{}, eofOr(d.stack(rec.cells))
+		}
+		d.tail.lastBlank = false
+		d.tail.data++
+		if len(rec.cells)*2 <= len(d.header) {
+			d.tail.short++
 		}
 		// Other records share the scanner's buffer until the next call.
 		return table.Record{Number: d.number, Cells: rec.cells, CellIssues: rec.issues, Owned: owned, Text: text}, nil
 	}
+}
+
+// eofOr is err, else the end of the records.
+func eofOr(err error) error {
+	if err != nil {
+		return unreadable(err)
+	}
+	return io.EOF
 }
 
 // cloneCells copies a record the scanner will reuse.

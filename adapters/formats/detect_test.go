@@ -171,7 +171,7 @@ func TestHeaderRowBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if d.header[0] != "9999" || len(d.pending) != 0 || d.det.SkippedCount != table.MaxHeaderRow-1 || len(d.det.SkippedRows) != maxSkippedRows {
+	if d.header[0] != "9999" || len(d.pending) > sampleRecords || d.det.SkippedCount != table.MaxHeaderRow-1 || len(d.det.SkippedRows) != maxSkippedRows {
 		t.Fatalf("header %q, %d records held, %d skipped (%d listed)", d.header, len(d.pending), d.det.SkippedCount, len(d.det.SkippedRows))
 	}
 	if got := readAll(t, path, table.ReadOptions{HeaderRow: table.MaxHeaderRow + 1}); !errors.Is(got.err, table.ErrUnreadable) {

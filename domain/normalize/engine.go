@@ -323,7 +323,11 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 		return readerFailure(pl.readErr, src.FileID)
 	}
 	w.res.Progress.BytesRead = bytesBefore + r.BytesRead()
-	return pl.ctx.Err()
+	if err := pl.ctx.Err(); err != nil {
+		return err
+	}
+	w.tailWarnings(src.FileID, r)
+	return nil
 }
 
 // pipeline carries one source's batches from the reader through the

@@ -4,7 +4,10 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/table"
 )
 
 // csvSource reads a small test file with the standard library's reader
@@ -44,5 +47,63 @@ func TestBlankHeaderMapsByPosition(t *testing.T) {
 	m := got.res.Mapping[0]
 	if m.SourceColumn != "" || m.Field != "column_1" || m.Method != "position" {
 		t.Fatalf("mapping %+v", m)
+	}
+}
+
+// tallyReader is a reader whose Detection counts what it let go of, as
+// the text readers' do, once its records are read.
+type tallyReader struct {
+	memReader
+	end table.Detection
+}
+
+func (r *tallyReader) Detection() table.Detection {
+	if r.i+1 < len(r.rows) {
+		return table.Detection{Format: table.CSV, HeaderRow: 1}
+	}
+	return r.end
+}
+
+// TestTailWarnings: what a reader let go of under the header is a
+// file-level warning each, and result.detected has the final counts.
+func TestTailWarnings(t *testing.T) {
+	t.Parallel()
+	end := table.Detection{Format: table.CSV, HeaderRow: 1, RowLabels: true, BlankRows: []int{2}, BlankCount: 1,
+		RepeatedHeaderRows: []int{4}, RepeatedHeaderCount: 1, FooterRows: []int{7, 8}, FooterCount: 2,
+		StackedRow: 9, StackedCount: 3, StackedHeader: []string{"station", "wind"}}
+	src := Source{Open: func() (table.Reader, error) {
+		return &tallyReader{memReader: memReader{rows: [][]string{{"row_label", "name"}, {"a", "Ann"}, {"b", "Bob"}}}, end: end}, nil
+	}}
+	got := execute(t, ModeNormalize, mustSchema(t, `{"fields":[{"name":"name","type":"string"}]}`), "", src)
+	if got.err != nil || len(got.rows) != 2 {
+		t.Fatalf("%v %d rows", got.err, len(got.rows))
+	}
+	codes := map[string]string{}
+	for _, is := range got.issues {
+		codes[is["code"].(string)], _ = is["message"].(string)
+	}
+	for code, has := range map[string]string{"header_one_short": `"row_label"`, "skipped_blank_rows": "rows 2.", "repeated_header": "rows 4.",
+		"skipped_footer": "rows 7, 8.", "stacked_tables": "row 9"} {
+		if !strings.Contains(codes[code], has) {
+			t.Errorf("%s: %q, want %q in it", code, codes[code], has)
+		}
+	}
+	if d := got.res.Detected[0]; d.FooterCount != 2 || d.BlankCount != 1 {
+		t.Errorf("detected %+v", d)
+	}
+}
+
+func TestFooterRowsOption(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int{`{}`: 0, `{"footer_rows":"auto"}`: 0, `{"footer_rows":"none"}`: table.FooterNone, `{"footer_rows":3}`: 3} {
+		o, err := ParseOptions(ModeNormalize, []byte(in))
+		if err != nil || o.ReadOptions(table.Limits{}).FooterRows != want {
+			t.Errorf("%s: %v %d", in, err, o.ReadOptions(table.Limits{}).FooterRows)
+		}
+	}
+	for _, bad := range []string{`{"footer_rows":0}`, `{"footer_rows":-1}`, `{"footer_rows":1001}`, `{"footer_rows":"all"}`} {
+		if _, err := ParseOptions(ModeNormalize, []byte(bad)); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
 	}
 }
