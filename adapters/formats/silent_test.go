@@ -137,3 +137,16 @@ func TestOneLineFile(t *testing.T) {
 		t.Fatalf("header: %s, %d records, header row %d", h, len(got.recs), det.HeaderRow)
 	}
 }
+
+// TestSerial60: a date cell holding serial 60 reads as the day the
+// spreadsheet shows, 1900-02-29 (which a date field then reports as no
+// date), never as the raw number.
+func TestSerial60(t *testing.T) {
+	t.Parallel()
+	sheet := `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>when</t></is></c></row><row r="2"><c r="A2" s="1"><v>60</v></c></row>` +
+		`<row r="3"><c r="A3" s="2"><v>60.25</v></c></row><row r="4"><c r="A4" s="1"><v>61</v></c></row></sheetData>`
+	got := readAll(t, writeFile(t, "leap.xlsx", rawWorkbook(sheet, "", xlsxKindsStyles, false)), table.ReadOptions{})
+	if got.err != nil || strings.Join(firstCells(got.recs), "|") != "1900-02-29|1900-02-29T06:00:00|1900-03-01" {
+		t.Fatalf("%v %v", got.err, got.recs)
+	}
+}

@@ -107,3 +107,19 @@ func TestFooterRowsOption(t *testing.T) {
 		}
 	}
 }
+
+// TestSerial60IsNoDate: 1900-02-29, what a spreadsheet shows for its date
+// serial 60, is invalid_date with a message that says why.
+func TestSerial60IsNoDate(t *testing.T) {
+	t.Parallel()
+	got := execute(t, ModeNormalize, mustSchema(t, `{"fields":[{"name":"when","type":"date"},{"name":"at","type":"datetime"}]}`), "",
+		source("", []string{"when", "at"}, []string{"1900-02-29", "1900-02-29T06:00:00"}, []string{"1900-03-01", "1900-03-01T06:00:00"}))
+	if got.err != nil || len(got.rows) != 1 || len(got.issues) != 2 {
+		t.Fatalf("%v %d rows %v", got.err, len(got.rows), got.issues)
+	}
+	for _, is := range got.issues {
+		if !strings.HasPrefix(is["code"].(string), "invalid_date") || !strings.Contains(is["message"].(string), "serial 60") {
+			t.Errorf("issue %v", is)
+		}
+	}
+}
