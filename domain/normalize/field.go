@@ -39,7 +39,12 @@ type coercer func(s string, sc *scratch) (string, *problem)
 // value never outlives its row; what must (an issue's message) is
 // formatted into a string of its own. A new scratch that is never emptied
 // gives values that stay valid, as the parsers' other callers need.
-type scratch struct{ buf []byte }
+type scratch struct {
+	buf []byte
+	// phones caches libphonenumber's verdict on numbers the fast path
+	// read (validPhone): bounded, cleared when full.
+	phones map[string]bool
+}
 
 // since returns what was appended after mark as a string sharing buf.
 func (sc *scratch) since(mark int) string {

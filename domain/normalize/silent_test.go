@@ -123,3 +123,24 @@ func TestSerial60IsNoDate(t *testing.T) {
 		}
 	}
 }
+
+// TestPhoneValidForItsRegion: a number of a possible length that the
+// phone library does not hold valid (+49 1234 5678: no such German
+// number) is invalid_phone, never accepted.
+func TestPhoneValidForItsRegion(t *testing.T) {
+	t.Parallel()
+	got := execute(t, ModeNormalize, mustSchema(t, `{"fields":[{"name":"name","type":"string"},{"name":"phone","type":"string","format":"phone"}]}`), "",
+		csvSource(t, "phones.csv"))
+	if got.err != nil || len(got.rows) != 2 || got.rows[0]["phone"] != "+4930901820" || got.rows[1]["phone"] != "+14155552671" {
+		t.Fatalf("%v %v", got.err, got.rows)
+	}
+	bad := map[any]bool{}
+	for _, is := range got.issues {
+		if is["code"] == "invalid_phone" {
+			bad[is["row"]] = true
+		}
+	}
+	if len(bad) != 2 {
+		t.Fatalf("issues %v", got.issues)
+	}
+}
