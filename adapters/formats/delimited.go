@@ -33,6 +33,7 @@ type delimitedReader struct {
 	limits  table.Limits
 	det     table.Detection
 	tail    tail
+	quote   byte // the quote character, 0 when quoting is off
 }
 
 // sampleRecords is how many records header detection looks at.
@@ -80,6 +81,7 @@ func openDelimited(f *os.File, sample []byte, filename string, te textEncoding, 
 	d.det = table.Detection{Format: d.format, Encoding: enc, EncodingConfidence: conf, Delimiter: string(rune(dia.delim))}
 	if dia.quote != 0 {
 		d.det.Quote = string(rune(dia.quote))
+		d.quote = dia.quote
 	}
 	if dia.escape != 0 {
 		d.det.Escape = string(rune(dia.escape))
@@ -261,6 +263,9 @@ func (d *delimitedReader) Next() (table.Record, error) {
 		}
 		if d.otherTable(rec.cells) {
 			return table.Record{}, eofOr(d.stack(rec.cells))
+		}
+		if d.quote != 0 && (text == "" || strings.IndexByte(text, d.quote) >= 0) {
+			rec.issues = d.suspiciousQuoting(rec.cells, rec.issues)
 		}
 		d.tail.lastBlank = false
 		d.tail.data++

@@ -150,3 +150,20 @@ func TestSerial60(t *testing.T) {
 		t.Fatalf("%v %v", got.err, got.recs)
 	}
 }
+
+// TestSuspiciousQuoting: a record missing the delimiter before a quoted
+// value is split inside the quotes with the header's cell count; it gets
+// a suspicious_quoting warning. A literal quote in a cell (37.8"N) does not.
+func TestSuspiciousQuoting(t *testing.T) {
+	t.Parallel()
+	got, _ := readToEnd(t, "missing-delimiter.csv", table.ReadOptions{})
+	if len(got.recs) != 4 {
+		t.Fatalf("%d records", len(got.recs))
+	}
+	for i, r := range got.recs {
+		warned := len(r.CellIssues) == 1 && r.CellIssues[0].Code == "suspicious_quoting" && r.CellIssues[0].Column == 0
+		if warned != (i == 1) {
+			t.Errorf("record %d %q: %v", i+1, r.Cells, r.CellIssues)
+		}
+	}
+}

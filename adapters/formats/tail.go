@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -254,4 +255,28 @@ func (d *delimitedReader) stack(cells []string) error {
 			d.det.StackedCount++
 		}
 	}
+}
+
+// suspiciousQuoting warns of a record that looks like it lost the
+// delimiter before a quoted value (1"Smith, John",Leeds): a cell that does
+// not start with the quote holds an opening quote directly followed by text, and the
+// next cell ends with the closing quote. The value was split on the
+// delimiter inside the quotes and the cell count may still match, so
+// nothing else would say so.
+func (d *delimitedReader) suspiciousQuoting(cells []string, issues []table.CellIssue) []table.CellIssue {
+	q := string(d.quote)
+	for j := 0; j+1 < len(cells); j++ {
+		c := strings.TrimLeft(cells[j], " ")
+		i := strings.Index(c, q)
+		if i <= 0 || i+1 == len(c) || c[i+1] == ' ' || strings.Count(c, q) != 1 { // 12" pipe: inches
+			continue
+		}
+		next := strings.TrimRight(cells[j+1], " ")
+		if !strings.HasSuffix(next, q) || strings.HasPrefix(strings.TrimLeft(next, " "), q) || strings.Count(next, q) != 1 {
+			continue
+		}
+		return append(issues, table.CellIssue{Column: j, Code: "suspicious_quoting", Value: cells[j] + d.det.Delimiter + cells[j+1],
+			Message: fmt.Sprintf("Columns %d and %d look like one quoted value without the delimiter before its opening quote: it was split at the delimiter inside the quotes. Check the record.", j+1, j+2)})
+	}
+	return issues
 }
