@@ -86,6 +86,7 @@ func openDelimited(f *os.File, sample []byte, filename string, te textEncoding, 
 	if dia.escape != 0 {
 		d.det.Escape = string(rune(dia.escape))
 	}
+	d.det.RareEscapes = dia.rareEscapes
 	if dia.sepLine {
 		if _, err := d.sc.next(); err != nil {
 			return nil, d.emptyOr(err)
@@ -308,6 +309,10 @@ type dialect struct {
 	delim, quote, escape byte
 	blankQuote           bool // see scanner.blankQuote
 	sepLine              bool // an Excel "sep=X" first line, not a record
+	// rareEscapes counts the backslash-quote pairs of a sample whose
+	// escape the first records did not decide (see wholeSampleEscape); 0
+	// when there is nothing to warn of.
+	rareEscapes int
 }
 
 // givenDialect is the part of the dialect the options fix; 0 fields are
@@ -399,7 +404,43 @@ func sniffDialect(text, filename string, given givenDialect) dialect {
 	if out.quote == out.delim { // sep=" or a delimiter option of ": quoting is off
 		out.quote, out.escape = 0, 0
 	}
+	if !given.escapeSet && best.freq > 0 && out.quote != 0 {
+		out = wholeSampleEscape(text, out)
+	}
 	return out
+}
+
+// rareEscapes is how many backslash-quote pairs in a sample are few: a
+// backslash escape taken on so little evidence is warned of.
+const rareEscapes = 5
+
+// wholeSampleEscape decides the escape from the whole sample, not only
+// its first records (a file with few backslash escapes may have none
+// there): the reading with fewer quoting problems wins; on a tie, doubled
+// quotes. An escape taken on few pairs, or pairs left as they are on a
+// tie, is noted (rareEscapes) for a warning.
+func wholeSampleEscape(text string, d dialect) dialect {
+	n := strings.Count(text, `\`+string(d.quote))
+	if n == 0 {
+		return d
+	}
+	none, bs := d, d
+	none.escape, bs.escape = 0, '\\'
+	all := strings.Count(text, "\n") + 1
+	rn, rb := readRecords(text, none, all), readRecords(text, bs, all)
+	switch {
+	case rb.issues < rn.issues:
+		if d.escape == 0 || n <= rareEscapes {
+			bs.rareEscapes = n
+		}
+		return bs
+	case rb.issues == rn.issues && d.escape == 0:
+		none.rareEscapes = n
+		return none
+	case rn.issues < rb.issues:
+		return none
+	}
+	return d
 }
 
 // sepLine returns the delimiter an Excel "sep=X" first line names.
@@ -491,7 +532,13 @@ type reading struct {
 	quoted  int // cells read as quoted
 }
 
-func readSample(text string, c dialect) reading {
+func readSample(text string, c dialect) reading { return readRecords(text, c, sniffRecords) }
+
+// sniffRecords is how many records of the sample a candidate dialect reads.
+const sniffRecords = 40
+
+// readRecords reads up to n records of the sample with dialect c.
+func readRecords(text string, c dialect, n int) reading {
 	limits := table.Limits{MaxColumns: 100_000, MaxCellBytes: len(text) + 1}
 	sc := newScanner(strings.NewReader(text), c.delim, limits)
 	sc.r = bufio.NewReaderSize(strings.NewReader(text), len(text)+1) // not the file reader's 256 KiB, once per candidate
@@ -500,7 +547,7 @@ func readSample(text string, c dialect) reading {
 	r := reading{d: c, ok: true}
 	counts := map[int]int{}
 	last := 0 // the last record's quoting problems, not counted: the sample may cut it
-	for range 40 {
+	for range n {
 		rec, err := sc.next()
 		if err != nil {
 			break

@@ -133,7 +133,7 @@ func checkRealWorldClass(t *testing.T, c realWorldClass) {
 	if again.err != nil || fmt.Sprint(again.header) != fmt.Sprint(got.header) || fmt.Sprint(cellsOf(again.recs)) != fmt.Sprint(cellsOf(got.recs)) {
 		t.Errorf("with %+v as options: %q %q %v", optionsOf(det), again.header, cellsOf(again.recs), again.err)
 	}
-	det.EncodingConfidence = "given"
+	det.EncodingConfidence, det.RareEscapes = "given", 0 // given, nothing is guessed
 	if fmt.Sprint(det2) != fmt.Sprint(det) {
 		t.Errorf("detection with its own options %+v, want %+v", det2, det)
 	}

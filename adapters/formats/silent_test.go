@@ -167,3 +167,13 @@ func TestSuspiciousQuoting(t *testing.T) {
 		}
 	}
 }
+
+// TestRareBackslashEscape: backslash escapes past the records the sniffer
+// reads first are decided on the whole sample, and noted for a warning.
+func TestRareBackslashEscape(t *testing.T) {
+	t.Parallel()
+	got, det := readToEnd(t, "rare-backslash.csv", table.ReadOptions{})
+	if len(got.recs) != 47 || got.recs[45].Cells[1] != `she said "yes", then left` || det.Escape != `\` || det.RareEscapes != 2 {
+		t.Fatalf("%d records, %q, escape %q (%d rare)", len(got.recs), got.recs[45].Cells, det.Escape, det.RareEscapes)
+	}
+}

@@ -566,6 +566,14 @@ func (w *writer) fileWarnings(fileID string, d table.Detection) {
 			Message: fmt.Sprintf("%d record(s) above the header (row %d) were skipped: rows %s%s. Set header_row to read them.",
 				d.SkippedCount, d.HeaderRow, strings.Join(rows, ", "), more)})
 	}
+	if d.RareEscapes > 0 {
+		taken := "were read as escaped quotes (set escape to none if the backslashes are text)"
+		if d.Escape == "" {
+			taken = "were kept as text: the file reads as well either way (set escape to \\ if they escape quotes)"
+		}
+		w.issue(Issue{SourceFile: fileID, Severity: warning, Code: "rare_escape",
+			Message: fmt.Sprintf("The file has few backslash-quote pairs (%d in its first 64 KiB); they %s.", d.RareEscapes, taken)})
+	}
 	if d.EncodingConfidence == "guessed" {
 		w.issue(Issue{SourceFile: fileID, Severity: warning, Code: "encoding_guessed",
 			Message: fmt.Sprintf("The encoding was guessed as %s; if the text looks wrong, set the encoding option.", d.Encoding)})

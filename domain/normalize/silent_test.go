@@ -54,12 +54,12 @@ func TestBlankHeaderMapsByPosition(t *testing.T) {
 // the text readers' do, once its records are read.
 type tallyReader struct {
 	memReader
-	end table.Detection
+	start, end table.Detection
 }
 
 func (r *tallyReader) Detection() table.Detection {
 	if r.i+1 < len(r.rows) {
-		return table.Detection{Format: table.CSV, HeaderRow: 1}
+		return r.start
 	}
 	return r.end
 }
@@ -72,7 +72,8 @@ func TestTailWarnings(t *testing.T) {
 		RepeatedHeaderRows: []int{4}, RepeatedHeaderCount: 1, FooterRows: []int{7, 8}, FooterCount: 2,
 		StackedRow: 9, StackedCount: 3, StackedHeader: []string{"station", "wind"}}
 	src := Source{Open: func() (table.Reader, error) {
-		return &tallyReader{memReader: memReader{rows: [][]string{{"row_label", "name"}, {"a", "Ann"}, {"b", "Bob"}}}, end: end}, nil
+		return &tallyReader{memReader: memReader{rows: [][]string{{"row_label", "name"}, {"a", "Ann"}, {"b", "Bob"}}},
+			start: table.Detection{Format: table.CSV, HeaderRow: 1}, end: end}, nil
 	}}
 	got := execute(t, ModeNormalize, mustSchema(t, `{"fields":[{"name":"name","type":"string"}]}`), "", src)
 	if got.err != nil || len(got.rows) != 2 {
@@ -142,5 +143,25 @@ func TestPhoneValidForItsRegion(t *testing.T) {
 	}
 	if len(bad) != 2 {
 		t.Fatalf("issues %v", got.issues)
+	}
+}
+
+// TestRareEscapeWarning: an escape decided on few pairs is a file-level
+// warning saying which way it went.
+func TestRareEscapeWarning(t *testing.T) {
+	t.Parallel()
+	for esc, has := range map[string]string{`\`: "read as escaped quotes", "": "kept as text"} {
+		det := table.Detection{Format: table.JSONL, HeaderRow: 1, Escape: esc, RareEscapes: 2}
+		src := Source{Open: func() (table.Reader, error) {
+			return &tallyReader{memReader: memReader{rows: [][]string{{"name"}, {"Ann"}}}, start: det, end: det}, nil
+		}}
+		got := execute(t, ModeNormalize, mustSchema(t, `{"fields":[{"name":"name","type":"string"}]}`), "", src)
+		found := false
+		for _, is := range got.issues {
+			found = found || is["code"] == "rare_escape" && strings.Contains(is["message"].(string), has)
+		}
+		if got.err != nil || !found {
+			t.Errorf("escape %q: %v %v", esc, got.err, got.issues)
+		}
 	}
 }

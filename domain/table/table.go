@@ -162,7 +162,12 @@ type Detection struct {
 	Delimiter          string // CSV/TSV only
 	Quote              string // CSV/TSV only; "" when quoting is off
 	Escape             string // CSV/TSV only; "" when quotes are doubled
-	Sheet              string // XLSX only: the sheet read
+	// RareEscapes, when over 0, counts the backslash-quote pairs of the
+	// sniffed sample whose reading the first records did not decide: the
+	// escape was taken on their evidence (Escape `\`), or they were left
+	// as they are (Escape ""), reading no worse either way.
+	RareEscapes int
+	Sheet       string // XLSX only: the sheet read
 	// HeaderRow is the 1-based physical row of the header; 0 means the file
 	// has no header row (columns are named by position).
 	HeaderRow int
