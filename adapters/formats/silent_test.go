@@ -177,3 +177,31 @@ func TestRareBackslashEscape(t *testing.T) {
 		t.Fatalf("%d records, %q, escape %q (%d rare)", len(got.recs), got.recs[45].Cells, det.Escape, det.RareEscapes)
 	}
 }
+
+// TestXLSXPartsAtRoot: a workbook whose parts sit at the zip's root, found
+// through _rels/.rels and the workbook's relationships, is read.
+func TestXLSXPartsAtRoot(t *testing.T) {
+	t.Parallel()
+	sheet := `<sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="inlineStr"><is><t>when</t></is></c></row>` +
+		`<row r="2"><c r="A2" t="s"><v>1</v></c><c r="B2" s="1"><v>45322</v></c></row></sheetData>`
+	parts := sheetWorkbookParts(sheet, `<si><t>name</t></si><si><t>Ann</t></si>`, xlsxKindsStyles, false)
+	for i := 0; i < len(parts); i += 2 {
+		switch parts[i] {
+		case "_rels/.rels":
+			parts[i+1] = strings.Replace(parts[i+1], `Target="xl/workbook.xml"`, `Target="workbook.xml"`, 1)
+		case "xl/_rels/workbook.xml.rels":
+			parts[i] = "_rels/workbook.xml.rels"
+			parts[i+1] = strings.Replace(parts[i+1], `Target="worksheets/sheet1.xml"`, `Target="/sheet1.xml"`, 1)
+		case "xl/worksheets/sheet1.xml":
+			parts[i] = "sheet1.xml"
+		default:
+			parts[i] = strings.TrimPrefix(parts[i], "xl/")
+		}
+	}
+	path := writeFile(t, "root.xlsx", zipParts(parts...))
+	got := readAll(t, path, table.ReadOptions{})
+	if got.err != nil || got.format != table.XLSX || strings.Join(got.header, "|") != "name|when" || len(got.recs) != 1 ||
+		strings.Join(got.recs[0].Cells, "|") != "Ann|2024-01-31" {
+		t.Fatalf("%v %q %v", got.err, got.header, got.recs)
+	}
+}
