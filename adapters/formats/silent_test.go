@@ -205,3 +205,32 @@ func TestXLSXPartsAtRoot(t *testing.T) {
 		t.Fatalf("%v %q %v", got.err, got.header, got.recs)
 	}
 }
+
+// TestXLSXBlankAndRepeatedHeader: in a sheet too, blank rows and rows
+// repeating the header are skipped and counted.
+func TestXLSXBlankAndRepeatedHeader(t *testing.T) {
+	t.Parallel()
+	str := func(ref, v string) string { return `<c r="` + ref + `" t="inlineStr"><is><t>` + v + `</t></is></c>` }
+	num := func(ref, v string) string { return `<c r="` + ref + `"><v>` + v + `</v></c>` }
+	sheet := `<sheetData><row r="1">` + str("A1", "item") + str("B1", "qty") + `</row>` +
+		`<row r="2">` + str("A2", "bolt") + num("B2", "4") + `</row><row r="3">` + str("A3", " ") + `</row>` +
+		`<row r="4">` + str("A4", "item") + str("B4", "qty") + `</row><row r="5">` + str("A5", "nut") + num("B5", "9") + `</row></sheetData>`
+	path := writeFile(t, "stacked.xlsx", rawWorkbook(sheet, "", xlsxKindsStyles, false))
+	r, err := NewOpener().Open(t.Context(), path, "stacked.xlsx", table.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var names []string
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		names = append(names, rec.Cells[0])
+	}
+	det := r.(table.Describer).Detection()
+	if strings.Join(names, "|") != "bolt|nut" || !slices.Equal(det.BlankRows, []int{2}) || !slices.Equal(det.RepeatedHeaderRows, []int{3}) {
+		t.Fatalf("%q blank %v repeated %v", names, det.BlankRows, det.RepeatedHeaderRows)
+	}
+}

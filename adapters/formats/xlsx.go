@@ -389,6 +389,11 @@ func (x *xlsxReader) Next() (table.Record, error) {
 		x.number++
 		issues := errorCells(cells)
 		if blank(cells) && len(issues) == 0 {
+			skip(&x.detection.BlankRows, &x.detection.BlankCount, x.number)
+			continue
+		}
+		if x.headerAgain(cells) {
+			skip(&x.detection.RepeatedHeaderRows, &x.detection.RepeatedHeaderCount, x.number)
 			continue
 		}
 		rec := table.Record{Number: x.number, Cells: pad(cells, len(x.header)), CellIssues: issues, Owned: owned}
@@ -397,6 +402,16 @@ func (x *xlsxReader) Next() (table.Record, error) {
 		}
 		return rec, nil
 	}
+}
+
+// headerAgain tells a row equal to the header row (trimmed, trailing empty
+// cells aside): tables pasted one under another with their headers.
+func (x *xlsxReader) headerAgain(cells []string) bool {
+	if x.detection.HeaderRow == 0 || len(cells) == 0 || len(x.header) == 0 {
+		return false
+	}
+	first := strings.TrimSpace(cells[0])
+	return first != "" && first == strings.TrimSpace(x.header[0]) && sameCells(cells, x.header)
 }
 
 // sheetReader reads the rows of a sheet's XML.
