@@ -177,7 +177,10 @@ func parsePhone(sc *scratch, s, region string) (string, bool) {
 			} // a national prefix written after the code: libphonenumber drops it
 
 		case !plus && nanpRegion(region) && n == 10:
-			if !validNANP(d) || !sc.validPhone(append([]byte{'1'}, d...)) {
+			var full [11]byte // the calling code and the number, without an allocation
+			full[0] = '1'
+			copy(full[1:], d)
+			if !validNANP(d) || !sc.validPhone(full[:]) {
 				return "", false
 			}
 			sc.buf = append(append(sc.buf, '+', '1'), d...)
