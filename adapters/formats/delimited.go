@@ -33,6 +33,8 @@ type delimitedReader struct {
 	number  int
 	limits  table.Limits
 	det     table.Detection
+	tail    tail
+	quote   byte // the quote character, 0 when quoting is off
 }
 
 // sampleRecords is how many records header detection looks at.
@@ -80,10 +82,12 @@ func openDelimited(ctx context.Context, f *os.File, sample []byte, filename stri
 	d.det = table.Detection{Format: d.format, Encoding: enc, EncodingConfidence: conf, Delimiter: string(rune(dia.delim))}
 	if dia.quote != 0 {
 		d.det.Quote = string(rune(dia.quote))
+		d.quote = dia.quote
 	}
 	if dia.escape != 0 {
 		d.det.Escape = string(rune(dia.escape))
 	}
+	d.det.RareEscapes = dia.rareEscapes
 	if dia.sepLine {
 		if _, err := d.sc.next(); err != nil {
 			return nil, d.emptyOr(err)
@@ -107,12 +111,13 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 		d.skipped(rec, d.sc.line)
 	}
 	if opts.HeaderRow > 0 && !opts.NoHeader {
-		return d.givenHeader(opts.HeaderRow)
+		return d.givenHeader(opts)
 	}
 	var sample []scanned
 	for len(sample) < sampleRecords {
 		rec, err := d.sc.next()
 		if err == io.EOF {
+			d.tail.eof = true
 			break
 		}
 		if err != nil {
@@ -150,17 +155,31 @@ func (d *delimitedReader) findHeader(opts table.ReadOptions) error {
 			d.header[i] = table.PositionalName(i)
 		}
 		d.pending = sample[at:]
+		d.setTail(nil, d.pending, opts.FooterRows)
 		return d.checkWidth()
 	}
 	d.header = sample[at].cells
 	d.det.HeaderRow = at + 1
 	d.pending = sample[at+1:]
+	return d.headerFound(opts)
+}
+
+// headerFound checks what the header row says about the records: one cell
+// short of them (row labels), and what the records under it look like.
+func (d *delimitedReader) headerFound(opts table.ReadOptions) error {
+	if err := d.readAhead(sampleRecords); err != nil {
+		return err
+	}
+	header := d.header
+	d.rowLabels(d.pending)
+	d.setTail(header, d.pending, opts.FooterRows)
 	return d.checkWidth()
 }
 
 // givenHeader reads up to the header_row the options give, skipping the
 // rows above it.
-func (d *delimitedReader) givenHeader(row int) error {
+func (d *delimitedReader) givenHeader(opts table.ReadOptions) error {
+	row := opts.HeaderRow
 	for i := 1; ; i++ {
 		rec, err := d.sc.next()
 		if err == io.EOF {
@@ -172,7 +191,7 @@ func (d *delimitedReader) givenHeader(row int) error {
 		if i == row {
 			d.header = cloneCells(rec)
 			d.det.HeaderRow = i
-			return d.checkWidth()
+			return d.headerFound(opts)
 		}
 		d.skipped(rec, d.sc.line)
 	}
@@ -220,28 +239,52 @@ type scanned struct {
 	line   int
 }
 
-// Next returns the next non-blank data record.
+// Next returns the next data record: not blank, not the header again, not
+// the notes below the table (see tail).
 func (d *delimitedReader) Next() (table.Record, error) {
+	atBlank := false
 	for {
-		var rec scanned
-		owned := len(d.pending) > 0 // records read ahead for the header are copies
-		text := ""
-		if owned {
-			rec, d.pending = d.pending[0], d.pending[1:]
-		} else {
-			cells, err := d.sc.next()
-			if err != nil {
-				return table.Record{}, unreadable(err)
+		if d.tail.footer > 0 || atBlank {
+			if end, err := d.footerNext(atBlank); err != nil || end {
+				return table.Record{}, eofOr(err)
 			}
-			rec, text = scanned{cells, d.sc.issues, d.sc.line}, d.sc.text
+		}
+		rec, owned, text, err := d.read() // records read ahead are copies
+		if err != nil {
+			return table.Record{}, unreadable(err)
 		}
 		d.number++
-		if blank(rec.cells) && len(rec.issues) == 0 {
+		if atBlank = blank(rec.cells) && len(rec.issues) == 0; atBlank {
+			skip(&d.det.BlankRows, &d.det.BlankCount, d.number)
+			d.tail.lastBlank = true
 			continue
+		}
+		if d.headerAgain(rec.cells) {
+			skip(&d.det.RepeatedHeaderRows, &d.det.RepeatedHeaderCount, d.number)
+			continue
+		}
+		if d.otherTable(rec.cells) {
+			return table.Record{}, eofOr(d.stack(rec.cells))
+		}
+		if d.quote != 0 && (text == "" || strings.IndexByte(text, d.quote) >= 0) {
+			rec.issues = d.suspiciousQuoting(rec.cells, rec.issues)
+		}
+		d.tail.lastBlank = false
+		d.tail.data++
+		if len(rec.cells)*2 <= len(d.header) {
+			d.tail.short++
 		}
 		// Other records share the scanner's buffer until the next call.
 		return table.Record{Number: d.number, Cells: rec.cells, CellIssues: rec.issues, Owned: owned, Text: text}, nil
 	}
+}
+
+// eofOr is err, else the end of the records.
+func eofOr(err error) error {
+	if err != nil {
+		return unreadable(err)
+	}
+	return io.EOF
 }
 
 // cloneCells copies a record the scanner will reuse.
@@ -267,6 +310,10 @@ type dialect struct {
 	delim, quote, escape byte
 	blankQuote           bool // see scanner.blankQuote
 	sepLine              bool // an Excel "sep=X" first line, not a record
+	// rareEscapes counts the backslash-quote pairs of a sample whose
+	// escape the first records did not decide (see wholeSampleEscape); 0
+	// when there is nothing to warn of.
+	rareEscapes int
 }
 
 // givenDialect is the part of the dialect the options fix; 0 fields are
@@ -358,7 +405,43 @@ func sniffDialect(text, filename string, given givenDialect) dialect {
 	if out.quote == out.delim { // sep=" or a delimiter option of ": quoting is off
 		out.quote, out.escape = 0, 0
 	}
+	if !given.escapeSet && best.freq > 0 && out.quote != 0 {
+		out = wholeSampleEscape(text, out)
+	}
 	return out
+}
+
+// rareEscapes is how many backslash-quote pairs in a sample are few: a
+// backslash escape taken on so little evidence is warned of.
+const rareEscapes = 5
+
+// wholeSampleEscape decides the escape from the whole sample, not only
+// its first records (a file with few backslash escapes may have none
+// there): the reading with fewer quoting problems wins; on a tie, doubled
+// quotes. An escape taken on few pairs, or pairs left as they are on a
+// tie, is noted (rareEscapes) for a warning.
+func wholeSampleEscape(text string, d dialect) dialect {
+	n := strings.Count(text, `\`+string(d.quote))
+	if n == 0 {
+		return d
+	}
+	none, bs := d, d
+	none.escape, bs.escape = 0, '\\'
+	all := strings.Count(text, "\n") + 1
+	rn, rb := readRecords(text, none, all), readRecords(text, bs, all)
+	switch {
+	case rb.issues < rn.issues:
+		if d.escape == 0 || n <= rareEscapes {
+			bs.rareEscapes = n
+		}
+		return bs
+	case rb.issues == rn.issues && d.escape == 0:
+		none.rareEscapes = n
+		return none
+	case rn.issues < rb.issues:
+		return none
+	}
+	return d
 }
 
 // sepLine returns the delimiter an Excel "sep=X" first line names.
@@ -450,7 +533,13 @@ type reading struct {
 	quoted  int // cells read as quoted
 }
 
-func readSample(text string, c dialect) reading {
+func readSample(text string, c dialect) reading { return readRecords(text, c, sniffRecords) }
+
+// sniffRecords is how many records of the sample a candidate dialect reads.
+const sniffRecords = 40
+
+// readRecords reads up to n records of the sample with dialect c.
+func readRecords(text string, c dialect, n int) reading {
 	limits := table.Limits{MaxColumns: 100_000, MaxCellBytes: len(text) + 1}
 	sc := newScanner(strings.NewReader(text), c.delim, limits)
 	sc.r = bufio.NewReaderSize(strings.NewReader(text), len(text)+1) // not the file reader's 256 KiB, once per candidate
@@ -459,7 +548,7 @@ func readSample(text string, c dialect) reading {
 	r := reading{d: c, ok: true}
 	counts := map[int]int{}
 	last := 0 // the last record's quoting problems, not counted: the sample may cut it
-	for range 40 {
+	for range n {
 		rec, err := sc.next()
 		if err != nil {
 			break

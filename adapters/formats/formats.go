@@ -145,16 +145,13 @@ func binaryKind(head []byte) string {
 // zipHasWorkbook tells whether a zip file's first bytes hold an XLSX
 // workbook. A head holding the whole file is read as a zip; otherwise the
 // local file headers are walked: writers put xl/workbook.xml or other xl/
-// parts first, where word/ or ppt/ parts mean another Office document.
+// parts first (or a workbook.xml at the root, which _rels/.rels points
+// to), where word/ or ppt/ parts mean another Office document.
 // Open checks the central directory again.
 func zipHasWorkbook(head []byte) bool {
 	if zr, err := zip.NewReader(bytes.NewReader(head), int64(len(head))); err == nil {
-		for _, f := range zr.File {
-			if f.Name == "xl/workbook.xml" {
-				return true
-			}
-		}
-		return false
+		_, err := workbookName(context.Background(), zr) // the head is in memory: nothing to cancel
+		return err == nil
 	}
 	for p := head; len(p) >= 30 && bytes.HasPrefix(p, zipMagic); {
 		nameLen := int(binary.LittleEndian.Uint16(p[26:]))
@@ -165,21 +162,21 @@ func zipHasWorkbook(head []byte) bool {
 		}
 		name := string(p[30 : 30+nameLen])
 		switch {
-		case name == "xl/workbook.xml", strings.HasPrefix(name, "xl/"):
+		case strings.HasPrefix(name, "xl/"), name == "workbook.xml": // parts at the root, found through _rels/.rels
 			return true
 		case strings.HasPrefix(name, "word/"), strings.HasPrefix(name, "ppt/"):
 			return false
 		}
 		if p[6]&0x08 != 0 { // sizes follow the data: the next header cannot be found
-			return bytes.Contains(head, []byte("xl/workbook.xml"))
+			return bytes.Contains(head, []byte("workbook.xml"))
 		}
 		next := 30 + nameLen + extraLen + size
 		if next > len(p) || next < 0 {
-			return bytes.Contains(head, []byte("xl/workbook.xml"))
+			return bytes.Contains(head, []byte("workbook.xml"))
 		}
 		p = p[next:]
 	}
-	return bytes.Contains(head, []byte("xl/workbook.xml"))
+	return bytes.Contains(head, []byte("workbook.xml"))
 }
 
 // looksLikeText refuses binary files: control characters other than tab,

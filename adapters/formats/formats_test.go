@@ -555,7 +555,7 @@ func TestDateText(t *testing.T) {
 		{"0.75", true, "18:00:00"},
 		{"1", false, "1900-01-01"},
 		{"59", false, "1900-02-28"},
-		{"60", false, "60"}, // Excel's 1900-02-29 does not exist
+		{"60", false, "1900-02-29"}, {"60.5", false, "1900-02-29T12:00:00"}, // Excel's 1900-02-29 does not exist: shown as Excel shows it, a date field reports it
 		{"61", false, "1900-03-01"},
 		{"45322.999999999", false, "2024-02-01"}, {"45322.99999999", false, "2024-01-31T23:59:59.999"},
 		{"-1", false, "-1"},

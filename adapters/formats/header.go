@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -49,7 +50,11 @@ func detectHeader(sample [][]string) (at int, header bool) {
 			first = i
 		}
 		below := nonBlankAfter(sample, i, belowRecords)
+		below = slices.DeleteFunc(below, func(r []string) bool { return sameCells(r, sample[i]) }) // a repeated header
 		if len(below) == 0 {
+			if i == first && looksLikeData(sample[i], nil) {
+				return i, false // a lone record of numbers: data, as in a longer file
+			}
 			break
 		}
 		kinds := columnKinds(below)
@@ -260,4 +265,22 @@ func nonEmpty(rec []string) int {
 		}
 	}
 	return n
+}
+
+// sameCells tells records with the same cells, spaces around them and
+// trailing empty cells aside.
+func sameCells(a, b []string) bool {
+	for i := range max(len(a), len(b)) {
+		var x, y string
+		if i < len(a) {
+			x = strings.TrimSpace(a[i])
+		}
+		if i < len(b) {
+			y = strings.TrimSpace(b[i])
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

@@ -451,6 +451,11 @@ func (x *xlsxReader) Next() (table.Record, error) {
 		x.number++
 		issues := errorCells(cells)
 		if blank(cells) && len(issues) == 0 {
+			skip(&x.detection.BlankRows, &x.detection.BlankCount, x.number)
+			continue
+		}
+		if x.headerAgain(cells) {
+			skip(&x.detection.RepeatedHeaderRows, &x.detection.RepeatedHeaderCount, x.number)
 			continue
 		}
 		rec := table.Record{Number: x.number, Cells: pad(cells, len(x.header)), CellIssues: issues, Owned: owned}
@@ -459,6 +464,16 @@ func (x *xlsxReader) Next() (table.Record, error) {
 		}
 		return rec, nil
 	}
+}
+
+// headerAgain tells a row equal to the header row (trimmed, trailing empty
+// cells aside): tables pasted one under another with their headers.
+func (x *xlsxReader) headerAgain(cells []string) bool {
+	if x.detection.HeaderRow == 0 || len(cells) == 0 || len(x.header) == 0 {
+		return false
+	}
+	first := strings.TrimSpace(cells[0])
+	return first != "" && first == strings.TrimSpace(x.header[0]) && sameCells(cells, x.header)
 }
 
 // sheetReader reads the rows of a sheet's XML.
@@ -1004,24 +1019,40 @@ func serialText(num string, serial float64, date1904 bool) string {
 	case date1904:
 		t = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
 	case days == 60:
-		return num // 1900-02-29: Lotus's leap-year bug, kept by Excel; no such day
+		// 1900-02-29, as the spreadsheet shows it: Lotus's leap-year bug,
+		// kept by Excel. No such day: the text says the day shown (a date
+		// field reports it invalid_date), never a raw number.
+		return phantomLeapDay(serial, clock)
 	case days < 60:
 		t = time.Date(1899, 12, 31, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
 	default:
 		t = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(days))
 	}
-	t = t.Add(clock)
+	return serialClock(t.Add(clock), serial, clock)
+}
+
+// serialClock writes the point in time t a serial stands for: a time of
+// day, a date, or both.
+func serialClock(t time.Time, serial float64, clock time.Duration) string {
 	layout := "15:04:05"
-	if ms%1000 != 0 {
+	if clock%time.Second != 0 {
 		layout = "15:04:05.000"
 	}
 	switch {
 	case serial < 1:
 		return t.Format(layout)
-	case ms == 0:
+	case clock == 0:
 		return t.Format("2006-01-02")
 	}
 	return t.Format("2006-01-02T" + layout)
+}
+
+// phantomLeapDay is serial 60 (and a time on it) as the spreadsheet shows
+// it: 1900-02-29, a day that does not exist.
+func phantomLeapDay(serial float64, clock time.Duration) string {
+	t := time.Date(1900, 2, 28, 0, 0, 0, 0, time.UTC).Add(clock)
+	out := serialClock(t, serial, clock)
+	return strings.Replace(out, "1900-02-28", "1900-02-29", 1)
 }
 
 // dateKind classifies a number format: "date", "datetime", "time", or ""

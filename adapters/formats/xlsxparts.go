@@ -111,7 +111,11 @@ func readPart(ctx context.Context, f *zip.File, budget int64) ([]byte, error) {
 // readWorkbook reads the sheet list, the date system and where the styles
 // and shared strings are, from xl/workbook.xml and its relationships.
 func readWorkbook(ctx context.Context, zr *zip.Reader) (*workbookParts, error) {
-	wf := zipEntry(zr, "xl/workbook.xml")
+	name, err := workbookName(ctx, zr)
+	if err != nil {
+		return nil, err
+	}
+	wf := zipEntry(zr, name)
 	if wf == nil {
 		return nil, fmt.Errorf("%w: a zip file without a workbook is not XLSX", table.ErrUnsupportedFormat)
 	}
@@ -124,8 +128,9 @@ func readWorkbook(ctx context.Context, zr *zip.Reader) (*workbookParts, error) {
 		return nil, err
 	}
 	rels := map[string]relTarget{}
-	if rf := zipEntry(zr, "xl/_rels/workbook.xml.rels"); rf != nil {
-		if rels, err = readRels(ctx, rf); err != nil {
+	dir, base := path.Split(name)
+	if rf := zipEntry(zr, dir+"_rels/"+base+".rels"); rf != nil {
+		if rels, err = readRels(ctx, rf, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -192,7 +197,34 @@ func scanWorkbook(b []byte) (sheets []sheetEntry, date1904 bool, err error) {
 
 type relTarget struct{ kind, part string }
 
-func readRels(ctx context.Context, f *zip.File) (map[string]relTarget, error) {
+// officeDocument is the relationship type of a package's main part.
+const officeDocument = "/officeDocument"
+
+// workbookName finds the workbook part: xl/workbook.xml, where writers put
+// it, else wherever the package relationships (_rels/.rels) say the main
+// document is, as other readers follow them (some writers put every part
+// at the zip's root).
+func workbookName(ctx context.Context, zr *zip.Reader) (string, error) {
+	if zipEntry(zr, "xl/workbook.xml") != nil {
+		return "xl/workbook.xml", nil
+	}
+	if rf := zipEntry(zr, "_rels/.rels"); rf != nil {
+		rels, err := readRels(ctx, rf, "")
+		if err != nil {
+			return "", err
+		}
+		for _, r := range rels {
+			if strings.HasSuffix(r.kind, officeDocument) && zipEntry(zr, r.part) != nil {
+				return r.part, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%w: a zip file without a workbook is not XLSX", table.ErrUnsupportedFormat)
+}
+
+// readRels reads a relationships part; dir is the folder of the part they
+// belong to (targets are relative to it).
+func readRels(ctx context.Context, f *zip.File, dir string) (map[string]relTarget, error) {
 	b, err := readPart(ctx, f, relsPartBudget)
 	if err != nil {
 		return nil, err
@@ -213,22 +245,22 @@ func readRels(ctx context.Context, f *zip.File) (map[string]relTarget, error) {
 		if r.TargetMode == "External" {
 			continue
 		}
-		out[r.ID] = relTarget{kind: r.Type, part: partName(r.Target)}
+		out[r.ID] = relTarget{kind: r.Type, part: partName(r.Target, dir)}
 	}
 	return out, nil
 }
 
-// partName resolves a relationship target of the workbook part: relative
-// to xl/, or absolute from the package root.
-func partName(target string) string {
+// partName resolves a relationship target of a part in folder dir (xl/
+// for the workbook): relative to dir, or absolute from the package root.
+func partName(target, dir string) string {
 	target = strings.ReplaceAll(target, "\\", "/")
 	if strings.HasPrefix(target, "/") {
 		return path.Clean(strings.TrimPrefix(target, "/"))
 	}
-	if strings.HasPrefix(target, "xl/") { // written so by some tools, read so by Excel
+	if dir != "" && strings.HasPrefix(target, dir) { // written so by some tools, read so by Excel
 		return path.Clean(target)
 	}
-	return path.Clean("xl/" + target)
+	return path.Clean(dir + target)
 }
 
 // Date kinds of a cell format (readDateStyles): how a number in it reads.

@@ -3,6 +3,7 @@ package normalize
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -31,4 +32,55 @@ func delimiterName(d string) string {
 		return "space"
 	}
 	return strconv.Quote(d)
+}
+
+// tailWarnings reports, once a file is read, what its reader let go of
+// under the header (table.Detection counts it while reading): blank
+// records, repeated headers, another table stacked below, notes below the
+// table; and a header one cell short read with row labels. The file's
+// entry in Result.Detected gets the final counts.
+func (w *writer) tailWarnings(fileID string, r table.Reader) {
+	dr, ok := r.(table.Describer)
+	if !ok {
+		return
+	}
+	d := dr.Detection()
+	for i := range w.res.Detected {
+		if w.res.Detected[i].SourceFile == fileID {
+			w.res.Detected[i].Detection = d
+		}
+	}
+	file := func(code, format string, args ...any) {
+		w.issue(Issue{SourceFile: fileID, Severity: warning, Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	if d.RowLabels {
+		file("header_one_short", "The header has one cell fewer than the records: the first column is read as row labels, named %q.", table.RowLabelColumn)
+	}
+	if d.BlankCount > 0 {
+		file("skipped_blank_rows", "%d blank record(s) under the header were skipped: rows %s.", d.BlankCount, rowList(d.BlankRows, d.BlankCount))
+	}
+	if d.RepeatedHeaderCount > 0 {
+		file("repeated_header", "%d record(s) repeat the header and were skipped: rows %s.", d.RepeatedHeaderCount, rowList(d.RepeatedHeaderRows, d.RepeatedHeaderCount))
+	}
+	if d.StackedRow > 0 {
+		file("stacked_tables", "Another table starts at row %d with columns %q: its %d record(s), header included, were not read as rows of this one. Read it with header_row.",
+			d.StackedRow, d.StackedHeader, d.StackedCount)
+	}
+	if d.FooterCount > 0 {
+		file("skipped_footer", "%d record(s) below the table were read as notes and skipped: rows %s. Set footer_rows to \"none\" to read them.",
+			d.FooterCount, rowList(d.FooterRows, d.FooterCount))
+	}
+}
+
+// rowList lists rows, with an ellipsis when there are more than listed.
+func rowList(rows []int, count int) string {
+	s := make([]string, len(rows))
+	for i, r := range rows {
+		s[i] = strconv.Itoa(r)
+	}
+	out := strings.Join(s, ", ")
+	if count > len(rows) {
+		out += ", …"
+	}
+	return out
 }

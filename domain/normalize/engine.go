@@ -329,7 +329,11 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 		return readerFailure(ctx, pl.readErr, src.FileID)
 	}
 	w.res.Progress.BytesRead = bytesBefore + r.BytesRead()
-	return pl.ctx.Err()
+	if err := pl.ctx.Err(); err != nil {
+		return err
+	}
+	w.tailWarnings(src.FileID, r)
+	return nil
 }
 
 // pipeline carries one source's batches from the reader through the
@@ -567,6 +571,14 @@ func (w *writer) fileWarnings(fileID string, d table.Detection) {
 		w.issue(Issue{SourceFile: fileID, Severity: warning, Code: "skipped_preamble",
 			Message: fmt.Sprintf("%d record(s) above the header (row %d) were skipped: rows %s%s. Set header_row to read them.",
 				d.SkippedCount, d.HeaderRow, strings.Join(rows, ", "), more)})
+	}
+	if d.RareEscapes > 0 {
+		taken := "were read as escaped quotes (set escape to none if the backslashes are text)"
+		if d.Escape == "" {
+			taken = "were kept as text: the file reads as well either way (set escape to \\ if they escape quotes)"
+		}
+		w.issue(Issue{SourceFile: fileID, Severity: warning, Code: "rare_escape",
+			Message: fmt.Sprintf("The file has few backslash-quote pairs (%d in its first 64 KiB); they %s.", d.RareEscapes, taken)})
 	}
 	if d.EncodingConfidence == "guessed" {
 		w.issue(Issue{SourceFile: fileID, Severity: warning, Code: "encoding_guessed",

@@ -39,7 +39,12 @@ type coercer func(s string, sc *scratch) (string, *problem)
 // value never outlives its row; what must (an issue's message) is
 // formatted into a string of its own. A new scratch that is never emptied
 // gives values that stay valid, as the parsers' other callers need.
-type scratch struct{ buf []byte }
+type scratch struct {
+	buf []byte
+	// phones caches libphonenumber's verdict on numbers the fast path
+	// read (validPhone): bounded, cleared when full.
+	phones map[string]bool
+}
 
 // since returns what was appended after mark as a string sharing buf.
 func (sc *scratch) since(mark int) string {
@@ -136,6 +141,18 @@ func booleanCoercer(f schema.Field, _, _ string) coercer {
 	}
 }
 
+// phantomLeapDay is the day a spreadsheet shows for its date serial 60.
+const phantomLeapDay = "1900-02-29"
+
+// invalidDate is an invalid date or date-time; 1900-02-29 says why it is
+// no date.
+func invalidDate(code, format, s string) *problem {
+	if strings.HasPrefix(s, phantomLeapDay) {
+		return invalid(code, "%q does not exist (1900 was no leap year): it is the date serial 60 of a spreadsheet, which keeps Lotus 1-2-3's leap-year bug. Enter the intended date.", s)
+	}
+	return invalid(code, format, s)
+}
+
 func dateCoercer(_ schema.Field, order, _ string) coercer {
 	return func(s string, sc *scratch) (string, *problem) {
 		if isoDate(s) {
@@ -144,7 +161,7 @@ func dateCoercer(_ schema.Field, order, _ string) coercer {
 		dp, _ := splitDateTime(s)
 		d, ok := parseDateEitherWay(dp, order)
 		if !ok {
-			return "", invalid("invalid_date", "%q is not a valid date.", s)
+			return "", invalidDate("invalid_date", "%q is not a valid date.", s)
 		}
 		v := appendDate(sc, d)
 		if d.twoDigitYear {
@@ -158,7 +175,7 @@ func dateTimeCoercer(_ schema.Field, order, _ string) coercer {
 	return func(s string, sc *scratch) (string, *problem) {
 		t, twoDigit, ok := parseDateTime(s, order)
 		if !ok {
-			return "", invalid("invalid_datetime", "%q is not a valid date and time.", s)
+			return "", invalidDate("invalid_datetime", "%q is not a valid date and time.", s)
 		}
 		mark := len(sc.buf)
 		sc.buf = t.AppendFormat(sc.buf, time.RFC3339Nano)

@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
 )
 
 // Mapping methods, strongest first.
@@ -15,6 +16,10 @@ const (
 	MethodAlias      = "alias"
 	MethodLearned    = "learned"
 	MethodFuzzy      = "fuzzy"
+	// MethodPosition maps a column whose header is blank (or has no letter
+	// or digit) to the field named by its position, column_N: the name
+	// infer gives such a column.
+	MethodPosition = "position"
 )
 
 // fuzzyThreshold is the Jaro-Winkler similarity of normalized names above
@@ -67,6 +72,7 @@ func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]
 	m.aliases()
 	m.learned(learned)
 	m.fuzzy()
+	m.position()
 	return m.to, m.entries
 }
 
@@ -171,6 +177,18 @@ func (m *mapper) fuzzy() {
 		}
 		if bestScore >= fuzzyThreshold {
 			m.claim(i, best, MethodFuzzy, float64(int(bestScore*100))/100)
+		}
+	}
+}
+
+// position claims, for each column whose header has no letter or digit
+// (a blank header cell: a dataframe's index, a spreadsheet's unlabeled
+// first column), the field named column_N by its 1-based position, as
+// infer names it.
+func (m *mapper) position() {
+	for i := range m.header {
+		if m.norm[i] == "" {
+			m.claim(i, m.s.Index(table.PositionalName(i)), MethodPosition, 1)
 		}
 	}
 }

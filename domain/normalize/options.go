@@ -38,24 +38,25 @@ func ParseMode(s string) (Mode, error) {
 
 // Options are a job's options with their effective values.
 type Options struct {
-	Delimiter    string    `json:"delimiter"`
-	Encoding     string    `json:"encoding"`
-	HeaderRow    HeaderRow `json:"header_row"`
-	SkipRows     int       `json:"skip_rows"`
-	Quote        string    `json:"quote"`
-	Escape       string    `json:"escape"`
-	Sheet        string    `json:"sheet"`
-	Mapping      Mapping   `json:"mapping"`
-	Trim         bool      `json:"trim"`
-	DateOrder    string    `json:"date_order"`
-	PhoneRegion  string    `json:"phone_region"`
-	OnError      string    `json:"on_error"`
-	MaxErrors    int64     `json:"max_errors"`
-	KeepUnmapped bool      `json:"keep_unmapped"`
-	Dedupe       bool      `json:"dedupe"`
-	SampleRows   int       `json:"sample_rows"`
-	RaggedRows   string    `json:"ragged_rows"`
-	Decimal      string    `json:"decimal"`
+	Delimiter    string     `json:"delimiter"`
+	Encoding     string     `json:"encoding"`
+	HeaderRow    HeaderRow  `json:"header_row"`
+	SkipRows     int        `json:"skip_rows"`
+	FooterRows   FooterRows `json:"footer_rows"`
+	Quote        string     `json:"quote"`
+	Escape       string     `json:"escape"`
+	Sheet        string     `json:"sheet"`
+	Mapping      Mapping    `json:"mapping"`
+	Trim         bool       `json:"trim"`
+	DateOrder    string     `json:"date_order"`
+	PhoneRegion  string     `json:"phone_region"`
+	OnError      string     `json:"on_error"`
+	MaxErrors    int64      `json:"max_errors"`
+	KeepUnmapped bool       `json:"keep_unmapped"`
+	Dedupe       bool       `json:"dedupe"`
+	SampleRows   int        `json:"sample_rows"`
+	RaggedRows   string     `json:"ragged_rows"`
+	Decimal      string     `json:"decimal"`
 	// Columns are per source column (by header) settings that win over
 	// the job's: the shape the job's result.detected reports them in.
 	Columns map[string]ColumnOptions `json:"columns"`
@@ -150,6 +151,11 @@ var optionRules = map[string]optionRule{
 	"header_row": {parse: into(func(o *Options) *HeaderRow { return &o.HeaderRow }),
 		valid: func(o *Options, _ Mode) bool { return o.HeaderRow >= HeaderNone && o.HeaderRow <= table.MaxHeaderRow },
 		want:  fmt.Sprintf("must be 1 to %d, \"none\" (no header row) or 0 (detect)", table.MaxHeaderRow)},
+	"footer_rows": {parse: into(func(o *Options) *FooterRows { return &o.FooterRows }),
+		valid: func(o *Options, _ Mode) bool {
+			return o.FooterRows >= FooterNone && o.FooterRows <= table.MaxFooterRows
+		},
+		want: fmt.Sprintf("must be auto (notes below the table are detected), none, or 1 to %d (the last records skipped)", table.MaxFooterRows)},
 	"quote": {parse: into(func(o *Options) *string { return &o.Quote }),
 		valid: choice(func(o *Options) string { return o.Quote }, "auto", `"`, "'", "none"),
 		want:  `must be auto, "\"", "'" or none (quoting off)`},
@@ -325,6 +331,50 @@ func (h *HeaderRow) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// FooterRows is the footer_rows option: 0 ("auto" in JSON) detects notes
+// below the table, FooterNone ("none") reads every record, n ≥ 1 skips
+// the last n records.
+type FooterRows int
+
+// FooterNone is footer_rows "none".
+const FooterNone FooterRows = -1
+
+// MarshalJSON writes "auto", "none" or the number.
+func (f FooterRows) MarshalJSON() ([]byte, error) {
+	switch f {
+	case 0:
+		return []byte(`"auto"`), nil
+	case FooterNone:
+		return []byte(`"none"`), nil
+	}
+	return json.Marshal(int(f))
+}
+
+// UnmarshalJSON reads "auto", "none" or a number.
+func (f *FooterRows) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		switch strings.ToLower(s) {
+		case "auto":
+			*f = 0
+		case "none":
+			*f = FooterNone
+		default:
+			return fmt.Errorf("footer_rows: %q is not auto or none", s)
+		}
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	if n < 1 {
+		n = -2 // out of range: refused by ParseOptions (0 is written "auto")
+	}
+	*f = FooterRows(n)
+	return nil
+}
+
 // JSON is the options document of the job object: every option with its
 // effective value.
 func (o Options) JSON() []byte {
@@ -337,7 +387,7 @@ func (o Options) JSON() []byte {
 
 // ReadOptions are the options readers use.
 func (o Options) ReadOptions(limits table.Limits) table.ReadOptions {
-	r := table.ReadOptions{SkipRows: o.SkipRows, Sheet: o.Sheet, Limits: limits}
+	r := table.ReadOptions{SkipRows: o.SkipRows, Sheet: o.Sheet, FooterRows: int(o.FooterRows), Limits: limits}
 	if o.HeaderRow == HeaderNone {
 		r.NoHeader = true
 	} else {

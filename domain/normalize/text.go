@@ -119,7 +119,9 @@ func parseUUID(s string) (string, bool) {
 // digits and formatting): "+<country><number>" with 8–15 digits, or, for
 // North American regions, 10 digits (or 11 starting with 1) with valid
 // area and exchange codes. Everything else goes to libphonenumber's
-// rules for the default region, which are thorough but ~50× slower.
+// rules for the default region, which are thorough but ~50× slower. A
+// number the fast path reads must still be one libphonenumber holds valid
+// (validPhone, cached): a possible length is not enough.
 //
 //nolint:gocognit // per cell (BenchmarkCoerce/phone): the fast path is one pass over the bytes
 func parsePhone(sc *scratch, s, region string) (string, bool) {
@@ -157,7 +159,7 @@ func parsePhone(sc *scratch, s, region string) (string, bool) {
 		mark := len(sc.buf)
 		switch {
 		case plus && n == 11 && d[0] == '1':
-			if !validNANP(d[1:]) {
+			if !validNANP(d[1:]) || !sc.validPhone(d) {
 				return "", false
 			}
 			sc.buf = append(append(sc.buf, '+'), d...)
@@ -167,18 +169,24 @@ func parsePhone(sc *scratch, s, region string) (string, bool) {
 			case fastNo:
 				return "", false // no such calling code, or a length no number of it has
 			case fastYes:
+				if !sc.validPhone(d) {
+					return "", false // a possible length, but no number the plan assigns
+				}
 				sc.buf = append(append(sc.buf, '+'), d...)
 				return sc.since(mark), true
 			} // a national prefix written after the code: libphonenumber drops it
 
 		case !plus && nanpRegion(region) && n == 10:
-			if !validNANP(d) {
-				return "", false // the numbering plan's own rules; no need to ask libphonenumber
+			var full [11]byte // the calling code and the number, without an allocation
+			full[0] = '1'
+			copy(full[1:], d)
+			if !validNANP(d) || !sc.validPhone(full[:]) {
+				return "", false
 			}
 			sc.buf = append(append(sc.buf, '+', '1'), d...)
 			return sc.since(mark), true
 		case !plus && nanpRegion(region) && n == 11 && d[0] == '1':
-			if !validNANP(d[1:]) {
+			if !validNANP(d[1:]) || !sc.validPhone(d) {
 				return "", false
 			}
 			sc.buf = append(append(sc.buf, '+'), d...)
@@ -192,6 +200,26 @@ func parsePhone(sc *scratch, s, region string) (string, bool) {
 		return "", false
 	}
 	return phonenumbers.Format(num, phonenumbers.E164), true
+}
+
+// maxPhoneCache bounds a scratch's cache of phone verdicts.
+const maxPhoneCache = 4096
+
+// validPhone tells whether the international number with these digits
+// (calling code first) is one libphonenumber holds valid for its region:
+// the fast path only knows its length is possible. Its verdict (tens of
+// microseconds) is cached, as numbers recur in a column.
+func (sc *scratch) validPhone(d []byte) bool {
+	if v, ok := sc.phones[string(d)]; ok {
+		return v
+	}
+	num, err := phonenumbers.Parse("+"+string(d), "ZZ")
+	v := err == nil && phonenumbers.IsValidNumber(num)
+	if sc.phones == nil || len(sc.phones) >= maxPhoneCache {
+		sc.phones = make(map[string]bool, 64)
+	}
+	sc.phones[string(d)] = v
+	return v
 }
 
 func nanpRegion(r string) bool { return r == "US" || r == "CA" }

@@ -76,8 +76,21 @@ type ReadOptions struct {
 	// Escape is CSV/TSV's escape character inside quotes: "" = sniff, `\`,
 	// or EscapeNone (a quote inside quotes is doubled, RFC 4180).
 	Escape string
-	Limits Limits
+	// FooterRows says how the records at the end of the file are read: 0
+	// detects a block of notes below the table (after a blank record, to
+	// the end of the file, records that do not fit the table) and skips
+	// it; FooterNone reads every record; n > 0 skips the last n records.
+	FooterRows int
+	Limits     Limits
 }
+
+// FooterNone is ReadOptions.FooterRows for a file without notes below the
+// table.
+const FooterNone = -1
+
+// MaxFooterRows bounds ReadOptions.FooterRows (the records are held until
+// the end of the file) and how long a detected block of notes may be.
+const MaxFooterRows = 1000
 
 // QuoteNone and EscapeNone are the option values that turn quoting and
 // backslash escapes off; a Detection reports them as "".
@@ -149,7 +162,12 @@ type Detection struct {
 	Delimiter          string // CSV/TSV only
 	Quote              string // CSV/TSV only; "" when quoting is off
 	Escape             string // CSV/TSV only; "" when quotes are doubled
-	Sheet              string // XLSX only: the sheet read
+	// RareEscapes, when over 0, counts the backslash-quote pairs of the
+	// sniffed sample whose reading the first records did not decide: the
+	// escape was taken on their evidence (Escape `\`), or they were left
+	// as they are (Escape ""), reading no worse either way.
+	RareEscapes int
+	Sheet       string // XLSX only: the sheet read
 	// HeaderRow is the 1-based physical row of the header; 0 means the file
 	// has no header row (columns are named by position).
 	HeaderRow int
@@ -157,7 +175,36 @@ type Detection struct {
 	// (a preamble), at most the first 100 of them; SkippedCount counts all.
 	SkippedRows  []int
 	SkippedCount int
+	// RowLabels says the header was one cell short of (nearly) every
+	// record, as a table written with row names is: the first column holds
+	// the row labels and is named RowLabelColumn.
+	RowLabels bool
+
+	// What the reader let go of under the header, counted while reading
+	// (complete once Next has returned io.EOF). Rows are data-record
+	// numbers (table.Record.Number), the first 100 of each kind listed.
+	// BlankRows are records whose cells are all empty or white space.
+	BlankRows  []int
+	BlankCount int
+	// RepeatedHeaderRows are records equal to the header (cell by cell,
+	// trimmed): files concatenated with their headers.
+	RepeatedHeaderRows  []int
+	RepeatedHeaderCount int
+	// FooterRows are the records of the block of notes below the table
+	// (ReadOptions.FooterRows).
+	FooterRows  []int
+	FooterCount int
+	// StackedRow is the record where the header of another table starts
+	// (sharing some of this table's column names, not all): it and every
+	// record after it, StackedCount in all, are not read as this table's
+	// rows. StackedHeader is that header. 0 when there is none.
+	StackedRow    int
+	StackedCount  int
+	StackedHeader []string
 }
+
+// RowLabelColumn names the column of row labels (Detection.RowLabels).
+const RowLabelColumn = "row_label"
 
 // Describer is implemented by readers that report their Detection. It is
 // valid once the reader has been opened (the header read).
