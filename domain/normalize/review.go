@@ -135,6 +135,7 @@ type IssueJSON struct {
 	Code       string  `json:"code"`
 	Message    string  `json:"message"`
 	Value      *string `json:"value"`
+	Rule       *string `json:"rule,omitempty"` // rule_violation and rule_error
 }
 
 func optional(s string) *string {
@@ -164,7 +165,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 		skip[i] = !rev.addSample(&in.Samples[i], in, mappedAnywhere, relax)
 	}
 	for j, f := range s.Fields {
-		if !mappedAnywhere[j] {
+		if !mappedAnywhere[j] && f.Compute == "" {
 			rev.UnmappedFields = append(rev.UnmappedFields, f.Name)
 		}
 	}
@@ -199,7 +200,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 // reports whether some column maps.
 func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, relax map[string]bool) (some bool) {
 	s := in.Schema
-	to, entries := mapColumns(smp.Header, s, in.Options.Mapping, in.Learned)
+	to, entries := mapSourceColumns(smp.Header, s, in.Options.Mapping, in.Learned)
 	values := sampleValues(smp)
 	mapped := make([]bool, len(s.Fields))
 	for c, e := range entries {
@@ -220,7 +221,7 @@ func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, r
 		r.Columns = append(r.Columns, col)
 	}
 	for j, f := range s.Fields {
-		if f.Constraints.Required && !mapped[j] {
+		if f.Constraints.Required && !mapped[j] && f.Compute == "" {
 			name := f.Name
 			relax[name] = true
 			r.Blocking = append(r.Blocking, Blocker{Code: domain.CodeRequiredFieldUnmapped, Field: &name, SourceFile: optional(smp.FileID),
@@ -331,7 +332,7 @@ func (w *writer) previewRow(p *plan, b *batch, ro *rowOut, preview *[]PreviewRow
 
 func issueJSON(is Issue) IssueJSON {
 	out := IssueJSON{SourceFile: optional(is.SourceFile), Column: optional(is.Column), Field: optional(is.Field), Severity: is.Severity, Code: is.Code,
-		Message: is.Message}
+		Message: is.Message, Rule: optional(is.Rule)}
 	if is.Row > 0 {
 		row := is.Row
 		out.Row = &row
