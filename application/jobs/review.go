@@ -43,7 +43,7 @@ func (s *Service) review(ctx context.Context, j job.Job, in normalize.Input) err
 	if err := s.putBlob(ctx, SampleKey(j.OrgID, j.ID), stored); err != nil {
 		return err
 	}
-	rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples})
+	rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples, Lists: in.Lists})
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,8 @@ type ReviewInput struct {
 	Options Options
 	Learned map[string]string
 	Samples []Sample
+	// Lists are the reference lists the schema checks, by id.
+	Lists map[string]ListLookup
 }
 
 // Review is a review's document, as the API shows it.
@@ -174,7 +176,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 	// still shows what the other columns come out as.
 	sch := relaxRequired(s, relax)
 	var issues bytes.Buffer
-	w := newWriter(Input{Mode: in.Mode, Schema: sch, Options: in.Options, Learned: in.Learned, MaxRows: 1 << 62, MaxIssues: 1 << 62}, Output{Rows: io.Discard, Issues: &issues})
+	w := newWriter(Input{Mode: in.Mode, Schema: sch, Options: in.Options, Learned: in.Learned, MaxRows: 1 << 62, MaxIssues: 1 << 62, Lists: in.Lists}, Output{Rows: io.Discard, Issues: &issues})
 	defer w.closeIndexes()
 	complete := true
 	for i := range in.Samples {

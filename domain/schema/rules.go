@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tabnorm/tabnorm/domain/rules"
 )
@@ -272,4 +273,14 @@ func rulesDoc(rs []Rule) []ruleDoc {
 		out[i] = ruleDoc(r)
 	}
 	return out
+}
+
+// List is an organization's reference list: a set of values an inList
+// constraint checks against. Its values are kept in storage, sorted.
+type List struct {
+	ID        string
+	OrgID     string
+	Name      string
+	Count     int64 // distinct values
+	CreatedAt time.Time
 }
