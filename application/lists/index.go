@@ -24,6 +24,12 @@ import (
 // blockSize is the bytes of a block of the staged file a lookup reads.
 const blockSize = 1024
 
+// inMemoryMax is the largest staged file a job reads into memory whole
+// (one byte slice, no strings): a lookup then needs no read from the
+// file, only a binary search and a scan of a quarter block. A 1M-value
+// list of short codes is about 8 MB; a 10M-value one stays on disk.
+const inMemoryMax = 32 << 20
+
 // runBytes is how much of an upload is sorted in memory at a time; the
 // sorted runs are spilled to files and merged.
 const runBytes = 16 << 20
@@ -167,29 +173,53 @@ func (h *runHeap) Pop() any {
 // memory. It is safe for concurrent use.
 type Index struct {
 	f      *os.File
+	data   []byte   // the whole file, when it is at most inMemoryMax
 	first  []string // the first value of each block
 	offset []int64  // where each block starts; one more: the file's end
 	pool   sync.Pool
+	err    error // of scan
 }
 
-// OpenIndex reads a staged list file once to build its sparse index.
-func OpenIndex(path string) (*Index, error) {
+// OpenIndex reads a staged list file once to build its sparse index,
+// and keeps the file in memory when it is at most inMemoryMax bytes.
+func OpenIndex(path string) (*Index, error) { return openIndex(path, inMemoryMax) }
+
+func openIndex(path string, memMax int64) (*Index, error) {
 	f, err := os.Open(filepath.Clean(path))
 	if err != nil {
 		return nil, fmt.Errorf("open a list: %w", err)
 	}
 	ix := &Index{f: f}
 	ix.pool.New = func() any { b := make([]byte, 0, 2*blockSize+MaxValueBytes); return &b }
-	r := bufio.NewReaderSize(f, 256<<10)
+	block := int64(blockSize)
+	var r io.Reader = f
+	if st, err := f.Stat(); err == nil && st.Size() <= memMax {
+		if ix.data, err = io.ReadAll(f); err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("read a list: %w", err)
+		}
+		r, block = bytes.NewReader(ix.data), blockSize/4
+	}
+	ix.scan(bufio.NewReaderSize(r, 256<<10), block)
+	if ix.err != nil {
+		_ = f.Close()
+		return nil, ix.err
+	}
+	return ix, nil
+}
+
+// scan builds the sparse index: a block starts at the first value at
+// least block bytes after the previous block's start.
+func (ix *Index) scan(r *bufio.Reader, block int64) {
 	var at, blockStart int64 = 0, -1
 	for {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			_ = f.Close()
-			return nil, errors.New("open a list: a value is too long")
+			ix.err = errors.New("open a list: a value is too long")
+			return
 		}
 		if len(line) > 0 {
-			if blockStart < 0 || at-blockStart >= blockSize {
+			if blockStart < 0 || at-blockStart >= block {
 				blockStart = at
 				ix.first = append(ix.first, string(bytes.TrimSuffix(line, []byte{'\n'})))
 				ix.offset = append(ix.offset, at)
@@ -200,12 +230,11 @@ func OpenIndex(path string) (*Index, error) {
 			break
 		}
 		if err != nil {
-			_ = f.Close()
-			return nil, fmt.Errorf("read a list: %w", err)
+			ix.err = fmt.Errorf("read a list: %w", err)
+			return
 		}
 	}
 	ix.offset = append(ix.offset, at)
-	return ix, nil
 }
 
 // Contains reports whether v is in the list: one binary search in memory
@@ -219,6 +248,9 @@ func (ix *Index) Contains(v string) (bool, error) {
 		return false, nil // before the first value
 	}
 	i-- // v would be in the block before
+	if ix.data != nil {
+		return inBlock(ix.data[ix.offset[i]:ix.offset[i+1]], v), nil
+	}
 	bp := ix.pool.Get().(*[]byte)
 	defer ix.pool.Put(bp)
 	n := int(ix.offset[i+1] - ix.offset[i])
@@ -227,6 +259,11 @@ func (ix *Index) Contains(v string) (bool, error) {
 	if _, err := ix.f.ReadAt(buf, ix.offset[i]); err != nil {
 		return false, fmt.Errorf("read a list: %w", err)
 	}
+	return inBlock(buf, v), nil
+}
+
+// inBlock scans a block's sorted lines for v.
+func inBlock(buf []byte, v string) bool {
 	for len(buf) > 0 {
 		end := bytes.IndexByte(buf, '\n')
 		if end < 0 {
@@ -234,15 +271,38 @@ func (ix *Index) Contains(v string) (bool, error) {
 		}
 		line := buf[:end]
 		if len(line) == len(v) && string(line) == v {
-			return true, nil
+			return true
 		}
 		if string(line) > v {
-			return false, nil
+			return false
 		}
 		buf = buf[min(end+1, len(buf)):]
 	}
-	return false, nil
+	return false
 }
 
 // Close closes the staged file.
 func (ix *Index) Close() error { return ix.f.Close() }
+
+// BuildIndex sorts the values next hands out (as Create does) into a
+// file in dir and opens its index: the offline command's lists.
+func BuildIndex(next Values, dir string) (*Index, int64, error) {
+	srt := &sorter{dir: dir, limit: runBytes}
+	defer srt.cleanup()
+	if err := readValues(next, srt); err != nil {
+		return nil, 0, err
+	}
+	f, err := os.CreateTemp(dir, "list-*")
+	if err != nil {
+		return nil, 0, fmt.Errorf("write a list: %w", err)
+	}
+	n, err := srt.write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("write a list: %w", err)
+	}
+	ix, err := OpenIndex(f.Name())
+	return ix, n, err
+}

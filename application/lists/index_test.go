@@ -12,7 +12,7 @@ import (
 )
 
 // buildIndex sorts values in runs of limit bytes into a file and opens it.
-func buildIndex(t *testing.T, limit int, values []string) (*Index, int64) {
+func buildIndex(t *testing.T, limit int, memMax int64, values []string) (*Index, int64) {
 	t.Helper()
 	dir := t.TempDir()
 	srt := &sorter{dir: dir, limit: limit}
@@ -31,7 +31,7 @@ func buildIndex(t *testing.T, limit int, values []string) (*Index, int64) {
 	if err := os.WriteFile(path, out.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := OpenIndex(path)
+	ix, err := openIndex(path, memMax)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,12 @@ func TestIndex_membershipAcrossRunsAndBlocks(t *testing.T) {
 	}
 	values = append(values, "é-accent", "a", "zzzz")
 	in["é-accent"], in["a"], in["zzzz"] = true, true, true
-	for _, limit := range []int{64 << 10, runBytes} { // many runs merged; one run in memory
-		ix, n := buildIndex(t, limit, values)
+	for _, c := range []struct {
+		limit  int
+		memMax int64
+	}{{64 << 10, 0}, {runBytes, 0}, {64 << 10, inMemoryMax}} { // many runs merged or one run; the file read per lookup or held
+		limit := c.limit
+		ix, n := buildIndex(t, limit, c.memMax, values)
 		if n != int64(len(in)) {
 			t.Fatalf("limit %d: %d distinct values, want %d", limit, n, len(in))
 		}
@@ -75,7 +79,8 @@ func TestIndex_membershipAcrossRunsAndBlocks(t *testing.T) {
 	}
 }
 
-// A million-value list keeps a sparse index: far less heap than the values.
+// A million-value list on disk keeps a sparse index: far less heap than
+// the values.
 func TestIndex_heapIsAFractionOfTheList(t *testing.T) { // not parallel: it measures the heap
 	dir := t.TempDir()
 	path := filepath.Join(dir, "values")
@@ -91,7 +96,7 @@ func TestIndex_heapIsAFractionOfTheList(t *testing.T) { // not parallel: it meas
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ix, err := OpenIndex(path)
+	ix, err := openIndex(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -239,6 +239,9 @@ type plan struct {
 	// columns, which coerce a computed value (never in validate mode).
 	stage    *stage
 	computed []column
+	// sourceColumns are the columns expressions read as source["…"] (nil:
+	// every column).
+	sourceColumns []int
 }
 
 type writer struct {

@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -34,6 +35,10 @@ type stage struct {
 	needed     []int
 	kinds      []rules.Kind
 	usesSource bool
+	// sourceKeys are the headers expressions read from source; nil with
+	// allSource (some expression reads source with a computed key).
+	sourceKeys []string
+	allSource  bool
 }
 
 type computeStep struct {
@@ -85,6 +90,8 @@ func newStage(s *schema.Schema, lists map[string]ListLookup) (*stage, error) {
 			needed[f] = true
 		}
 		st.usesSource = st.usesSource || c.UsesSource
+		st.allSource = st.allSource || c.UsesSource && c.SourceKeys == nil
+		st.sourceKeys = append(st.sourceKeys, c.SourceKeys...)
 		return prg, c.Fields, nil
 	}
 	for i, f := range s.Fields {
@@ -167,6 +174,25 @@ type rowState struct {
 	// bad marks fields whose value CEL cannot hold (an integer beyond 64
 	// bits): a program that reads one is that row's rule_error.
 	bad []bool
+	// small says the row's cells and computed values are no longer than
+	// the cost estimate assumed (rules.Program.Eval).
+	small bool
+	// loaded says the activation holds this row (compute loaded it).
+	loaded bool
+}
+
+// smallCells reports whether a record is within the sizes the cost
+// estimate of expressions assumed.
+func smallCells(cells []string) bool {
+	if len(cells) > rules.SizeHint {
+		return false
+	}
+	for _, c := range cells {
+		if len(c) > rules.SizeHint {
+			return false
+		}
+	}
+	return true
 }
 
 // activation is the batch's reused activation, made on first use.
@@ -178,13 +204,14 @@ func (st *stage) activation(b *batch) *rules.Activation {
 	return b.act
 }
 
-// load gives the activation the row's values of the fields programs read.
-func (st *stage) load(a *rules.Activation, rs *rowState) {
+// load gives the activation the row's values of the fields programs
+// read, and with source the row's cells.
+func (st *stage) load(a *rules.Activation, rs *rowState, source bool) {
 	for _, f := range st.needed {
 		st.set(a, rs, f)
 	}
-	if st.usesSource {
-		a.SetSource(rs.p.header, rs.cells)
+	if source && st.usesSource {
+		a.SetSource(rs.p.header, rs.cells, rs.p.sourceColumns)
 	}
 }
 
@@ -216,10 +243,13 @@ func (rs *rowState) unreadable(reads []int) (int, bool) {
 // compute derives the computed fields of a row and checks its list
 // constraints; it runs whatever the row's other problems.
 func (st *stage) compute(rs *rowState) {
+	rs.loaded = false
 	if len(st.computes) > 0 {
 		a := st.activation(rs.b)
 		rs.bad = rs.b.bad
-		st.load(a, rs)
+		rs.small = smallCells(rs.cells)
+		st.load(a, rs, true)
+		rs.loaded = true
 		for i := range st.computes {
 			st.computeOne(a, rs, &st.computes[i])
 		}
@@ -238,7 +268,7 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: field %s holds %q, beyond what expressions can read.", p.columns[bf].field.Name, rs.vals[bf]), nil)
 		return
 	}
-	out, err := c.prg.Eval(a)
+	out, err := c.prg.Eval(a, rs.small)
 	if err != nil {
 		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: %v.", err), nil)
 		return
@@ -250,6 +280,9 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 	}
 	if null {
 		return
+	}
+	if len(text) > rules.SizeHint {
+		rs.small = false
 	}
 	v, prob := col.value(text, &rs.b.sc)
 	if prob != nil {
@@ -313,6 +346,9 @@ func (st *stage) checkList(rs *rowState, l *listStep) {
 		ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(l.field), l.field, warning, "not_in_list",
 			fmt.Sprintf("%q is not in reference list %s. The value was set to null.", v, l.id), &v))
 		rs.kinds[l.field] = 0
+		if rs.loaded {
+			st.set(rs.b.act, rs, l.field) // the rules see the null
+		}
 		return
 	}
 	ro.ok = false
@@ -327,7 +363,10 @@ func (st *stage) check(rs *rowState) {
 	}
 	a := st.activation(rs.b)
 	rs.bad = rs.b.bad
-	st.load(a, rs) // again after compute: list checks may have set values to null
+	if !rs.loaded {
+		rs.small = smallCells(rs.cells)
+		st.load(a, rs, true)
+	}
 	for i := range st.rules {
 		st.checkOne(a, rs, &st.rules[i])
 	}
@@ -335,12 +374,12 @@ func (st *stage) check(rs *rowState) {
 
 func (st *stage) checkOne(a *rules.Activation, rs *rowState, r *ruleStep) {
 	p, ro := rs.p, rs.ro
-	var value *string
-	if r.field >= 0 && rs.kinds[r.field] > 0 {
-		v := rs.vals[r.field]
-		value = &v
-	}
 	problem := func(code, message string) {
+		var value *string
+		if r.field >= 0 && rs.kinds[r.field] > 0 {
+			v := rs.vals[r.field]
+			value = &v
+		}
 		is := p.issue(int(ro.number), p.columnOf(r.field), r.field, r.rule.Severity, code, message, value)
 		is.Rule = r.rule.Name
 		if r.rule.Severity != warning {
@@ -352,7 +391,7 @@ func (st *stage) checkOne(a *rules.Activation, rs *rowState, r *ruleStep) {
 		problem("rule_error", fmt.Sprintf("Rule %s could not be evaluated: field %s holds %q, beyond what expressions can read.", r.rule.Name, p.columns[bf].field.Name, rs.vals[bf]))
 		return
 	}
-	out, err := r.prg.Eval(a)
+	out, err := r.prg.Eval(a, rs.small)
 	if err != nil {
 		problem("rule_error", fmt.Sprintf("Rule %s could not be evaluated on this row: %v.", r.rule.Name, err))
 		return
@@ -384,7 +423,18 @@ func (w *writer) planStage(p *plan) error {
 		w.stage, w.stageReady = st, true
 	}
 	p.stage = w.stage
-	if p.stage == nil || len(p.stage.computes) == 0 {
+	if p.stage == nil {
+		return nil
+	}
+	if p.stage.usesSource && !p.stage.allSource {
+		p.sourceColumns = []int{} // only the headers expressions name (absent ones stay "")
+		for c, h := range p.header {
+			if slices.Contains(p.stage.sourceKeys, h) {
+				p.sourceColumns = append(p.sourceColumns, c)
+			}
+		}
+	}
+	if len(p.stage.computes) == 0 {
 		return nil
 	}
 	p.computed = make([]column, len(p.columns))

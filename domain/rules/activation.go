@@ -46,7 +46,18 @@ func (a *Activation) Set(field int, v ref.Val) { a.values[field] = v }
 
 // SetSource gives the source's cells for the current row, by header.
 // Cells past the header are left out; headers past the cells are "".
-func (a *Activation) SetSource(header, cells []string) {
+// columns, when not nil, are the only columns expressions read.
+func (a *Activation) SetSource(header, cells []string, columns []int) {
+	if columns != nil {
+		for _, i := range columns {
+			v := ""
+			if i < len(cells) {
+				v = cells[i]
+			}
+			a.cells[header[i]] = v
+		}
+		return
+	}
 	for i, h := range header {
 		v := ""
 		if i < len(cells) {
@@ -93,11 +104,10 @@ func Value(k Kind, text string) (ref.Val, error) {
 	case Bool:
 		return types.Bool(text == "true"), nil
 	case Timestamp:
-		layout := time.RFC3339Nano
-		if len(text) == len(time.DateOnly) {
-			layout = time.DateOnly
+		if t, ok := isoDate(text); ok {
+			return types.Timestamp{Time: t}, nil
 		}
-		t, err := time.Parse(layout, text)
+		t, err := time.Parse(time.RFC3339Nano, text)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a date or time: %w", text, err)
 		}
@@ -130,4 +140,33 @@ func Text(v ref.Val, dateOnly bool) (text string, null bool, err error) {
 		return x.UTC().Format(time.RFC3339Nano), false, nil
 	}
 	return "", false, fmt.Errorf("the result is a %s, which a field cannot hold", v.Type().TypeName())
+}
+
+// isoDate reads a canonical YYYY-MM-DD date without time.Parse's
+// generality (a date field is read on every row a rule reads it).
+func isoDate(s string) (time.Time, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false
+	}
+	n := func(s string) (int, bool) {
+		v := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			v = v*10 + int(s[i]-'0')
+		}
+		return v, true
+	}
+	y, ok1 := n(s[:4])
+	m, ok2 := n(s[5:7])
+	d, ok3 := n(s[8:])
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > 31 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d { // 2024-02-30 is no date
+		return time.Time{}, false
+	}
+	return t, true
 }

@@ -12,11 +12,11 @@ import (
 	"math"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
@@ -132,8 +132,8 @@ func absInt(v ref.Val) ref.Val {
 }
 
 func dateOf(v ref.Val) ref.Val {
-	t, err := time.Parse(time.DateOnly, string(v.(types.String)))
-	if err != nil {
+	t, ok := isoDate(string(v.(types.String)))
+	if !ok {
 		return types.NewErr("date(%q): want YYYY-MM-DD", string(v.(types.String)))
 	}
 	return types.Timestamp{Time: t}
@@ -147,8 +147,15 @@ type Compiled struct {
 	Fields []int
 	// UsesSource says it reads source["…"].
 	UsesSource bool
+	// SourceKeys are the headers it reads as source["Header"] with a
+	// constant; nil when it also reads source otherwise (every header).
+	SourceKeys []string
 	// Output is the CEL type of its result.
 	Output *cel.Type
+	// sized says its cost grows with the sizes of the values it reads
+	// (string functions, comprehensions over source): only then can a
+	// row cost more than the estimate, and the runtime budget is tracked.
+	sized bool
 }
 
 // Problem is why an expression was refused, as a person reads it: CEL's
@@ -182,13 +189,17 @@ func (e *Env) Compile(expr string, wantBool bool) (*Compiled, *Problem) {
 	if wantBool && !c.Output.IsExactType(cel.BoolType) && !c.Output.IsExactType(cel.NullableType(cel.BoolType)) {
 		return nil, &Problem{fmt.Sprintf("returns %s; a rule must return a bool", c.Output)}
 	}
-	est, err := e.env.EstimateCost(checked, estimator{})
+	est, err := e.env.EstimateCost(checked, estimator{size: SizeHint})
 	if err != nil {
 		return nil, &Problem{"cannot be costed: " + err.Error()}
 	}
 	if est.Max > CostLimit {
 		return nil, &Problem{fmt.Sprintf("may cost up to %d units on a row (strings taken as %d characters); the limit is %d", est.Max, SizeHint, CostLimit)}
 	}
+	// The same estimate with values a thousand times larger: an
+	// expression whose cost does not change is bounded by it on every row.
+	big, err := e.env.EstimateCost(checked, estimator{size: 1000 * SizeHint})
+	c.sized = err != nil || big.Max != est.Max
 	return c, nil
 }
 
@@ -197,34 +208,72 @@ func (e *Env) Compile(expr string, wantBool bool) (*Compiled, *Problem) {
 // that "row" is undeclared).
 func (e *Env) references(parsed *cel.Ast, c *Compiled) *Problem {
 	native := parsed.NativeRep()
-	var bad *Problem
-	seen := map[int]bool{}
-	ast.PreOrderVisit(native.Expr(), ast.NewExprVisitor(func(x ast.Expr) {
-		switch x.Kind() {
-		case ast.IdentKind:
-			if x.AsIdent() == "source" {
-				c.UsesSource = true
-			}
-		case ast.SelectKind:
-			sel := x.AsSelect()
-			if op := sel.Operand(); op.Kind() != ast.IdentKind || op.AsIdent() != "row" {
-				return
-			}
-			i, ok := e.fields[sel.FieldName()]
-			if !ok {
-				if bad == nil {
-					loc := native.SourceInfo().GetStartLocation(sel.Operand().ID())
-					bad = &Problem{fmt.Sprintf("row.%s names no field of the schema (line %d, column %d)", sel.FieldName(), loc.Line(), loc.Column()+1)}
-				}
-				return
-			}
-			if !seen[i] {
-				seen[i] = true
-				c.Fields = append(c.Fields, i)
-			}
+	r := &referenceVisit{env: e, c: c, info: native.SourceInfo(), seen: map[int]bool{}, constant: map[int64]bool{}, keys: []string{}}
+	ast.PreOrderVisit(native.Expr(), ast.NewExprVisitor(r.visit))
+	if c.UsesSource && !r.dynamic {
+		c.SourceKeys = r.keys
+	}
+	return r.bad
+}
+
+// referenceVisit is the state of references' walk over an expression.
+type referenceVisit struct {
+	env      *Env
+	c        *Compiled
+	info     *ast.SourceInfo
+	bad      *Problem
+	seen     map[int]bool
+	constant map[int64]bool // source idents indexed by a constant
+	keys     []string
+	dynamic  bool // source is read with a key that is not a constant
+}
+
+func (r *referenceVisit) visit(x ast.Expr) {
+	switch x.Kind() {
+	case ast.CallKind:
+		r.index(x.AsCall())
+	case ast.IdentKind:
+		if x.AsIdent() == "source" {
+			r.c.UsesSource = true
+			r.dynamic = r.dynamic || !r.constant[x.ID()] // a call is visited before its arguments
 		}
-	}))
-	return bad
+	case ast.SelectKind:
+		r.field(x.AsSelect())
+	}
+}
+
+// index notes source["Header"] with a constant header.
+func (r *referenceVisit) index(call ast.CallExpr) {
+	if call.FunctionName() != operators.Index || len(call.Args()) != 2 {
+		return
+	}
+	src, key := call.Args()[0], call.Args()[1]
+	if src.Kind() != ast.IdentKind || src.AsIdent() != "source" || key.Kind() != ast.LiteralKind {
+		return
+	}
+	if k, ok := key.AsLiteral().(types.String); ok {
+		r.constant[src.ID()] = true
+		r.keys = append(r.keys, string(k))
+	}
+}
+
+// field notes row.<name>, or refuses a name that is no field.
+func (r *referenceVisit) field(sel ast.SelectExpr) {
+	if op := sel.Operand(); op.Kind() != ast.IdentKind || op.AsIdent() != "row" {
+		return
+	}
+	i, ok := r.env.fields[sel.FieldName()]
+	if !ok {
+		if r.bad == nil {
+			loc := r.info.GetStartLocation(sel.Operand().ID())
+			r.bad = &Problem{fmt.Sprintf("row.%s names no field of the schema (line %d, column %d)", sel.FieldName(), loc.Line(), loc.Column()+1)}
+		}
+		return
+	}
+	if !r.seen[i] {
+		r.seen[i] = true
+		r.c.Fields = append(r.c.Fields, i)
+	}
 }
 
 func issuesProblem(iss *cel.Issues) *Problem {
@@ -236,10 +285,10 @@ func issuesProblem(iss *cel.Issues) *Problem {
 }
 
 // estimator sizes the values CEL cannot: strings and the source map.
-type estimator struct{}
+type estimator struct{ size uint64 }
 
-func (estimator) EstimateSize(checker.AstNode) *checker.SizeEstimate {
-	return &checker.SizeEstimate{Min: 0, Max: SizeHint}
+func (e estimator) EstimateSize(checker.AstNode) *checker.SizeEstimate {
+	return &checker.SizeEstimate{Min: 0, Max: e.size}
 }
 
 func (estimator) EstimateCallCost(string, string, *checker.AstNode, []checker.AstNode) *checker.CallEstimate {
@@ -250,23 +299,42 @@ func (estimator) EstimateCallCost(string, string, *checker.AstNode, []checker.As
 // concurrent use; each goroutine evaluates with its own Activation.
 type Program struct {
 	prg cel.Program
+	// tracked is the same program under the runtime cost budget, for rows
+	// whose values are larger than the estimate assumed; nil when the
+	// expression's cost does not depend on the sizes of values.
+	tracked cel.Program
 }
 
 // Program makes the runnable program of a compiled expression, with the
-// runtime cost budget.
+// runtime cost budget when its cost depends on the sizes of values (the
+// others are bounded by their estimate, and tracking the cost of every
+// step would make them several times slower: BenchmarkEngineRules).
 func (e *Env) Program(c *Compiled) (*Program, error) {
-	prg, err := e.env.Program(c.ast, cel.CostLimit(CostLimit), cel.EvalOptions(cel.OptOptimize))
+	prg, err := e.env.Program(c.ast, cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
 		return nil, fmt.Errorf("program: %w", err)
 	}
-	return &Program{prg: prg}, nil
+	p := &Program{prg: prg}
+	if c.sized {
+		if p.tracked, err = e.env.Program(c.ast, cel.EvalOptions(cel.OptOptimize), cel.CostLimit(CostLimit)); err != nil {
+			return nil, fmt.Errorf("program: %w", err)
+		}
+	}
+	return p, nil
 }
 
-// Eval evaluates the program on the activation's row. An error is the
-// expression's failure on this row (division by zero, a null where a
-// value is needed, the cost budget spent), with CEL's message.
-func (p *Program) Eval(a *Activation) (ref.Val, error) {
-	out, _, err := p.prg.Eval(a)
+// Eval evaluates the program on the activation's row. small says every
+// string the row gives it is at most SizeHint bytes and source has at
+// most SizeHint entries, as the cost estimate assumed: the estimate then
+// bounds the cost, and it is not tracked. An error is the expression's
+// failure on this row (division by zero, a null where a value is needed,
+// the cost budget spent), with CEL's message.
+func (p *Program) Eval(a *Activation, small bool) (ref.Val, error) {
+	prg := p.prg
+	if !small && p.tracked != nil {
+		prg = p.tracked
+	}
+	out, _, err := prg.Eval(a)
 	if err != nil {
 		return nil, err
 	}
