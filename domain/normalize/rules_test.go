@@ -194,3 +194,32 @@ func TestRun_inListWithNullValue(t *testing.T) {
 		t.Fatalf("%v %v %v", r.err, r.rows, r.issues)
 	}
 }
+
+// A review's preview shows what the rules, computed fields and lists make
+// of the sample's rows.
+func TestRunReview_previewRunsRules(t *testing.T) {
+	t.Parallel()
+	s := mustSchema(t, `{"fields":[{"name":"sku","constraints":{"inList":"lst_s"}},{"name":"qty","type":"integer"},
+	  {"name":"label","compute":"row.sku + '#' + string(row.qty)"}],
+	  "rules":[{"name":"positive","expression":"row.qty > 0","fields":["qty"]}]}`)
+	samples, err := ReadSamples(context.Background(), []Source{source("", []string{"sku", "qty"}, []string{"A", "1"}, []string{"A", "0"}, []string{"B", "1"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := RunReview(context.Background(), ReviewInput{Mode: ModeNormalize, Schema: s, Samples: samples, Lists: map[string]ListLookup{"lst_s": setList{"A": true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rev.Preview) != 3 || !rev.Preview[0].Valid || string(rev.Preview[0].Values) != `{"sku":"A","qty":1,"label":"A#1"}` {
+		t.Fatalf("preview %+v", rev.Preview)
+	}
+	if is := rev.Preview[1].Issues; len(is) != 1 || is[0].Code != "rule_violation" || is[0].Rule == nil || *is[0].Rule != "positive" {
+		t.Fatalf("row 2: %+v", rev.Preview[1])
+	}
+	if is := rev.Preview[2].Issues; len(is) != 1 || is[0].Code != "not_in_list" || is[0].Rule != nil {
+		t.Fatalf("row 3: %+v", rev.Preview[2])
+	}
+	if slices.ContainsFunc(rev.UnmappedFields, func(f string) bool { return f == "label" }) {
+		t.Fatalf("a computed field is listed as unmapped: %v", rev.UnmappedFields)
+	}
+}
