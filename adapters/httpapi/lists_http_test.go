@@ -94,10 +94,11 @@ func TestLists_lifecycleAndChecks(t *testing.T) {
 			  {"name":"sku","constraints":{"inList":"` + skus.ID + `"}},
 			  {"name":"code"},
 			  {"name":"qty","type":"integer"},
-			  {"name":"label","compute":"row.sku + '-' + source['Note']"}],
+			  {"name":"label","compute":"row.sku + '-' + source['Note']"},
+			  {"name":"per","type":"integer","compute":"100 / row.qty"}],
 			 "foreignKeys":[{"fields":"code","reference":{"resource":"` + codes.ID + `","fields":"value"}}],
 			 "rules":[{"name":"positive","expression":"row.qty == null || row.qty > 0","message":"qty must be positive","fields":["qty"]}]}`
-			csv := "sku,code,qty,Note\nA1,C3,1,x\nZZ,C3,1,y\nB2,Q9,1,z\nB2,D4,-1,w\n"
+			csv := "sku,code,qty,Note\nA1,C3,1,x\nZZ,C3,1,y\nB2,Q9,1,z\nB2,D4,-1,w\nA1,C3,0,v\n"
 			up := app.Request(upload(t, app, "s.csv", csv, map[string]string{"schema": schema}), key)
 			expect(t, up, 202, "")
 			var j jobView
@@ -106,12 +107,13 @@ func TestLists_lifecycleAndChecks(t *testing.T) {
 				t.Fatalf("job ended %s: %+v", done.Status, done.Error)
 			}
 			rows := app.Do("GET", "/v1/jobs/"+j.ID+"/rows.jsonl", key, nil)
-			if strings.TrimSpace(rows.Body) != `{"sku":"A1","code":"C3","qty":1,"label":"A1-x"}` {
+			if strings.TrimSpace(rows.Body) != `{"sku":"A1","code":"C3","qty":1,"label":"A1-x","per":100}` {
 				t.Fatalf("rows %s", rows.Body)
 			}
 			issues := app.Do("GET", "/v1/jobs/"+j.ID+"/errors.jsonl", key, nil).Body
 			for _, want := range []string{`"field":"sku","severity":"error","code":"not_in_list"`, `"field":"code","severity":"error","code":"not_in_list"`,
-				`"code":"rule_violation","message":"qty must be positive","value":"-1","rule":"positive"`} {
+				`"code":"rule_violation","message":"qty must be positive","value":"-1","rule":"positive"`,
+				`"row":5,"source_file":null,"column":null,"field":"per","severity":"error","code":"rule_error"`} {
 				if !strings.Contains(issues, want) {
 					t.Fatalf("issues lack %s:\n%s", want, issues)
 				}
