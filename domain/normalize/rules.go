@@ -380,7 +380,11 @@ func (st *stage) checkOne(a *rules.Activation, rs *rowState, r *ruleStep) {
 			v := rs.vals[r.field]
 			value = &v
 		}
-		is := p.issue(int(ro.number), p.columnOf(r.field), r.field, r.rule.Severity, code, message, value)
+		col := -1
+		if r.field >= 0 {
+			col = p.columnOf(r.field)
+		}
+		is := p.issue(int(ro.number), col, r.field, r.rule.Severity, code, message, value)
 		is.Rule = r.rule.Name
 		if r.rule.Severity != warning {
 			ro.ok = false

@@ -133,6 +133,12 @@ func TestRun_rulesComputeAndLists(t *testing.T) {
 			t.Errorf("row %v: %v", w.row, is)
 		}
 	}
+	if c := issueOf(r, 2, "rule_violation")["column"]; c != "End Date" {
+		t.Errorf("a rule's issue is in its first field's column, not %v", c)
+	}
+	if c := issueOf(r, 8, "rule_violation")["column"]; c != nil {
+		t.Errorf("a rule without fields has no column, not %v", c)
+	}
 	if issueOf(r, 1, "rule_violation") != nil || len(r.issues) != len(want) {
 		t.Errorf("unexpected issues: %v", r.issues)
 	}
