@@ -181,8 +181,20 @@ type Index struct {
 }
 
 // OpenIndex reads a staged list file once to build its sparse index,
-// and keeps the file in memory when it is at most inMemoryMax bytes.
-func OpenIndex(path string) (*Index, error) { return openIndex(path, inMemoryMax) }
+// and keeps the file in memory when it is at most inMemoryMax bytes and
+// budget, which it then takes from budget: the lists of one job share
+// one budget (JobMemoryBudget), the others are read from their files.
+func OpenIndex(path string, budget *int64) (*Index, error) {
+	limit := min(int64(inMemoryMax), *budget)
+	ix, err := openIndex(path, limit)
+	if err == nil && ix.data != nil {
+		*budget -= int64(len(ix.data))
+	}
+	return ix, err
+}
+
+// JobMemoryBudget is how many bytes of lists one job holds in memory.
+const JobMemoryBudget = 2 * inMemoryMax
 
 func openIndex(path string, memMax int64) (*Index, error) {
 	f, err := os.Open(filepath.Clean(path))
@@ -286,7 +298,7 @@ func (ix *Index) Close() error { return ix.f.Close() }
 
 // BuildIndex sorts the values next hands out (as Create does) into a
 // file in dir and opens its index: the offline command's lists.
-func BuildIndex(next Values, dir string) (*Index, int64, error) {
+func BuildIndex(next Values, dir string, budget *int64) (*Index, int64, error) {
 	srt := &sorter{dir: dir, limit: runBytes}
 	defer srt.cleanup()
 	if err := readValues(next, srt); err != nil {
@@ -303,6 +315,6 @@ func BuildIndex(next Values, dir string) (*Index, int64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("write a list: %w", err)
 	}
-	ix, err := OpenIndex(f.Name())
+	ix, err := OpenIndex(f.Name(), budget)
 	return ix, n, err
 }

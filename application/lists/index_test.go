@@ -79,6 +79,32 @@ func TestIndex_membershipAcrossRunsAndBlocks(t *testing.T) {
 	}
 }
 
+func TestOpenIndex_listsShareAMemoryBudget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "values")
+	if err := os.WriteFile(path, []byte(strings.Repeat("x\n", 600)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	budget := int64(2000)
+	first, err := OpenIndex(path, &budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = first.Close() }()
+	second, err := OpenIndex(path, &budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = second.Close() }()
+	if first.data == nil || second.data != nil || budget != 800 {
+		t.Fatalf("in memory: %v, %v; budget left %d", first.data != nil, second.data != nil, budget)
+	}
+	if ok, _ := second.Contains("x"); !ok {
+		t.Fatal("the list read from its file lost a value")
+	}
+}
+
 // A million-value list on disk keeps a sparse index: far less heap than
 // the values.
 func TestIndex_heapIsAFractionOfTheList(t *testing.T) { // not parallel: it measures the heap

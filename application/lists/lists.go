@@ -142,6 +142,7 @@ func (s *Service) Delete(ctx context.Context, p identity.Principal, listID strin
 // job's failure invalid_schema.
 func (s *Service) Open(ctx context.Context, orgID string, ids []string, dir string) (map[string]normalize.ListLookup, func(), error) {
 	out := map[string]normalize.ListLookup{}
+	budget := int64(JobMemoryBudget)
 	var opened []*Index
 	closeAll := func() {
 		for _, ix := range opened {
@@ -161,7 +162,7 @@ func (s *Service) Open(ctx context.Context, orgID string, ids []string, dir stri
 			closeAll()
 			return nil, nil, err
 		}
-		ix, err := OpenIndex(path)
+		ix, err := OpenIndex(path, &budget)
 		if err != nil {
 			closeAll()
 			return nil, nil, err

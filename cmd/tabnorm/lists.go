@@ -25,6 +25,7 @@ func openLocalLists(specs []string) (map[string]normalize.ListLookup, func(), er
 		return nil, nil, fmt.Errorf("--list: %w", err)
 	}
 	out := map[string]normalize.ListLookup{}
+	budget := int64(lists.JobMemoryBudget)
 	var opened []*lists.Index
 	closeAll := func() {
 		for _, ix := range opened {
@@ -33,7 +34,7 @@ func openLocalLists(specs []string) (map[string]normalize.ListLookup, func(), er
 		_ = os.RemoveAll(dir)
 	}
 	for _, spec := range specs {
-		ix, err := openLocalList(spec, dir, out)
+		ix, err := openLocalList(spec, dir, out, &budget)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -43,7 +44,7 @@ func openLocalLists(specs []string) (map[string]normalize.ListLookup, func(), er
 	return out, closeAll, nil
 }
 
-func openLocalList(spec, dir string, out map[string]normalize.ListLookup) (*lists.Index, error) {
+func openLocalList(spec, dir string, out map[string]normalize.ListLookup, budget *int64) (*lists.Index, error) {
 	listID, path, ok := strings.Cut(spec, "=")
 	if !ok || !strings.HasPrefix(listID, schema.ListPrefix) || path == "" {
 		return nil, fmt.Errorf("--list %q: want ID=FILE, the id starting with %s", spec, schema.ListPrefix)
@@ -63,7 +64,7 @@ func openLocalList(spec, dir string, out map[string]normalize.ListLookup) (*list
 			return "", err
 		}
 		return "", io.EOF
-	}, dir)
+	}, dir, budget)
 	if err != nil {
 		return nil, fmt.Errorf("--list %s: %w", listID, err)
 	}
