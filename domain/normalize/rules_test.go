@@ -229,3 +229,15 @@ func TestRunReview_previewRunsRules(t *testing.T) {
 		t.Fatalf("a computed field is listed as unmapped: %v", rev.UnmappedFields)
 	}
 }
+
+// An integer beyond 64 bits is kept in the row, but a rule that reads it
+// cannot: that row's rule_error, not a pass on a null.
+func TestRun_ruleReadingAHugeIntegerIsARuleError(t *testing.T) {
+	t.Parallel()
+	s := mustSchema(t, `{"fields":[{"name":"n","type":"integer"}],"rules":[{"name":"small","expression":"row.n == null || row.n < 10","fields":["n"]}]}`)
+	r := executeIn(t, Input{Mode: ModeNormalize, Schema: s, Sources: []Source{source("", []string{"n"}, []string{"5"}, []string{"99999999999999999999"})}})
+	if r.err != nil || r.res.RowCount != 1 || len(r.issues) != 1 || r.issues[0]["code"] != "rule_error" ||
+		!strings.Contains(r.issues[0]["message"].(string), "99999999999999999999") {
+		t.Fatalf("%v %d %v", r.err, r.res.RowCount, r.issues)
+	}
+}
