@@ -33,6 +33,7 @@ type stage struct {
 	// needed are the fields some program reads, which each row gives the
 	// activation; kinds are every field's CEL kind.
 	needed     []int
+	read       []bool // the fields of needed, by index
 	kinds      []rules.Kind
 	usesSource bool
 	// sourceKeys are the headers expressions read from source; nil with
@@ -118,6 +119,7 @@ func newStage(s *schema.Schema, lists map[string]ListLookup) (*stage, error) {
 		}
 		st.rules = append(st.rules, rs)
 	}
+	st.read = needed
 	for f, n := range needed {
 		if n {
 			st.needed = append(st.needed, f)
@@ -263,7 +265,9 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 	p, ro, f := rs.p, rs.ro, c.field
 	col := &p.computed[f]
 	rs.kinds[f] = 0
-	defer st.set(a, rs, f) // later computes and the rules see the value
+	if st.read[f] {
+		defer st.set(a, rs, f) // later computes and the rules see the value
+	}
 	if bf, bad := rs.unreadable(c.reads); bad {
 		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: field %s holds %q, beyond what expressions can read.", p.columns[bf].field.Name, rs.vals[bf]), nil)
 		return
