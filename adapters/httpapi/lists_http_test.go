@@ -163,10 +163,20 @@ func TestLists_deleteWhileAJobUsesIt(t *testing.T) {
 }
 
 // TestSchemas_badRulesAre422WithTheirPath: a saved schema's and a job's
-// expressions are checked before anything is stored or run.
+// expressions are checked before anything is stored or run; on each
+// database.
 func TestSchemas_badRulesAre422WithTheirPath(t *testing.T) {
 	t.Parallel()
-	app := apptest.StartRole(t, sqltest.SQLite(t), bootstrap.RoleAPI)
+	for _, kind := range sqltest.Kinds(t) {
+		t.Run(kind.Name, func(t *testing.T) {
+			t.Parallel()
+			badRules(t, apptest.StartRole(t, kind.New(t), bootstrap.RoleAPI))
+		})
+	}
+}
+
+func badRules(t *testing.T, app *apptest.App) {
+	t.Helper()
 	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
 	hostile := "[" + strings.Repeat("1,", 99) + "1].all(x, [" + strings.Repeat("1,", 99) + "1].all(y, [" + strings.Repeat("1,", 99) + "1].all(z, x + y + z > 0)))"
 	for _, c := range []struct{ expr, path, message string }{
