@@ -118,6 +118,7 @@ func TestLists_lifecycleAndChecks(t *testing.T) {
 					t.Fatalf("issues lack %s:\n%s", want, issues)
 				}
 			}
+			costly(t, app, key)
 			expect(t, app.Do("DELETE", "/v1/lists/"+skus.ID, key, nil), 204, "")
 			expect(t, app.Do("GET", "/v1/lists/"+skus.ID, key, nil), 404, "not_found")
 
@@ -197,5 +198,27 @@ func badRules(t *testing.T, app *apptest.App) {
 		}
 		job := app.Request(upload(t, app, "s.csv", "qty\n1\n", map[string]string{"schema": doc}), key)
 		expect(t, job, 422, "invalid_schema")
+	}
+}
+
+// costly runs a rule whose cost grows with a cell on a row whose cell is
+// 400,000 characters: the runtime budget stops it on that row, a
+// rule_error, and the other rows pass.
+func costly(t *testing.T, app *apptest.App, key apptest.Caller) {
+	t.Helper()
+	schema := `{"fields":[{"name":"id","type":"integer"}],"rules":[{"name":"no_zzz","expression":"!source['Notes'].contains('zzz')"}]}`
+	csv := "id,Notes\n1,short\n2," + strings.Repeat("ab", 200_000) + "\n3,zzz\n"
+	up := app.Request(upload(t, app, "n.csv", csv, map[string]string{"schema": schema}), key)
+	expect(t, up, 202, "")
+	var j jobView
+	up.JSON(t, &j)
+	if done := waitJob(t, app, key, j.ID); done.Status != "succeeded" {
+		t.Fatalf("job ended %s: %+v", done.Status, done.Error)
+	}
+	issues := app.Do("GET", "/v1/jobs/"+j.ID+"/errors.jsonl", key, nil).Body
+	lines := strings.Split(strings.TrimSpace(issues), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"row":2,`) || !strings.Contains(lines[0], `"code":"rule_error"`) || !strings.Contains(lines[0], "cost limit") ||
+		!strings.Contains(lines[1], `"row":3,`) || !strings.Contains(lines[1], `"code":"rule_violation"`) {
+		t.Fatalf("issues:\n%s", issues)
 	}
 }
