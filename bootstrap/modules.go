@@ -33,6 +33,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/application/lists"
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/application/schemas"
 	"github.com/tabnorm/tabnorm/application/webhooks"
@@ -97,6 +98,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.JobSlots))),
 		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
+		fx.Annotate(sqlstore.NewLists, fx.As(new(ports.Lists))),
 		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
 		fx.Annotate(sqlstore.NewLearnedMappings, fx.As(new(ports.LearnedMappings))),
 		fx.Annotate(sqlstore.NewFiles, fx.As(new(ports.Files))),
@@ -184,7 +186,7 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 // Jobs provides the jobs service, the sweep of orphaned storage, the
 // saved schemas and idempotency keys, and the renderer of the job
 // documents the use cases store.
-var Jobs = fx.Module("jobs", fx.Provide(newJobs, schemas.NewService, idempotency.NewService,
+var Jobs = fx.Module("jobs", fx.Provide(newJobs, schemas.NewService, lists.NewService, idempotency.NewService,
 	fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer))),
 	func(cfg Config, owners ports.BlobOwners, b ports.BlobStore, c ports.Clock, log *slog.Logger) *jobs.Orphans {
 		return jobs.NewOrphans(cfg.OrphanGrace, owners, b, c, log)
@@ -209,6 +211,7 @@ type jobsDeps struct {
 	Clock   ports.Clock
 	Log     *slog.Logger
 	Metrics *metrics.Metrics
+	Lists   *lists.Service
 }
 
 func newJobs(cfg Config, d jobsDeps) *jobs.Service {
@@ -216,7 +219,7 @@ func newJobs(cfg Config, d jobsDeps) *jobs.Service {
 		Retention: cfg.Retention, NewIndex: spill.Factory(""), Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes},
 		Observer: d.Metrics, MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg},
 		jobs.Deps{Jobs: d.Jobs, Events: d.Events, Schemas: d.Schemas, Learned: d.Learned, Bus: d.Bus, Queue: d.Queue, Slots: d.Slots, Quotas: d.Quotas,
-			Blobs: d.Blobs, Staging: d.Staging, Tables: d.Tables, Tx: d.Tx, Render: d.Render, Clock: d.Clock, Log: d.Log})
+			Blobs: d.Blobs, Staging: d.Staging, Tables: d.Tables, Tx: d.Tx, Render: d.Render, Clock: d.Clock, Log: d.Log, Lists: d.Lists})
 }
 
 // Connect provides the connect product's service (files library and
@@ -288,6 +291,7 @@ type apiDeps struct {
 	Jobs     *jobs.Service
 	Connect  *connect.Service
 	Schemas  *schemas.Service
+	Lists    *lists.Service
 	Idem     *idempotency.Service
 	Webhooks *webhooks.Service
 	Review   *review.Service
@@ -298,7 +302,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Clock: d.Clock, Observer: d.Metrics})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Clock: d.Clock, Observer: d.Metrics})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

@@ -260,6 +260,7 @@ type Issue struct {
 	Code       string  `json:"code"`
 	Message    string  `json:"message"`
 	Value      *string `json:"value"`
+	Rule       string  `json:"rule,omitempty"` // the rule of a rule_violation or rule_error
 }
 
 // Issues iterates over a finished job's issues.

@@ -19,6 +19,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/application/lists"
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/application/schemas"
 	"github.com/tabnorm/tabnorm/application/webhooks"
@@ -64,6 +65,7 @@ type Deps struct {
 	Jobs        *jobs.Service
 	Connect     *connect.Service
 	Schemas     *schemas.Service
+	Lists       *lists.Service
 	Idempotency *idempotency.Service
 	Webhooks    *webhooks.Service
 	Review      *review.Service
@@ -161,6 +163,11 @@ func New(cfg Config, deps Deps) *API {
 	schemaRoutes.GET("", a.listSchemas)
 	schemaRoutes.GET("/:id", a.getSchema)
 	schemaRoutes.DELETE("/:id", a.deleteSchema)
+	listRoutes := v1.Group("/lists", mw(normalizeRoutes...))
+	listRoutes.POST("", a.createList)
+	listRoutes.GET("", a.listLists)
+	listRoutes.GET("/:id", a.getList)
+	listRoutes.DELETE("/:id", a.deleteList)
 	connectRoutes := v1.Group("/connect", mw(append(a.v1Chain(), a.entitled(identity.Connect))...))
 	connectRoutes.POST("/files", a.createFile)
 	connectRoutes.GET("/files", a.listFiles)

@@ -147,7 +147,7 @@ func TestStop_cancelsRunningJobs(t *testing.T) {
 			if err := w.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if err := sqlstore.NewTransactor(db).InTx(t.Context(), func(ctx context.Context) error { return q.Enqueue(ctx, "job_1", 0) }); err != nil {
+			if err := sqlstore.NewTransactor(db).InTx(t.Context(), func(ctx context.Context) error { return q.Enqueue(ctx, "org_1", "job_1", 0) }); err != nil {
 				t.Fatal(err)
 			}
 			select {

@@ -24,6 +24,7 @@ func stores(db *sqlstore.DB) portstest.Stores {
 		Quotas:            sqlstore.NewQuotas(db),
 		Files:             sqlstore.NewFiles(db),
 		Schemas:           sqlstore.NewSchemas(db),
+		Lists:             sqlstore.NewLists(db),
 		LearnedMappings:   sqlstore.NewLearnedMappings(db),
 		Idempotency:       sqlstore.NewIdempotency(db),
 		WebhookEndpoints:  sqlstore.NewWebhookEndpoints(db),

@@ -61,6 +61,7 @@ type Service struct {
 	render    ports.JobRenderer
 	clock     ports.Clock
 	log       *slog.Logger
+	lists     ListOpener
 	feeds     feeds         // shared event feeds of the jobs followed on this node
 	beatEvery time.Duration // how often a running job's lease is renewed
 }
@@ -82,6 +83,9 @@ type Deps struct {
 	Render  ports.JobRenderer
 	Clock   ports.Clock
 	Log     *slog.Logger
+	// Lists opens the reference lists schemas check (nil: a schema with
+	// an inList constraint fails its job).
+	Lists ListOpener
 }
 
 // NewService returns the jobs service.
@@ -99,7 +103,7 @@ func NewService(cfg Config, d Deps) *Service {
 		cfg.MaxQueuedPerOrg = 1000
 	}
 	return &Service{cfg: cfg, jobs: d.Jobs, events: d.Events, schemas: d.Schemas, learned: d.Learned, bus: d.Bus, queue: d.Queue, slots: d.Slots,
-		quotas: d.Quotas, blobs: d.Blobs, staging: d.Staging, tables: d.Tables, tx: d.Tx, render: d.Render, clock: d.Clock, log: d.Log,
+		quotas: d.Quotas, blobs: d.Blobs, staging: d.Staging, tables: d.Tables, tx: d.Tx, render: d.Render, clock: d.Clock, log: d.Log, lists: d.Lists,
 		beatEvery: time.Second}
 }
 

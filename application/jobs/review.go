@@ -72,7 +72,7 @@ func (s *Service) sampleAndReview(ctx context.Context, cancel context.CancelFunc
 	samples, err := normalize.ReadSamples(ctx, in.Sources)
 	var rev normalize.Review
 	if err == nil {
-		rev, err = normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples})
+		rev, err = normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples, Lists: in.Lists})
 	}
 	if l.end() {
 		return rev, nil, errCanceled

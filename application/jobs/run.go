@@ -189,6 +189,11 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	if err != nil {
 		return nil, err
 	}
+	closeLists, err := s.openLists(ctx, j, &in, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLists()
 	if in.Options.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
 		return nil, s.review(ctx, cancel, j, in)
 	}

@@ -193,6 +193,11 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 	if errs := checkChanges(headers, st.schema, changes, columns); len(errs) > 0 {
 		return View{}, invalidMapping(errs)
 	}
+	lists, closeLists, err := s.runs.OpenSchemaLists(ctx, p.OrgID, st.schema)
+	if err != nil {
+		return View{}, err
+	}
+	defer closeLists()
 	updated, err := s.jobs.Update(ctx, p.OrgID, jobID, func(j *job.Job) error {
 		if j.Status != job.AwaitingReview {
 			return j.NotAwaitingReview()
@@ -202,7 +207,7 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 			return err
 		}
 		applyChanges(st.options.Mapping, headers, changes, columns)
-		rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: st.mode, Schema: st.schema, Options: st.options, Learned: learned, Samples: samples})
+		rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: st.mode, Schema: st.schema, Options: st.options, Learned: learned, Samples: samples, Lists: lists})
 		if err != nil {
 			return err
 		}

@@ -25,6 +25,7 @@ import (
 func newNormalizeCmd() *cobra.Command {
 	var mode, schemaFile, optionsFile, outFile, errorsFile string
 	var explain bool
+	var listFiles []string
 	cmd := &cobra.Command{
 		Use:   "normalize [--mode M] [--schema FILE|JSON] [--options FILE|JSON] [--out FILE] [--errors FILE] INPUT|-",
 		Short: "Normalize a file offline with the service's engine: rows as JSON lines to stdout, issues to --errors",
@@ -71,7 +72,12 @@ func newNormalizeCmd() *cobra.Command {
 				defer cleanup()
 				input = tmp
 			}
-			return runNormalize(cmd, m, s, opts, input, outFile, errorsFile, explain)
+			lists, closeLists, err := openLocalLists(listFiles)
+			if err != nil {
+				return usage(err)
+			}
+			defer closeLists()
+			return runNormalize(cmd, m, s, opts, lists, input, outFile, errorsFile, explain)
 		},
 	}
 	cmd.Flags().StringVar(&mode, "mode", "normalize", "normalize, validate or infer")
@@ -79,6 +85,7 @@ func newNormalizeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&optionsFile, "options", "", "options, as in the API: a JSON file or inline JSON")
 	cmd.Flags().StringVar(&outFile, "out", "", "write rows here instead of stdout")
 	cmd.Flags().StringVar(&errorsFile, "errors", "", "write issues here as JSON lines")
+	cmd.Flags().StringArrayVar(&listFiles, "list", nil, "ID=FILE: the reference list an inList constraint or foreignKey names, from a file of one value a line (repeatable)")
 	cmd.Flags().BoolVar(&explain, "explain", false, "after the summary, print what was detected (format, encoding, delimiter, header row, each column's date order and decimal mark with their evidence) as JSON; its \"options\" reproduce the run")
 	return cmd
 }
@@ -125,7 +132,8 @@ func schemaProblems(err error) error {
 // default 10M-row limit (about 40 MiB).
 const memoryTarget = 48 << 20
 
-func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts normalize.Options, input, outFile, errorsFile string, explain bool) error {
+func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts normalize.Options, lists map[string]normalize.ListLookup,
+	input, outFile, errorsFile string, explain bool) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryTarget)
 	}
@@ -158,7 +166,7 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 	bar := progressBar(stderr, fi.Size())
 	start := time.Now()
 	res, err := normalize.Run(cmd.Context(), normalize.Input{Mode: m, Schema: s, Options: opts, Sources: []normalize.Source{src},
-		OnProgress: bar, NewIndex: spill.Factory("")}, normalize.Output{Rows: rows, Issues: issues})
+		OnProgress: bar, NewIndex: spill.Factory(""), Lists: lists}, normalize.Output{Rows: rows, Issues: issues})
 	if bar != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

@@ -18,6 +18,7 @@ const (
 	Job      = "job"
 	File     = "file"
 	Schema   = "sch"
+	List     = "lst"
 	Webhook  = "whk"
 	Request  = "req"
 	Session  = "ses"

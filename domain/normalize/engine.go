@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/rules"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -55,6 +56,9 @@ type Input struct {
 	NewIndex func() UniqueIndex
 	// ProgressEvery is the least time between progress reports (250 ms).
 	ProgressEvery time.Duration
+	// Lists are the reference lists the schema's inList constraints name,
+	// by id.
+	Lists map[string]ListLookup
 }
 
 // Output is where a run writes: valid rows and issues, as JSON lines.
@@ -110,6 +114,7 @@ type Issue struct {
 	Code       string
 	Message    string
 	Value      *string
+	Rule       string // the rule's name, for rule_violation and rule_error
 }
 
 const batchSize = 512
@@ -208,6 +213,11 @@ type batch struct {
 	hashes []uint64 // backing store of every row's uniques
 	bytes  int64    // reader position after this batch
 	sc     scratch  // the coerced values of the row being processed
+	// act is the rules stage's activation, bad its unreadable fields
+	// (rules.go); failure stops the job (a reference list unreadable).
+	act     *rules.Activation
+	bad     []bool
+	failure *Failure
 }
 
 // plan is one source compiled: where each column goes and how.
@@ -230,6 +240,14 @@ type plan struct {
 	// keepRejected writes rejected rows' JSON too, their refused cells
 	// null: a review's preview shows them (review.go).
 	keepRejected bool
+	// stage computes fields and checks lists and rules (rules.go); nil
+	// when the schema has none. computed are the computed fields'
+	// columns, which coerce a computed value (never in validate mode).
+	stage    *stage
+	computed []column
+	// sourceColumns are the columns expressions read as source["…"] (nil:
+	// every column).
+	sourceColumns []int
 }
 
 type writer struct {
@@ -243,6 +261,9 @@ type writer struct {
 	errorsCount int64
 	lastReport  time.Time
 	line        []byte // an issue's JSON
+	// stage is compiled once per job, by the first plan.
+	stage      *stage
+	stageReady bool
 }
 
 func newWriter(in Input, out Output) *writer {
@@ -602,7 +623,7 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		w.res.Detected = append(w.res.Detected, FileDetection{SourceFile: src.FileID, Detection: det})
 		w.fileWarnings(src.FileID, det)
 	}
-	to, entries := mapColumns(header, s, w.in.Options.Mapping, w.in.Learned)
+	to, entries := mapSourceColumns(header, s, w.in.Options.Mapping, w.in.Learned)
 	for i := range entries {
 		entries[i].SourceFile = src.FileID
 		if entries[i].Method == MethodFuzzy {
@@ -622,7 +643,7 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		}
 	}
 	for i, f := range s.Fields {
-		if f.Constraints.Required && !mapped[i] {
+		if f.Constraints.Required && !mapped[i] && f.Compute == "" {
 			return nil, fail(domain.CodeRequiredFieldUnmapped, "Required field %q matches no column of %s (columns: %q). Map it with options.mapping.", f.Name, where(src.FileID), header)
 		}
 	}
@@ -663,6 +684,9 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 	}
 	for _, k := range s.PrimaryKey {
 		p.pk = append(p.pk, s.Index(k))
+	}
+	if err := w.planStage(p); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -871,6 +895,7 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 	// with its error reported (the row is rejected)
 	kinds := make([]int8, nFields)
 	sc := &b.sc
+	rs := rowState{p: p, b: b, vals: vals, kinds: kinds}
 	for i := range b.recs {
 		rec := &b.recs[i]
 		sc.buf = sc.buf[:0] // the previous row's values are written out
@@ -941,11 +966,18 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 				kinds[f] = 1
 			}
 		}
+		if p.stage != nil {
+			rs.cells, rs.ro = rec.Cells, &ro
+			p.stage.compute(&rs)
+		}
 		for f := range p.columns {
 			if kinds[f] == 0 && p.columns[f].field.Constraints.Required {
 				ro.ok = false
 				ro.issues = append(ro.issues, p.issue(rec.Number, p.columnOf(f), f, "error", "required", "A value is required.", nil))
 			}
+		}
+		if p.stage != nil && ro.ok {
+			p.stage.check(&rs)
 		}
 		if !ro.ok {
 			ro.end = ro.start
@@ -1093,6 +1125,11 @@ func (p *plan) issue(row, col, field int, severity, code, message string, value 
 // take writes a processed batch in order, applying the checks that need
 // the rows before it: uniqueness, dedupe, the row limit, max_errors.
 func (w *writer) take(p *plan, b *batch) error {
+	if b.failure != nil {
+		f := b.failure
+		b.failure = nil
+		return f
+	}
 	for i := range b.rows {
 		ro := &b.rows[i]
 		w.res.Progress.RowsRead++
@@ -1203,6 +1240,10 @@ func (w *writer) issue(is Issue) {
 		b = appendJSONString(b, *is.Value)
 	} else {
 		b = append(b, "null"...)
+	}
+	if is.Rule != "" {
+		b = append(b, `,"rule":`...)
+		b = appendJSONString(b, is.Rule)
 	}
 	b = append(b, "}\n"...)
 	_, _ = w.issues.Write(b) // a failed write surfaces at flush

@@ -49,6 +49,8 @@ type ReviewInput struct {
 	Options Options
 	Learned map[string]string
 	Samples []Sample
+	// Lists are the reference lists the schema checks, by id.
+	Lists map[string]ListLookup
 }
 
 // Review is a review's document, as the API shows it.
@@ -135,6 +137,7 @@ type IssueJSON struct {
 	Code       string  `json:"code"`
 	Message    string  `json:"message"`
 	Value      *string `json:"value"`
+	Rule       *string `json:"rule,omitempty"` // rule_violation and rule_error
 }
 
 func optional(s string) *string {
@@ -164,7 +167,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 		skip[i] = !rev.addSample(&in.Samples[i], in, mappedAnywhere, relax)
 	}
 	for j, f := range s.Fields {
-		if !mappedAnywhere[j] {
+		if !mappedAnywhere[j] && f.Compute == "" {
 			rev.UnmappedFields = append(rev.UnmappedFields, f.Name)
 		}
 	}
@@ -173,7 +176,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 	// still shows what the other columns come out as.
 	sch := relaxRequired(s, relax)
 	var issues bytes.Buffer
-	w := newWriter(Input{Mode: in.Mode, Schema: sch, Options: in.Options, Learned: in.Learned, MaxRows: 1 << 62, MaxIssues: 1 << 62}, Output{Rows: io.Discard, Issues: &issues})
+	w := newWriter(Input{Mode: in.Mode, Schema: sch, Options: in.Options, Learned: in.Learned, MaxRows: 1 << 62, MaxIssues: 1 << 62, Lists: in.Lists}, Output{Rows: io.Discard, Issues: &issues})
 	defer w.closeIndexes()
 	complete := true
 	for i := range in.Samples {
@@ -199,7 +202,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 // reports whether some column maps.
 func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, relax map[string]bool) (some bool) {
 	s := in.Schema
-	to, entries := mapColumns(smp.Header, s, in.Options.Mapping, in.Learned)
+	to, entries := mapSourceColumns(smp.Header, s, in.Options.Mapping, in.Learned)
 	values := sampleValues(smp)
 	mapped := make([]bool, len(s.Fields))
 	for c, e := range entries {
@@ -220,7 +223,7 @@ func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, r
 		r.Columns = append(r.Columns, col)
 	}
 	for j, f := range s.Fields {
-		if f.Constraints.Required && !mapped[j] {
+		if f.Constraints.Required && !mapped[j] && f.Compute == "" {
 			name := f.Name
 			relax[name] = true
 			r.Blocking = append(r.Blocking, Blocker{Code: domain.CodeRequiredFieldUnmapped, Field: &name, SourceFile: optional(smp.FileID),
@@ -331,7 +334,7 @@ func (w *writer) previewRow(p *plan, b *batch, ro *rowOut, preview *[]PreviewRow
 
 func issueJSON(is Issue) IssueJSON {
 	out := IssueJSON{SourceFile: optional(is.SourceFile), Column: optional(is.Column), Field: optional(is.Field), Severity: is.Severity, Code: is.Code,
-		Message: is.Message}
+		Message: is.Message, Rule: optional(is.Rule)}
 	if is.Row > 0 {
 		row := is.Row
 		out.Row = &row

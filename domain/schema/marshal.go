@@ -14,6 +14,7 @@ type constraintsDoc struct {
 	Maximum   json.RawMessage   `json:"maximum,omitempty"`
 	MinLength *int              `json:"minLength,omitempty"`
 	MaxLength *int              `json:"maxLength,omitempty"`
+	InList    string            `json:"inList,omitempty"`
 }
 
 type fieldDoc struct {
@@ -28,12 +29,14 @@ type fieldDoc struct {
 	FalseValues []string        `json:"falseValues,omitempty"`
 	DecimalChar string          `json:"decimalChar,omitempty"`
 	GroupChar   string          `json:"groupChar,omitempty"`
+	Compute     string          `json:"compute,omitempty"`
 }
 
 type schemaDoc struct {
 	Fields        []fieldDoc `json:"fields"`
 	MissingValues []string   `json:"missingValues"`
 	PrimaryKey    []string   `json:"primaryKey,omitempty"`
+	Rules         []ruleDoc  `json:"rules,omitempty"`
 }
 
 // JSON returns the canonical document of the schema: keys in a fixed
@@ -46,12 +49,12 @@ func (s *Schema) JSON() []byte {
 	}
 	for _, f := range s.Fields {
 		fd := fieldDoc{Name: f.Name, Type: f.Type, Title: f.Title, Description: f.Description, Aliases: f.Aliases,
-			TrueValues: f.TrueValues, FalseValues: f.FalseValues, DecimalChar: f.DecimalChar, GroupChar: f.GroupChar}
+			TrueValues: f.TrueValues, FalseValues: f.FalseValues, DecimalChar: f.DecimalChar, GroupChar: f.GroupChar, Compute: f.Compute}
 		if f.Format != Default && f.Format != "" {
 			fd.Format = f.Format
 		}
 		c := f.Constraints
-		cd := constraintsDoc{Required: c.Required, Unique: c.Unique, MinLength: c.MinLength, MaxLength: c.MaxLength}
+		cd := constraintsDoc{Required: c.Required, Unique: c.Unique, MinLength: c.MinLength, MaxLength: c.MaxLength, InList: c.InList}
 		for _, e := range c.Enum {
 			cd.Enum = append(cd.Enum, literal(e, f.Type))
 		}
@@ -64,11 +67,12 @@ func (s *Schema) JSON() []byte {
 		if c.Maximum != nil {
 			cd.Maximum = literal(*c.Maximum, f.Type)
 		}
-		if cd.Required || cd.Unique || cd.Enum != nil || cd.Pattern != "" || cd.Minimum != nil || cd.Maximum != nil || cd.MinLength != nil || cd.MaxLength != nil {
+		if cd.Required || cd.Unique || cd.Enum != nil || cd.Pattern != "" || cd.Minimum != nil || cd.Maximum != nil || cd.MinLength != nil || cd.MaxLength != nil || cd.InList != "" {
 			fd.Constraints = &cd
 		}
 		doc.Fields = append(doc.Fields, fd)
 	}
+	doc.Rules = rulesDoc(s.Rules)
 	b, err := json.Marshal(doc)
 	if err != nil {
 		panic(err) // only plain values above

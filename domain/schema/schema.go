@@ -60,6 +60,9 @@ type Constraints struct {
 	Maximum   *string
 	MinLength *int
 	MaxLength *int
+	// InList is the id of a reference list the value must be in (also
+	// what a Table Schema foreignKey to a list says).
+	InList string
 }
 
 // Field is one column of the target.
@@ -75,6 +78,9 @@ type Field struct {
 	FalseValues []string
 	DecimalChar string // "" = auto ("." unless the column says otherwise)
 	GroupChar   string // "" = auto
+	// Compute is a CEL expression that derives the field's value from
+	// the row after coercion (rules.go); "" for a field read from a column.
+	Compute string
 }
 
 // Schema is a validated target schema.
@@ -82,6 +88,8 @@ type Schema struct {
 	Fields        []Field
 	MissingValues []string
 	PrimaryKey    []string
+	// Rules are CEL expressions each row must satisfy (rules.go).
+	Rules []Rule
 }
 
 // DefaultMissingValues is what counts as missing when the schema says nothing.
@@ -182,7 +190,7 @@ func (p *parser) strings(v any, path string) []string {
 }
 
 func (p *parser) schema(raw any) *Schema {
-	m := p.object(raw, "", "fields", "missingValues", "primaryKey")
+	m := p.object(raw, "", "fields", "missingValues", "primaryKey", "rules", "foreignKeys")
 	if m == nil {
 		return nil
 	}
@@ -229,6 +237,13 @@ func (p *parser) schema(raw any) *Schema {
 		}
 		s.PrimaryKey = keys
 	}
+	if v, ok := m["foreignKeys"]; ok {
+		p.foreignKeys(v, s)
+	}
+	if v, ok := m["rules"]; ok {
+		s.Rules = p.rules(v, s)
+	}
+	p.expressions(s)
 	return s
 }
 
@@ -261,6 +276,7 @@ var fieldRules = []fieldRule{
 		}
 	}},
 	{key: "constraints", read: func(p *parser, v any, path string, f *Field) { f.Constraints = p.constraints(v, path, *f) }},
+	{key: "compute", read: (*parser).compute},
 }
 
 var fieldKeys = func() []string {
@@ -371,6 +387,7 @@ var constraintRules = []constraintRule{
 	{"maximum", bound(func(c *Constraints) **string { return &c.Maximum })},
 	{"minLength", length(func(c *Constraints) **int { return &c.MinLength })},
 	{"maxLength", length(func(c *Constraints) **int { return &c.MaxLength })},
+	{"inList", (*parser).inList},
 }
 
 var constraintKeys = func() []string {

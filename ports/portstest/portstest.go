@@ -44,6 +44,7 @@ type Stores struct {
 	Quotas            ports.Quotas
 	Files             ports.Files
 	Schemas           ports.Schemas
+	Lists             ports.Lists
 	LearnedMappings   ports.LearnedMappings
 	Idempotency       ports.Idempotency
 	WebhookEndpoints  ports.WebhookEndpoints
@@ -74,6 +75,7 @@ func Repositories(t *testing.T, open func(t *testing.T) Stores) {
 		{"Quotas", Quotas},
 		{"Files", Files},
 		{"Schemas", Schemas},
+		{"Lists", Lists},
 		{"LearnedMappings", LearnedMappings},
 		{"Idempotency", Idempotency},
 		{"WebhookEndpoints", WebhookEndpoints},

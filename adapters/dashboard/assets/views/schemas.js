@@ -3,6 +3,26 @@ import * as api from '../api.js';
 import { busy, confirm, h, notice, problem, show, slot, table, when } from '../ui.js';
 import { parseJSON } from '../forms.js';
 
+// logic lists a schema's rules and computed fields (CEL expressions), and
+// the fields that check a reference list.
+function logic(schema) {
+  const rules = schema.rules ?? [];
+  const computed = (schema.fields ?? []).filter((f) => f.compute);
+  const lists = (schema.fields ?? []).filter((f) => f.constraints?.inList);
+  if (!rules.length && !computed.length && !lists.length) return 'none';
+  const summary = [
+    rules.length && `${rules.length} rule${rules.length > 1 ? 's' : ''}`,
+    computed.length && `${computed.length} computed`,
+    lists.length && `${lists.length} list check${lists.length > 1 ? 's' : ''}`,
+  ].filter(Boolean).join(', ');
+  return h('details', { class: 'schema-logic' }, h('summary', {}, summary),
+    h('ul', {},
+      ...rules.map((r) => h('li', { class: 'rule' }, h('strong', {}, r.name), ` (${r.severity ?? 'error'}`,
+        r.fields?.length ? `, ${r.fields[0]}` : '', '): ', h('code', {}, r.expression), r.message ? ` — ${r.message}` : '')),
+      ...computed.map((f) => h('li', { class: 'computed' }, h('strong', {}, f.name), ' = ', h('code', {}, f.compute))),
+      ...lists.map((f) => h('li', { class: 'in-list' }, h('strong', {}, f.name), ' in list ', h('code', {}, f.constraints.inList)))));
+}
+
 export default async function schemas(main) {
   const list = slot({ id: 'schemas-list' });
   const message = slot();
@@ -13,6 +33,7 @@ export default async function schemas(main) {
       ['ID', (s) => h('code', {}, s.id)],
       ['Fields', (s) => h('details', {}, h('summary', {}, `${s.schema.fields?.length ?? 0} fields`),
         h('pre', { class: 'code' }, JSON.stringify(s.schema, null, 2)))],
+      ['Rules', (s) => logic(s.schema)],
       ['Created', (s) => when(s.created_at)],
       ['', (s) => {
         const del = h('button', { type: 'button', class: 'danger', 'aria-label': `Delete schema ${s.name}` }, 'Delete');

@@ -1,0 +1,60 @@
+package jobs
+
+import (
+	"context"
+	"os"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+)
+
+// ListOpener opens the reference lists a schema's inList constraints name
+// (application/lists): staged into dir, looked up in bounded memory.
+type ListOpener interface {
+	Open(ctx context.Context, orgID string, ids []string, dir string) (map[string]normalize.ListLookup, func(), error)
+}
+
+// openLists gives the engine the lists the job's schema checks; the
+// returned function closes them.
+func (s *Service) openLists(ctx context.Context, j job.Job, in *normalize.Input, dir string) (func(), error) {
+	if in.Schema == nil || in.Mode == normalize.ModeInfer {
+		return func() {}, nil
+	}
+	ids := in.Schema.Lists()
+	if len(ids) == 0 {
+		return func() {}, nil
+	}
+	if s.lists == nil {
+		return nil, &normalize.Failure{Code: domain.CodeInvalidSchema, Message: "The schema checks reference lists, which this server does not keep."}
+	}
+	lists, closeAll, err := s.lists.Open(ctx, j.OrgID, ids, dir)
+	if err != nil {
+		return nil, err
+	}
+	in.Lists = lists
+	return closeAll, nil
+}
+
+// OpenSchemaLists opens the lists a schema checks for a review's preview,
+// staged in a folder of their own; the returned function closes them and
+// removes the folder.
+func (s *Service) OpenSchemaLists(ctx context.Context, orgID string, sch *schema.Schema) (map[string]normalize.ListLookup, func(), error) {
+	if sch == nil || len(sch.Lists()) == 0 {
+		return nil, func() {}, nil
+	}
+	if s.lists == nil {
+		return nil, nil, &normalize.Failure{Code: domain.CodeInvalidSchema, Message: "The schema checks reference lists, which this server does not keep."}
+	}
+	dir, err := os.MkdirTemp("", workdirPrefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	lists, closeAll, err := s.lists.Open(ctx, orgID, sch.Lists(), dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return lists, func() { closeAll(); _ = os.RemoveAll(dir) }, nil
+}

@@ -1,0 +1,74 @@
+package rules
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/cel-go/common/types"
+)
+
+func TestValue_andText(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		k    Kind
+		text string
+		want any
+	}{
+		{Int, "-42", int64(-42)},
+		{Double, "297.78", 297.78},
+		{Bool, "true", true},
+		{String, "a b", "a b"},
+		{Timestamp, "2024-02-29", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)},
+		{Timestamp, "2024-01-31T10:22:00Z", time.Date(2024, 1, 31, 10, 22, 0, 0, time.UTC)},
+	} {
+		v, err := Value(c.k, c.text)
+		if err != nil || v.Value() != c.want {
+			t.Errorf("Value(%d, %q) = %v, %v; want %v", c.k, c.text, v, err, c.want)
+		}
+	}
+	for _, bad := range []struct {
+		k    Kind
+		text string
+	}{{Int, "99999999999999999999"}, {Timestamp, "2024-02-30"}} {
+		if _, err := Value(bad.k, bad.text); err == nil {
+			t.Errorf("Value(%d, %q) is no error", bad.k, bad.text)
+		}
+	}
+	ts, _ := Value(Timestamp, "2024-01-31")
+	if got, null, err := Text(ts, true); got != "2024-01-31" || null || err != nil {
+		t.Errorf("Text(date) = %q %v %v", got, null, err)
+	}
+	if got, _, _ := Text(types.Double(0.1), false); got != "0.1" {
+		t.Errorf("Text(0.1) = %q", got)
+	}
+	if _, null, _ := Text(types.NullValue, false); !null {
+		t.Error("Text(null) is not null")
+	}
+	if _, _, err := Text(types.NewDynamicList(types.DefaultTypeAdapter, []int{1}), false); err == nil {
+		t.Error("a list is a field's value")
+	}
+}
+
+// An expression whose cost grows with its input is tracked on large rows;
+// one whose cost does not is bounded by its estimate and is not.
+func TestCompile_sizedOnlyWhenCostDependsOnSizes(t *testing.T) {
+	t.Parallel()
+	env, err := NewEnv([]Var{{"n", Int}, {"s", String}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for expr, sized := range map[string]bool{
+		"row.n == null || row.n > 2":         false,
+		"source['a'].contains('zzz')":        true,
+		"row.s != null && row.s.size() > 3":  false,
+		"source['a'] + source['b'] == 'x y'": true,
+	} {
+		c, prob := env.Compile(expr, true)
+		if prob != nil {
+			t.Fatalf("%s: %v", expr, prob)
+		}
+		if c.sized != sized {
+			t.Errorf("%s: sized %v, want %v", expr, c.sized, sized)
+		}
+	}
+}
