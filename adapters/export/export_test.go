@@ -2,7 +2,10 @@ package export_test
 
 import (
 	"bytes"
+	"flag"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -268,4 +271,43 @@ func decimalText(b []byte, scale int) string {
 		return sign + digits
 	}
 	return sign + digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
+}
+
+// sampleDir, when set (go test ./adapters/export/ -run Sample -args
+// -sample-dir DIR), is where the sample files are also written, for
+// .ci/duckdb/run to read them with another Parquet reader.
+var sampleDir = flag.String("sample-dir", "", "also write rows.parquet and rows.xlsx of the contacts sample here")
+
+// TestWriteRows_sampleFiles writes the contacts sample as both files.
+func TestWriteRows_sampleFiles(t *testing.T) {
+	dir := *sampleDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	plans, err := export.PlanParquet(strings.NewReader(contactRows), contactCols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, write := range map[string]func(*os.File) error{
+		"rows.parquet": func(f *os.File) error {
+			return export.WriteRowsParquet(f, strings.NewReader(contactRows), contactCols, plans, export.ParquetOptions{})
+		},
+		"rows.xlsx": func(f *os.File) error {
+			return export.WriteRowsXLSX(f, strings.NewReader(contactRows), contactCols, export.XLSXOptions{})
+		},
+	} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := write(f); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := f.Stat(); err != nil || info.Size() < 100 {
+			t.Fatalf("%s: %v, %v", name, info, err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
