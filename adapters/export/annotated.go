@@ -343,7 +343,7 @@ func (w *Annotated) Write(out io.Writer) error {
 	if err := w.summary(); err != nil {
 		return err
 	}
-	return w.f.Write(out)
+	return writeWorkbook(w.f, out)
 }
 
 // summary is the sheet counting the issues by field, code and severity.

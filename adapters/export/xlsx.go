@@ -1,6 +1,7 @@
 package export
 
 import (
+	"archive/zip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -269,7 +270,18 @@ func WriteRowsXLSX(out io.Writer, rows io.Reader, cols []Column, opt XLSXOptions
 	if err := w.finishSheet(); err != nil {
 		return err
 	}
-	return f.Write(out)
+	return writeWorkbook(f, out)
+}
+
+// writeWorkbook zips the workbook straight to out: excelize's Write builds
+// the whole zip in memory first (an 80 MB workbook of 1M rows held twice
+// over), while its zip writer, given out, streams the parts that the
+// stream writers spilled to disk. (excelize's patch of zip64 local headers
+// for a part over 4 GiB works on that memory copy only; archive/zip's
+// zip64 records stay.)
+func writeWorkbook(f *excelize.File, out io.Writer) error {
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zip.NewWriter(out) })
+	return f.Write(io.Discard)
 }
 
 // cells turns row n into its cells, measuring the sample's widths.
