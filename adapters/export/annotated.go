@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -130,6 +131,7 @@ type Annotated struct {
 	width        int
 	rank         map[int64]int // rejected-only: a record's sheet row
 	comments     int
+	sheetRows    int
 }
 
 type annotatedStyles struct {
@@ -139,7 +141,7 @@ type annotatedStyles struct {
 // NewAnnotated starts an annotated workbook.
 func NewAnnotated(ann *Annotations, rejectedOnly bool, opt XLSXOptions) (*Annotated, error) {
 	f := excelize.NewFile(excelize.Options{TmpDir: opt.TmpDir})
-	w := &Annotated{f: f, ann: ann, rejectedOnly: rejectedOnly}
+	w := &Annotated{f: f, ann: ann, rejectedOnly: rejectedOnly, sheetRows: opt.sheetRows()}
 	var err error
 	fill := func(color string) (int, error) {
 		return f.NewStyle(&excelize.Style{Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}}})
@@ -241,7 +243,7 @@ func (w *Annotated) addComments(sheet string) error {
 	slices.Sort(keys)
 	for _, n := range keys {
 		row := w.sheetRow(n)
-		if row == 0 || row > MaxSheetRows {
+		if row == 0 || row > w.sheetRows {
 			continue
 		}
 		byCell := map[int][]string{}
@@ -280,8 +282,9 @@ func (w *Annotated) Row(rec table.Record) error {
 	if row == 0 {
 		return nil
 	}
-	if row > MaxSheetRows {
-		return fmt.Errorf("record %d is past a sheet's %d rows", rec.Number, MaxSheetRows)
+	if row > w.sheetRows {
+		return domain.Errorf(domain.ErrInvalid, domain.CodeInvalidRequest,
+			"The file has more records than a sheet's %d rows; ask for the rejected rows only (rows=rejected) or download the errors as CSV.", w.sheetRows-1)
 	}
 	cells := make([]any, max(w.width, len(rec.Cells)+1))
 	cells[0] = excelize.Cell{StyleID: w.st.rowNumber, Value: rec.Number}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/adapters/export"
 	"github.com/tabnorm/tabnorm/adapters/formats"
+	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -165,5 +166,32 @@ func TestAnnotated_readsBackAsTheOriginalTable(t *testing.T) {
 	}
 	if _, err := r.Next(); err == nil {
 		t.Fatal("a record past the table's")
+	}
+}
+
+// TestAnnotated_pastASheet: a file longer than a sheet is a coded error,
+// not a workbook without its last records.
+func TestAnnotated_pastASheet(t *testing.T) {
+	t.Parallel()
+	ann, err := export.ReadIssues(strings.NewReader(annotatedIssues))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := export.NewAnnotated(ann, false, export.XLSXOptions{SheetRows: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Close() }()
+	if err := w.File("", "people.csv", []string{"name", "age", "joined"}); err != nil {
+		t.Fatal(err)
+	}
+	for i, cells := range annotatedRecords {
+		err = w.Row(table.Record{Number: i + 1, Cells: cells})
+		if i < 2 && err != nil {
+			t.Fatalf("record %d: %v", i+1, err)
+		}
+	}
+	if domain.CodeOf(err) != domain.CodeInvalidRequest || !strings.Contains(err.Error(), "rows=rejected") {
+		t.Fatalf("the record past the sheet: %v", err)
 	}
 }

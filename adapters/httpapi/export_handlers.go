@@ -79,6 +79,9 @@ func (a *API) generatedResult(c *gin.Context, which jobs.Result, q resultQuery) 
 	if j.Status == job.Succeeded && notModified(c, etag) {
 		return
 	}
+	// Building takes as long as the result is long, and the download as
+	// long as the client reads: no write deadline.
+	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
 	select {
 	case a.exports <- struct{}{}:
 		defer func() { <-a.exports }()
@@ -110,7 +113,6 @@ func (a *API) generatedResult(c *gin.Context, which jobs.Result, q resultQuery) 
 		fail(c, err)
 		return
 	}
-	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
 	c.Header("Content-Type", contentType)
 	c.Header("Content-Disposition", `attachment; filename="`+j.ID+"-"+name+`"`)
 	c.Header("ETag", etag)
