@@ -90,6 +90,7 @@ func TestStatuses_jobRoutes(t *testing.T) {
 
 			downloadRanges(t, app, downloads, f.prefix+f.succeeded)
 			expect(t, app.Do("GET", f.prefix+f.long+"/rows.xlsx", downloads, nil), 422, "cell_too_long")
+			expect(t, app.Do("GET", f.prefix+f.long+"/errors.xlsx", downloads, nil), 422, "cell_too_long")
 			expect(t, app.Do("GET", f.prefix+f.succeeded+"/rows?format=parquet&rows=some", downloads, nil), 400, "invalid_request")
 
 			// Events: a finished job's history, closed after its terminal event.
