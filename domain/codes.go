@@ -43,6 +43,7 @@ const (
 	CodeInvalidMapping              Code = "invalid_mapping"
 	CodeRequiredFieldUnmapped       Code = "required_field_unmapped"
 	CodeNoColumnsMapped             Code = "no_columns_mapped"
+	CodeCellTooLong                 Code = "cell_too_long"
 	CodeRateLimited                 Code = "rate_limited"
 	CodeInternalError               Code = "internal_error"
 	CodeUnavailable                 Code = "unavailable"

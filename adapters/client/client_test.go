@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/tabnorm/tabnorm/adapters/client"
 )
 
@@ -410,7 +412,8 @@ func TestDownload_byteIdentical(t *testing.T) {
 	key := newOrgKey(t)
 	c := client.New(serverURL, key)
 	j := finishedJob(t, c, "id,email\n9007199254740993,ann@x.io\n2,bob@\n")
-	for _, d := range []struct{ which, format string }{{"rows", "jsonl"}, {"rows", "csv"}, {"errors", "jsonl"}, {"errors", "csv"}} {
+	for _, d := range []struct{ which, format string }{{"rows", "jsonl"}, {"rows", "csv"}, {"errors", "jsonl"}, {"errors", "csv"},
+		{"rows", "xlsx"}, {"rows", "parquet"}, {"errors", "xlsx"}} {
 		rc, err := c.Download(ctx, j.ID, d.which, d.format)
 		if err != nil {
 			t.Fatal(err)
@@ -431,6 +434,18 @@ func TestDownload_byteIdentical(t *testing.T) {
 		if string(got) != string(want) || len(want) == 0 {
 			t.Fatalf("%s.%s: %q, API %q", d.which, d.format, got, want)
 		}
+	}
+	wb, err := c.ErrorsWorkbook(ctx, j.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(wb)
+	wb.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := f.GetRows("Rows"); len(rows) != 2 || strings.Join(rows[1], ",") != "2,2,bob@" {
+		t.Fatalf("the rejected rows' workbook: %q", rows)
 	}
 	if !strings.Contains(string(mustDownload(t, c, j.ID)), "9007199254740993") {
 		t.Fatal("a big integer lost digits")

@@ -269,9 +269,27 @@ func (c *Client) Issues(ctx context.Context, jobID string) iter.Seq2[Issue, erro
 }
 
 // Download streams a job's rows ("rows") or issues ("errors") as "jsonl"
-// or "csv", exactly as the server writes them. The caller closes it.
+// or "csv", the rows also as "xlsx" or "parquet" and the issues as "xlsx"
+// (the annotated workbook of every row read), exactly as the server
+// writes them. The caller closes it.
 func (c *Client) Download(ctx context.Context, jobID, which, format string) (io.ReadCloser, error) {
 	res, err := c.do(ctx, request{method: http.MethodGet, path: jobPath(jobID) + "/" + which + "." + format})
+	if err != nil {
+		return nil, err
+	}
+	return res.Body, nil
+}
+
+// ErrorsWorkbook streams the annotated workbook of a job's issues: every
+// row read, or with rejectedOnly only the rows with an error, the cells at
+// fault marked and their messages as comments. Fixed, it uploads as a new
+// job's file. The caller closes it.
+func (c *Client) ErrorsWorkbook(ctx context.Context, jobID string, rejectedOnly bool) (io.ReadCloser, error) {
+	q := url.Values{}
+	if rejectedOnly {
+		q.Set("rows", "rejected")
+	}
+	res, err := c.do(ctx, request{method: http.MethodGet, path: jobPath(jobID) + "/errors.xlsx", query: q})
 	if err != nil {
 		return nil, err
 	}

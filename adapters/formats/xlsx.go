@@ -66,8 +66,15 @@ type xlsxReader struct {
 	detection table.Detection
 	empty     bool // the sheet has no rows
 	// ctx is the job's: every part is read through a ctxReader on it.
-	ctx context.Context
+	ctx       context.Context
+	dropFirst bool // an annotated workbook: its first column numbers the rows
 }
+
+// annotatedRowHeader heads the first column of the workbook a job's
+// errors download as (adapters/export.RowNumberHeader): the row numbers
+// it adds are not the table's, so a fixed workbook uploads as the file it
+// was. (Its summary sheet comes after the rows, so it is never read.)
+const annotatedRowHeader = "tabnorm row"
 
 var errorValues = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#UNKNOWN!", "#CONNECT!", "#BUSY!", "#PYTHON!"}
 
@@ -279,6 +286,9 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 		width = max(width, len(row))
 	}
 	x.header = pad(x.pending[at], width)
+	if x.dropFirst = len(x.header) > 0 && x.header[0] == annotatedRowHeader; x.dropFirst {
+		x.header = x.header[1:]
+	}
 	if err := x.checkWidth(); err != nil {
 		return err
 	}
@@ -449,6 +459,9 @@ func (x *xlsxReader) Next() (table.Record, error) {
 			}
 		}
 		x.number++
+		if x.dropFirst && len(cells) > 0 {
+			cells = cells[1:]
+		}
 		issues := errorCells(cells)
 		if blank(cells) && len(issues) == 0 {
 			skip(&x.detection.BlankRows, &x.detection.BlankCount, x.number)

@@ -101,6 +101,10 @@ func TestDashboard_downloadsAreAttachments(t *testing.T) {
 		{"/rows?format=jsonl", j.ID + "-rows.jsonl"},
 		{"/errors?format=csv", j.ID + "-issues.csv"},
 		{"/errors?format=jsonl", j.ID + "-issues.jsonl"},
+		{"/rows?format=xlsx", j.ID + "-rows.xlsx"},
+		{"/rows?format=parquet", j.ID + "-rows.parquet"},
+		{"/errors?format=xlsx", j.ID + "-issues.xlsx"},
+		{"/errors?format=xlsx&rows=rejected", j.ID + "-issues.xlsx"},
 	} {
 		res := app.Do("GET", "/v1/jobs/"+j.ID+c.path, who, nil)
 		if want := `attachment; filename="` + c.filename + `"`; res.StatusCode != 200 || res.Header.Get("Content-Disposition") != want {

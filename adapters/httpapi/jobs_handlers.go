@@ -271,6 +271,10 @@ func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 			fail(c, err)
 			return
 		}
+		if q.format == "xlsx" || q.format == "parquet" {
+			a.generatedResult(c, which, q)
+			return
+		}
 		format, numbersAsText, page, offset := q.format, q.numbersAsText, q.page, q.offset
 		// A page starts where a line starts: read from the byte before it,
 		// which must end the previous line, so a made-up offset cannot cut
@@ -288,6 +292,17 @@ func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 				fail(c, errInvalidCursor)
 				return
 			}
+		}
+		if format != "json" {
+			etag := resultETag(j, which, q)
+			if notModified(c, etag) {
+				return
+			}
+			if format == "jsonl" && !numbersAsText {
+				a.rangedJSONL(c, j, which, opened, etag)
+				return
+			}
+			c.Header("ETag", etag)
 		}
 		var rc io.Reader = opened
 		if numbersAsText {
@@ -323,6 +338,7 @@ func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 type resultQuery struct {
 	format        string
 	numbersAsText bool
+	rejectedOnly  bool // the annotated workbook of the rejected rows only
 	page          ports.Page
 	offset        int64
 }
@@ -332,8 +348,20 @@ func resultQueryOf(c *gin.Context, which jobs.Result, download string) (resultQu
 	if q.format == "" {
 		q.format = c.DefaultQuery("format", "json")
 	}
-	if q.format != "json" && q.format != "jsonl" && q.format != "csv" {
-		return q, domain.Invalid("format must be json, jsonl or csv")
+	switch {
+	case q.format == "json", q.format == "jsonl", q.format == "csv", q.format == "xlsx":
+	case q.format == "parquet" && which == jobs.Rows:
+	case which == jobs.Rows:
+		return q, domain.Invalid("format must be json, jsonl, csv, xlsx or parquet")
+	default:
+		return q, domain.Invalid("format must be json, jsonl, csv or xlsx")
+	}
+	switch c.DefaultQuery("rows", "all") {
+	case "all":
+	case "rejected":
+		q.rejectedOnly = which == jobs.Issues
+	default:
+		return q, domain.Invalid("rows must be all or rejected")
 	}
 	// numbers=string writes rows' numbers as JSON strings: integers past
 	// 2^53 keep every digit in clients whose JSON numbers are doubles

@@ -52,6 +52,7 @@ var statusOf = map[domain.Code]int{
 	domain.CodeInvalidMapping:              http.StatusUnprocessableEntity,
 	domain.CodeRequiredFieldUnmapped:       http.StatusUnprocessableEntity,
 	domain.CodeNoColumnsMapped:             http.StatusUnprocessableEntity,
+	domain.CodeCellTooLong:                 http.StatusUnprocessableEntity,
 	domain.CodeRateLimited:                 http.StatusTooManyRequests,
 	domain.CodeInternalError:               http.StatusInternalServerError,
 	domain.CodeUnavailable:                 http.StatusServiceUnavailable,

@@ -54,6 +54,9 @@ type Config struct {
 	HeaderTimeout   time.Duration
 	BodyIdleTimeout time.Duration
 	BodyTimeout     time.Duration
+	// XLSXSheetRows is the rows, header included, on one sheet of an XLSX
+	// download (0: Excel's 1,048,576). Not a setting: tests shorten it.
+	XLSXSheetRows int
 }
 
 // Deps are what the router needs from the application.
@@ -104,13 +107,15 @@ type API struct {
 	draining atomic.Bool
 	server   *http.Server
 	listener net.Listener
+	exports  chan struct{} // the slots of generated downloads (exportSlots)
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds the router with every route.
 func New(cfg Config, deps Deps) *API {
-	a := &API{cfg: cfg, deps: deps, log: deps.Log, observer: deps.Observer, limits: newLimiters(cfg.RateLimit), logins: newLoginLimiters(cfg.LoginPerMinute)}
+	a := &API{cfg: cfg, deps: deps, log: deps.Log, observer: deps.Observer, limits: newLimiters(cfg.RateLimit), logins: newLoginLimiters(cfg.LoginPerMinute),
+		exports: make(chan struct{}, exportSlots)}
 	if a.observer == nil {
 		a.observer = nopObserver{}
 	}
@@ -193,6 +198,9 @@ func (a *API) jobRoutes(g *gin.RouterGroup) {
 	g.GET("/:id/errors", a.jobResult(jobs.Issues, ""))
 	g.GET("/:id/errors.jsonl", a.jobResult(jobs.Issues, "jsonl"))
 	g.GET("/:id/errors.csv", a.jobResult(jobs.Issues, "csv"))
+	g.GET("/:id/rows.xlsx", a.jobResult(jobs.Rows, "xlsx"))
+	g.GET("/:id/rows.parquet", a.jobResult(jobs.Rows, "parquet"))
+	g.GET("/:id/errors.xlsx", a.jobResult(jobs.Issues, "xlsx"))
 	g.GET("/:id/events", a.jobEvents)
 	a.reviewRoutes(g) // review_handlers.go
 }

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,7 +21,11 @@ const unmappableSchema = `{"fields":[{"name":"sku","constraints":{"required":tru
 func TestStatuses_jobRoutes(t *testing.T) {
 	t.Parallel()
 	app := apptest.Start(t, sqltest.SQLite(t))
-	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect))}
+	acme := app.Org("Acme", identity.Normalize, identity.Connect)
+	key := apptest.Caller{Key: app.Key(acme)}
+	// The downloads' checks send their requests with a key of their own,
+	// under a rate limit of their own.
+	downloads := apptest.Caller{Key: app.Key(acme)}
 	other := apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize, identity.Connect))}
 	file := addFile(t, app, key, "a.csv", connectCSV)
 	finished := func(res apptest.Response, want string) string {
@@ -40,12 +45,17 @@ func TestStatuses_jobRoutes(t *testing.T) {
 		return finished(app.Do("POST", "/v1/connect/jobs", key, map[string]any{"file_ids": []string{file.ID}, "schema": json.RawMessage(schema)}), want)
 	}
 	uploaded := uploadJob(peopleSchema, "succeeded")
+	// A value longer than a spreadsheet cell holds: its rows are no workbook.
+	longCSV := "id,note\n1," + strings.Repeat("x", 32_768) + "\n"
+	longFile := addFile(t, app, key, "long.csv", longCSV)
 	families := []struct {
-		prefix            string
-		succeeded, failed string
+		prefix                  string
+		succeeded, failed, long string
 	}{
-		{"/v1/jobs/", uploaded, uploadJob(unmappableSchema, "failed")},
-		{"/v1/connect/jobs/", libraryJob(peopleSchema, "succeeded"), libraryJob(unmappableSchema, "failed")},
+		{"/v1/jobs/", uploaded, uploadJob(unmappableSchema, "failed"),
+			finished(app.Request(upload(t, app, "long.csv", longCSV, map[string]string{"schema": noteSchema}), key), "succeeded")},
+		{"/v1/connect/jobs/", libraryJob(peopleSchema, "succeeded"), libraryJob(unmappableSchema, "failed"),
+			finished(app.Do("POST", "/v1/connect/jobs", key, map[string]any{"file_ids": []string{longFile.ID}, "schema": json.RawMessage(noteSchema)}), "succeeded")},
 	}
 	results := []struct {
 		suffix, contentType string
@@ -57,6 +67,9 @@ func TestStatuses_jobRoutes(t *testing.T) {
 		{"/errors", "application/json; charset=utf-8", true},
 		{"/errors.jsonl", "application/x-ndjson", false},
 		{"/errors.csv", "text/csv; charset=utf-8", false},
+		{"/rows.xlsx", xlsxType, false},
+		{"/rows.parquet", "application/vnd.apache.parquet", false},
+		{"/errors.xlsx", xlsxType, false},
 	}
 	for _, f := range families {
 		t.Run(f.prefix, func(t *testing.T) {
@@ -74,6 +87,11 @@ func TestStatuses_jobRoutes(t *testing.T) {
 					expect(t, app.Do("GET", f.prefix+f.succeeded+r.suffix+"?limit=0", key, nil), 400, "invalid_request")
 				}
 			}
+
+			downloadRanges(t, app, downloads, f.prefix+f.succeeded)
+			expect(t, app.Do("GET", f.prefix+f.long+"/rows.xlsx", downloads, nil), 422, "cell_too_long")
+			expect(t, app.Do("GET", f.prefix+f.long+"/errors.xlsx", downloads, nil), 422, "cell_too_long")
+			expect(t, app.Do("GET", f.prefix+f.succeeded+"/rows?format=parquet&rows=some", downloads, nil), 400, "invalid_request")
 
 			// Events: a finished job's history, closed after its terminal event.
 			ev := app.Do("GET", f.prefix+f.succeeded+"/events", key, nil)
@@ -103,8 +121,9 @@ func TestStatuses_jobRoutes(t *testing.T) {
 	for _, route := range []struct{ method, suffix string }{
 		{"GET", ""}, {"DELETE", ""}, {"POST", "/cancel"}, {"GET", "/events"},
 		{"GET", "/rows"}, {"GET", "/rows.jsonl"}, {"GET", "/rows.csv"}, {"GET", "/errors"}, {"GET", "/errors.jsonl"}, {"GET", "/errors.csv"},
+		{"GET", "/rows.xlsx"}, {"GET", "/rows.parquet"}, {"GET", "/errors.xlsx"},
 	} {
-		expect(t, app.Do(route.method, "/v1/connect/jobs/"+uploaded+route.suffix, key, nil), 404, "not_found")
+		expect(t, app.Do(route.method, "/v1/connect/jobs/"+uploaded+route.suffix, downloads, nil), 404, "not_found")
 	}
 	expect(t, app.Do("GET", "/v1/jobs/"+uploaded, key, nil), 200, "")
 	// A saved schema that is not the organization's is 404 to a creation.
@@ -114,4 +133,28 @@ func TestStatuses_jobRoutes(t *testing.T) {
 	expect(t, app.Do("GET", "/v1/jobs?status=finished", key, nil), 400, "invalid_request")
 	expect(t, app.Do("GET", "/v1/connect/jobs?limit=500", key, nil), 400, "invalid_request")
 	expect(t, app.Do("GET", "/v1/connect/files?cursor="+strings.Repeat("c", 201), key, nil), 400, "invalid_cursor")
+}
+
+const (
+	xlsxType   = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	noteSchema = `{"fields":[{"name":"id","type":"integer"},{"name":"note","type":"string"}]}`
+)
+
+// downloadRanges: a download answers a byte range of the same bytes, and
+// 304 to a client that holds its ETag.
+func downloadRanges(t *testing.T, app *apptest.App, key apptest.Caller, job string) {
+	t.Helper()
+	for _, d := range []string{"/rows.jsonl", "/rows.xlsx", "/rows.parquet", "/errors.xlsx"} {
+		full := app.Do("GET", job+d, key, nil)
+		etag := full.Header.Get("ETag")
+		if full.StatusCode != 200 || etag == "" || len(full.Body) < 10 || full.Header.Get("Content-Length") != strconv.Itoa(len(full.Body)) {
+			t.Fatalf("%s: %d, ETag %q, Content-Length %q for %d bytes", d, full.StatusCode, etag, full.Header.Get("Content-Length"), len(full.Body))
+		}
+		part := app.Do("GET", job+d, key, nil, "Range", "bytes=2-9", "If-Range", etag)
+		expect(t, part, 206, "")
+		if part.Body != full.Body[2:10] || part.Header.Get("ETag") != etag {
+			t.Fatalf("%s: bytes 2-9 %q, want %q", d, part.Body, full.Body[2:10])
+		}
+		expect(t, app.Do("GET", job+d, key, nil, "If-None-Match", etag), 304, "")
+	}
 }

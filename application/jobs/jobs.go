@@ -442,6 +442,12 @@ func (s *Service) OpenResult(ctx context.Context, p identity.Principal, jobID st
 	return j, rc, err
 }
 
+// ResultSize is the size in bytes of a job's rows or issues, for a
+// download's length and ranges.
+func (s *Service) ResultSize(ctx context.Context, j job.Job, r Result) (int64, error) {
+	return s.blobs.Size(ctx, resultKey(j.OrgID, j.ID, string(r)))
+}
+
 // FieldNames returns a job's schema field names in order (the CSV header).
 func FieldNames(j job.Job) []string {
 	if j.Schema == nil {

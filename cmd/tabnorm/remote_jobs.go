@@ -63,9 +63,9 @@ func newJobsCmd() *cobra.Command {
 	}}
 	list.Flags().StringVar(&status, "status", "", "only jobs in this state")
 	var format, output string
-	rows := &cobra.Command{Use: "rows ID [--format csv|jsonl] [-o FILE]", Short: "Download a succeeded job's rows", Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
-		if format != "csv" && format != "jsonl" {
-			return usage(fmt.Errorf("--format must be csv or jsonl"))
+	rows := &cobra.Command{Use: "rows ID [--format csv|jsonl|xlsx|parquet] [-o|--out FILE]", Short: "Download a succeeded job's rows", Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+		if format != "csv" && format != "jsonl" && format != "xlsx" && format != "parquet" {
+			return usage(fmt.Errorf("--format must be csv, jsonl, xlsx or parquet"))
 		}
 		c, err := newClient()
 		if err != nil {
@@ -73,10 +73,35 @@ func newJobsCmd() *cobra.Command {
 		}
 		return download(cmd, c, args[0], "rows", format, output)
 	}}
-	rows.Flags().StringVar(&format, "format", "jsonl", "csv or jsonl")
+	rows.Flags().StringVar(&format, "format", "jsonl", "csv, jsonl, xlsx or parquet")
 	rows.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of stdout")
-	cmd.AddCommand(list, rows)
+	rows.Flags().StringVar(&output, "out", "", "the same as --output")
+	cmd.AddCommand(list, rows, newErrorsWorkbookCmd())
 	cmd.AddCommand(newReviewCmds(&asJSON)...)
+	return cmd
+}
+
+// newErrorsWorkbookCmd downloads the annotated workbook of a job's issues.
+func newErrorsWorkbookCmd() *cobra.Command {
+	var output string
+	var rejected bool
+	cmd := &cobra.Command{Use: "errors-xlsx ID --out FILE [--rejected]", Short: "Download a finished job's rows with their issues marked, as an Excel workbook to fix and upload again", Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+		if output == "" {
+			return usage(fmt.Errorf("--out FILE is required: a workbook is not for a terminal"))
+		}
+		c, err := newClient()
+		if err != nil {
+			return err
+		}
+		rc, err := c.ErrorsWorkbook(cmd.Context(), args[0], rejected)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rc.Close() }()
+		return saveDownload(rc, output, "errors", args[0])
+	}}
+	cmd.Flags().StringVarP(&output, "out", "o", "", "the workbook's file")
+	cmd.Flags().BoolVar(&rejected, "rejected", false, "only the rows with an error")
 	return cmd
 }
 
@@ -93,6 +118,10 @@ func download(cmd *cobra.Command, c *client.Client, id, which, format, output st
 		}
 		return nil
 	}
+	return saveDownload(rc, output, which, id)
+}
+
+func saveDownload(rc io.Reader, output, which, id string) error {
 	f, err := os.Create(output)
 	if err != nil {
 		return err

@@ -94,6 +94,25 @@ func remoteDownloads(t *testing.T, r *remote) {
 			t.Fatalf("%s: %q, API %d %q", format, got, api.StatusCode, api.Body)
 		}
 	}
+	// The generated formats: the same bytes the API builds.
+	for _, d := range []struct {
+		args []string
+		path string
+	}{
+		{[]string{"jobs", "rows", r.jobID, "--format", "xlsx", "--out"}, "/rows.xlsx"},
+		{[]string{"jobs", "rows", r.jobID, "--format", "parquet", "--out"}, "/rows.parquet"},
+		{[]string{"jobs", "errors-xlsx", r.jobID, "--rejected", "--out"}, "/errors.xlsx?rows=rejected"},
+	} {
+		api := r.app.Do("GET", "/v1/jobs/"+r.jobID+d.path, apptest.Caller{Key: r.key}, nil)
+		file := filepath.Join(r.dir, "download")
+		if _, _, err := runRemote(t, append(d.args, file)...); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(file)
+		if api.StatusCode != 200 || len(got) < 100 || string(got) != api.Body {
+			t.Fatalf("%s: %d bytes, API %d with %d", d.path, len(got), api.StatusCode, len(api.Body))
+		}
+	}
 	out, _, err := runRemote(t, "jobs", "errors", r.jobID)
 	if err != nil || out != r.app.Do("GET", "/v1/jobs/"+r.jobID+"/errors.jsonl", apptest.Caller{Key: r.key}, nil).Body {
 		t.Fatalf("errors: %v %q", err, out)

@@ -48,12 +48,13 @@ var Rules = []Rule{
 // AdapterImports names, for each adapter, the application packages and
 // other adapters it may import (docs/adapters.md, "Imports point inwards"):
 // an adapter imports domain and ports; the driving HTTP adapter also calls
-// the use cases and serves the dashboard's embedded files; the queue and
+// the use cases, serves the dashboard's embedded files and writes
+// downloads with the export writers (XLSX, Parquet); the queue and
 // the event bus run on the stores' database and take its handle from
 // sqlstore. Any other import of application or of another adapter breaks
 // the build.
 var AdapterImports = map[string][]string{
-	"httpapi": {"application/", "adapters/dashboard"},
+	"httpapi": {"application/", "adapters/dashboard", "adapters/export"},
 	"queue":   {"adapters/sqlstore"},
 	"events":  {"adapters/sqlstore"},
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+	"github.com/xuri/excelize/v2"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/bootstrap"
@@ -155,6 +156,15 @@ func TestJob_uploadWatchDownload(t *testing.T) {
 	got := p.downloaded(jobID + "-rows.csv")
 	if want := "id,email,joined\n1,ann@x.io,2024-01-31\n3,cy@x.io,2024-03-04\n5,eve@x.io,2024-03-06\n"; got != want {
 		t.Errorf("downloaded CSV %q, want %q", got, want)
+	}
+	// The same rows as Excel, and the errors workbook, as a person gets them.
+	p.do(chromedp.Click(chromedp.ID("download-rows-xlsx")))
+	if got := workbookText(t, p.downloaded(jobID+"-rows.xlsx"), "Rows"); got != "id|email|joined\n1|ann@x.io|2024-01-31\n3|cy@x.io|2024-03-04\n5|eve@x.io|2024-03-06" {
+		t.Errorf("downloaded workbook:\n%s", got)
+	}
+	p.do(chromedp.Click(chromedp.ID("download-errors-xlsx")))
+	if got := workbookText(t, p.downloaded(jobID+"-issues.xlsx"), "Rows"); !strings.HasPrefix(got, "tabnorm row|ID|E-mail|Joined\n1|1|ANN@x.io|31/01/2024\n2|2|bob@|01/02/2024") {
+		t.Errorf("downloaded errors workbook:\n%s", got)
 	}
 
 	list.until("the job succeeded in the list", fmt.Sprintf(`window.sameDocument &&
@@ -450,4 +460,24 @@ func TestConnectOnly(t *testing.T) {
 	if nav := p.text("nav"); strings.Contains(nav, "New job") || strings.Contains(nav, "Schemas") || !strings.Contains(nav, "Connect") {
 		t.Errorf("navigation without normalize: %q", nav)
 	}
+}
+
+// workbookText is a downloaded workbook's sheet, a line a row, cells
+// joined with |.
+func workbookText(t *testing.T, body, sheet string) string {
+	t.Helper()
+	f, err := excelize.OpenReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	rows, err := f.GetRows(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := make([]string, len(rows))
+	for i, r := range rows {
+		lines[i] = strings.Join(r, "|")
+	}
+	return strings.Join(lines, "\n")
 }

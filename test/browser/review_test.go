@@ -172,6 +172,9 @@ func TestFix_values(t *testing.T) {
 	)
 	p.until("the job done", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#job-status').innerText.includes('succeeded') && document.querySelector('#fix-values table')`)
 	first := strings.TrimPrefix(eval[string](p, `location.pathname`), "/jobs/")
+	if href := eval[string](p, `document.querySelector('#fix-download-errors-xlsx').getAttribute('href')`); href != "/v1/jobs/"+first+"/errors?format=xlsx&rows=rejected" {
+		t.Errorf("the fix panel's errors workbook link is %q", href)
+	}
 	if got := eval[string](p, `document.querySelector('#fix-field').value`); got != "active" {
 		t.Errorf("Fix values starts on %q, want the first refused field", got)
 	}

@@ -101,6 +101,9 @@ export function fixPanel(path, job) {
   return h('section', { 'aria-labelledby': 'fix-h', class: 'fix' },
     h('h2', { id: 'fix-h' }, 'Fix values'),
     h('p', {}, `${count(job.result.rejected_count)} rows were rejected. Pick a field to see the values it refused, give replacements, and rerun the job on the same file — no upload again.`),
+    h('p', {}, 'Or fix them in a spreadsheet: ',
+      h('a', { href: api.url(`${path}/errors?format=xlsx&rows=rejected`), download: '', id: 'fix-download-errors-xlsx' }, 'Download errors as Excel'),
+      ' (the rejected rows, the cells at fault marked, their messages as comments) and upload the fixed workbook as a new job.'),
     h('p', {}, h('label', { for: 'fix-field' }, 'Field'), select),
     message, values, total, h('p', { class: 'actions' }, rerun));
 }

@@ -107,7 +107,9 @@ function downloads(path) {
   }, label));
   return h('section', { 'aria-labelledby': 'downloads-h' }, h('h2', { id: 'downloads-h' }, 'Downloads'),
     h('ul', { class: 'downloads' },
+      link('rows', 'xlsx', 'Download as Excel'), link('errors', 'xlsx', 'Download errors as Excel'),
       link('rows', 'csv', 'Rows as CSV'), link('rows', 'jsonl', 'Rows as JSON lines'),
+      link('rows', 'parquet', 'Rows as Parquet'),
       link('errors', 'csv', 'Issues as CSV'), link('errors', 'jsonl', 'Issues as JSON lines')));
 }
 

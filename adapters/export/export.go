@@ -1,0 +1,93 @@
+// Package export writes a job's results in the formats people load them
+// into: XLSX workbooks (the valid rows, and the annotated workbook of every
+// row read with its issues marked) and Parquet files whose column types
+// follow the target schema. Both read the rows blob (JSON lines, keys in
+// schema order, numbers as their digits) as a stream and write to a file
+// the caller serves, so memory stays bounded whatever the row count.
+//
+// Decisions, kept the same in both formats (docs/API.md §5.4):
+//   - A number is written as a number when it has at most 15 significant
+//     digits (what a spreadsheet and a double hold exactly); otherwise an
+//     XLSX cell holds its digits as text and a Parquet column becomes a
+//     DECIMAL (or text beyond 38 digits), so no digit is lost.
+//   - Datetimes are written in UTC; times of day are text.
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+)
+
+// Column is one output column: a schema field's name, type and whether a
+// valid row may leave it empty.
+type Column struct {
+	Name     string
+	Type     schema.Type
+	Required bool
+}
+
+// Columns returns the output columns of a schema, in its order.
+func Columns(s *schema.Schema) []Column {
+	cols := make([]Column, len(s.Fields))
+	for i, f := range s.Fields {
+		cols[i] = Column{Name: f.Name, Type: f.Type, Required: f.Constraints.Required}
+	}
+	return cols
+}
+
+// rowReader decodes the rows blob a line at a time.
+type rowReader struct {
+	dec *json.Decoder
+}
+
+func newRowReader(r io.Reader) *rowReader {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	dec.UseNumber()
+	return &rowReader{dec: dec}
+}
+
+// next returns the next row, or io.EOF after the last.
+func (rr *rowReader) next() (map[string]any, error) {
+	var obj map[string]any
+	if err := rr.dec.Decode(&obj); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, io.EOF
+		}
+		return nil, err
+	}
+	return obj, nil
+}
+
+// significantDigits counts the significant digits of a decimal text
+// ("-0.00120" has 3: leading and trailing zeros are not significant), and
+// returns its digits after the point (scale) and before it.
+func significantDigits(s string) (sig, scale, intDigits int) {
+	s = strings.TrimLeft(s, "+-")
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		s = s[:i] // the exponent moves the point, not the digit count
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	scale = len(frac)
+	intPart = strings.TrimLeft(intPart, "0")
+	intDigits = len(intPart)
+	digits := strings.TrimRight(strings.TrimLeft(intPart+frac, "0"), "0")
+	return len(digits), scale, intDigits
+}
+
+// exactInDouble says whether a number's text survives a double (and a
+// spreadsheet cell) with every digit: 15 significant digits or fewer and no
+// exponent beyond a double's range.
+func exactInDouble(s string) bool {
+	if sig, _, _ := significantDigits(s); sig > 15 {
+		return false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return err == nil && !math.IsInf(f, 0)
+}

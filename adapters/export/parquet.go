@@ -1,0 +1,310 @@
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+)
+
+// ParquetOptions tune a Parquet file; the zero value is the defaults.
+type ParquetOptions struct {
+	// RowGroupRows bounds a row group (0: 64Ki rows): the writer holds one
+	// row group's pages in memory before it writes them.
+	RowGroupRows int64
+}
+
+// Physical column kinds a schema type is written as.
+const (
+	kindString = iota
+	kindInt64
+	kindDouble
+	kindDecimal
+	kindBoolean
+	kindDate
+	kindTimestamp
+)
+
+// decimalPrecision is the widest DECIMAL written: 16 bytes hold 38 digits.
+const decimalPrecision = 38
+
+// ColumnPlan is what a first pass over the rows decided for one column.
+type ColumnPlan struct {
+	kind     int
+	scale    int  // a DECIMAL's digits after the point
+	notInt64 bool // an integer past int64
+	inexact  bool // a number a double does not hold exactly
+	maxInt   int  // most digits before the point
+	asText   bool // a value the column's type cannot hold: text
+}
+
+// observe widens a column's plan for one value.
+func (p *ColumnPlan) observe(v any) {
+	if v == nil {
+		return
+	}
+	switch p.kind {
+	case kindInt64, kindDouble:
+		n, ok := v.(json.Number)
+		if !ok || strings.ContainsAny(string(n), "eE") && !exactInDouble(string(n)) {
+			p.asText = true
+			return
+		}
+		_, scale, intDigits := significantDigits(string(n))
+		if p.kind == kindInt64 {
+			if _, err := strconv.ParseInt(string(n), 10, 64); err != nil {
+				p.notInt64 = true
+			}
+		} else if !exactInDouble(string(n)) {
+			p.inexact = true
+		}
+		p.scale, p.maxInt = max(p.scale, scale), max(p.maxInt, intDigits)
+	case kindBoolean:
+		_, ok := v.(bool)
+		p.asText = p.asText || !ok
+	case kindDate:
+		s, ok := v.(string)
+		if _, err := time.Parse(time.DateOnly, s); !ok || err != nil {
+			p.asText = true
+		}
+	case kindTimestamp:
+		s, ok := v.(string)
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if !ok || err != nil || t.Nanosecond()%1000 != 0 {
+			p.asText = true // unreadable, or finer than the microseconds kept
+		}
+	}
+}
+
+// settle turns what was observed into the column's final kind.
+func (p *ColumnPlan) settle() {
+	switch {
+	case p.asText:
+		p.kind = kindString
+	case p.kind == kindInt64 && p.notInt64, p.kind == kindDouble && p.inexact:
+		if p.maxInt+p.scale > decimalPrecision {
+			p.kind = kindString
+			return
+		}
+		p.kind = kindDecimal
+	}
+	if p.kind != kindDecimal {
+		p.scale = 0
+	}
+}
+
+func planOf(t schema.Type) ColumnPlan {
+	switch t {
+	case schema.Integer, schema.Year:
+		return ColumnPlan{kind: kindInt64}
+	case schema.Number:
+		return ColumnPlan{kind: kindDouble}
+	case schema.Boolean:
+		return ColumnPlan{kind: kindBoolean}
+	case schema.Date:
+		return ColumnPlan{kind: kindDate}
+	case schema.DateTime:
+		return ColumnPlan{kind: kindTimestamp}
+	}
+	return ColumnPlan{kind: kindString}
+}
+
+// PlanParquet reads the rows once and decides each column's Parquet type:
+// integers INT64, or DECIMAL(38,0) when a value is past int64; numbers
+// DOUBLE when every value has at most 15 significant digits, else
+// DECIMAL(38, the most digits after the point seen); either as text when
+// a value needs more than 38 digits. Dates DATE, datetimes TIMESTAMP(µs,
+// UTC), booleans BOOLEAN, the rest text.
+func PlanParquet(rows io.Reader, cols []Column) ([]ColumnPlan, error) {
+	plans := make([]ColumnPlan, len(cols))
+	for i, c := range cols {
+		plans[i] = planOf(c.Type)
+	}
+	rr := newRowReader(rows)
+	for {
+		obj, err := rr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read rows: %w", err)
+		}
+		for i, c := range cols {
+			plans[i].observe(obj[c.Name])
+		}
+	}
+	for i := range plans {
+		plans[i].settle()
+	}
+	return plans, nil
+}
+
+// orderedGroup is a group whose columns keep the schema's order (a
+// parquet.Group sorts them by name).
+type orderedGroup struct {
+	parquet.Group
+	names []string
+}
+
+func (g orderedGroup) Fields() []parquet.Field {
+	byName := map[string]parquet.Field{}
+	for _, f := range g.Group.Fields() {
+		byName[f.Name()] = f
+	}
+	fields := make([]parquet.Field, len(g.names))
+	for i, n := range g.names {
+		fields[i] = byName[n]
+	}
+	return fields
+}
+
+func nodeOf(p ColumnPlan) parquet.Node {
+	switch p.kind {
+	case kindInt64:
+		return parquet.Int(64)
+	case kindDouble:
+		return parquet.Leaf(parquet.DoubleType)
+	case kindDecimal:
+		return parquet.Decimal(p.scale, decimalPrecision, parquet.FixedLenByteArrayType(16))
+	case kindBoolean:
+		return parquet.Leaf(parquet.BooleanType)
+	case kindDate:
+		return parquet.Date()
+	case kindTimestamp:
+		return parquet.TimestampAdjusted(parquet.Microsecond, true)
+	}
+	return parquet.String()
+}
+
+// parquetSchema is the file's schema: one column a field, in order,
+// optional unless the field is required.
+func parquetSchema(cols []Column, plans []ColumnPlan) *parquet.Schema {
+	g := orderedGroup{Group: parquet.Group{}, names: make([]string, len(cols))}
+	for i, c := range cols {
+		n := nodeOf(plans[i])
+		if !c.Required {
+			n = parquet.Optional(n)
+		}
+		g.Group[c.Name] = n
+		g.names[i] = c.Name
+	}
+	return parquet.NewSchema("rows", g)
+}
+
+// WriteRowsParquet writes the rows (read again from rows) as a Parquet
+// file with the columns plans decided, ZSTD-compressed, in row groups of
+// opt.RowGroupRows.
+func WriteRowsParquet(out io.Writer, rows io.Reader, cols []Column, plans []ColumnPlan, opt ParquetOptions) error {
+	groupRows := opt.RowGroupRows
+	if groupRows <= 0 {
+		groupRows = 64 << 10
+	}
+	w := parquet.NewWriter(out, parquetSchema(cols, plans), parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(groupRows), parquet.CreatedBy("tabnorm", "", ""))
+	rr := newRowReader(rows)
+	batch := make([]parquet.Row, 0, 256)
+	var n int64
+	for {
+		obj, err := rr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read rows: %w", err)
+		}
+		n++
+		row := make(parquet.Row, len(cols))
+		for i, c := range cols {
+			v, err := parquetValue(obj[c.Name], plans[i])
+			if err != nil {
+				return fmt.Errorf("row %d, %s: %w", n, c.Name, err)
+			}
+			def := 0
+			if !c.Required && !v.IsNull() {
+				def = 1
+			}
+			row[i] = v.Level(0, def, i)
+		}
+		if batch = append(batch, row); len(batch) == cap(batch) {
+			if _, err := w.WriteRows(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if _, err := w.WriteRows(batch); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// parquetValue converts one JSON value to its column's kind. The plan was
+// made from the same values, so a failure here is a changed blob.
+func parquetValue(v any, p ColumnPlan) (parquet.Value, error) {
+	if v == nil {
+		return parquet.NullValue(), nil
+	}
+	switch p.kind {
+	case kindInt64:
+		i, err := strconv.ParseInt(string(v.(json.Number)), 10, 64)
+		return parquet.Int64Value(i), err
+	case kindDouble:
+		f, err := strconv.ParseFloat(string(v.(json.Number)), 64)
+		return parquet.DoubleValue(f), err
+	case kindDecimal:
+		b, err := decimalBytes(string(v.(json.Number)), p.scale)
+		return parquet.FixedLenByteArrayValue(b), err
+	case kindBoolean:
+		return parquet.BooleanValue(v.(bool)), nil
+	case kindDate:
+		t, err := time.Parse(time.DateOnly, v.(string))
+		return parquet.Int32Value(int32(t.Unix() / 86400)), err //nolint:gosec // dates are years 1-9999: days fit int32
+	case kindTimestamp:
+		t, err := time.Parse(time.RFC3339Nano, v.(string))
+		return parquet.Int64Value(t.UnixMicro()), err
+	}
+	switch x := v.(type) {
+	case string:
+		return parquet.ByteArrayValue([]byte(x)), nil
+	case json.Number:
+		return parquet.ByteArrayValue([]byte(x)), nil
+	case bool:
+		return parquet.ByteArrayValue([]byte(strconv.FormatBool(x))), nil
+	}
+	b, err := json.Marshal(v)
+	return parquet.ByteArrayValue(b), err
+}
+
+// decimalBytes is a decimal text's unscaled value at scale, as the 16-byte
+// big-endian two's complement a DECIMAL(38) column holds.
+func decimalBytes(s string, scale int) ([]byte, error) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimLeft(s, "+-")
+	intPart, frac, _ := strings.Cut(s, ".")
+	if len(frac) > scale {
+		return nil, fmt.Errorf("%s has more than %d digits after the point", s, scale)
+	}
+	u, ok := new(big.Int).SetString(intPart+frac+strings.Repeat("0", scale-len(frac)), 10)
+	if !ok {
+		return nil, fmt.Errorf("%q is not a decimal", s)
+	}
+	if neg {
+		u.Neg(u)
+	}
+	out := make([]byte, 16)
+	if u.Sign() >= 0 {
+		u.FillBytes(out)
+		return out, nil
+	}
+	// two's complement: 2^128 + u
+	m := new(big.Int).Lsh(big.NewInt(1), 128)
+	m.Add(m, u).FillBytes(out)
+	return out, nil
+}

@@ -1,0 +1,93 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// SourceVisit receives a finished job's files as its run read them: File
+// once a file, with its header (the source column names), then Row for
+// each of its records. SourceFile is what the job's issues name the file
+// by: its id for a connect job, "" for an uploaded file.
+type SourceVisit struct {
+	File func(sourceFile, filename string, header []string) error
+	Row  func(rec table.Record) error
+}
+
+// ReadSource reads a finished job's files again, with the job's read
+// options, so that its issues can be shown on the values they are about
+// (the annotated workbook). A file gone from storage is source_deleted.
+func (s *Service) ReadSource(ctx context.Context, p identity.Principal, jobID string, visit SourceVisit) (job.Job, error) {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return j, err
+	}
+	if j.Status != job.Succeeded {
+		return j, j.NotFinished()
+	}
+	opts, err := normalize.ParseOptions(j.Mode, j.Options)
+	if err != nil {
+		return j, err
+	}
+	dir, err := os.MkdirTemp("", workdirPrefix)
+	if err != nil {
+		return j, err
+	}
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil { // the reaper's hourly sweep takes what is left
+			s.log.WarnContext(ctx, "remove a source read's working folder", "job_id", j.ID, "error", err)
+		}
+	}()
+	paths, err := s.stage(ctx, j, dir)
+	var failure *normalize.Failure
+	if errors.As(err, &failure) {
+		return j, domain.Errorf(domain.ErrConflict, domain.CodeSourceDeleted, "%s", failure.Message)
+	}
+	if err != nil {
+		return j, err
+	}
+	for i, f := range j.Files {
+		sourceFile := ""
+		if j.SourceType == job.SourceConnect {
+			sourceFile = f.ID
+		}
+		if err := s.readFile(ctx, paths[i], f.Filename, sourceFile, opts.ReadOptions(s.cfg.Limits), visit); err != nil {
+			return j, err
+		}
+	}
+	return j, nil
+}
+
+func (s *Service) readFile(ctx context.Context, path, filename, sourceFile string, opts table.ReadOptions, visit SourceVisit) error {
+	r, err := s.tables.Open(ctx, path, filename, opts)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = r.Close() }() // a reader: nothing was written that closing could lose
+	if err := visit.File(sourceFile, filename, r.Header()); err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := visit.Row(rec); err != nil {
+			return err
+		}
+	}
+}
