@@ -268,7 +268,7 @@ func (s *Service) SendTest(ctx context.Context, p identity.Principal, endpointID
 			return disabled()
 		}
 		now := s.clock.Now()
-		d, err = s.add(ctx, e, webhook.Test, map[string]string{"webhook_id": e.ID}, now)
+		d, err = s.add(ctx, e, webhook.Test, 0, map[string]string{"webhook_id": e.ID}, now)
 		return err
 	})
 	return d, err
@@ -316,13 +316,15 @@ func (s *Service) Retry(ctx context.Context, p identity.Principal, endpointID, d
 type message struct {
 	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
-	Data      any    `json:"data"`
+	// Seq is the job event's sequence number (none on webhook.test).
+	Seq  int `json:"seq,omitempty"`
+	Data any `json:"data"`
 }
 
 // add writes a delivery of an event to an endpoint and queues its first
 // attempt, in the transaction carried by ctx.
-func (s *Service) add(ctx context.Context, e webhook.Endpoint, eventType string, data any, now time.Time) (webhook.Delivery, error) {
-	body, err := json.Marshal(message{Type: eventType, Timestamp: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Data: data})
+func (s *Service) add(ctx context.Context, e webhook.Endpoint, eventType string, seq int, data any, now time.Time) (webhook.Delivery, error) {
+	body, err := json.Marshal(message{Type: eventType, Timestamp: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Seq: seq, Data: data})
 	if err != nil {
 		return webhook.Delivery{}, err
 	}
@@ -352,8 +354,10 @@ func eventOf(before job.Status, j job.Job) string {
 
 // JobChanged writes the deliveries of a job's change of status to every
 // enabled endpoint of its organization that subscribed to it. It runs in
-// the transaction that changed the job (see WatchJobs).
-func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job) error {
+// the transaction that changed the job (see WatchJobs). seq is the
+// sequence number of the job's event for this change; every payload
+// carries it, the same for every endpoint.
+func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job, seq int) error {
 	kind := eventOf(before, j)
 	if kind == "" {
 		return nil
@@ -373,7 +377,7 @@ func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job) 
 				return fmt.Errorf("render job %s: %w", j.ID, err)
 			}
 		}
-		if _, err := s.add(ctx, e, kind, data, now); err != nil {
+		if _, err := s.add(ctx, e, kind, seq, data, now); err != nil {
 			return fmt.Errorf("webhook %s of job %s: %w", kind, j.ID, err)
 		}
 	}
@@ -587,14 +591,19 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 // WatchJobs wraps the jobs repository so that every change of a job's
 // status writes its webhook deliveries in the same transaction: the job
 // cannot end without its event being stored, whichever code ends it.
-func WatchJobs(inner ports.Jobs, s *Service, tx ports.Transactor) ports.Jobs {
-	return &watchedJobs{Jobs: inner, svc: s, tx: tx}
+// A delivery's payload carries the sequence number of the job's event
+// for the change: whoever changes a job's status appends its event in the
+// same transaction, after the change, and the job's row stays locked
+// until it commits, so that number is the one seqs tells beforehand.
+func WatchJobs(inner ports.Jobs, s *Service, tx ports.Transactor, seqs ports.JobSequence) ports.Jobs {
+	return &watchedJobs{Jobs: inner, svc: s, tx: tx, seqs: seqs}
 }
 
 type watchedJobs struct {
 	ports.Jobs
-	svc *Service
-	tx  ports.Transactor
+	svc  *Service
+	tx   ports.Transactor
+	seqs ports.JobSequence
 }
 
 func (w *watchedJobs) Update(ctx context.Context, orgID, jobID string, fn func(*job.Job) error) (job.Job, error) {
@@ -609,7 +618,14 @@ func (w *watchedJobs) Update(ctx context.Context, orgID, jobID string, fn func(*
 			return err
 		}
 		out = j
-		return w.svc.JobChanged(ctx, before, j)
+		if eventOf(before, j) == "" {
+			return nil
+		}
+		seq, err := w.seqs.NextSeq(ctx, j.ID)
+		if err != nil {
+			return fmt.Errorf("sequence of job %s: %w", j.ID, err)
+		}
+		return w.svc.JobChanged(ctx, before, j, seq)
 	})
 	return out, err
 }
