@@ -78,3 +78,10 @@ type WebhookDeliverer interface {
 type JobSequence interface {
 	NextSeq(ctx context.Context, jobID string) (int, error)
 }
+
+// WebhookObserver hears of every delivery attempt this process made, for
+// the operator's metrics. outcome is succeeded (a 2xx), failed (another
+// answer) or error (no answer: refused, timeout, address not allowed).
+type WebhookObserver interface {
+	DeliveryAttempted(outcome string, latency time.Duration)
+}

@@ -16,6 +16,11 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -34,6 +39,8 @@ type Config struct {
 	// InFlightPerOrg is how many attempts of one organization this
 	// process makes at once (0: 2).
 	InFlightPerOrg int
+	// Observer hears of every attempt (nil: nobody).
+	Observer ports.WebhookObserver
 }
 
 // maxPerOrg is MaxPerOrg's default.
@@ -408,7 +415,7 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 		return err
 	}
 	defer s.inflight.give(d.OrgID)
-	a, err := s.send(ctx, d, e, now)
+	a, err := s.send(ctx, d, e, attempt, now)
 	if err != nil {
 		return err
 	}
@@ -509,17 +516,47 @@ const holdJitter = 5 * time.Second
 // when the endpoint lets it through.
 var errHeld = errors.New("held by its endpoint")
 
-// send makes the attempt, signed with the endpoint's secrets.
-func (s *Service) send(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, now time.Time) (webhook.Attempt, error) {
+// send makes the attempt, signed with the endpoint's secrets, in a span
+// of its own, and tells the observer how it went.
+func (s *Service) send(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, attempt int, now time.Time) (webhook.Attempt, error) {
 	sig, err := webhook.Sign(e.Secrets(now), d.ID, now, d.Payload)
 	if err != nil {
 		return webhook.Attempt{}, err
 	}
+	ctx, span := tracer.Start(ctx, "webhook.deliver", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("tabnorm.delivery_id", d.ID), attribute.String("tabnorm.webhook_id", e.ID),
+		attribute.String("tabnorm.org_id", d.OrgID), attribute.String("tabnorm.event", d.EventType), attribute.Int("tabnorm.attempt", attempt)))
+	defer span.End()
 	a := s.sender.Send(ctx, ports.WebhookRequest{URL: e.URL, Body: d.Payload, Headers: map[string]string{
 		"webhook-id": d.ID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}})
 	a.At = now // the service's clock, so schedules follow it
+	outcome := Outcome(a)
+	span.SetAttributes(attribute.String("tabnorm.outcome", outcome))
+	if a.StatusCode != 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", a.StatusCode))
+	}
+	if !a.OK() {
+		span.SetStatus(codes.Error, a.Error)
+	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.DeliveryAttempted(outcome, a.Latency)
+	}
 	return a, nil
 }
+
+// Outcome names how an attempt went: succeeded (a 2xx), failed (another
+// answer) or error (no answer).
+func Outcome(a webhook.Attempt) string {
+	switch {
+	case a.OK():
+		return "succeeded"
+	case a.StatusCode != 0:
+		return "failed"
+	}
+	return "error"
+}
+
+var tracer = otel.Tracer("github.com/tabnorm/tabnorm/application/webhooks")
 
 // record stores an attempt's outcome on the endpoint (whose failures may
 // disable it) and the delivery, and queues the next attempt when the
