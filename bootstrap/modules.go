@@ -97,6 +97,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.Jobs))),
 		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.JobSlots))),
 		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
+		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobSequence))),
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
 		fx.Annotate(sqlstore.NewLists, fx.As(new(ports.Lists))),
 		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
@@ -244,9 +245,9 @@ var Webhooks = fx.Options(
 			return webhook.NewSender(webhook.Config{AllowPrivate: cfg.WebhookAllowPrivate, UserAgent: "tabnorm-webhooks"})
 		},
 		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, r ports.JobRenderer,
-			c ports.Clock, log *slog.Logger) *webhooks.Service {
+			c ports.Clock, m *metrics.Metrics, log *slog.Logger) *webhooks.Service {
 			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, MaxPerOrg: cfg.MaxWebhooksPerOrg,
-				InFlightPerOrg: cfg.WebhooksPerOrg}, e, d, q, s, tx, r, c, log)
+				InFlightPerOrg: cfg.WebhooksPerOrg, Observer: m}, e, d, q, s, tx, r, c, log)
 		},
 	)),
 	fx.Decorate(webhooks.WatchJobs),
@@ -413,7 +414,8 @@ func migrateAndSeed(lc fx.Lifecycle, db *sqlstore.DB, svc *accounts.Service, log
 // TABNORM_METRICS_ADDR when it is set.
 var Metrics = fx.Module("metrics", fx.Provide(
 	func(db *sqlstore.DB, log *slog.Logger) *metrics.Metrics {
-		return metrics.New(storeCounts{jobs: sqlstore.NewJobs(db), db: db}, poolCollector(db), log)
+		return metrics.New(storeCounts{jobs: sqlstore.NewJobs(db), db: db, deliveries: sqlstore.NewWebhookDeliveries(db),
+			endpoints: sqlstore.NewWebhookEndpoints(db)}, poolCollector(db), log)
 	},
 	func(lc fx.Lifecycle, cfg Config, m *metrics.Metrics, log *slog.Logger, out Output) *metrics.Server {
 		if cfg.MetricsAddr == "" {
@@ -449,8 +451,18 @@ var Tracing = fx.Module("tracing", fx.Invoke(func(lc fx.Lifecycle, cfg Config) e
 
 // storeCounts reads the metrics' shared counts from the database.
 type storeCounts struct {
-	jobs *sqlstore.Jobs
-	db   *sqlstore.DB
+	jobs       *sqlstore.Jobs
+	db         *sqlstore.DB
+	deliveries *sqlstore.WebhookDeliveries
+	endpoints  *sqlstore.WebhookEndpoints
+}
+
+func (s storeCounts) PendingDeliveries(ctx context.Context) (int64, error) {
+	return s.deliveries.CountPending(ctx)
+}
+
+func (s storeCounts) PausedEndpoints(ctx context.Context) (int64, error) {
+	return s.endpoints.CountPaused(ctx)
 }
 
 func (s storeCounts) JobsByStatus(ctx context.Context) (map[job.Status]int64, error) {

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"net/http"
+	"strings"
 )
 
 var tracer = otel.Tracer("github.com/tabnorm/tabnorm/adapters/httpapi")
@@ -44,9 +45,21 @@ func traced(c *gin.Context) {
 	if v, ok := c.Get(principalKey); ok {
 		span.SetAttributes(attribute.String("tabnorm.org_id", principalOrg(v)))
 	}
+	if id := routeJobID(c, route); id != "" {
+		span.SetAttributes(attribute.String("tabnorm.job_id", id))
+	}
 	if status >= 500 {
 		span.SetStatus(codes.Error, "")
 	}
+}
+
+// routeJobID is the job id of a route of one job (/v1/jobs/:id/…,
+// /v1/connect/jobs/:id/…), else "".
+func routeJobID(c *gin.Context, route string) string {
+	if !strings.HasPrefix(route, "/v1/jobs/:id") && !strings.HasPrefix(route, "/v1/connect/jobs/:id") {
+		return ""
+	}
+	return c.Param("id")
 }
 
 // knownMethod is a standard HTTP method, or _OTHER as OpenTelemetry's

@@ -28,6 +28,7 @@ func TestTraces_jobSpanTree(t *testing.T) {
 	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) {
 		c.Tracing.Exporter = exp
 		c.LogLevel, c.LogOutput = slog.LevelInfo, &logs
+		c.WebhookAllowPrivate = true
 	})
 	org := app.Org("Acme", identity.Normalize)
 	key := apptest.Caller{Key: app.Key(org)}
@@ -83,6 +84,9 @@ func TestTraces_jobSpanTree(t *testing.T) {
 	if logged := logs.String(); !strings.Contains(logged, "trace_id="+traceID) {
 		t.Errorf("no log line with trace_id=%s:\n%s", traceID, logged)
 	}
+	// The process has one tracer provider: the webhook and job-route spans
+	// are checked on this app's (webhooks_observe_http_test.go).
+	webhookAndJobRouteSpans(t, app, exp, key, created.ID)
 }
 
 func names(m map[string]tracetest.SpanStub) []string {

@@ -39,9 +39,14 @@ type Metrics struct {
 	rows        *prometheus.CounterVec
 	subscribers prometheus.Gauge
 	refusals    *prometheus.CounterVec
+	attempts    *prometheus.CounterVec
+	attemptTime prometheus.Histogram
 }
 
-var _ ports.JobObserver = (*Metrics)(nil)
+var (
+	_ ports.JobObserver     = (*Metrics)(nil)
+	_ ports.WebhookObserver = (*Metrics)(nil)
+)
 
 // New registers every series. counts may be nil (no database series).
 func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
@@ -62,8 +67,16 @@ func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
 			Help: "Open job event streams on this node."}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tabnorm_refusals_total",
 			Help: "Requests refused by a limit, by code (rate_limited, quota_exceeded)."}, []string{"code"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tabnorm_webhook_attempts_total",
+			Help: "Webhook delivery attempts this process made, by outcome (succeeded: a 2xx; failed: another answer; error: no answer)."},
+			[]string{"outcome"}),
+		attemptTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tabnorm_webhook_attempt_duration_seconds",
+			Help: "Time a webhook delivery attempt took, until the answer or the failure.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 12)}),
 	}
-	reg.MustRegister(m.requests, m.jobs, m.queueWait, m.rows, m.subscribers, m.refusals,
+	for _, o := range []string{"succeeded", "failed", "error"} {
+		m.attempts.WithLabelValues(o) // each outcome's series exists from the start, at 0
+	}
+	reg.MustRegister(m.requests, m.jobs, m.queueWait, m.rows, m.subscribers, m.refusals, m.attempts, m.attemptTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pool != nil {
 		reg.MustRegister(pool)
@@ -118,6 +131,31 @@ func (m *Metrics) JobFinished(j job.Job) {
 	m.rows.WithLabelValues("rejected").Add(float64(j.Progress.RowsRejected))
 }
 
+// DeliveryAttempted records one webhook delivery attempt.
+func (m *Metrics) DeliveryAttempted(outcome string, latency time.Duration) {
+	switch outcome {
+	case "succeeded", "failed", "error":
+	default:
+		outcome = "error"
+	}
+	m.attempts.WithLabelValues(outcome).Inc()
+	m.attemptTime.Observe(latency.Seconds())
+}
+
+// WebhookCounts is what the collector also reads when the counts have it:
+// the webhook numbers every node shares.
+type WebhookCounts interface {
+	// PendingDeliveries counts the deliveries not yet ended.
+	PendingDeliveries(ctx context.Context) (int64, error)
+	// PausedEndpoints counts the enabled endpoints that are paused.
+	PausedEndpoints(ctx context.Context) (int64, error)
+}
+
+var (
+	pendingDesc = prometheus.NewDesc("tabnorm_webhook_deliveries_pending", "Webhook deliveries not yet ended (waiting, retrying or held), read from the database.", nil, nil)
+	pausedDesc  = prometheus.NewDesc("tabnorm_webhook_endpoints_paused", "Enabled webhook endpoints that are paused, read from the database.", nil, nil)
+)
+
 var (
 	jobsDesc  = prometheus.NewDesc("tabnorm_jobs", "Jobs by status, read from the database.", []string{"status"}, nil)
 	depthDesc = prometheus.NewDesc("tabnorm_queue_depth", "Queue entries waiting for a worker, read from the database.", nil, nil)
@@ -130,7 +168,14 @@ type countsCollector struct {
 	log    *slog.Logger
 }
 
-func (c *countsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- jobsDesc; ch <- depthDesc }
+func (c *countsCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- jobsDesc
+	ch <- depthDesc
+	if _, ok := c.counts.(WebhookCounts); ok {
+		ch <- pendingDesc
+		ch <- pausedDesc
+	}
+}
 
 func (c *countsCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -146,6 +191,22 @@ func (c *countsCollector) Collect(ch chan<- prometheus.Metric) {
 		c.log.Warn("metrics: queue depth", "error", err)
 	} else {
 		ch <- prometheus.MustNewConstMetric(depthDesc, prometheus.GaugeValue, float64(depth))
+	}
+	if wc, ok := c.counts.(WebhookCounts); ok {
+		c.collectWebhooks(ctx, wc, ch)
+	}
+}
+
+func (c *countsCollector) collectWebhooks(ctx context.Context, wc WebhookCounts, ch chan<- prometheus.Metric) {
+	if n, err := wc.PendingDeliveries(ctx); err != nil {
+		c.log.Warn("metrics: pending webhook deliveries", "error", err)
+	} else {
+		ch <- prometheus.MustNewConstMetric(pendingDesc, prometheus.GaugeValue, float64(n))
+	}
+	if n, err := wc.PausedEndpoints(ctx); err != nil {
+		c.log.Warn("metrics: paused webhook endpoints", "error", err)
+	} else {
+		ch <- prometheus.MustNewConstMetric(pausedDesc, prometheus.GaugeValue, float64(n))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -278,4 +279,24 @@ func updateLocked[R, D any](ctx context.Context, db *DB, what, orgID, id string,
 		return nil
 	})
 	return out, err
+}
+
+// CountPending counts the deliveries not yet ended, for the operator's
+// metrics.
+func (s *WebhookDeliveries) CountPending(ctx context.Context) (int64, error) {
+	n, err := s.db.Bun.NewSelect().Table("webhook_deliveries").Where("status = ?", "pending").Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count pending webhook deliveries: %w", err)
+	}
+	return int64(n), nil
+}
+
+// CountPaused counts the enabled endpoints that are paused, for the
+// operator's metrics.
+func (s *WebhookEndpoints) CountPaused(ctx context.Context) (int64, error) {
+	n, err := s.db.Bun.NewSelect().Table("webhook_endpoints").Where("paused AND enabled").Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count paused webhook endpoints: %w", err)
+	}
+	return int64(n), nil
 }

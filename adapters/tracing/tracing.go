@@ -7,8 +7,12 @@ package tracing
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
+	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -27,7 +31,31 @@ type Config struct {
 	Endpoint string
 	// Exporter replaces the OTLP exporter (tests pass an in-memory one).
 	Exporter sdktrace.SpanExporter
+	// Version is the service.version of the spans' resource (empty: the
+	// binary's module version, "(devel)" when built from a checkout).
+	Version string
 }
+
+// Resource describes this process to the collector: service.name,
+// service.version, and service.instance.id, a random id of the process
+// (a restart is another instance, as OpenTelemetry's conventions have it).
+func Resource(version string) *resource.Resource {
+	if version == "" {
+		version = "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+	}
+	return resource.NewSchemaless(attribute.String("service.name", "tabnorm"), attribute.String("service.version", version),
+		attribute.String("service.instance.id", instanceID()))
+}
+
+// instanceID is 128 random bits in hex, made once per process.
+var instanceID = sync.OnceValue(func() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+})
 
 // Setup installs the global tracer provider and the W3C propagator, and
 // returns the function that flushes and stops them.
@@ -45,8 +73,7 @@ func Setup(ctx context.Context, cfg Config) (func(context.Context) error, error)
 			return nil, fmt.Errorf("OTLP trace exporter: %w", err)
 		}
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp),
-		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "tabnorm"))))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(Resource(cfg.Version)))
 	otel.SetTracerProvider(tp)
 	return tp.Shutdown, nil
 }

@@ -68,18 +68,28 @@ func skipped(err error) error {
 // its lease and tells its subscribers. errSkip: there is nothing to run,
 // or the job was canceled already (Cancel told its subscribers and freed
 // its slot).
+//
+// The change and its job.started event share one transaction, as every
+// change of status and its event do: the event's sequence number is the
+// one the change's webhook deliveries carry.
 func (s *Service) start(ctx context.Context, jobID string) (job.Job, error) {
-	now := s.clock.Now()
-	j, err := s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
-		if j.Status != job.Queued {
-			return errSkip
+	var j job.Job
+	var status job.Status
+	err := s.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		now := s.clock.Now()
+		var err error
+		j, err = s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
+			if j.Status != job.Queued {
+				return errSkip
+			}
+			return j.Start(now)
+		})
+		if err != nil {
+			return fmt.Errorf("start job %s: %w", jobID, err)
 		}
-		return j.Start(now)
+		status, err = s.runningEvent(ctx, j, job.EventStarted)
+		return err
 	})
-	if err != nil {
-		return job.Job{}, fmt.Errorf("start job %s: %w", jobID, err)
-	}
-	status, err := s.runningEvent(ctx, j, job.EventStarted)
 	if err != nil {
 		return job.Job{}, err
 	}

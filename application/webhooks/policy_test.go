@@ -65,7 +65,7 @@ func TestService_JobChanged(t *testing.T) {
 			}
 		}).Return(nil).Twice()
 		f.queue.EXPECT().EnqueueDelivery(mock.Anything, mock.Anything, mock.Anything, 1, f.now).Return(nil).Twice()
-		if err := f.svc.JobChanged(ctx, job.Running, succeeded); err != nil {
+		if err := f.svc.JobChanged(ctx, job.Running, succeeded, 2); err != nil {
 			t.Fatal(err)
 		}
 		if len(to) != 2 || to[0] != "wh_1" || to[1] != "wh_3" {
@@ -76,7 +76,7 @@ func TestService_JobChanged(t *testing.T) {
 	t.Run("a change that is no event delivers nothing", func(t *testing.T) {
 		t.Parallel()
 		f := newOnMocks(t)
-		if err := f.svc.JobChanged(ctx, job.Running, job.Job{ID: "job_1", OrgID: "org_a", Status: job.Running}); err != nil {
+		if err := f.svc.JobChanged(ctx, job.Running, job.Job{ID: "job_1", OrgID: "org_a", Status: job.Running}, 2); err != nil {
 			t.Fatal(err)
 		}
 		// The mocks fail the test on any call.
@@ -88,7 +88,7 @@ func TestService_JobChanged(t *testing.T) {
 		f.endpoints.EXPECT().Enabled(mock.Anything, "org_a").Return([]webhook.Endpoint{endpoint("wh_1", webhook.JobSucceeded)}, nil).Once()
 		broken := errors.New("unsupported value")
 		f.render.EXPECT().Job(succeeded).Return(nil, broken).Once()
-		if err := f.svc.JobChanged(ctx, job.Running, succeeded); !errors.Is(err, broken) {
+		if err := f.svc.JobChanged(ctx, job.Running, succeeded, 2); !errors.Is(err, broken) {
 			t.Fatalf("error %v", err)
 		}
 	})

@@ -16,6 +16,11 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -34,6 +39,8 @@ type Config struct {
 	// InFlightPerOrg is how many attempts of one organization this
 	// process makes at once (0: 2).
 	InFlightPerOrg int
+	// Observer hears of every attempt (nil: nobody).
+	Observer ports.WebhookObserver
 }
 
 // maxPerOrg is MaxPerOrg's default.
@@ -268,7 +275,7 @@ func (s *Service) SendTest(ctx context.Context, p identity.Principal, endpointID
 			return disabled()
 		}
 		now := s.clock.Now()
-		d, err = s.add(ctx, e, webhook.Test, map[string]string{"webhook_id": e.ID}, now)
+		d, err = s.add(ctx, e, webhook.Test, 0, map[string]string{"webhook_id": e.ID}, now)
 		return err
 	})
 	return d, err
@@ -316,13 +323,15 @@ func (s *Service) Retry(ctx context.Context, p identity.Principal, endpointID, d
 type message struct {
 	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
-	Data      any    `json:"data"`
+	// Seq is the job event's sequence number (none on webhook.test).
+	Seq  int `json:"seq,omitempty"`
+	Data any `json:"data"`
 }
 
 // add writes a delivery of an event to an endpoint and queues its first
 // attempt, in the transaction carried by ctx.
-func (s *Service) add(ctx context.Context, e webhook.Endpoint, eventType string, data any, now time.Time) (webhook.Delivery, error) {
-	body, err := json.Marshal(message{Type: eventType, Timestamp: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Data: data})
+func (s *Service) add(ctx context.Context, e webhook.Endpoint, eventType string, seq int, data any, now time.Time) (webhook.Delivery, error) {
+	body, err := json.Marshal(message{Type: eventType, Timestamp: now.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Seq: seq, Data: data})
 	if err != nil {
 		return webhook.Delivery{}, err
 	}
@@ -352,8 +361,10 @@ func eventOf(before job.Status, j job.Job) string {
 
 // JobChanged writes the deliveries of a job's change of status to every
 // enabled endpoint of its organization that subscribed to it. It runs in
-// the transaction that changed the job (see WatchJobs).
-func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job) error {
+// the transaction that changed the job (see WatchJobs). seq is the
+// sequence number of the job's event for this change; every payload
+// carries it, the same for every endpoint.
+func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job, seq int) error {
 	kind := eventOf(before, j)
 	if kind == "" {
 		return nil
@@ -373,7 +384,7 @@ func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job) 
 				return fmt.Errorf("render job %s: %w", j.ID, err)
 			}
 		}
-		if _, err := s.add(ctx, e, kind, data, now); err != nil {
+		if _, err := s.add(ctx, e, kind, seq, data, now); err != nil {
 			return fmt.Errorf("webhook %s of job %s: %w", kind, j.ID, err)
 		}
 	}
@@ -404,7 +415,7 @@ func (s *Service) Deliver(ctx context.Context, deliveryID string, attempt int) e
 		return err
 	}
 	defer s.inflight.give(d.OrgID)
-	a, err := s.send(ctx, d, e, now)
+	a, err := s.send(ctx, d, e, attempt, now)
 	if err != nil {
 		return err
 	}
@@ -505,17 +516,47 @@ const holdJitter = 5 * time.Second
 // when the endpoint lets it through.
 var errHeld = errors.New("held by its endpoint")
 
-// send makes the attempt, signed with the endpoint's secrets.
-func (s *Service) send(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, now time.Time) (webhook.Attempt, error) {
+// send makes the attempt, signed with the endpoint's secrets, in a span
+// of its own, and tells the observer how it went.
+func (s *Service) send(ctx context.Context, d webhook.Delivery, e webhook.Endpoint, attempt int, now time.Time) (webhook.Attempt, error) {
 	sig, err := webhook.Sign(e.Secrets(now), d.ID, now, d.Payload)
 	if err != nil {
 		return webhook.Attempt{}, err
 	}
+	ctx, span := tracer.Start(ctx, "webhook.deliver", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("tabnorm.delivery_id", d.ID), attribute.String("tabnorm.webhook_id", e.ID),
+		attribute.String("tabnorm.org_id", d.OrgID), attribute.String("tabnorm.event", d.EventType), attribute.Int("tabnorm.attempt", attempt)))
+	defer span.End()
 	a := s.sender.Send(ctx, ports.WebhookRequest{URL: e.URL, Body: d.Payload, Headers: map[string]string{
 		"webhook-id": d.ID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}})
 	a.At = now // the service's clock, so schedules follow it
+	outcome := Outcome(a)
+	span.SetAttributes(attribute.String("tabnorm.outcome", outcome))
+	if a.StatusCode != 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", a.StatusCode))
+	}
+	if !a.OK() {
+		span.SetStatus(codes.Error, a.Error)
+	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.DeliveryAttempted(outcome, a.Latency)
+	}
 	return a, nil
 }
+
+// Outcome names how an attempt went: succeeded (a 2xx), failed (another
+// answer) or error (no answer).
+func Outcome(a webhook.Attempt) string {
+	switch {
+	case a.OK():
+		return "succeeded"
+	case a.StatusCode != 0:
+		return "failed"
+	}
+	return "error"
+}
+
+var tracer = otel.Tracer("github.com/tabnorm/tabnorm/application/webhooks")
 
 // record stores an attempt's outcome on the endpoint (whose failures may
 // disable it) and the delivery, and queues the next attempt when the
@@ -587,14 +628,19 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 // WatchJobs wraps the jobs repository so that every change of a job's
 // status writes its webhook deliveries in the same transaction: the job
 // cannot end without its event being stored, whichever code ends it.
-func WatchJobs(inner ports.Jobs, s *Service, tx ports.Transactor) ports.Jobs {
-	return &watchedJobs{Jobs: inner, svc: s, tx: tx}
+// A delivery's payload carries the sequence number of the job's event
+// for the change: whoever changes a job's status appends its event in the
+// same transaction, after the change, and the job's row stays locked
+// until it commits, so that number is the one seqs tells beforehand.
+func WatchJobs(inner ports.Jobs, s *Service, tx ports.Transactor, seqs ports.JobSequence) ports.Jobs {
+	return &watchedJobs{Jobs: inner, svc: s, tx: tx, seqs: seqs}
 }
 
 type watchedJobs struct {
 	ports.Jobs
-	svc *Service
-	tx  ports.Transactor
+	svc  *Service
+	tx   ports.Transactor
+	seqs ports.JobSequence
 }
 
 func (w *watchedJobs) Update(ctx context.Context, orgID, jobID string, fn func(*job.Job) error) (job.Job, error) {
@@ -609,7 +655,14 @@ func (w *watchedJobs) Update(ctx context.Context, orgID, jobID string, fn func(*
 			return err
 		}
 		out = j
-		return w.svc.JobChanged(ctx, before, j)
+		if eventOf(before, j) == "" {
+			return nil
+		}
+		seq, err := w.seqs.NextSeq(ctx, j.ID)
+		if err != nil {
+			return fmt.Errorf("sequence of job %s: %w", j.ID, err)
+		}
+		return w.svc.JobChanged(ctx, before, j, seq)
 	})
 	return out, err
 }

@@ -87,6 +87,7 @@ type fixture struct {
 	admin      identity.Principal
 	endpoints  *sqlstore.WebhookEndpoints
 	queue      *queue.Inserter
+	events     *sqlstore.JobEvents
 }
 
 func setup(t *testing.T, target sqltest.Target) *fixture {
@@ -117,29 +118,45 @@ func setup(t *testing.T, target sqltest.Target) *fixture {
 		admin: identity.Principal{Method: identity.BySession, OrgID: org.ID, Role: identity.Admin}}
 	f.endpoints, f.queue = sqlstore.NewWebhookEndpoints(db), q
 	f.svc = f.withConfig(webhooks.Config{AllowPrivate: true})
-	f.jobs = webhooks.WatchJobs(sqlstore.NewJobs(db), f.svc, f.tx)
+	f.events = sqlstore.NewJobEvents(db)
+	f.jobs = webhooks.WatchJobs(sqlstore.NewJobs(db), f.svc, f.tx, f.events)
 	return f
 }
 
 // finishJob creates a job and moves it to running, then to succeeded,
-// through the watched repository, as the jobs service does.
+// through the watched repository, as the jobs service does: each change
+// and its job event in one transaction, a progress event between them.
 func (f *fixture) finishJob(t *testing.T) job.Job {
 	t.Helper()
-	ctx := context.Background()
 	now := f.clock.Now()
 	j := job.Job{ID: id.New(id.Job), OrgID: f.org.ID, Mode: normalize.ModeNormalize, Status: job.Queued, SourceType: job.SourceUpload,
 		Options: []byte(`{}`), CreatedAt: now}
-	if err := f.jobs.Create(ctx, j); err != nil {
+	if err := f.jobs.Create(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.jobs.Update(ctx, "", j.ID, func(j *job.Job) error { return j.Start(now) }); err != nil {
-		t.Fatal(err)
-	}
-	j, err := f.jobs.Update(ctx, "", j.ID, func(j *job.Job) error { return j.Succeed(now, []byte(`{"row_count":3}`)) })
+	f.change(t, j.ID, job.EventStarted, func(j *job.Job) error { return j.Start(now) })
+	f.change(t, j.ID, job.EventProgress, func(j *job.Job) error { j.Progress.RowsRead = 3; return nil })
+	return f.change(t, j.ID, job.EventSucceeded, func(j *job.Job) error { return j.Succeed(now, []byte(`{"row_count":3}`)) })
+}
+
+// change updates a job through the watched repository and appends its
+// event in the same transaction.
+func (f *fixture) change(t *testing.T, jobID, kind string, fn func(*job.Job) error) job.Job {
+	t.Helper()
+	var out job.Job
+	err := f.tx.InTx(context.Background(), func(ctx context.Context) error {
+		j, err := f.jobs.Update(ctx, "", jobID, fn)
+		if err != nil {
+			return err
+		}
+		out = j
+		_, err = f.events.Append(ctx, jobID, kind, []byte(`{}`), f.clock.Now())
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return j
+	return out
 }
 
 // withConfig is a service on the fixture's stores with other settings.
@@ -430,6 +447,54 @@ func TestService_eventsCommitWithTheJob(t *testing.T) {
 		}
 		if strings.Join(kinds, ",") != "job.canceled,job.started" {
 			t.Fatalf("events %v, want one per change of status", kinds)
+		}
+	})
+}
+
+// A job's deliveries carry the sequence number of its event for the
+// change, the same for every endpoint, increasing with each change, so a
+// receiver can order deliveries that arrive out of order.
+func TestService_payloadsCarryTheEventsSequence(t *testing.T) {
+	t.Parallel()
+	forEach(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		var endpoints []webhook.Endpoint
+		for range 2 {
+			e, err := f.svc.Create(ctx, f.admin, webhooks.Input{URL: "http://127.0.0.1:9/", Events: webhook.Subscribable})
+			if err != nil {
+				t.Fatal(err)
+			}
+			endpoints = append(endpoints, e)
+		}
+		j := f.finishJob(t)
+		stored, err := f.events.After(ctx, j.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int{}
+		for _, ev := range stored {
+			want[ev.Kind] = ev.Seq
+		}
+		if want[job.EventStarted] == 0 || want[job.EventSucceeded] <= want[job.EventStarted] {
+			t.Fatalf("stored events %+v", stored)
+		}
+		for _, e := range endpoints {
+			ds := f.list(t, e.ID)
+			if len(ds) != 2 {
+				t.Fatalf("endpoint %s: %d deliveries, want 2", e.ID, len(ds))
+			}
+			for _, d := range ds {
+				var body struct {
+					Type string
+					Seq  int
+				}
+				if err := json.Unmarshal(d.Payload, &body); err != nil {
+					t.Fatal(err)
+				}
+				if body.Type != d.EventType || body.Seq != want[body.Type] {
+					t.Fatalf("payload %s: seq %d, want %d (the %s event's)", d.Payload, body.Seq, want[body.Type], body.Type)
+				}
+			}
 		}
 	})
 }
