@@ -148,7 +148,7 @@ func (a *API) connectJob(c *gin.Context) error {
 // path of a product is gated the same whether or not the route exists.
 func productOf(path string) (identity.Product, bool) {
 	for prefix, p := range map[string]identity.Product{
-		"/v1/jobs": identity.Normalize, "/v1/schemas": identity.Normalize, "/v1/connect": identity.Connect,
+		"/v1/jobs": identity.Normalize, "/v1/schemas": identity.Normalize, "/v1/import-sessions": identity.Normalize, "/v1/connect": identity.Connect,
 	} {
 		if path == prefix || strings.HasPrefix(path, prefix+"/") {
 			return p, true

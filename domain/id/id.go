@@ -22,6 +22,7 @@ const (
 	Request  = "req"
 	Session  = "ses"
 	Delivery = "dlv"
+	Import   = "imp"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

@@ -123,6 +123,10 @@ type Job struct {
 	ReviewedAt *time.Time
 	// RerunOf is the job this one reruns on the same files ("" for none).
 	RerunOf string
+	// ImportSessionID is the import session the job was created in ("" for
+	// none), and Metadata the session's metadata (a JSON object) it carries.
+	ImportSessionID string
+	Metadata        []byte
 }
 
 // Event names of API.md §5.5.
