@@ -7,6 +7,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/application/importsessions"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/importsession"
 )
 
@@ -16,6 +18,8 @@ func (a *API) importSessionRoutes(g *gin.RouterGroup) {
 	g.POST("", a.createImportSession)
 	g.GET("", a.listImportSessions)
 	g.GET("/:id", a.getImportSession)
+	g.GET("/current", a.currentImportSession)
+	g.POST("/current/submit", a.submitImportSession)
 	g.DELETE("/:id", a.revokeImportSession)
 }
 
@@ -146,4 +150,53 @@ func (a *API) revokeImportSession(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, a.importSessionJSON(c, ses, nil))
+}
+
+// CurrentImportSessionJSON is what the importer reads of its session:
+// the settings it shows and obeys, its jobs, and the upload limit. It
+// never shows the secret or the session's other credentials.
+type CurrentImportSessionJSON struct {
+	ImportSessionJSON
+	Jobs           []jobJSON `json:"jobs"`
+	MaxUploadBytes int64     `json:"max_upload_bytes"`
+}
+
+// noCurrentSession answers a credential other than a client secret: it
+// has no current import session.
+var noCurrentSession = domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "No current import session: authenticate with its client secret.")
+
+func (a *API) currentImportSession(c *gin.Context) {
+	p := principal(c)
+	if p.Method != identity.ByImportSession {
+		fail(c, noCurrentSession)
+		return
+	}
+	ses, js, err := a.deps.ImportSessions.Current(c.Request.Context(), p)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	n := len(js)
+	out := CurrentImportSessionJSON{ImportSessionJSON: a.importSessionJSON(c, ses, &n), Jobs: make([]jobJSON, len(js)), MaxUploadBytes: a.cfg.MaxUploadBytes}
+	for i, j := range js {
+		out.Jobs[i] = newJobJSON(j)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *API) submitImportSession(c *gin.Context) {
+	p := principal(c)
+	if p.Method != identity.ByImportSession {
+		fail(c, noCurrentSession)
+		return
+	}
+	ses, sum, err := a.deps.ImportSessions.Submit(c.Request.Context(), p)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, struct {
+		ImportSessionJSON
+		Summary importsessions.Summary `json:"summary"`
+	}{a.importSessionJSON(c, ses, nil), sum})
 }

@@ -9,13 +9,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/importsession"
+	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/webhook"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -23,12 +28,15 @@ import (
 type Service struct {
 	sessions ports.ImportSessions
 	schemas  ports.Schemas
+	jobs     ports.Jobs
+	tx       ports.Transactor
+	hooks    *webhooks.Service
 	clock    ports.Clock
 }
 
 // NewService returns the import sessions service.
-func NewService(sessions ports.ImportSessions, schemas ports.Schemas, clock ports.Clock) *Service {
-	return &Service{sessions: sessions, schemas: schemas, clock: clock}
+func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Service, clock ports.Clock) *Service {
+	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock}
 }
 
 // Input is a new session as the customer's backend sent it.
@@ -244,4 +252,119 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (identity.Pri
 		return identity.Principal{}, importsession.Session{}, err
 	}
 	return identity.Principal{Method: identity.ByImportSession, OrgID: ses.OrgID, Products: products, ImportSessionID: ses.ID}, ses, nil
+}
+
+// Current is the session of a client secret's principal, with its jobs.
+func (s *Service) Current(ctx context.Context, p identity.Principal) (importsession.Session, []job.Job, error) {
+	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
+	if err != nil {
+		return importsession.Session{}, nil, err
+	}
+	js, err := s.sessionJobs(ctx, ses)
+	return ses, js, err
+}
+
+// sessionJobs lists a session's jobs, oldest first; a session has at
+// most MaxMaxJobs of them.
+func (s *Service) sessionJobs(ctx context.Context, ses importsession.Session) ([]job.Job, error) {
+	js, _, err := s.jobs.List(ctx, ses.OrgID, ports.JobFilter{ImportSessionID: ses.ID}, ports.Page{Limit: importsession.MaxMaxJobs})
+	for i, j := 0, len(js)-1; i < j; i, j = i+1, j-1 {
+		js[i], js[j] = js[j], js[i]
+	}
+	return js, err
+}
+
+// CheckRoom refuses a new job (an upload or a rerun) in a session that
+// was submitted or has made its max_jobs jobs.
+func (s *Service) CheckRoom(ctx context.Context, p identity.Principal) error {
+	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
+	if err != nil {
+		return err
+	}
+	if err := ses.Usable(s.clock.Now()); err != nil {
+		return err
+	}
+	if ses.SubmittedAt != nil {
+		return domain.Errorf(domain.ErrConflict, domain.CodeConflict, "The import session was submitted; it takes no more files.")
+	}
+	n, err := s.sessions.JobCount(ctx, ses.OrgID, ses.ID)
+	if err != nil {
+		return err
+	}
+	if n >= ses.MaxJobs {
+		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded, "The import session has made its %d jobs, the most it may make.", ses.MaxJobs)
+	}
+	return nil
+}
+
+// JobParams are the settings of a job an end user creates in the
+// session: the session's schema, options and metadata. A client may name
+// the job, nothing else: the customer's backend chose the rest.
+func (s *Service) JobParams(ctx context.Context, p identity.Principal, in jobs.Params) (jobs.Params, error) {
+	if in.Mode != "" || len(in.Schema) > 0 || in.SchemaID != "" || len(in.Options) > 0 {
+		return jobs.Params{}, domain.Invalid("A job of an import session takes the session's schema and options; send only file and name.")
+	}
+	if err := s.CheckRoom(ctx, p); err != nil {
+		return jobs.Params{}, err
+	}
+	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
+	if err != nil {
+		return jobs.Params{}, err
+	}
+	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: ses.Options, Name: in.Name,
+		ImportSessionID: ses.ID, Metadata: ses.Metadata}, nil
+}
+
+// Summary is what a submitted session reports: its jobs and their counts.
+type Summary struct {
+	ImportSessionID string          `json:"import_session_id"`
+	Metadata        json.RawMessage `json:"metadata"`
+	SubmittedAt     string          `json:"submitted_at"`
+	Jobs            []JobSummary    `json:"jobs"`
+	RowsValid       int64           `json:"rows_valid"`
+	RowsRejected    int64           `json:"rows_rejected"`
+}
+
+// JobSummary is one job of a submitted session.
+type JobSummary struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	RowsRead     int64  `json:"rows_read"`
+	RowsValid    int64  `json:"rows_valid"`
+	RowsRejected int64  `json:"rows_rejected"`
+}
+
+// Submit records that the end user finished and, in the same
+// transaction, writes the import_session.submitted webhook with the
+// session's jobs and counts.
+func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsession.Session, Summary, error) {
+	var ses importsession.Session
+	var sum Summary
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		now := s.clock.Now()
+		if ses, err = s.sessions.Update(ctx, p.OrgID, p.ImportSessionID, func(ses *importsession.Session) error { return ses.Submit(now) }); err != nil {
+			return err
+		}
+		js, err := s.sessionJobs(ctx, ses)
+		if err != nil {
+			return err
+		}
+		sum = summarize(ses, js)
+		return s.hooks.Announce(ctx, ses.OrgID, webhook.ImportSessionSubmitted, sum)
+	})
+	return ses, sum, err
+}
+
+func summarize(ses importsession.Session, js []job.Job) Summary {
+	sum := Summary{ImportSessionID: ses.ID, Metadata: ses.Metadata, Jobs: make([]JobSummary, len(js))}
+	if ses.SubmittedAt != nil {
+		sum.SubmittedAt = ses.SubmittedAt.UTC().Format(time.RFC3339Nano)
+	}
+	for i, j := range js {
+		sum.Jobs[i] = JobSummary{ID: j.ID, Status: string(j.Status), RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid, RowsRejected: j.Progress.RowsRejected}
+		sum.RowsValid += j.Progress.RowsValid
+		sum.RowsRejected += j.Progress.RowsRejected
+	}
+	return sum
 }

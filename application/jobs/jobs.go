@@ -141,6 +141,11 @@ type Params struct {
 	SchemaID string
 	Options  []byte
 	Name     string
+	// ImportSessionID and Metadata put the job in an import session and
+	// give it the session's metadata: set by the service, never read from
+	// a client.
+	ImportSessionID string
+	Metadata        []byte
 }
 
 // Create validates the parameters and, in one transaction, inserts the
@@ -198,7 +203,8 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 		return job.Job{}, err
 	}
 	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: mode, Status: job.Queued, SourceType: sub.SourceType,
-		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: s.clock.Now(), RerunOf: sub.RerunOf}
+		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: s.clock.Now(), RerunOf: sub.RerunOf,
+		ImportSessionID: in.ImportSessionID, Metadata: in.Metadata}
 	if sch != nil {
 		j.Schema = sch.JSON()
 	}
