@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/importsession"
@@ -21,6 +22,12 @@ type ImportSessions interface {
 	// and its organization's products, in one round trip: it runs on every
 	// request the secret makes.
 	ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []identity.Product, error)
-	// JobCounts counts the session's jobs (for max_jobs and its summary).
+	// JobCount counts the session's jobs (for max_jobs and its summary).
 	JobCount(ctx context.Context, orgID, id string) (int, error)
+	// Framing returns a session by id alone, for the public page that
+	// frames the importer: it shows only the session's origins.
+	Framing(ctx context.Context, id string) (importsession.Session, error)
+	// OriginInUse reports whether an open session, unexpired at now,
+	// allows the origin (a browser's preflight carries no credential).
+	OriginInUse(ctx context.Context, origin string, now time.Time) (bool, error)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 )
 
 // The import session credential (Authorization: Bearer imp_secret_…) is
@@ -67,6 +68,10 @@ func (a *API) importScope(c *gin.Context) error {
 	p := principal(c)
 	if p.Method != identity.ByImportSession {
 		return nil
+	}
+	ses, _ := c.Get(importSessionKey)
+	if err := a.importOrigin(c, ses.(importsession.Session)); err != nil { // embed.go
+		return err
 	}
 	route := c.FullPath()
 	if !importSessionMayUse(c.Request.Method, route) {

@@ -228,7 +228,11 @@ func TestImportSession_expiryRevocationAndOneMethod(t *testing.T) {
 			admin := app.Login(app.User(app.Org("Acme2", identity.Normalize), identity.Admin, false).Email)
 			expect(t, app.Do("GET", "/v1/import-sessions/current", apptest.Caller{Key: w.secret.Key, Session: admin.Session}, nil), 400, "mixed_authentication")
 			expect(t, app.Do("GET", "/auth/me", w.secret, nil), 403, "forbidden_import_session")
-			expect(t, app.Do("GET", "/v1/import-sessions/current", apptest.Caller{Key: w.secret.Key[:len(w.secret.Key)-1] + "A"}, nil), 401, "unauthenticated")
+			other := "A"
+			if strings.HasSuffix(w.secret.Key, other) {
+				other = "B"
+			}
+			expect(t, app.Do("GET", "/v1/import-sessions/current", apptest.Caller{Key: w.secret.Key[:len(w.secret.Key)-1] + other}, nil), 401, "unauthenticated")
 			// Expiry.
 			short := createImportSession(t, app, w.key, map[string]any{"schema": jsonRaw(apptest.PeopleSchema),
 				"allowed_origins": []string{"https://app.example.com"}, "expires_in": 60})

@@ -128,6 +128,8 @@ func New(cfg Config, deps Deps) *API {
 	if cfg.DashboardOrigin != "" && cfg.DashboardOrigin != cfg.BaseOrigin {
 		r.Use(crossOrigin(cfg.DashboardOrigin))
 	}
+	r.Use(a.importPreflight) // embed.go: CORS for import sessions' origins
+	a.mountEmbed(r)
 	dashboardPage := a.mountDashboard(r)
 	r.NoRoute(a.guardUnrouted, dashboardPage, notFound)
 	r.NoMethod(methodNotAllowed)

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -179,4 +181,39 @@ func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (impo
 func (s *ImportSessions) JobCount(ctx context.Context, orgID, id string) (int, error) {
 	n, err := s.db.conn(ctx).NewSelect().Model((*jobRow)(nil)).Where("org_id = ? AND import_session_id = ?", orgID, id).Count(ctx)
 	return int(n), translate(err, "job")
+}
+
+// Framing returns a session by id, whatever its organization.
+func (s *ImportSessions) Framing(ctx context.Context, id string) (importsession.Session, error) {
+	var row importSessionRow
+	if err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id).Scan(ctx); err != nil {
+		return importsession.Session{}, translate(err, importSessionWhat)
+	}
+	return toImportSessionDomain(row)
+}
+
+// likeEscaper escapes LIKE's wildcards and its escape character.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// OriginInUse looks for the origin, quoted as the JSON list stores it, in
+// the open sessions' origins, then checks the candidates exactly.
+func (s *ImportSessions) OriginInUse(ctx context.Context, origin string, now time.Time) (bool, error) {
+	quoted, err := json.Marshal(origin)
+	if err != nil {
+		return false, err
+	}
+	var rows []importSessionRow
+	err = s.db.conn(ctx).NewSelect().Model(&rows).Column("id", "allowed_origins").
+		Where("revoked_at IS NULL AND submitted_at IS NULL AND expires_at > ?", now.UTC()).
+		Where(`allowed_origins LIKE ? ESCAPE '\'`, "%"+likeEscaper.Replace(string(quoted))+"%").Limit(20).Scan(ctx)
+	if err != nil {
+		return false, translate(err, importSessionWhat)
+	}
+	for _, r := range rows {
+		var origins []string
+		if json.Unmarshal([]byte(r.AllowedOrigins), &origins) == nil && slices.Contains(origins, origin) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

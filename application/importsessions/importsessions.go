@@ -368,3 +368,23 @@ func summarize(ses importsession.Session, js []job.Job) Summary {
 	}
 	return sum
 }
+
+// Framing returns what the importer's page needs of a session, by id
+// alone: its origins and locale. A session that can no longer be used is
+// not found, so its page is framed nowhere.
+func (s *Service) Framing(ctx context.Context, sessionID string) (importsession.Session, error) {
+	ses, err := s.sessions.Framing(ctx, sessionID)
+	if err != nil {
+		return importsession.Session{}, err
+	}
+	if ses.Status(s.clock.Now()) != importsession.Open && ses.Status(s.clock.Now()) != importsession.Submitted {
+		return importsession.Session{}, domain.NotFound("import session")
+	}
+	return importsession.Session{ID: ses.ID, AllowedOrigins: ses.AllowedOrigins, Locale: ses.Locale}, nil
+}
+
+// OriginInUse reports whether an open session allows a browser origin,
+// for a preflight, which carries no credential.
+func (s *Service) OriginInUse(ctx context.Context, origin string) (bool, error) {
+	return s.sessions.OriginInUse(ctx, origin, s.clock.Now())
+}
