@@ -202,14 +202,30 @@ func TestImportSession_jobsAndSubmit(t *testing.T) {
 			}
 			expect(t, app.Do("GET", "/v1/import-sessions/current", w.key, nil), 404, "not_found")
 			expect(t, app.Do("POST", "/v1/import-sessions/current/submit", w.key, nil), 404, "not_found")
+			expect(t, app.Do("POST", "/v1/webhooks", w.key, map[string]any{"url": "https://hooks.example.com/tabnorm", "events": []string{"import_session.submitted"}}), 201, "")
 			sub := app.Do("POST", "/v1/import-sessions/current/submit", w.secret, nil)
 			expect(t, sub, 200, "")
 			if !strings.Contains(sub.Body, `"status":"submitted"`) || strings.Count(sub.Body, `"rows_read"`) != 5 {
 				t.Fatalf("submit %s", sub.Body)
 			}
+			checkSubmittedWebhook(t, app, w)
 			expect(t, app.Do("POST", "/v1/import-sessions/current/submit", w.secret, nil), 409, "conflict")
 			expect(t, app.Do("POST", "/v1/jobs/"+w.inJob+"/rerun", w.secret, map[string]any{}), 409, "conflict")
 		})
+	}
+}
+
+// checkSubmittedWebhook: the submit wrote one import_session.submitted
+// delivery with the session's jobs and metadata.
+func checkSubmittedWebhook(t *testing.T, app *apptest.App, w sessionWorld) {
+	t.Helper()
+	var payloads []string
+	if err := app.DB.Bun.NewRaw("SELECT payload FROM webhook_deliveries WHERE event_type = ?", "import_session.submitted").Scan(context.Background(), &payloads); err != nil {
+		t.Fatal(err)
+	}
+	if len(payloads) != 1 || !strings.Contains(payloads[0], `"import_session_id":"`+w.sessionID+`"`) || !strings.Contains(payloads[0], w.inJob) ||
+		strings.Contains(payloads[0], w.outJob) || !strings.Contains(payloads[0], `"customer_ref":"acct_42"`) {
+		t.Fatalf("deliveries %v", payloads)
 	}
 }
 
