@@ -1,6 +1,7 @@
 package browser
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -20,6 +21,12 @@ import (
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
 )
+
+// axeSource is axe-core 4.14.1 (MPL-2.0, testdata/axe-core/LICENSE), the
+// accessibility checker the importer's steps are held to.
+//
+//go:embed testdata/axe-core/axe.min.js
+var axeSource string
 
 // hostPage is a customer's page: it includes importer.js from the
 // service and opens the importer with the secret its backend minted.
@@ -197,9 +204,22 @@ func (p *page) press(selector string) {
 }
 
 // checkStep fails when the importer scrolls sideways at the page's
-// width, or has a form control without a label.
+// width, has a form control without a label, or has a serious or
+// critical accessibility violation by axe-core.
 func (p *page) checkStep(w int64) {
 	p.t.Helper()
+	if !eval[bool](p, `typeof axe === 'object'`) {
+		p.do(chromedp.Evaluate[chromedp.Void](axeSource))
+	}
+	res := eval[struct {
+		Passes     int    `json:"passes"`
+		Violations string `json:"violations"`
+	}](p, `axe.run(document).then((r) => ({passes: r.passes.length, violations: r.violations
+		.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+		.map((v) => v.id + ' (' + v.nodes.map((n) => n.target.join(' ')).join(', ') + ')').join('; ')}))`)
+	if res.Passes < 10 || res.Violations != "" {
+		p.t.Errorf("axe-core at %s: %d rules passed; serious or critical: %s", p.location(), res.Passes, res.Violations)
+	}
 	if missing := p.unlabelled(); missing != "" {
 		p.t.Errorf("form controls without a label: %s", missing)
 	}
