@@ -285,3 +285,37 @@ func TestImportSession_ownRateLimit(t *testing.T) {
 	}
 	expect(t, last, 429, "rate_limited")
 }
+
+// TestImportSession_teachesNoMappings: an end user's confirmed mapping of
+// a saved schema's job is not learned for the organization's own jobs.
+func TestImportSession_teachesNoMappings(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.Start(t, target)
+			key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+			res := app.Do("POST", "/v1/schemas", key, map[string]any{"name": "people", "schema": jsonRaw(apptest.PeopleSchema)})
+			expect(t, res, 201, "")
+			var saved struct{ ID string }
+			res.JSON(t, &saved)
+			body := importSessionBody()
+			delete(body, "schema")
+			body["schema_id"] = saved.ID
+			ses := createImportSession(t, app, key, body)
+			secret := apptest.Caller{Key: ses.ClientSecret}
+			id := uploadJob(t, app, secret, nil)
+			waitStatus(t, app, secret, "/v1/jobs/"+id, "awaiting_review")
+			expect(t, app.Do("PATCH", "/v1/jobs/"+id+"/mapping", secret, map[string]any{"mapping": map[string]any{"E-Mail": "email"}}), 200, "")
+			expect(t, app.Do("POST", "/v1/jobs/"+id+"/confirm", secret, nil), 202, "")
+			waitStatus(t, app, secret, "/v1/jobs/"+id, "succeeded")
+			var n int
+			if err := app.DB.Bun.NewRaw("SELECT count(*) FROM learned_mappings").Scan(context.Background(), &n); err != nil {
+				t.Fatal(err)
+			}
+			if n != 0 {
+				t.Fatalf("an end user's mapping taught the organization %d mappings", n)
+			}
+		})
+	}
+}

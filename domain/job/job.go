@@ -129,6 +129,12 @@ type Job struct {
 	Metadata        []byte
 }
 
+// Teaches reports whether the job's explicit mappings are learned for
+// its organization's next jobs: only with a saved schema, and never from
+// an import session, whose end users are not the organization's people
+// and must not change how its own files are mapped.
+func (j Job) Teaches() bool { return j.SchemaID != "" && j.ImportSessionID == "" }
+
 // Event names of API.md §5.5.
 const (
 	EventQueued    = "job.queued"
