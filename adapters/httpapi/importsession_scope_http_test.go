@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -315,6 +316,38 @@ func TestImportSession_teachesNoMappings(t *testing.T) {
 			}
 			if n != 0 {
 				t.Fatalf("an end user's mapping taught the organization %d mappings", n)
+			}
+		})
+	}
+}
+
+// TestImportSession_maxJobsUnderConcurrentUploads: uploads at the same
+// moment cannot together pass max_jobs; on each database.
+func TestImportSession_maxJobsUnderConcurrentUploads(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			w := newSessionWorld(t, target) // one of its 5 jobs made
+			statuses := make(chan int, 8)
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Go(func() { statuses <- w.app.Request(upload(t, w.app, "p.csv", messyPeople, nil), w.secret).StatusCode })
+			}
+			wg.Wait()
+			close(statuses)
+			made := 0
+			for s := range statuses {
+				switch s {
+				case 202:
+					made++
+				case 403:
+				default:
+					t.Errorf("an upload answered %d", s)
+				}
+			}
+			if made != 4 {
+				t.Fatalf("%d uploads made a job; the session had room for 4", made)
 			}
 		})
 	}

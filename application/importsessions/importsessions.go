@@ -312,7 +312,7 @@ func (s *Service) JobParams(ctx context.Context, p identity.Principal, in jobs.P
 		return jobs.Params{}, err
 	}
 	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: ses.Options, Name: in.Name,
-		ImportSessionID: ses.ID, Metadata: ses.Metadata}, nil
+		ImportSessionID: ses.ID, Metadata: ses.Metadata, SessionMaxJobs: ses.MaxJobs}, nil
 }
 
 // Summary is what a submitted session reports: its jobs and their counts.
