@@ -31,6 +31,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/idempotency"
+	"github.com/tabnorm/tabnorm/application/importsessions"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/application/lists"
@@ -108,6 +109,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewQuotas, fx.As(new(ports.Quotas))),
 		fx.Annotate(sqlstore.NewBlobOwners, fx.As(new(ports.BlobOwners))),
 		fx.Annotate(sqlstore.NewReviews, fx.As(new(ports.JobReviews))),
+		fx.Annotate(sqlstore.NewImportSessions, fx.As(new(ports.ImportSessions))),
 	),
 )
 
@@ -126,6 +128,7 @@ var Accounts = fx.Module("accounts", fx.Provide(
 	auth.NewService,
 	auth.DefaultThrottle,
 	keys.NewService,
+	importsessions.NewService,
 	newLicenseGate,
 ))
 
@@ -296,6 +299,7 @@ type apiDeps struct {
 	Idem     *idempotency.Service
 	Webhooks *webhooks.Service
 	Review   *review.Service
+	Imports  *importsessions.Service
 	License  license.Gate
 	Clock    ports.Clock
 	Metrics  *metrics.Metrics
@@ -303,7 +307,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Clock: d.Clock, Observer: d.Metrics})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

@@ -20,6 +20,8 @@ const (
 	CodeCSRFTokenInvalid            Code = "csrf_token_invalid"
 	CodeForbiddenEntitlementMissing Code = "forbidden_entitlement_missing"
 	CodeInsufficientPermissions     Code = "insufficient_permissions"
+	CodeForbiddenImportSession      Code = "forbidden_import_session"
+	CodeImportSessionExpired        Code = "import_session_expired"
 	CodeLicenseInvalid              Code = "license_invalid"
 	CodeLicenseExpired              Code = "license_expired"
 	CodeQuotaExceeded               Code = "quota_exceeded"

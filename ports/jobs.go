@@ -11,6 +11,8 @@ import (
 type JobFilter struct {
 	Status     job.Status     // "" for every status
 	SourceType job.SourceType // "" for every source
+	// ImportSessionID keeps the jobs of one import session ("" for all).
+	ImportSessionID string
 }
 
 // Jobs stores jobs. Reads and writes of an organization's job take its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/session"
 )
@@ -72,7 +73,11 @@ func (a *API) authenticate(c *gin.Context) error {
 			err = domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "Authorization must be \"Bearer svc_live_…\".")
 			break
 		}
-		p, err = a.deps.Auth.AuthenticateKey(c.Request.Context(), strings.TrimSpace(key), clientIP(c))
+		if key = strings.TrimSpace(key); importsession.IsSecret(key) {
+			p, err = a.authenticateImportSession(c, key) // importsession_access.go
+			break
+		}
+		p, err = a.deps.Auth.AuthenticateKey(c.Request.Context(), key, clientIP(c))
 	case hasCookie:
 		p, err = a.deps.Auth.AuthenticateSession(c.Request.Context(), cookie)
 		c.Set(sessionTokenKey, cookie)
@@ -88,6 +93,9 @@ func (a *API) authenticate(c *gin.Context) error {
 
 // requireSession refuses API keys on routes only the dashboard uses.
 func requireSession(c *gin.Context) error {
+	if principal(c).Method == identity.ByImportSession {
+		return errForbiddenImportSession
+	}
 	if principal(c).Method != identity.BySession {
 		return domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "This route needs a dashboard session.")
 	}
@@ -148,7 +156,7 @@ func (a *API) connectJob(c *gin.Context) error {
 // path of a product is gated the same whether or not the route exists.
 func productOf(path string) (identity.Product, bool) {
 	for prefix, p := range map[string]identity.Product{
-		"/v1/jobs": identity.Normalize, "/v1/schemas": identity.Normalize, "/v1/connect": identity.Connect,
+		"/v1/jobs": identity.Normalize, "/v1/schemas": identity.Normalize, "/v1/import-sessions": identity.Normalize, "/v1/connect": identity.Connect,
 	} {
 		if path == prefix || strings.HasPrefix(path, prefix+"/") {
 			return p, true
@@ -160,7 +168,7 @@ func productOf(path string) (identity.Product, bool) {
 // v1Chain is the order of checks on /v1 (API.md §4.5), before the
 // product and role checks of each route group.
 func (a *API) v1Chain() []check {
-	return []check{a.licenseGate, a.authenticate, a.rateLimit, csrf}
+	return []check{a.licenseGate, a.authenticate, a.rateLimit, a.importScope, csrf}
 }
 
 // guardUnrouted runs the /v1 checks before the 404 for an unknown /v1

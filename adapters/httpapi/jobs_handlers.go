@@ -21,6 +21,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -66,6 +67,13 @@ func (a *API) createJob(c *gin.Context) {
 			return requestHash(c, in.Mode, string(in.Schema), in.SchemaID, string(in.Options), in.Name, up.SHA256())
 		},
 		create: func(ctx context.Context) (string, any, error) {
+			in := in
+			if p.Method == identity.ByImportSession { // the session's schema, options and metadata
+				var err error
+				if in, err = a.deps.ImportSessions.JobParams(ctx, p, in); err != nil {
+					return "", nil, err
+				}
+			}
 			j, err := a.deps.Jobs.Create(ctx, p, up, in)
 			if err != nil {
 				return "", nil, err

@@ -62,6 +62,10 @@ type jobJSON struct {
 	CreatedAt  string          `json:"created_at"`
 	StartedAt  *string         `json:"started_at"`
 	FinishedAt *string         `json:"finished_at"`
+	// The import session the job was made in, and its metadata: only on
+	// such jobs.
+	ImportSessionID *string         `json:"import_session_id,omitempty"`
+	Metadata        json.RawMessage `json:"metadata,omitempty"`
 }
 
 // jobTime is a job's optional time: null only when unset.
@@ -113,6 +117,9 @@ func newJobJSON(j job.Job) jobJSON {
 		v.Source.RerunOf = &j.RerunOf
 	}
 	v.Progress = newProgressJSON(j)
+	if j.ImportSessionID != "" {
+		v.ImportSessionID, v.Metadata = &j.ImportSessionID, j.Metadata
+	}
 	if j.Failure != nil {
 		v.Error = &jobErrorJSON{Code: string(j.Failure.Code), Message: j.Failure.Message}
 	}

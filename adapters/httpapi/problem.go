@@ -29,6 +29,8 @@ var statusOf = map[domain.Code]int{
 	domain.CodeCSRFTokenInvalid:            http.StatusForbidden,
 	domain.CodeForbiddenEntitlementMissing: http.StatusForbidden,
 	domain.CodeInsufficientPermissions:     http.StatusForbidden,
+	domain.CodeForbiddenImportSession:      http.StatusForbidden,
+	domain.CodeImportSessionExpired:        http.StatusUnauthorized,
 	domain.CodeLicenseInvalid:              http.StatusForbidden,
 	domain.CodeLicenseExpired:              http.StatusForbidden,
 	domain.CodeQuotaExceeded:               byKind,

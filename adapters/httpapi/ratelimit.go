@@ -80,6 +80,9 @@ func (a *API) rateLimit(c *gin.Context) error {
 	if p.Method == identity.BySession {
 		key = "ses:" + hex.EncodeToString(p.SessionHash[:8])
 	}
+	if p.Method == identity.ByImportSession { // its own bucket, apart from the organization's keys
+		key = "imp:" + p.ImportSessionID
+	}
 	ok, remaining, reset := a.limits.take(key, time.Now())
 	seconds := int(math.Ceil(reset.Seconds()))
 	h := c.Writer.Header()

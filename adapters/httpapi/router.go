@@ -17,6 +17,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/idempotency"
+	"github.com/tabnorm/tabnorm/application/importsessions"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/application/lists"
@@ -72,8 +73,10 @@ type Deps struct {
 	Idempotency *idempotency.Service
 	Webhooks    *webhooks.Service
 	Review      *review.Service
-	License     license.Gate
-	Clock       ports.Clock
+	// ImportSessions mints import sessions and authenticates their secrets.
+	ImportSessions *importsessions.Service
+	License        license.Gate
+	Clock          ports.Clock
 	// Observer hears of every request and refusal, for the operator's
 	// metrics (nil: nobody).
 	Observer Observer
@@ -132,6 +135,8 @@ func New(cfg Config, deps Deps) *API {
 	if cfg.DashboardOrigin != "" && cfg.DashboardOrigin != cfg.BaseOrigin {
 		r.Use(crossOrigin(cfg.DashboardOrigin))
 	}
+	r.Use(a.importPreflight) // embed.go: CORS for import sessions' origins
+	a.mountEmbed(r)
 	dashboardPage := a.mountDashboard(r)
 	r.NoRoute(a.guardUnrouted, dashboardPage, notFound)
 	r.NoMethod(methodNotAllowed)
@@ -173,6 +178,7 @@ func New(cfg Config, deps Deps) *API {
 	listRoutes.GET("", a.listLists)
 	listRoutes.GET("/:id", a.getList)
 	listRoutes.DELETE("/:id", a.deleteList)
+	a.importSessionRoutes(v1.Group("/import-sessions", mw(normalizeRoutes...))) // importsessions_handlers.go
 	connectRoutes := v1.Group("/connect", mw(append(a.v1Chain(), a.entitled(identity.Connect))...))
 	connectRoutes.POST("/files", a.createFile)
 	connectRoutes.GET("/files", a.listFiles)

@@ -39,7 +39,8 @@ func guardOf(path string) (guard, identity.Product) {
 		return guardLicense, ""
 	case strings.HasPrefix(path, "/auth/"):
 		return guardSession, ""
-	case path == "/v1/jobs" || strings.HasPrefix(path, "/v1/jobs/") || path == "/v1/schemas" || strings.HasPrefix(path, "/v1/schemas/"):
+	case path == "/v1/jobs" || strings.HasPrefix(path, "/v1/jobs/") || path == "/v1/schemas" || strings.HasPrefix(path, "/v1/schemas/") ||
+		path == "/v1/import-sessions" || strings.HasPrefix(path, "/v1/import-sessions/"):
 		return guardProduct, identity.Normalize
 	case strings.HasPrefix(path, "/v1/connect/"):
 		return guardProduct, identity.Connect

@@ -47,6 +47,8 @@ type jobRow struct {
 	ReviewSince   *time.Time `bun:"review_since"`
 	ReviewedAt    *time.Time `bun:"reviewed_at"`
 	RerunOf       string     `bun:"rerun_of"`
+	ImportSession string     `bun:"import_session_id"`
+	Metadata      *string    `bun:"metadata"`
 }
 
 type fileJSON struct {
@@ -84,7 +86,8 @@ func toJobRow(j job.Job) jobRow {
 		BytesRead: j.Progress.BytesRead, BytesTotal: j.Progress.BytesTotal,
 		Mapping: optString(j.Mapping), Result: optString(j.Result), Attempts: j.Attempts,
 		CreatedAt: j.CreatedAt.UTC(), StartedAt: utcPtr(j.StartedAt), FinishedAt: utcPtr(j.FinishedAt),
-		Review: optString(j.Review), ReviewSince: utcPtr(j.ReviewSince), ReviewedAt: utcPtr(j.ReviewedAt), RerunOf: j.RerunOf}
+		Review: optString(j.Review), ReviewSince: utcPtr(j.ReviewSince), ReviewedAt: utcPtr(j.ReviewedAt), RerunOf: j.RerunOf,
+		ImportSession: j.ImportSessionID, Metadata: optString(j.Metadata)}
 	if j.Failure != nil {
 		r.ErrorCode, r.ErrorMessage = string(j.Failure.Code), j.Failure.Message
 	}
@@ -101,7 +104,8 @@ func toJobDomain(r jobRow) (job.Job, error) {
 		Progress: job.Progress{RowsRead: r.RowsRead, RowsValid: r.RowsValid, RowsRejected: r.RowsRejected, BytesRead: r.BytesRead, BytesTotal: r.BytesTotal},
 		Mapping:  optBytes(r.Mapping), Result: optBytes(r.Result), Attempts: r.Attempts,
 		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
-		Review: optBytes(r.Review), ReviewSince: utcPtr(r.ReviewSince), ReviewedAt: utcPtr(r.ReviewedAt), RerunOf: r.RerunOf}
+		Review: optBytes(r.Review), ReviewSince: utcPtr(r.ReviewSince), ReviewedAt: utcPtr(r.ReviewedAt), RerunOf: r.RerunOf,
+		ImportSessionID: r.ImportSession, Metadata: optBytes(r.Metadata)}
 	for _, f := range files {
 		j.Files = append(j.Files, job.File(f))
 	}
@@ -154,6 +158,10 @@ func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page p
 	if f.SourceType != "" {
 		q = q.Where("source_type = ?", placeholder)
 		args = append(args, string(f.SourceType))
+	}
+	if f.ImportSessionID != "" {
+		q = q.Where("import_session_id = ?", placeholder)
+		args = append(args, f.ImportSessionID)
 	}
 	next, err := s.db.listPagePrepared(ctx, q, args, &rows, page, func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
 	if err != nil {

@@ -145,6 +145,16 @@ type Params struct {
 	SchemaID string
 	Options  []byte
 	Name     string
+	// ImportSessionID and Metadata put the job in an import session and
+	// give it the session's metadata: set by the service, never read from
+	// a client.
+	ImportSessionID string
+	Metadata        []byte
+	// SessionMaxJobs, with ImportSessionID, is how many jobs the session
+	// may have: checked in the transaction that inserts the job, under the
+	// organization's lock, so that uploads at the same moment cannot pass
+	// it together (0: not checked here).
+	SessionMaxJobs int
 }
 
 // Create validates the parameters and, in one transaction, inserts the
@@ -202,11 +212,12 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal, sub Submissi
 		return job.Job{}, err
 	}
 	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: mode, Status: job.Queued, SourceType: sub.SourceType,
-		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: s.clock.Now(), RerunOf: sub.RerunOf}
+		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: s.clock.Now(), RerunOf: sub.RerunOf,
+		ImportSessionID: in.ImportSessionID, Metadata: in.Metadata}
 	if sch != nil {
 		j.Schema = sch.JSON()
 	}
-	if err := s.queueNew(ctx, j); err != nil {
+	if err := s.queueNew(ctx, j, in.SessionMaxJobs); err != nil {
 		return job.Job{}, fmt.Errorf("create job: %w", err)
 	}
 	return j, nil
@@ -244,10 +255,13 @@ func (s *Service) targetSchema(ctx context.Context, p identity.Principal, mode n
 // queueNew inserts a new job with its job.queued event, and queues it
 // when its organization has a free slot, else holds it for one; at most
 // MaxQueuedPerOrg of an organization's jobs wait or run.
-func (s *Service) queueNew(ctx context.Context, j job.Job) error {
+func (s *Service) queueNew(ctx context.Context, j job.Job, sessionMaxJobs int) error {
 	return s.tx.InTx(ctx, func(ctx context.Context) error {
 		active, pending, err := s.slots.Counts(ctx, j.OrgID)
 		if err != nil {
+			return err
+		}
+		if err := s.checkSessionRoom(ctx, j, sessionMaxJobs); err != nil {
 			return err
 		}
 		if pending >= s.cfg.MaxQueuedPerOrg {
@@ -265,6 +279,22 @@ func (s *Service) queueNew(ctx context.Context, j job.Job) error {
 		}
 		return s.queue.Enqueue(ctx, j.OrgID, j.ID, active)
 	})
+}
+
+// checkSessionRoom refuses a job past its import session's max_jobs; it
+// runs after Counts has locked the organization's slots.
+func (s *Service) checkSessionRoom(ctx context.Context, j job.Job, limit int) error {
+	if j.ImportSessionID == "" || limit <= 0 {
+		return nil
+	}
+	have, _, err := s.jobs.List(ctx, j.OrgID, ports.JobFilter{ImportSessionID: j.ImportSessionID}, ports.Page{Limit: limit})
+	if err != nil {
+		return err
+	}
+	if len(have) >= limit {
+		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded, "The import session has made its %d jobs, the most it may make.", limit)
+	}
+	return nil
 }
 
 // append stores an event and announces it (inside a transaction, the

@@ -39,7 +39,7 @@ func (s *Service) saveResult(ctx context.Context, j job.Job, res normalize.Resul
 // learn remembers the explicit mappings of a job with a saved schema, for
 // the organization's next jobs with that schema (method "learned").
 func (s *Service) learn(ctx context.Context, j job.Job, mapping []normalize.MappingEntry) error {
-	if j.SchemaID == "" {
+	if !j.Teaches() {
 		return nil
 	}
 	for _, m := range mapping {

@@ -237,7 +237,8 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 	if err != nil {
 		return nil, err
 	}
-	r := &Rerun{orig: orig, params: jobs.Params{Mode: string(orig.Mode), Options: options, Name: orig.Name}}
+	r := &Rerun{orig: orig, params: jobs.Params{Mode: string(orig.Mode), Options: options, Name: orig.Name,
+		ImportSessionID: orig.ImportSessionID, Metadata: orig.Metadata}} // a rerun stays in its import session
 	switch {
 	case orig.SchemaID != "":
 		if _, err := s.schemas.Get(ctx, p.OrgID, orig.SchemaID); err == nil {

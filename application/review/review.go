@@ -322,7 +322,7 @@ func (s *Service) Confirm(ctx context.Context, p identity.Principal, jobID strin
 			j.Options = st.options.JSON()
 			return j.ConfirmReview(now)
 		})
-		if err != nil || out.SchemaID == "" {
+		if err != nil || !out.Teaches() {
 			return err
 		}
 		headers := make([]string, 0, len(confirmed))

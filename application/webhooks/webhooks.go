@@ -391,6 +391,26 @@ func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job, 
 	return nil
 }
 
+// Announce writes the deliveries of an event that is not a job's change
+// of status (import_session.submitted) to every enabled endpoint of the
+// organization that subscribed to it, in the transaction carried by ctx.
+func (s *Service) Announce(ctx context.Context, orgID, kind string, data any) error {
+	endpoints, err := s.endpoints.Enabled(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	for _, e := range endpoints {
+		if !e.Subscribed(kind) {
+			continue
+		}
+		if _, err := s.add(ctx, e, kind, 0, data, now); err != nil { // no job event: no seq
+			return fmt.Errorf("webhook %s: %w", kind, err)
+		}
+	}
+	return nil
+}
+
 var _ ports.WebhookDeliverer = (*Service)(nil)
 
 // errStale means the queue entry's attempt was made, or is being made,

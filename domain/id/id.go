@@ -23,6 +23,7 @@ const (
 	Request  = "req"
 	Session  = "ses"
 	Delivery = "dlv"
+	Import   = "imp"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

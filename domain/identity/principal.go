@@ -14,6 +14,9 @@ type Method string
 const (
 	ByAPIKey  Method = "api_key"
 	BySession Method = "session"
+	// ByImportSession is an import session's client secret: an end user
+	// of a customer's app, limited to that session's jobs.
+	ByImportSession Method = "import_session"
 )
 
 // Principal is who is making a request, as every use case sees it. For an
@@ -34,6 +37,9 @@ type Principal struct {
 	// SessionHash identifies the session (sessions only), for logout and
 	// impersonation changes.
 	SessionHash [32]byte
+	// ImportSessionID is the import session of a client secret (import
+	// sessions only).
+	ImportSessionID string
 }
 
 // Entitled checks that the principal may use a product: the organization

@@ -123,7 +123,17 @@ type Job struct {
 	ReviewedAt *time.Time
 	// RerunOf is the job this one reruns on the same files ("" for none).
 	RerunOf string
+	// ImportSessionID is the import session the job was created in ("" for
+	// none), and Metadata the session's metadata (a JSON object) it carries.
+	ImportSessionID string
+	Metadata        []byte
 }
+
+// Teaches reports whether the job's explicit mappings are learned for
+// its organization's next jobs: only with a saved schema, and never from
+// an import session, whose end users are not the organization's people
+// and must not change how its own files are mapped.
+func (j Job) Teaches() bool { return j.SchemaID != "" && j.ImportSessionID == "" }
 
 // Event names of API.md §5.5.
 const (

@@ -30,12 +30,14 @@ const (
 	JobCanceled  = "job.canceled"
 	// JobAwaitingReview: a job stopped for a person to review its mapping.
 	JobAwaitingReview = "job.awaiting_review"
+	// ImportSessionSubmitted: the end user of an import session finished.
+	ImportSessionSubmitted = "import_session.submitted"
 	// Test is sent on request to one endpoint; nobody subscribes to it.
 	Test = "webhook.test"
 )
 
 // Subscribable are the event types an endpoint may ask for.
-var Subscribable = []string{JobStarted, JobSucceeded, JobFailed, JobCanceled, JobAwaitingReview}
+var Subscribable = []string{JobStarted, JobSucceeded, JobFailed, JobCanceled, JobAwaitingReview, ImportSessionSubmitted}
 
 // Schedule is the Standard Webhooks retry schedule: the delay before each
 // attempt after the previous one failed. The first attempt is immediate;

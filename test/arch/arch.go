@@ -48,13 +48,14 @@ var Rules = []Rule{
 // AdapterImports names, for each adapter, the application packages and
 // other adapters it may import (docs/adapters.md, "Imports point inwards"):
 // an adapter imports domain and ports; the driving HTTP adapter also calls
-// the use cases, serves the dashboard's embedded files and writes
+// the use cases, serves the dashboard's and the embedded importer's files
+// and writes
 // downloads with the export writers (XLSX, Parquet); the queue and
 // the event bus run on the stores' database and take its handle from
 // sqlstore. Any other import of application or of another adapter breaks
 // the build.
 var AdapterImports = map[string][]string{
-	"httpapi": {"application/", "adapters/dashboard", "adapters/export"},
+	"httpapi": {"application/", "adapters/dashboard", "adapters/export", "adapters/importer"},
 	"queue":   {"adapters/sqlstore"},
 	"events":  {"adapters/sqlstore"},
 }

@@ -1,0 +1,39 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/adapters/client"
+)
+
+// TestImportSessions_createGetRevoke mints a session on the real server,
+// reads it back without its secret and revokes it.
+func TestImportSessions_createGetRevoke(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := client.New(serverURL, newOrgKey(t))
+	s, err := c.CreateImportSession(ctx, client.ImportSessionParams{
+		Schema:         json.RawMessage(`{"fields":[{"name":"email","type":"string","format":"email"}]}`),
+		AllowedOrigins: []string{"https://app.example.com"}, Metadata: map[string]any{"customer_ref": "acct_42"},
+		Locale: "de", Theme: &client.ImportTheme{Primary: "#0b5cff"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(s.ClientSecret, "imp_secret_") || s.Status != "open" || !strings.HasSuffix(s.URL, "/embed/"+s.ID) || s.Locale != "de" {
+		t.Fatalf("created %+v", s)
+	}
+	got, err := c.GetImportSession(ctx, s.ID)
+	if err != nil || got.ClientSecret != "" || got.JobCount == nil || *got.JobCount != 0 || string(got.Metadata) != `{"customer_ref":"acct_42"}` {
+		t.Fatalf("get %+v %v", got, err)
+	}
+	rev, err := c.RevokeImportSession(ctx, s.ID)
+	if err != nil || rev.Status != "revoked" || rev.RevokedAt == nil {
+		t.Fatalf("revoke %+v %v", rev, err)
+	}
+	if _, err := c.CreateImportSession(ctx, client.ImportSessionParams{AllowedOrigins: []string{"https://app.example.com"}}); !client.IsCode(err, "invalid_request") {
+		t.Fatalf("a session without schema: %v", err)
+	}
+}

@@ -1,0 +1,298 @@
+// The importer inside its frame. It waits for the host page (one of the
+// session's allowed origins) to hand it the client secret by postMessage,
+// then walks the end user through file, column matching, value fixes and
+// submit, on the API's own routes. It talks only to that one origin.
+const root = document.documentElement;
+const allowed = JSON.parse(root.dataset.origins || "[]");
+const sessionID = root.dataset.session;
+const state = { parent: null, secret: null, session: null, job: null, step: "file", words: {} };
+const steps = ["file", "match", "fix", "submit"];
+const $ = (id) => document.getElementById(id);
+
+function t(key, vars = {}) {
+  const s = state.words[key] || key;
+  return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : ""));
+}
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v == null) continue;
+    if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c) e.append(c);
+  return e;
+}
+
+// post sends a message to the host, and only to the origin that gave the secret.
+function post(type, data = {}) {
+  if (state.parent) window.parent.postMessage({ type: "tabnorm:" + type, importSessionId: sessionID, ...data }, state.parent);
+}
+
+function status(text, bad = false) {
+  const s = $("tn-status");
+  s.textContent = text;
+  s.classList.toggle("tn-bad", bad);
+}
+
+function fail(err) {
+  const code = err && err.code ? err.code : "error";
+  let text = t("error.generic", { message: err && err.message ? err.message : String(err) });
+  if (code === "import_session_expired") text = t("error.expired");
+  if (code === "forbidden_import_session") text = t("error.forbidden");
+  status(text, true);
+  post("error", { code, message: err && err.message ? err.message : String(err) });
+}
+
+async function api(method, path, body) {
+  const headers = { Authorization: "Bearer " + state.secret };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw Object.assign(new Error(data.detail || res.statusText), { code: data.code, status: res.status });
+  return data;
+}
+
+function showSteps() {
+  const ol = $("tn-steps");
+  ol.replaceChildren(...steps.map((s) => el("li", { "aria-current": s === state.step ? "step" : false, text: t("step." + s) })));
+}
+
+function show(step, ...children) {
+  state.step = step;
+  showSteps();
+  const main = $("tn-main");
+  main.replaceChildren(...children.filter(Boolean));
+  main.focus();
+}
+
+function theme(th) {
+  const s = root.style;
+  if (th.primary) s.setProperty("--tn-primary", th.primary);
+  if (th.radius) s.setProperty("--tn-radius", th.radius);
+  if (th.font) s.setProperty("--tn-font", th.font);
+}
+
+function megabytes(n) {
+  return n >= 1 << 20 ? Math.round(n / (1 << 20)) + " MB" : Math.ceil(n / 1024) + " KB";
+}
+
+async function waitJob(id, until) {
+  for (;;) {
+    const j = await api("GET", "/v1/jobs/" + encodeURIComponent(id));
+    if (until.includes(j.status) || ["failed", "canceled", "succeeded"].includes(j.status)) return j;
+    await new Promise((r) => setTimeout(r, 400));
+  }
+}
+
+// Step 1: the file, with its limits shown before the upload and its progress.
+function fileStep() {
+  const limit = state.session.max_upload_bytes;
+  const input = el("input", { type: "file", id: "tn-file", accept: ".csv,.tsv,.txt,.jsonl,.ndjson,.xlsx", "aria-describedby": "tn-limits" });
+  const bar = el("progress", { max: "100", value: "0", "aria-label": t("file.progress"), hidden: true });
+  const drop = el("div", { class: "tn-drop" },
+    el("p", { text: t("file.drop") }),
+    el("label", { for: "tn-file", text: t("file.label") }), el("br"), input,
+    el("p", { id: "tn-limits", class: "tn-muted", text: t("file.limits", { size: megabytes(limit) }) }));
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("tn-over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("tn-over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    drop.classList.remove("tn-over");
+    if (e.dataTransfer.files.length) upload(e.dataTransfer.files[0], bar);
+  });
+  const go = el("button", { type: "button", class: "tn-button", text: t("file.upload"), onclick: () => {
+    if (!input.files.length) return status(t("file.none"), true);
+    upload(input.files[0], bar);
+  } });
+  show("file", drop, bar, el("div", { class: "tn-actions" }, go));
+  status("");
+}
+
+function upload(file, bar) {
+  const limit = state.session.max_upload_bytes;
+  if (limit && file.size > limit) return status(t("file.tooLarge", { name: file.name, size: megabytes(limit) }), true);
+  const form = new FormData();
+  form.append("file", file, file.name);
+  const xhr = new XMLHttpRequest();
+  xhr.open("POST", "/v1/jobs");
+  xhr.setRequestHeader("Authorization", "Bearer " + state.secret);
+  bar.hidden = false;
+  xhr.upload.onprogress = (e) => {
+    if (!e.lengthComputable) return;
+    const p = Math.round((e.loaded / e.total) * 100);
+    bar.value = p;
+    status(t("file.uploading", { name: file.name, percent: p }));
+  };
+  xhr.onload = async () => {
+    let data = {};
+    try { data = JSON.parse(xhr.responseText); } catch { /* not JSON: reported below */ }
+    if (xhr.status !== 202) return fail(Object.assign(new Error(data.detail || xhr.statusText), { code: data.code }));
+    state.job = data;
+    post("job_created", { jobId: data.id });
+    status(t("file.reading"));
+    try { await afterRun(await waitJob(data.id, ["awaiting_review"])); } catch (err) { fail(err); }
+  };
+  xhr.onerror = () => fail(new Error("network"));
+  xhr.send(form);
+}
+
+// afterRun moves on from a job that stopped: to its review, its fixes, or its failure.
+async function afterRun(j) {
+  state.job = j;
+  if (j.status === "awaiting_review") return matchStep(await api("GET", "/v1/jobs/" + j.id + "/review"));
+  if (j.status === "succeeded") return fixStep();
+  fail(Object.assign(new Error(j.error ? j.error.message : j.status), { code: j.error ? j.error.code : j.status }));
+}
+
+function fieldNames() {
+  const sch = state.session.schema || (state.job && state.job.schema);
+  return sch && sch.fields ? sch.fields.map((f) => f.name) : [];
+}
+
+// Step 2: match columns, with the engine's alternatives and sample values.
+function matchStep(review) {
+  const fields = fieldNames();
+  const rows = review.columns.map((col, i) => {
+    const suggested = new Set((col.alternatives || []).map((a) => a.field));
+    const select = el("select", { id: "tn-col-" + i, "aria-label": t("match.field") + ": " + col.source_column });
+    select.append(el("option", { value: "", text: t("match.ignore") }));
+    for (const f of fields) {
+      const o = el("option", { value: f, text: suggested.has(f) ? f + " (" + t("match.suggested") + ")" : f });
+      if (col.field === f) o.selected = true;
+      select.append(o);
+    }
+    select.addEventListener("change", async () => {
+      try {
+        const next = await api("PATCH", "/v1/jobs/" + state.job.id + "/mapping", { mapping: { [col.source_column]: select.value || null } });
+        matchStep(next);
+        const again = document.getElementById("tn-col-" + i);
+        if (again) again.focus();
+      } catch (err) { fail(err); }
+    });
+    return el("tr", {},
+      el("th", { scope: "row", "data-label": t("match.column"), text: col.source_column }),
+      el("td", { class: "tn-samples", "data-label": t("match.samples"), text: (col.values || []).join(", ") }),
+      el("td", { "data-label": t("match.field") }, select));
+  });
+  const table = el("div", { class: "tn-table-wrap" }, el("table", {},
+    el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("match.column") }), el("th", { scope: "col", text: t("match.samples") }), el("th", { scope: "col", text: t("match.field") }))),
+    el("tbody", {}, ...rows)));
+  const blocking = review.blocking && review.blocking.length
+    ? el("div", { class: "tn-blocking" }, el("p", { text: t("match.blocking") }), el("ul", {}, ...review.blocking.map((b) => el("li", { text: b.message }))))
+    : null;
+  const confirm = el("button", { type: "button", class: "tn-button", text: t("match.confirm"), disabled: !!blocking, onclick: async () => {
+    confirm.disabled = true;
+    try {
+      await api("POST", "/v1/jobs/" + state.job.id + "/confirm");
+      post("review_confirmed", { jobId: state.job.id });
+      status(t("match.running"));
+      await afterRun(await waitJob(state.job.id, []));
+    } catch (err) { confirm.disabled = false; fail(err); }
+  } });
+  show("match", el("p", { text: t("match.intro") }), table, blocking, el("div", { class: "tn-actions" }, confirm));
+  const s = review.sample || {};
+  status(t("match.summary", { records: s.records || 0, valid: s.rows_valid || 0, rejected: s.rows_rejected || 0 }));
+}
+
+function counts(j) {
+  const r = j.result || {};
+  return { valid: r.row_count || 0, rejected: r.rejected_count || 0 };
+}
+
+// Step 3: fix values: each field's unreadable values, replaced by value_map in a rerun.
+async function fixStep() {
+  const c = counts(state.job);
+  if (!c.rejected) return submitStep(t("fix.none", c));
+  const groups = [];
+  for (const f of fieldNames()) {
+    const list = await api("GET", "/v1/jobs/" + state.job.id + "/invalid-values?field=" + encodeURIComponent(f) + "&limit=20");
+    if (list.data.length) groups.push({ field: f, values: list.data });
+  }
+  const inputs = [];
+  const sections = groups.map((g, gi) => {
+    const body = g.values.map((v, vi) => {
+      const input = el("input", { type: "text", id: "tn-fix-" + gi + "-" + vi, "aria-label": t("fix.replace") + ": " + g.field + " " + v.value });
+      inputs.push({ field: g.field, from: v.value, input });
+      return el("tr", {},
+        el("th", { scope: "row", "data-label": t("fix.value"), text: v.value === "" ? "∅" : v.value }),
+        el("td", { "data-label": t("fix.count"), text: String(v.count) }),
+        el("td", { "data-label": t("fix.replace") }, input));
+    });
+    return el("section", {}, el("h2", { text: t("fix.field", { field: g.field }) }), el("div", { class: "tn-table-wrap" }, el("table", {},
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("fix.value") }), el("th", { scope: "col", text: t("fix.count") }), el("th", { scope: "col", text: t("fix.replace") }))),
+      el("tbody", {}, ...body))));
+  });
+  const apply = el("button", { type: "button", class: "tn-button", text: t("fix.apply"), onclick: async () => {
+    const valueMap = {};
+    for (const x of inputs) {
+      if (x.input.value.trim() === "") continue;
+      (valueMap[x.field] ||= {})[x.from] = x.input.value.trim();
+    }
+    if (!Object.keys(valueMap).length) return submitStep(t("fix.summary", c));
+    apply.disabled = true;
+    try {
+      const j = await api("POST", "/v1/jobs/" + state.job.id + "/rerun", { options: { value_map: valueMap } });
+      post("job_created", { jobId: j.id, rerunOf: state.job.id });
+      status(t("match.running"));
+      await afterRun(await waitJob(j.id, []));
+    } catch (err) { apply.disabled = false; fail(err); }
+  } });
+  const skip = el("button", { type: "button", class: "tn-button tn-secondary", text: t("fix.skip"), onclick: () => submitStep(t("fix.summary", c)) });
+  show("fix", el("p", { text: t("fix.intro") }), ...sections, el("div", { class: "tn-actions" }, apply, skip));
+  status(t("fix.summary", c));
+}
+
+// Step 4: submit: the session ends and the host hears of its jobs.
+function submitStep(said) {
+  const c = counts(state.job);
+  const send = el("button", { type: "button", class: "tn-button", text: t("submit.button"), onclick: async () => {
+    send.disabled = true;
+    try {
+      const res = await api("POST", "/v1/import-sessions/current/submit");
+      const sum = res.summary;
+      status(t("submit.done", { valid: sum.rows_valid }));
+      post("complete", { jobIds: sum.jobs.map((j) => j.id), jobs: sum.jobs, rowsValid: sum.rows_valid, rowsRejected: sum.rows_rejected, metadata: sum.metadata });
+      $("tn-main").replaceChildren(el("p", { text: t("submit.done", { valid: sum.rows_valid }) }));
+    } catch (err) { send.disabled = false; fail(err); }
+  } });
+  show("submit", el("p", { text: t("submit.intro") }), el("p", { text: t("submit.summary", c) }), el("div", { class: "tn-actions" }, send));
+  status(said);
+}
+
+async function words(locale) {
+  const res = await fetch("/embed/v1/locales/" + encodeURIComponent(locale) + ".json");
+  state.words = res.ok ? await res.json() : {};
+  document.title = t("title");
+  $("tn-title").textContent = t("title");
+  $("tn-close").setAttribute("aria-label", t("close"));
+  $("tn-steps").parentElement.setAttribute("aria-label", t("steps"));
+}
+
+async function start() {
+  try {
+    state.session = await api("GET", "/v1/import-sessions/current");
+    theme(state.session.theme || {});
+    fileStep();
+  } catch (err) { fail(err); }
+}
+
+window.addEventListener("message", (e) => {
+  if (e.source !== window.parent || !allowed.includes(e.origin)) return; // only the host, only from an allowed origin
+  const m = e.data;
+  if (!m || m.type !== "tabnorm:init" || typeof m.clientSecret !== "string" || state.secret) return;
+  state.parent = e.origin;
+  state.secret = m.clientSecret;
+  start();
+});
+
+$("tn-close").addEventListener("click", () => post("closed"));
+
+await words(root.dataset.locale || "en");
+showSteps();
+status(t("waiting"));
+// Announce readiness to each allowed origin: the browser delivers it
+// only if the host is one of them.
+if (window.parent !== window) for (const o of allowed) window.parent.postMessage({ type: "tabnorm:ready", importSessionId: sessionID }, o);

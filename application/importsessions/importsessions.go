@@ -1,0 +1,390 @@
+// Package importsessions mints, lists and revokes import sessions, and
+// authenticates their client secrets: the credential a customer's end
+// users hold in the embedded importer, narrowed to the session's jobs.
+package importsessions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/application/webhooks"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/webhook"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Service is the import session use cases.
+type Service struct {
+	sessions ports.ImportSessions
+	schemas  ports.Schemas
+	jobs     ports.Jobs
+	tx       ports.Transactor
+	hooks    *webhooks.Service
+	clock    ports.Clock
+}
+
+// NewService returns the import sessions service.
+func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Service, clock ports.Clock) *Service {
+	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock}
+}
+
+// Input is a new session as the customer's backend sent it.
+type Input struct {
+	SchemaID       string
+	Schema         []byte // JSON, or nil
+	Options        []byte // JSON object, or nil
+	AllowedOrigins []string
+	ExpiresIn      int64 // seconds; 0 for an hour
+	Metadata       []byte
+	MaxJobs        int
+	Locale         string
+	Theme          importsession.Theme
+}
+
+// canMint allows an API key or an organization admin's session: the
+// session's secret acts for the organization, as a key does.
+func canMint(p identity.Principal) error {
+	switch {
+	case p.Method == identity.ByAPIKey:
+		return nil
+	case p.Method == identity.BySession && p.Role == identity.Admin:
+		return nil
+	}
+	return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientPermissions, "Only API keys and organization admins can manage import sessions.")
+}
+
+// Create mints a session and returns it with its client secret, which
+// exists only in this return value.
+func (s *Service) Create(ctx context.Context, p identity.Principal, in Input) (importsession.Session, string, error) {
+	if err := canMint(p); err != nil {
+		return importsession.Session{}, "", err
+	}
+	ses, err := s.settings(ctx, p.OrgID, in)
+	if err != nil {
+		return importsession.Session{}, "", err
+	}
+	secret := importsession.GenerateSecret()
+	now := s.clock.Now().UTC()
+	life, _ := importsession.ExpiresIn(in.ExpiresIn) // checked by settings
+	ses.ID, ses.OrgID, ses.Hash, ses.CreatedAt, ses.ExpiresAt = id.New(id.Import), p.OrgID, importsession.HashOf(secret), now, now.Add(life)
+	ses.CreatedBy = p.KeyID
+	if ses.CreatedBy == "" {
+		ses.CreatedBy = p.UserID
+	}
+	if err := s.sessions.Create(ctx, ses); err != nil {
+		return importsession.Session{}, "", fmt.Errorf("create import session: %w", err)
+	}
+	return ses, secret, nil
+}
+
+// settings checks everything a session is made of but its identity.
+func (s *Service) settings(ctx context.Context, orgID string, in Input) (importsession.Session, error) {
+	var ses importsession.Session
+	var err error
+	if ses.AllowedOrigins, err = importsession.ParseOrigins(in.AllowedOrigins); err != nil {
+		return ses, err
+	}
+	if _, err = importsession.ExpiresIn(in.ExpiresIn); err != nil {
+		return ses, err
+	}
+	if ses.MaxJobs, err = importsession.ParseMaxJobs(in.MaxJobs); err != nil {
+		return ses, err
+	}
+	if ses.Locale, err = importsession.ParseLocale(in.Locale); err != nil {
+		return ses, err
+	}
+	if err = importsession.CheckTheme(in.Theme); err != nil {
+		return ses, err
+	}
+	ses.Theme = in.Theme
+	if ses.Metadata, err = metadata(in.Metadata); err != nil {
+		return ses, err
+	}
+	sch, err := s.schema(ctx, orgID, in)
+	if err != nil {
+		return ses, err
+	}
+	ses.SchemaID = in.SchemaID
+	if in.SchemaID == "" {
+		ses.Schema = sch.JSON()
+	}
+	ses.Options, err = options(in.Options, sch)
+	return ses, err
+}
+
+// schema is the target schema of the session's jobs: a saved one or one
+// sent inline, never none (an importer always fills a schema).
+func (s *Service) schema(ctx context.Context, orgID string, in Input) (*schema.Schema, error) {
+	inline := len(bytes.TrimSpace(in.Schema)) > 0 && !bytes.Equal(bytes.TrimSpace(in.Schema), []byte("null"))
+	switch {
+	case in.SchemaID != "" && inline:
+		return nil, domain.Invalid("Send schema or schema_id, not both.")
+	case in.SchemaID != "":
+		saved, err := s.schemas.Get(ctx, orgID, in.SchemaID)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "No saved schema " + in.SchemaID + ".",
+				Fields: []domain.FieldError{{Field: "schema_id", Message: "no such schema"}}}
+		}
+		if err != nil {
+			return nil, err
+		}
+		sch, err := schema.Parse(saved.Document)
+		if err != nil {
+			return nil, fmt.Errorf("saved schema %s: %w", saved.ID, err)
+		}
+		return sch, nil
+	case inline:
+		sch, err := schema.Parse(in.Schema)
+		if err != nil {
+			return nil, domain.PrefixFields(err, "schema.")
+		}
+		return sch, nil
+	}
+	return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "An import session needs schema or schema_id.",
+		Fields: []domain.FieldError{{Field: "schema", Message: "required"}}}
+}
+
+// options are the jobs' options: review is on unless the backend turned
+// it off, so end users match columns before rows are written.
+func options(raw []byte, sch *schema.Schema) ([]byte, error) {
+	fields := map[string]json.RawMessage{}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if err := json.Unmarshal(t, &fields); err != nil {
+			return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "options must be a JSON object.",
+				Fields: []domain.FieldError{{Field: "options", Message: "must be an object"}}}
+		}
+	}
+	if _, set := fields["review"]; !set {
+		fields["review"] = json.RawMessage("true")
+	}
+	data, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := normalize.ParseOptions(normalize.ModeNormalize, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := opts.CheckFields(sch); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// metadata is a JSON object of at most 4 KiB; none is {}.
+func metadata(raw []byte) ([]byte, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return []byte("{}"), nil
+	}
+	var obj map[string]json.RawMessage
+	if len(t) > importsession.MaxMetadataBytes || json.Unmarshal(t, &obj) != nil {
+		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "metadata must be a JSON object of at most 4096 bytes.",
+			Fields: []domain.FieldError{{Field: "metadata", Message: "must be an object of at most 4096 bytes"}}}
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, t); err != nil {
+		return nil, err
+	}
+	return compact.Bytes(), nil
+}
+
+// List returns the organization's sessions, newest first.
+func (s *Service) List(ctx context.Context, p identity.Principal, page ports.Page) ([]importsession.Session, string, error) {
+	if err := canMint(p); err != nil {
+		return nil, "", err
+	}
+	return s.sessions.List(ctx, p.OrgID, page)
+}
+
+// Get returns one of the organization's sessions and how many jobs it has.
+func (s *Service) Get(ctx context.Context, p identity.Principal, sessionID string) (importsession.Session, int, error) {
+	if err := canMint(p); err != nil {
+		return importsession.Session{}, 0, err
+	}
+	ses, err := s.sessions.Get(ctx, p.OrgID, sessionID)
+	if err != nil {
+		return importsession.Session{}, 0, err
+	}
+	n, err := s.sessions.JobCount(ctx, p.OrgID, sessionID)
+	return ses, n, err
+}
+
+// Revoke ends a session at once: its secret is refused from the next
+// request on, on every node, since nothing is cached.
+func (s *Service) Revoke(ctx context.Context, p identity.Principal, sessionID string) (importsession.Session, error) {
+	if err := canMint(p); err != nil {
+		return importsession.Session{}, err
+	}
+	now := s.clock.Now()
+	return s.sessions.Update(ctx, p.OrgID, sessionID, func(ses *importsession.Session) error {
+		ses.Revoke(now)
+		return nil
+	})
+}
+
+// Authenticate turns a client secret into a principal of the session's
+// organization, limited to the session. Malformed, unknown and revoked
+// secrets get the same answer; an expired one says so.
+func (s *Service) Authenticate(ctx context.Context, secret string) (identity.Principal, importsession.Session, error) {
+	if !importsession.ValidSecret(secret) {
+		return identity.Principal{}, importsession.Session{}, importsession.ErrInvalidSecret
+	}
+	ses, products, err := s.sessions.ByHash(ctx, importsession.HashOf(secret))
+	if errors.Is(err, domain.ErrNotFound) {
+		return identity.Principal{}, importsession.Session{}, importsession.ErrInvalidSecret
+	}
+	if err != nil {
+		return identity.Principal{}, importsession.Session{}, fmt.Errorf("find import session: %w", err)
+	}
+	if err := ses.Usable(s.clock.Now()); err != nil {
+		return identity.Principal{}, importsession.Session{}, err
+	}
+	return identity.Principal{Method: identity.ByImportSession, OrgID: ses.OrgID, Products: products, ImportSessionID: ses.ID}, ses, nil
+}
+
+// Current is the session of a client secret's principal, with its jobs.
+func (s *Service) Current(ctx context.Context, p identity.Principal) (importsession.Session, []job.Job, error) {
+	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
+	if err != nil {
+		return importsession.Session{}, nil, err
+	}
+	js, err := s.sessionJobs(ctx, ses)
+	return ses, js, err
+}
+
+// sessionJobs lists a session's jobs, oldest first; a session has at
+// most MaxMaxJobs of them.
+func (s *Service) sessionJobs(ctx context.Context, ses importsession.Session) ([]job.Job, error) {
+	js, _, err := s.jobs.List(ctx, ses.OrgID, ports.JobFilter{ImportSessionID: ses.ID}, ports.Page{Limit: importsession.MaxMaxJobs})
+	for i, j := 0, len(js)-1; i < j; i, j = i+1, j-1 {
+		js[i], js[j] = js[j], js[i]
+	}
+	return js, err
+}
+
+// CheckRoom refuses a new job (an upload or a rerun) in a session that
+// was submitted or has made its max_jobs jobs.
+func (s *Service) CheckRoom(ctx context.Context, p identity.Principal) error {
+	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
+	if err != nil {
+		return err
+	}
+	if err := ses.Usable(s.clock.Now()); err != nil {
+		return err
+	}
+	if ses.SubmittedAt != nil {
+		return domain.Errorf(domain.ErrConflict, domain.CodeConflict, "The import session was submitted; it takes no more files.")
+	}
+	n, err := s.sessions.JobCount(ctx, ses.OrgID, ses.ID)
+	if err != nil {
+		return err
+	}
+	if n >= ses.MaxJobs {
+		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded, "The import session has made its %d jobs, the most it may make.", ses.MaxJobs)
+	}
+	return nil
+}
+
+// JobParams are the settings of a job an end user creates in the
+// session: the session's schema, options and metadata. A client may name
+// the job, nothing else: the customer's backend chose the rest.
+func (s *Service) JobParams(ctx context.Context, p identity.Principal, in jobs.Params) (jobs.Params, error) {
+	if in.Mode != "" || len(in.Schema) > 0 || in.SchemaID != "" || len(in.Options) > 0 {
+		return jobs.Params{}, domain.Invalid("A job of an import session takes the session's schema and options; send only file and name.")
+	}
+	if err := s.CheckRoom(ctx, p); err != nil {
+		return jobs.Params{}, err
+	}
+	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
+	if err != nil {
+		return jobs.Params{}, err
+	}
+	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: ses.Options, Name: in.Name,
+		ImportSessionID: ses.ID, Metadata: ses.Metadata, SessionMaxJobs: ses.MaxJobs}, nil
+}
+
+// Summary is what a submitted session reports: its jobs and their counts.
+type Summary struct {
+	ImportSessionID string          `json:"import_session_id"`
+	Metadata        json.RawMessage `json:"metadata"`
+	SubmittedAt     string          `json:"submitted_at"`
+	Jobs            []JobSummary    `json:"jobs"`
+	RowsValid       int64           `json:"rows_valid"`
+	RowsRejected    int64           `json:"rows_rejected"`
+}
+
+// JobSummary is one job of a submitted session.
+type JobSummary struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	RowsRead     int64  `json:"rows_read"`
+	RowsValid    int64  `json:"rows_valid"`
+	RowsRejected int64  `json:"rows_rejected"`
+}
+
+// Submit records that the end user finished and, in the same
+// transaction, writes the import_session.submitted webhook with the
+// session's jobs and counts.
+func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsession.Session, Summary, error) {
+	var ses importsession.Session
+	var sum Summary
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		now := s.clock.Now()
+		if ses, err = s.sessions.Update(ctx, p.OrgID, p.ImportSessionID, func(ses *importsession.Session) error { return ses.Submit(now) }); err != nil {
+			return err
+		}
+		js, err := s.sessionJobs(ctx, ses)
+		if err != nil {
+			return err
+		}
+		sum = summarize(ses, js)
+		return s.hooks.Announce(ctx, ses.OrgID, webhook.ImportSessionSubmitted, sum)
+	})
+	return ses, sum, err
+}
+
+func summarize(ses importsession.Session, js []job.Job) Summary {
+	sum := Summary{ImportSessionID: ses.ID, Metadata: ses.Metadata, Jobs: make([]JobSummary, len(js))}
+	if ses.SubmittedAt != nil {
+		sum.SubmittedAt = ses.SubmittedAt.UTC().Format(time.RFC3339Nano)
+	}
+	for i, j := range js {
+		sum.Jobs[i] = JobSummary{ID: j.ID, Status: string(j.Status), RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid, RowsRejected: j.Progress.RowsRejected}
+		sum.RowsValid += j.Progress.RowsValid
+		sum.RowsRejected += j.Progress.RowsRejected
+	}
+	return sum
+}
+
+// Framing returns what the importer's page needs of a session, by id
+// alone: its origins and locale. A session that can no longer be used is
+// not found, so its page is framed nowhere.
+func (s *Service) Framing(ctx context.Context, sessionID string) (importsession.Session, error) {
+	ses, err := s.sessions.Framing(ctx, sessionID)
+	if err != nil {
+		return importsession.Session{}, err
+	}
+	if ses.Status(s.clock.Now()) != importsession.Open && ses.Status(s.clock.Now()) != importsession.Submitted {
+		return importsession.Session{}, domain.NotFound("import session")
+	}
+	return importsession.Session{ID: ses.ID, AllowedOrigins: ses.AllowedOrigins, Locale: ses.Locale}, nil
+}
+
+// OriginInUse reports whether an open session allows a browser origin,
+// for a preflight, which carries no credential.
+func (s *Service) OriginInUse(ctx context.Context, origin string) (bool, error) {
+	return s.sessions.OriginInUse(ctx, origin, s.clock.Now())
+}

@@ -1,0 +1,70 @@
+package importsession
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain"
+)
+
+func TestSecret_shapeAndHash(t *testing.T) {
+	t.Parallel()
+	a, b := GenerateSecret(), GenerateSecret()
+	if a == b || !ValidSecret(a) || !IsSecret(a) || HashOf(a) == HashOf(b) {
+		t.Fatalf("secrets %q %q", a, b)
+	}
+	for _, bad := range []string{"", SecretPrefix, a[:len(a)-1], a + "x", "svc_live_" + a[len(SecretPrefix):], a[:len(a)-1] + "!"} {
+		if ValidSecret(bad) {
+			t.Errorf("%q passed", bad)
+		}
+	}
+}
+
+func TestSession_statusAndUsable(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	s := Session{ExpiresAt: now.Add(time.Hour)}
+	if s.Status(now) != Open || s.Usable(now) != nil {
+		t.Fatal("a fresh session is not open")
+	}
+	var coded *domain.Error
+	if s.Status(now.Add(time.Hour)) != Expired || !errors.As(s.Usable(now.Add(time.Hour)), &coded) || coded.Code != domain.CodeImportSessionExpired {
+		t.Fatal("a session at its expiry is usable")
+	}
+	if err := s.Submit(now); err != nil || s.Status(now) != Submitted || s.Submit(now) == nil {
+		t.Fatalf("submit: %v", err)
+	}
+	s.Revoke(now)
+	first := *s.RevokedAt
+	s.Revoke(now.Add(time.Minute))
+	if s.Status(now) != Revoked || !s.RevokedAt.Equal(first) || !errors.Is(s.Usable(now), domain.ErrUnauthenticated) {
+		t.Fatal("revocation")
+	}
+}
+
+func TestParseOrigins(t *testing.T) {
+	t.Parallel()
+	got, err := ParseOrigins([]string{"HTTPS://App.Example.com:443", "https://app.example.com", "http://localhost:3000", "http://[::1]:8080"})
+	if err != nil || len(got) != 3 || got[0] != "https://app.example.com" || got[1] != "http://localhost:3000" || got[2] != "http://[::1]:8080" {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{"http://app.example.com", "https://*.example.com", "https://a.example.com/path", "https://u:p@a.example.com",
+		"javascript:alert(1)", "null", "https://a.example.com?x=1"} {
+		if _, err := ParseOrigins([]string{bad}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestCheckTheme(t *testing.T) {
+	t.Parallel()
+	if err := CheckTheme(Theme{Primary: "#0b5cff", Radius: "6px", Font: "Inter, \"Segoe UI\", sans-serif"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []Theme{{Primary: "red"}, {Primary: "#0b5cff;x:y"}, {Radius: "6px;}"}, {Radius: "calc(1px)"}, {Font: "a}b"}, {Font: "a;b"}, {Font: "url(x)"}} {
+		if CheckTheme(bad) == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
+)
+
+// ImportSessions stores import sessions by the SHA-256 of their secret.
+// Reads and writes take the organization, so another organization's
+// session is not found.
+type ImportSessions interface {
+	Create(ctx context.Context, s importsession.Session) error
+	Get(ctx context.Context, orgID, id string) (importsession.Session, error)
+	List(ctx context.Context, orgID string, page Page) (sessions []importsession.Session, next string, err error)
+	// Update reads the session, lets fn change it and writes it back, in
+	// one transaction holding the row; fn's error aborts and is returned.
+	Update(ctx context.Context, orgID, id string, fn func(*importsession.Session) error) (importsession.Session, error)
+	// ByHash returns the session with that secret's hash (revoked or not)
+	// and its organization's products, in one round trip: it runs on every
+	// request the secret makes.
+	ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []identity.Product, error)
+	// JobCount counts the session's jobs (for max_jobs and its summary).
+	JobCount(ctx context.Context, orgID, id string) (int, error)
+	// Framing returns a session by id alone, for the public page that
+	// frames the importer: it shows only the session's origins.
+	Framing(ctx context.Context, id string) (importsession.Session, error)
+	// OriginInUse reports whether an open session, unexpired at now,
+	// allows the origin (a browser's preflight carries no credential).
+	OriginInUse(ctx context.Context, origin string, now time.Time) (bool, error)
+}
