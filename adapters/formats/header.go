@@ -66,6 +66,9 @@ func detectHeader(sample [][]string) (at int, header bool) {
 		if numeric == 0 {
 			break // text columns only: the first wide record
 		}
+		if m*2 < numeric && yearsHeader(sample[i], kinds, below) && len(below)-dataRows(below, kinds, numeric) <= max(1, len(below)/5) {
+			return i, true // the header of a table of yearly figures, whose names are numbers
+		}
 		if m == 0 || m*2 < numeric || (i != first && !strong(sample[i], kinds)) {
 			continue // data-like, or (below a wide record) not clearly a header
 		}
@@ -228,6 +231,47 @@ func strong(rec []string, kinds []int) bool {
 		}
 	}
 	return n > 0
+}
+
+// yearsHeader tells the header of a table of yearly figures (Region,
+// Country, 2022, 2023): at least two of its cells in number columns are
+// years, every other cell there is text, and no column under a year holds
+// years itself (a table whose data are years has them below, not above).
+// Such a header has no text where the numbers are, so the comparison of
+// kinds cannot find it; without this, a wide title line above it was taken
+// for the header.
+func yearsHeader(rec []string, kinds []int, below [][]string) bool {
+	years := 0
+	for j, c := range rec {
+		if j >= len(kinds) || kinds[j] != kindNumber || kindOf(c) == kindEmpty {
+			continue
+		}
+		if !isYear(c) {
+			if kindOf(c) != kindText {
+				return false
+			}
+			continue
+		}
+		years++
+		inColumn, yearsBelow := 0, 0
+		for _, b := range below {
+			if j < len(b) && kindOf(b[j]) != kindEmpty {
+				inColumn++
+				if isYear(b[j]) {
+					yearsBelow++
+				}
+			}
+		}
+		if yearsBelow*2 >= inColumn {
+			return false
+		}
+	}
+	return years >= 2
+}
+
+func isYear(cell string) bool {
+	y, err := strconv.Atoi(strings.TrimSpace(cell))
+	return err == nil && y >= 1800 && y <= 2100
 }
 
 // looksLikeData tells a first record that is data from a header with the
