@@ -668,7 +668,7 @@ func connectReviewRefusals(_ *testing.T, c *connectReview) {
 func connectReviewConfirm(t *testing.T, c *connectReview) {
 	var rev reviewView
 	c.k.do("PATCH", c.path+"/mapping", c.key, map[string]any{"mapping": map[string]any{"Ident": "id", "Mail": "email"}}, 200, "").JSON(t, &rev)
-	if got := rev.columns(); got != "Ident→id/explicit Mail→email/explicit Ident→id/explicit E-mail→email/normalized" || rev.counts() != "email/invalid_email=1" {
+	if got := rev.columns(); got != "Ident→id/explicit Mail→email/explicit Ident→id/explicit E-mail→email/normalized" || rev.counts() != "email/invalid_email=1 joined/unmapped_field=2" {
 		t.Fatalf("columns %s counts %s", got, rev.counts())
 	}
 	res := c.k.do("POST", c.path+"/confirm", c.key, nil, 202, "", "Idempotency-Key", "c-1")

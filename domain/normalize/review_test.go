@@ -219,7 +219,7 @@ func reviewPreview(t *testing.T) {
 		}
 		counts = append(counts, fmt.Sprintf("%s/%s/%s=%d", f, c.Severity, c.Code, c.Count))
 	}
-	if got := strings.Join(counts, " "); got != "id/error/invalid_integer=1 id/error/not_unique=1 email/error/invalid_email=1 email/warning/fuzzy_mapping=1" {
+	if got := strings.Join(counts, " "); got != "id/error/invalid_integer=1 id/error/not_unique=1 email/error/invalid_email=1 email/warning/fuzzy_mapping=1 name/warning/unmapped_field=1 phone/warning/unmapped_field=1" {
 		t.Fatalf("counts %s", got)
 	}
 }

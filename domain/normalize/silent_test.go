@@ -165,3 +165,27 @@ func TestRareEscapeWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmappedFieldWarned: a field of the schema that matches no column is
+// null in every row; a file-level warning names it, so it is never null in
+// silence (a required one still stops the run).
+func TestUnmappedFieldWarned(t *testing.T) {
+	t.Parallel()
+	s := mustSchema(t, `{"fields":[{"name":"name"},{"name":"city"},{"name":"email","type":"string","format":"email"}]}`)
+	got := execute(t, ModeNormalize, s, "", csvSource(t, "unmapped-field.csv"))
+	if got.err != nil || len(got.rows) != 2 || got.rows[0]["email"] != nil {
+		t.Fatalf("%v %v", got.err, got.rows)
+	}
+	var warned []string
+	for _, is := range got.issues {
+		if is["code"] == "unmapped_field" {
+			if is["row"] != nil || is["severity"] != "warning" || !strings.Contains(is["message"].(string), `"email"`) {
+				t.Fatalf("warning %v", is)
+			}
+			warned = append(warned, is["field"].(string))
+		}
+	}
+	if strings.Join(warned, ",") != "email" {
+		t.Fatalf("unmapped_field warnings for %v; want email alone (issues %v)", warned, got.issues)
+	}
+}
