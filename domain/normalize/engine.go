@@ -651,13 +651,7 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		return nil, fail(domain.CodeNoColumnsMapped, "No field of the schema matches a column of %s (columns: %q): every row would be empty. Map columns with options.mapping.",
 			where(src.FileID), header)
 	}
-	for i, f := range s.Fields {
-		if !mapped[i] && f.Compute == "" {
-			// Never silently null: the field is in every row, empty.
-			w.issue(Issue{SourceFile: src.FileID, Field: f.Name, Severity: warning, Code: "unmapped_field",
-				Message: fmt.Sprintf("Field %q matches no column of %s (columns: %q): it is null in every row. Map it with options.mapping, or leave it out of the schema.", f.Name, where(src.FileID), header)})
-		}
-	}
+	w.unmappedFields(src.FileID, header, mapped)
 	decisions, err := w.settle(ctx, src, header, to)
 	if err != nil {
 		return nil, err
@@ -696,6 +690,17 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		return nil, err
 	}
 	return p, nil
+}
+
+// unmappedFields warns of each field (not computed) that matches no column
+// of the file: it is null in every row, never in silence.
+func (w *writer) unmappedFields(fileID string, header []string, mapped []bool) {
+	for i, f := range w.in.Schema.Fields {
+		if !mapped[i] && f.Compute == "" {
+			w.issue(Issue{SourceFile: fileID, Field: f.Name, Severity: warning, Code: "unmapped_field",
+				Message: fmt.Sprintf("Field %q matches no column of %s (columns: %q): it is null in every row. Map it with options.mapping, or leave it out of the schema.", f.Name, where(fileID), header)})
+		}
+	}
 }
 
 // Decision is what the engine settled for one field of one file before
