@@ -90,6 +90,7 @@ var SQLStore = fx.Module("sqlstore",
 		openStore,
 		fx.Annotate(sqlstore.NewTransactor, fx.As(new(ports.Transactor))),
 		fx.Annotate(sqlstore.NewOrganizations, fx.As(new(ports.Organizations))),
+		fx.Annotate(sqlstore.NewEntitlements, fx.As(new(ports.Entitlements))),
 		fx.Annotate(sqlstore.NewUsers, fx.As(new(ports.Users))),
 		fx.Annotate(sqlstore.NewAPIKeys, fx.As(new(ports.APIKeys))),
 		fx.Annotate(sqlstore.NewSessions, fx.As(new(ports.Sessions))),
@@ -126,6 +127,7 @@ func openStore(lc fx.Lifecycle, cfg Config) (*sqlstore.DB, error) {
 var Accounts = fx.Module("accounts", fx.Provide(
 	accounts.NewService,
 	auth.NewService,
+	auth.NewGate,
 	auth.DefaultThrottle,
 	keys.NewService,
 	importsessions.NewService,
@@ -301,13 +303,14 @@ type apiDeps struct {
 	Review   *review.Service
 	Imports  *importsessions.Service
 	License  license.Gate
+	Gate     *auth.Gate
 	Clock    ports.Clock
 	Metrics  *metrics.Metrics
 }
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/session"
 )
@@ -43,9 +44,11 @@ type AuditLog interface {
 // needs: it runs on every request, so it must not cost several queries.
 type Credentials interface {
 	// KeyByHash returns the key with that hash (revoked or not) and the
-	// products of its organization.
-	KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []identity.Product, error)
-	// SessionByHash returns the session, its user, and the products of the
-	// user's organization and of the impersonated one, by organization id.
-	SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, map[string][]identity.Product, error)
+	// current grants (not revoked, working or expired) of its
+	// organization.
+	KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []entitlement.Entitlement, error)
+	// SessionByHash returns the session, its user, and the current grants
+	// of the user's organization and of the impersonated one (each names
+	// its organization).
+	SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, []entitlement.Entitlement, error)
 }

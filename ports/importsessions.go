@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/importsession"
 )
 
@@ -19,9 +19,10 @@ type ImportSessions interface {
 	// one transaction holding the row; fn's error aborts and is returned.
 	Update(ctx context.Context, orgID, id string, fn func(*importsession.Session) error) (importsession.Session, error)
 	// ByHash returns the session with that secret's hash (revoked or not)
-	// and its organization's products, in one round trip: it runs on every
-	// request the secret makes.
-	ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []identity.Product, error)
+	// and its organization's current grants (not revoked, working or
+	// expired), in one round trip: it runs on every request the secret
+	// makes.
+	ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []entitlement.Entitlement, error)
 	// JobCount counts the session's jobs (for max_jobs and its summary).
 	JobCount(ctx context.Context, orgID, id string) (int, error)
 	// Framing returns a session by id alone, for the public page that

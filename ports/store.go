@@ -26,8 +26,6 @@ type Organizations interface {
 	Get(ctx context.Context, id string) (identity.Organization, error)
 	List(ctx context.Context, page Page) (orgs []identity.Organization, next string, err error)
 	Count(ctx context.Context) (int, error)
-	Grant(ctx context.Context, orgID string, p identity.Product, now time.Time) error
-	Revoke(ctx context.Context, orgID string, p identity.Product) error
 }
 
 // Users stores the people who sign in.

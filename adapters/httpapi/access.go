@@ -119,14 +119,12 @@ func csrf(c *gin.Context) error {
 	return nil
 }
 
-// entitled gates a route group by product: the license must cover it and
-// the caller's organization must be provisioned (staff bypass applies).
+// entitled gates a route group by product with the entitlements gate:
+// the license must cover it and the caller's organization must hold a
+// working grant (staff bypass applies).
 func (a *API) entitled(product identity.Product) check {
 	return func(c *gin.Context) error {
-		if err := a.deps.License.Allows(product); err != nil {
-			return err
-		}
-		return principal(c).Entitled(product)
+		return a.deps.Gate.Check(principal(c), product)
 	}
 }
 

@@ -619,7 +619,7 @@ func TestDisabledUser(t *testing.T) {
 			member := w.app.Login(w.acmeMember.Email)
 			expect(t, w.app.Do("GET", "/auth/me", member, nil), 200, "")
 			db := w.app.DB
-			svc := accounts.NewService(sqlstore.NewOrganizations(db), sqlstore.NewUsers(db), sqlstore.NewSessions(db),
+			svc := accounts.NewService(sqlstore.NewOrganizations(db), sqlstore.NewEntitlements(db), sqlstore.NewUsers(db), sqlstore.NewSessions(db),
 				sqlstore.NewAuditLog(db), sqlstore.NewTransactor(db), clock.System{})
 			if _, ended, err := svc.DisableUser(context.Background(), w.acmeMember.ID); err != nil || ended != 1 {
 				t.Fatalf("DisableUser = %d sessions ended, %v", ended, err)

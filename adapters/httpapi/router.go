@@ -76,7 +76,10 @@ type Deps struct {
 	// ImportSessions mints import sessions and authenticates their secrets.
 	ImportSessions *importsessions.Service
 	License        license.Gate
-	Clock          ports.Clock
+	// Gate decides who may use a product (the license's and the
+	// organizations' entitlements).
+	Gate  *auth.Gate
+	Clock ports.Clock
 	// Observer hears of every request and refusal, for the operator's
 	// metrics (nil: nobody).
 	Observer Observer

@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/session"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
 // Credentials implements ports.Credentials with one joined query each; the
-// entitlements come back as extra rows (at most one per product) and are
-// folded here.
+// current grants come back as extra rows (at most one per organization
+// and product) and are folded here.
 type Credentials struct{ db *DB }
 
 var _ ports.Credentials = (*Credentials)(nil)
@@ -22,27 +23,25 @@ var _ ports.Credentials = (*Credentials)(nil)
 func NewCredentials(db *DB) *Credentials { return &Credentials{db: db} }
 
 // KeyByHash implements ports.Credentials.
-func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []identity.Product, error) {
+func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []entitlement.Entitlement, error) {
 	rows, err := s.db.queryPrepared(ctx, `
-		SELECT k.id, k.org_id, k.name, k.last4, k.created_by, k.created_at, k.last_used_at, k.revoked_at, e.product
-		FROM api_keys k LEFT JOIN entitlements e ON e.org_id = k.org_id
+		SELECT k.id, k.org_id, k.name, k.last4, k.created_by, k.created_at, k.last_used_at, k.revoked_at, `+grantColumns+`
+		FROM api_keys k LEFT JOIN entitlements e ON e.org_id = k.org_id AND e.revoked_at IS NULL
 		WHERE k.hash = ?`, h[:])
 	if err != nil {
 		return apikey.Key{}, nil, translate(err, "API key")
 	}
 	defer func() { _ = rows.Close() }()
 	var row apiKeyRow
-	var products []identity.Product
+	var grants []entitlement.Entitlement
 	found := false
 	for rows.Next() {
-		var product sql.NullString
-		if err := rows.Scan(&row.ID, &row.OrgID, &row.Name, &row.Last4, &row.CreatedBy, &row.CreatedAt, &row.LastUsedAt, &row.RevokedAt, &product); err != nil {
+		var g grantCols
+		if err := rows.Scan(append([]any{&row.ID, &row.OrgID, &row.Name, &row.Last4, &row.CreatedBy, &row.CreatedAt, &row.LastUsedAt, &row.RevokedAt}, g.dest()...)...); err != nil {
 			return apikey.Key{}, nil, translate(err, "API key")
 		}
 		found = true
-		if product.Valid {
-			products = append(products, identity.Product(product.String))
-		}
+		grants = g.appendTo(grants)
 	}
 	if err := rows.Err(); err != nil {
 		return apikey.Key{}, nil, translate(err, "API key")
@@ -51,16 +50,16 @@ func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key,
 		return apikey.Key{}, nil, translate(sql.ErrNoRows, "API key")
 	}
 	row.Hash = h[:]
-	return toKeyDomain(row), ordered(products), nil
+	return toKeyDomain(row), grants, nil
 }
 
 // SessionByHash implements ports.Credentials.
-func (s *Credentials) SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, map[string][]identity.Product, error) {
+func (s *Credentials) SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, []entitlement.Entitlement, error) {
 	rows, err := s.db.queryPrepared(ctx, `
 		SELECT s.org_id, s.created_at, s.last_seen_at, s.ip, s.user_agent, s.impersonated_org, s.impersonated_at,
-		       u.id, u.org_id, u.email, u.name, u.role, u.is_staff, u.created_at, u.disabled_at, e.org_id, e.product
+		       u.id, u.org_id, u.email, u.name, u.role, u.is_staff, u.created_at, u.disabled_at, `+grantColumns+`
 		FROM sessions s JOIN users u ON u.id = s.user_id
-		LEFT JOIN entitlements e ON e.org_id = u.org_id OR e.org_id = s.impersonated_org
+		LEFT JOIN entitlements e ON (e.org_id = u.org_id OR e.org_id = s.impersonated_org) AND e.revoked_at IS NULL
 		WHERE s.hash = ?`, h[:])
 	if err != nil {
 		return session.Session{}, identity.User{}, nil, translate(err, "session")
@@ -68,20 +67,18 @@ func (s *Credentials) SessionByHash(ctx context.Context, h session.Hash) (sessio
 	defer func() { _ = rows.Close() }()
 	var ses sessionRow
 	var user userRow
-	products := map[string][]identity.Product{}
+	var grants []entitlement.Entitlement
 	found := false
 	for rows.Next() {
-		var entOrg, product sql.NullString
+		var g grantCols
 		var impAt, disabledAt *time.Time
-		if err := rows.Scan(&ses.OrgID, &ses.CreatedAt, &ses.LastSeenAt, &ses.IP, &ses.UserAgent, &ses.ImpersonatedOrg, &impAt,
-			&user.ID, &user.OrgID, &user.Email, &user.Name, &user.Role, &user.IsStaff, &user.CreatedAt, &disabledAt, &entOrg, &product); err != nil {
+		if err := rows.Scan(append([]any{&ses.OrgID, &ses.CreatedAt, &ses.LastSeenAt, &ses.IP, &ses.UserAgent, &ses.ImpersonatedOrg, &impAt,
+			&user.ID, &user.OrgID, &user.Email, &user.Name, &user.Role, &user.IsStaff, &user.CreatedAt, &disabledAt}, g.dest()...)...); err != nil {
 			return session.Session{}, identity.User{}, nil, translate(err, "session")
 		}
 		ses.ImpersonatedAt, user.DisabledAt = impAt, disabledAt
 		found = true
-		if entOrg.Valid && product.Valid {
-			products[entOrg.String] = append(products[entOrg.String], identity.Product(product.String))
-		}
+		grants = g.appendTo(grants)
 	}
 	if err := rows.Err(); err != nil {
 		return session.Session{}, identity.User{}, nil, translate(err, "session")
@@ -89,27 +86,38 @@ func (s *Credentials) SessionByHash(ctx context.Context, h session.Hash) (sessio
 	if !found {
 		return session.Session{}, identity.User{}, nil, translate(sql.ErrNoRows, "session")
 	}
-	for org, ps := range products {
-		products[org] = ordered(ps)
-	}
 	out := session.Session{Hash: h, UserID: user.ID, OrgID: ses.OrgID, CreatedAt: ses.CreatedAt.UTC(), LastSeenAt: ses.LastSeenAt.UTC(),
 		IP: ses.IP, UserAgent: ses.UserAgent, ImpersonatedAt: utcPtr(ses.ImpersonatedAt)}
 	if ses.ImpersonatedOrg != nil {
 		out.ImpersonatedOrgID = *ses.ImpersonatedOrg
 	}
-	return out, toUserDomain(user), products, nil
+	return out, toUserDomain(user), grants, nil
 }
 
-// ordered puts products in display order.
-func ordered(ps []identity.Product) []identity.Product {
-	var out []identity.Product
-	for _, p := range identity.Products {
-		for _, q := range ps {
-			if p == q {
-				out = append(out, p)
-				break
-			}
-		}
+// grantColumns are the columns of a current grant joined as e: NULL
+// when the organization has none.
+const grantColumns = "e.id, e.org_id, e.product, e.source, e.granted_by, e.granted_at, e.ends_at"
+
+// grantCols scans grantColumns.
+type grantCols struct {
+	id, orgID, product, source, by sql.NullString
+	at, until                      sql.NullTime
+}
+
+func (g *grantCols) dest() []any {
+	return []any{&g.id, &g.orgID, &g.product, &g.source, &g.by, &g.at, &g.until}
+}
+
+// appendTo appends the grant, if the row joined one.
+func (g *grantCols) appendTo(grants []entitlement.Entitlement) []entitlement.Entitlement {
+	if !g.id.Valid {
+		return grants
 	}
-	return out
+	e := entitlement.Entitlement{ID: g.id.String, OrgID: g.orgID.String, Product: identity.Product(g.product.String),
+		Source: entitlement.Source(g.source.String), GrantedBy: g.by.String, GrantedAt: g.at.Time.UTC()}
+	if g.until.Valid {
+		u := g.until.Time.UTC()
+		e.Until = &u
+	}
+	return append(grants, e)
 }

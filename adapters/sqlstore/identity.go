@@ -22,13 +22,6 @@ type orgRow struct {
 	CreatedAt     time.Time `bun:"created_at"`
 }
 
-type entitlementRow struct {
-	bun.BaseModel `bun:"table:entitlements"`
-	OrgID         string    `bun:"org_id,pk"`
-	Product       string    `bun:"product,pk"`
-	CreatedAt     time.Time `bun:"created_at"`
-}
-
 type userRow struct {
 	bun.BaseModel `bun:"table:users"`
 	ID            string     `bun:"id,pk"`
@@ -42,12 +35,8 @@ type userRow struct {
 	DisabledAt    *time.Time `bun:"disabled_at"`
 }
 
-func toOrgDomain(r orgRow, ents []entitlementRow) identity.Organization {
-	products := make([]identity.Product, len(ents))
-	for i, e := range ents {
-		products[i] = identity.Product(e.Product)
-	}
-	return identity.Organization{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), Products: ordered(products)}
+func toOrgDomain(r orgRow) identity.Organization {
+	return identity.Organization{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC()}
 }
 
 func toUserRow(u identity.User) userRow {
@@ -68,36 +57,22 @@ var _ ports.Organizations = (*Organizations)(nil)
 // NewOrganizations returns the organizations repository.
 func NewOrganizations(db *DB) *Organizations { return &Organizations{db: db} }
 
-// Create inserts the organization and its entitlements in one transaction.
+// Create inserts the organization; its products are granted through
+// ports.Entitlements.
 func (s *Organizations) Create(ctx context.Context, org identity.Organization) error {
-	return NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
-		row := orgRow{ID: org.ID, Name: org.Name, CreatedAt: org.CreatedAt.UTC()}
-		if _, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx); err != nil {
-			return translate(err, "organization")
-		}
-		for _, p := range org.Products {
-			if err := s.Grant(ctx, org.ID, p, org.CreatedAt); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	row := orgRow{ID: org.ID, Name: org.Name, CreatedAt: org.CreatedAt.UTC()}
+	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	return translate(err, "organization")
 }
 
-// Get returns one organization with its products.
+// Get returns one organization, without its products (see ports.Entitlements).
 func (s *Organizations) Get(ctx context.Context, id string) (identity.Organization, error) {
 	var row orgRow
-	if err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id).Scan(ctx); err != nil {
-		return identity.Organization{}, translate(err, "organization")
-	}
-	var ents []entitlementRow
-	if err := s.db.conn(ctx).NewSelect().Model(&ents).Where("org_id = ?", id).Scan(ctx); err != nil {
-		return identity.Organization{}, translate(err, "organization")
-	}
-	return toOrgDomain(row, ents), nil
+	err := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
+	return toOrgDomain(row), translate(err, "organization")
 }
 
-// List returns organizations newest first.
+// List returns organizations newest first, without their products.
 func (s *Organizations) List(ctx context.Context, page ports.Page) ([]identity.Organization, string, error) {
 	var rows []orgRow
 	next, err := listPage(ctx, s.db.conn(ctx).NewSelect().Model(&rows), page,
@@ -105,25 +80,9 @@ func (s *Organizations) List(ctx context.Context, page ports.Page) ([]identity.O
 	if err != nil {
 		return nil, "", translate(err, "organization")
 	}
-	ids := make([]string, len(rows))
-	for i, r := range rows {
-		ids[i] = r.ID
-	}
-	var ents []entitlementRow
-	if len(ids) > 0 {
-		if err := s.db.conn(ctx).NewSelect().Model(&ents).Where("org_id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
-			return nil, "", translate(err, "organization")
-		}
-	}
 	orgs := make([]identity.Organization, len(rows))
 	for i, r := range rows {
-		var mine []entitlementRow
-		for _, e := range ents {
-			if e.OrgID == r.ID {
-				mine = append(mine, e)
-			}
-		}
-		orgs[i] = toOrgDomain(r, mine)
+		orgs[i] = toOrgDomain(r)
 	}
 	return orgs, next, nil
 }
@@ -132,20 +91,6 @@ func (s *Organizations) List(ctx context.Context, page ports.Page) ([]identity.O
 func (s *Organizations) Count(ctx context.Context) (int, error) {
 	n, err := s.db.conn(ctx).NewSelect().Model((*orgRow)(nil)).Count(ctx)
 	return int(n), translate(err, "organization")
-}
-
-// Grant provisions the organization for p; granting twice is a no-op.
-func (s *Organizations) Grant(ctx context.Context, orgID string, p identity.Product, now time.Time) error {
-	row := entitlementRow{OrgID: orgID, Product: string(p), CreatedAt: now.UTC()}
-	_, err := s.db.conn(ctx).NewInsert().Model(&row).On("CONFLICT (org_id, product) DO NOTHING").Exec(ctx)
-	return translate(err, "organization")
-}
-
-// Revoke removes p from the organization; revoking a missing product is a no-op.
-func (s *Organizations) Revoke(ctx context.Context, orgID string, p identity.Product) error {
-	_, err := s.db.conn(ctx).NewDelete().Model((*entitlementRow)(nil)).
-		Where("org_id = ? AND product = ?", orgID, string(p)).Exec(ctx)
-	return translate(err, "organization")
 }
 
 // Users implements ports.Users.

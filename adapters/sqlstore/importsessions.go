@@ -11,7 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -141,30 +141,28 @@ func (s *ImportSessions) Update(ctx context.Context, orgID, id string, fn func(*
 }
 
 // ByHash implements ports.ImportSessions in one joined query; the
-// organization's entitlements come back as extra rows.
-func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []identity.Product, error) {
+// organization's current grants come back as extra rows.
+func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []entitlement.Entitlement, error) {
 	rows, err := s.db.conn(ctx).QueryContext(ctx, `
 		SELECT s.id, s.org_id, s.schema_id, s.schema, s.options, s.allowed_origins, s.metadata, s.max_jobs, s.locale, s.theme,
-		       s.created_by, s.created_at, s.expires_at, s.revoked_at, s.submitted_at, e.product
-		FROM import_sessions s LEFT JOIN entitlements e ON e.org_id = s.org_id
+		       s.created_by, s.created_at, s.expires_at, s.revoked_at, s.submitted_at, `+grantColumns+`
+		FROM import_sessions s LEFT JOIN entitlements e ON e.org_id = s.org_id AND e.revoked_at IS NULL
 		WHERE s.hash = ?`, h[:])
 	if err != nil {
 		return importsession.Session{}, nil, translate(err, importSessionWhat)
 	}
 	defer func() { _ = rows.Close() }()
 	var r importSessionRow
-	var products []identity.Product
+	var grants []entitlement.Entitlement
 	found := false
 	for rows.Next() {
-		var product sql.NullString
-		if err := rows.Scan(&r.ID, &r.OrgID, &r.SchemaID, &r.Schema, &r.Options, &r.AllowedOrigins, &r.Metadata, &r.MaxJobs, &r.Locale, &r.Theme,
-			&r.CreatedBy, &r.CreatedAt, &r.ExpiresAt, &r.RevokedAt, &r.SubmittedAt, &product); err != nil {
+		var g grantCols
+		if err := rows.Scan(append([]any{&r.ID, &r.OrgID, &r.SchemaID, &r.Schema, &r.Options, &r.AllowedOrigins, &r.Metadata, &r.MaxJobs, &r.Locale, &r.Theme,
+			&r.CreatedBy, &r.CreatedAt, &r.ExpiresAt, &r.RevokedAt, &r.SubmittedAt}, g.dest()...)...); err != nil {
 			return importsession.Session{}, nil, translate(err, importSessionWhat)
 		}
 		found = true
-		if product.Valid {
-			products = append(products, identity.Product(product.String))
-		}
+		grants = g.appendTo(grants)
 	}
 	if err := rows.Err(); err != nil {
 		return importsession.Session{}, nil, translate(err, importSessionWhat)
@@ -174,7 +172,7 @@ func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (impo
 	}
 	r.Hash = h[:]
 	ses, err := toImportSessionDomain(r)
-	return ses, ordered(products), err
+	return ses, grants, err
 }
 
 // JobCount counts the session's jobs.

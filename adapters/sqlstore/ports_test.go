@@ -13,6 +13,7 @@ func stores(db *sqlstore.DB) portstest.Stores {
 	return portstest.Stores{
 		Tx:                sqlstore.NewTransactor(db),
 		Organizations:     sqlstore.NewOrganizations(db),
+		Entitlements:      sqlstore.NewEntitlements(db),
 		Users:             sqlstore.NewUsers(db),
 		APIKeys:           sqlstore.NewAPIKeys(db),
 		Sessions:          sqlstore.NewSessions(db),

@@ -1,5 +1,6 @@
 // Package accounts is the operator's view of organizations and users:
-// creating them, granting and revoking products, and seeding the first
+// creating them, granting and revoking products (entitlements with their
+// history and end, ports.Entitlements), and seeding the first
 // organization and admin of a new installation.
 package accounts
 
@@ -8,8 +9,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/ports"
@@ -18,6 +21,7 @@ import (
 // Service manages organizations and users.
 type Service struct {
 	orgs     ports.Organizations
+	grants   ports.Entitlements
 	users    ports.Users
 	sessions ports.Sessions
 	audit    ports.AuditLog
@@ -26,24 +30,48 @@ type Service struct {
 }
 
 // NewService returns the accounts service.
-func NewService(orgs ports.Organizations, users ports.Users, sessions ports.Sessions, audit ports.AuditLog, tx ports.Transactor, clock ports.Clock) *Service {
-	return &Service{orgs: orgs, users: users, sessions: sessions, audit: audit, tx: tx, clock: clock}
+func NewService(orgs ports.Organizations, grants ports.Entitlements, users ports.Users, sessions ports.Sessions, audit ports.AuditLog, tx ports.Transactor, clock ports.Clock) *Service {
+	return &Service{orgs: orgs, grants: grants, users: users, sessions: sessions, audit: audit, tx: tx, clock: clock}
 }
 
-// CreateOrg creates an organization provisioned for products (normalize
-// when none are named, the default of API.md §3).
+// CreateOrg creates an organization with an admin grant without end of
+// each product (normalize when none are named, the default of API.md §3).
 func (s *Service) CreateOrg(ctx context.Context, name string, products []identity.Product) (identity.Organization, error) {
 	if len(products) == 0 {
 		products = []identity.Product{identity.Normalize}
 	}
-	org, err := identity.NewOrganization(id.New(id.Org), name, products, s.clock.Now())
+	now := s.clock.Now()
+	org, err := identity.NewOrganization(id.New(id.Org), name, products, now)
 	if err != nil {
 		return identity.Organization{}, err
 	}
-	if err := s.orgs.Create(ctx, org); err != nil {
-		return identity.Organization{}, fmt.Errorf("create organization: %w", err)
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.orgs.Create(ctx, org); err != nil {
+			return fmt.Errorf("create organization: %w", err)
+		}
+		for _, p := range products {
+			if _, err := s.grant(ctx, org.ID, p, now, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return identity.Organization{}, err
 	}
 	return org, nil
+}
+
+// grant records an operator's grant of p.
+func (s *Service) grant(ctx context.Context, orgID string, p identity.Product, now time.Time, until *time.Time) (entitlement.Entitlement, error) {
+	e, err := entitlement.Grant(id.New(entitlement.IDPrefix), orgID, p, entitlement.Admin, operatorAgent, now, until)
+	if err != nil {
+		return entitlement.Entitlement{}, err
+	}
+	if err := s.grants.Grant(ctx, e); err != nil {
+		return entitlement.Entitlement{}, fmt.Errorf("grant %s: %w", p, err)
+	}
+	return e, nil
 }
 
 // NewUser describes a user to create.
@@ -80,26 +108,41 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (identity.User, er
 	return u, nil
 }
 
-// Grant provisions an organization for a product and returns it.
-func (s *Service) Grant(ctx context.Context, orgID string, p identity.Product) (identity.Organization, error) {
+// Grant gives an organization a product until until (nil: without end)
+// and returns the organization. The grant replaces the current grant of
+// the product, which stays in the history as revoked.
+func (s *Service) Grant(ctx context.Context, orgID string, p identity.Product, until *time.Time) (identity.Organization, error) {
 	if _, err := s.orgs.Get(ctx, orgID); err != nil {
 		return identity.Organization{}, err
 	}
-	if err := s.orgs.Grant(ctx, orgID, p, s.clock.Now()); err != nil {
+	if _, err := s.grant(ctx, orgID, p, s.clock.Now(), until); err != nil {
 		return identity.Organization{}, err
 	}
-	return s.orgs.Get(ctx, orgID)
+	return s.Org(ctx, orgID)
 }
 
-// Revoke removes a product from an organization and returns it.
+// Revoke ends an organization's current grant of a product and returns the
+// organization; without a current grant it changes nothing.
 func (s *Service) Revoke(ctx context.Context, orgID string, p identity.Product) (identity.Organization, error) {
 	if _, err := s.orgs.Get(ctx, orgID); err != nil {
 		return identity.Organization{}, err
 	}
-	if err := s.orgs.Revoke(ctx, orgID, p); err != nil {
-		return identity.Organization{}, err
+	if _, err := s.grants.Revoke(ctx, orgID, p, s.clock.Now(), operatorAgent); err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return identity.Organization{}, fmt.Errorf("revoke %s: %w", p, err)
 	}
-	return s.orgs.Get(ctx, orgID)
+	return s.Org(ctx, orgID)
+}
+
+// Entitlements returns an organization's current grants (working or
+// expired), or with history every grant it ever had, newest first.
+func (s *Service) Entitlements(ctx context.Context, orgID string, history bool) ([]entitlement.Entitlement, error) {
+	if _, err := s.orgs.Get(ctx, orgID); err != nil {
+		return nil, err
+	}
+	if history {
+		return s.grants.History(ctx, orgID)
+	}
+	return s.grants.Current(ctx, orgID)
 }
 
 // Seeded is what Seed created on a new installation.
@@ -214,10 +257,33 @@ func randomPassword() string { return rand.Text() }
 // ListOrgs returns organizations for the operator's command line, a page
 // at a time.
 func (s *Service) ListOrgs(ctx context.Context, page ports.Page) ([]identity.Organization, string, error) {
-	return s.orgs.List(ctx, page)
+	orgs, next, err := s.orgs.List(ctx, page)
+	if err != nil {
+		return nil, "", err
+	}
+	ids := make([]string, len(orgs))
+	for i, o := range orgs {
+		ids[i] = o.ID
+	}
+	grants, err := s.grants.Current(ctx, ids...)
+	if err != nil {
+		return nil, "", fmt.Errorf("read entitlements: %w", err)
+	}
+	entitlement.WithProducts(orgs, grants, s.clock.Now())
+	return orgs, next, nil
 }
 
-// Org returns one organization; an unknown id is domain.ErrNotFound.
+// Org returns one organization with the products its grants make usable
+// now; an unknown id is domain.ErrNotFound.
 func (s *Service) Org(ctx context.Context, id string) (identity.Organization, error) {
-	return s.orgs.Get(ctx, id)
+	org, err := s.orgs.Get(ctx, id)
+	if err != nil {
+		return identity.Organization{}, err
+	}
+	grants, err := s.grants.Current(ctx, id)
+	if err != nil {
+		return identity.Organization{}, fmt.Errorf("read entitlements: %w", err)
+	}
+	org.Products = entitlement.Products(grants, id, s.clock.Now())
+	return org, nil
 }

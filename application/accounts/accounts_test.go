@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/ports"
 	"github.com/tabnorm/tabnorm/test/mocks"
@@ -19,6 +20,7 @@ var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
 type fixture struct {
 	orgs     *mocks.Organizations
+	grants   *mocks.Entitlements
 	users    *mocks.Users
 	sessions *mocks.Sessions
 	audit    *mocks.AuditLog
@@ -28,12 +30,12 @@ type fixture struct {
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	orgs, users, tx, clock := mocks.NewOrganizations(t), mocks.NewUsers(t), mocks.NewTransactor(t), mocks.NewClock(t)
-	sessions, audit := mocks.NewSessions(t), mocks.NewAuditLog(t)
+	sessions, audit, grants := mocks.NewSessions(t), mocks.NewAuditLog(t), mocks.NewEntitlements(t)
 	clock.EXPECT().Now().Return(now).Maybe()
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(
 		func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
-	return fixture{orgs: orgs, users: users, sessions: sessions, audit: audit,
-		svc: accounts.NewService(orgs, users, sessions, audit, tx, clock)}
+	return fixture{orgs: orgs, grants: grants, users: users, sessions: sessions, audit: audit,
+		svc: accounts.NewService(orgs, grants, users, sessions, audit, tx, clock)}
 }
 
 func TestService_Seed(t *testing.T) {
@@ -59,6 +61,11 @@ func TestService_Seed(t *testing.T) {
 		f.orgs.EXPECT().Get(mock.Anything, mock.Anything).RunAndReturn(func(context.Context, string) (identity.Organization, error) {
 			return created, nil
 		})
+		var granted []entitlement.Entitlement
+		f.grants.EXPECT().Grant(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, e entitlement.Entitlement) error {
+			granted = append(granted, e)
+			return nil
+		}).Twice()
 		var admin identity.User
 		f.users.EXPECT().Create(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, u identity.User) error {
 			admin = u
@@ -70,6 +77,9 @@ func TestService_Seed(t *testing.T) {
 		}
 		if created.Name != "Default" || !created.Has(identity.Normalize) || !created.Has(identity.Connect) {
 			t.Fatalf("org = %+v", created)
+		}
+		if got := entitlement.Products(granted, created.ID, now.AddDate(100, 0, 0)); len(got) != 2 || granted[0].Source != entitlement.Admin {
+			t.Fatalf("grants of the first organization = %+v; want every product, by the operator, without end", granted)
 		}
 		if admin.Email != accounts.DefaultAdminEmail || admin.Role != identity.Admin || !admin.IsStaff || admin.OrgID != created.ID {
 			t.Fatalf("admin = %+v", admin)
@@ -130,6 +140,9 @@ func TestService_CreateOrg_defaultsToNormalize(t *testing.T) {
 	f.orgs.EXPECT().Create(mock.Anything, mock.MatchedBy(func(o identity.Organization) bool {
 		return len(o.Products) == 1 && o.Has(identity.Normalize)
 	})).Return(nil)
+	f.grants.EXPECT().Grant(mock.Anything, mock.MatchedBy(func(e entitlement.Entitlement) bool {
+		return e.Product == identity.Normalize && e.Source == entitlement.Admin && e.GrantedBy == "tabnorm admin" && e.Until == nil && e.GrantedAt.Equal(now)
+	})).Return(nil).Once()
 	if _, err := f.svc.CreateOrg(context.Background(), "Acme", nil); err != nil {
 		t.Fatal(err)
 	}

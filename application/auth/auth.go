@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/session"
@@ -24,6 +25,7 @@ import (
 type Service struct {
 	creds    ports.Credentials
 	orgs     ports.Organizations
+	grants   ports.Entitlements
 	users    ports.Users
 	keys     ports.APIKeys
 	sessions ports.Sessions
@@ -35,9 +37,9 @@ type Service struct {
 }
 
 // NewService returns the auth service.
-func NewService(creds ports.Credentials, orgs ports.Organizations, users ports.Users, keys ports.APIKeys, sessions ports.Sessions,
+func NewService(creds ports.Credentials, orgs ports.Organizations, grants ports.Entitlements, users ports.Users, keys ports.APIKeys, sessions ports.Sessions,
 	audit ports.AuditLog, clock ports.Clock, throttle *Throttle, log *slog.Logger) *Service {
-	return &Service{creds: creds, orgs: orgs, users: users, keys: keys, sessions: sessions, audit: audit, clock: clock, throttle: throttle, keyGuard: newKeyGuard(), log: log}
+	return &Service{creds: creds, orgs: orgs, grants: grants, users: users, keys: keys, sessions: sessions, audit: audit, clock: clock, throttle: throttle, keyGuard: newKeyGuard(), log: log}
 }
 
 var (
@@ -72,7 +74,7 @@ func (s *Service) authenticateKey(ctx context.Context, plaintext string) (identi
 	if err := apikey.Validate(plaintext); err != nil {
 		return identity.Principal{}, errInvalidKey
 	}
-	k, products, err := s.creds.KeyByHash(ctx, apikey.HashOf(plaintext))
+	k, grants, err := s.creds.KeyByHash(ctx, apikey.HashOf(plaintext))
 	if errors.Is(err, domain.ErrNotFound) {
 		return identity.Principal{}, errInvalidKey
 	}
@@ -82,12 +84,14 @@ func (s *Service) authenticateKey(ctx context.Context, plaintext string) (identi
 	if k.Revoked() {
 		return identity.Principal{}, errInvalidKey
 	}
-	if now := s.clock.Now(); k.LastUsedStale(now) {
+	now := s.clock.Now()
+	if k.LastUsedStale(now) {
 		if err := s.keys.TouchLastUsed(ctx, k.ID, now); err != nil {
 			s.log.WarnContext(ctx, "record API key use", "key_id", k.ID, "error", err)
 		}
 	}
-	return identity.Principal{Method: identity.ByAPIKey, OrgID: k.OrgID, Products: products, KeyID: k.ID, UserID: k.CreatedBy}, nil
+	return identity.Principal{Method: identity.ByAPIKey, OrgID: k.OrgID, Products: entitlement.Products(grants, k.OrgID, now),
+		KeyID: k.ID, UserID: k.CreatedBy}, nil
 }
 
 // AuthenticateSession turns a session cookie into a principal, sliding
@@ -97,7 +101,7 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string) (identi
 		return identity.Principal{}, errUnauthenticated
 	}
 	h := session.HashOf(token)
-	ses, user, products, err := s.creds.SessionByHash(ctx, h)
+	ses, user, grants, err := s.creds.SessionByHash(ctx, h)
 	if errors.Is(err, domain.ErrNotFound) {
 		return identity.Principal{}, errUnauthenticated
 	}
@@ -114,7 +118,7 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string) (identi
 		}
 		return identity.Principal{}, errUnauthenticated
 	}
-	p := principalFor(user, ses, products)
+	p := principalFor(user, ses, grants, now)
 	if ses.NeedsTouch(now) {
 		if err := s.sessions.Touch(ctx, h, now); err != nil {
 			s.log.WarnContext(ctx, "touch session", "error", err)
@@ -123,16 +127,17 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string) (identi
 	return p, nil
 }
 
-// principalFor builds a session principal from the products of the
-// organizations involved; while impersonating, the impersonated
-// organization and its entitlements apply, and staff act as its admin.
-func principalFor(user identity.User, ses session.Session, products map[string][]identity.Product) identity.Principal {
+// principalFor builds a session principal from the grants of the
+// organizations involved, as they stand at now; while impersonating, the
+// impersonated organization and its entitlements apply, and staff act as
+// its admin.
+func principalFor(user identity.User, ses session.Session, grants []entitlement.Entitlement, now time.Time) identity.Principal {
 	p := identity.Principal{Method: identity.BySession, UserID: user.ID, Role: user.Role, IsStaff: user.IsStaff,
 		OrgID: user.OrgID, HomeOrgID: user.OrgID, SessionHash: ses.Hash}
 	if ses.Impersonating() && user.IsStaff {
 		p.Impersonating, p.ImpersonatedAt, p.Role, p.OrgID = true, ses.ImpersonatedAt, identity.Admin, ses.ImpersonatedOrgID
 	}
-	p.Products = products[p.OrgID]
+	p.Products = entitlement.Products(grants, p.OrgID, now)
 	return p
 }
 
@@ -216,7 +221,13 @@ func (s *Service) me(ctx context.Context, user identity.User, ses session.Sessio
 	if err != nil {
 		return Me{}, err
 	}
-	p := principalFor(user, ses, map[string][]identity.Product{org.ID: org.Products})
+	grants, err := s.grants.Current(ctx, org.ID)
+	if err != nil {
+		return Me{}, fmt.Errorf("read entitlements: %w", err)
+	}
+	now := s.clock.Now()
+	org.Products = entitlement.Products(grants, org.ID, now)
+	p := principalFor(user, ses, grants, now)
 	return Me{User: user, Organization: org, Principal: p}, nil
 }
 
@@ -286,7 +297,20 @@ func (s *Service) ListOrganizations(ctx context.Context, p identity.Principal, p
 	if err := p.CanListOrganizations(); err != nil {
 		return nil, "", err
 	}
-	return s.orgs.List(ctx, page)
+	orgs, next, err := s.orgs.List(ctx, page)
+	if err != nil {
+		return nil, "", err
+	}
+	ids := make([]string, len(orgs))
+	for i, o := range orgs {
+		ids[i] = o.ID
+	}
+	grants, err := s.grants.Current(ctx, ids...)
+	if err != nil {
+		return nil, "", fmt.Errorf("read entitlements: %w", err)
+	}
+	entitlement.WithProducts(orgs, grants, s.clock.Now())
+	return orgs, next, nil
 }
 
 // record writes an audit entry; a failure is logged, not returned, so an

@@ -13,6 +13,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/session"
 	"github.com/tabnorm/tabnorm/test/mocks"
@@ -23,6 +24,7 @@ var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 type fixture struct {
 	creds    *mocks.Credentials
 	orgs     *mocks.Organizations
+	grants   *mocks.Entitlements
 	users    *mocks.Users
 	keys     *mocks.APIKeys
 	sessions *mocks.Sessions
@@ -32,11 +34,11 @@ type fixture struct {
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
-	f := fixture{creds: mocks.NewCredentials(t), orgs: mocks.NewOrganizations(t), users: mocks.NewUsers(t), keys: mocks.NewAPIKeys(t),
-		sessions: mocks.NewSessions(t), audit: mocks.NewAuditLog(t)}
+	f := fixture{creds: mocks.NewCredentials(t), orgs: mocks.NewOrganizations(t), grants: mocks.NewEntitlements(t), users: mocks.NewUsers(t),
+		keys: mocks.NewAPIKeys(t), sessions: mocks.NewSessions(t), audit: mocks.NewAuditLog(t)}
 	clock := mocks.NewClock(t)
 	clock.EXPECT().Now().Return(now).Maybe()
-	f.svc = auth.NewService(f.creds, f.orgs, f.users, f.keys, f.sessions, f.audit, clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
+	f.svc = auth.NewService(f.creds, f.orgs, f.grants, f.users, f.keys, f.sessions, f.audit, clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
 	return f
 }
 
@@ -85,13 +87,13 @@ func checkPolicy(t *testing.T, c policyCase) {
 	}
 	ses, token := session.New(user.ID, home.ID, now.Add(-time.Hour))
 	ses.LastSeenAt = now
-	products := map[string][]identity.Product{home.ID: home.Products}
+	grants := grantsOf(home)
 	if c.impersonating {
 		at := now.Add(-time.Minute)
 		ses.ImpersonatedOrgID, ses.ImpersonatedAt = customer.ID, &at
-		products[customer.ID] = customer.Products
+		grants = append(grants, grantsOf(customer)...)
 	}
-	f.creds.EXPECT().SessionByHash(mock.Anything, session.HashOf(token)).Return(ses, user, products, nil)
+	f.creds.EXPECT().SessionByHash(mock.Anything, session.HashOf(token)).Return(ses, user, grants, nil)
 
 	p, err := f.svc.AuthenticateSession(context.Background(), token)
 	if err != nil {
@@ -108,6 +110,20 @@ func checkPolicy(t *testing.T, c policyCase) {
 	if p.OrgID != want {
 		t.Errorf("the principal acts for %s, want %s", p.OrgID, want)
 	}
+}
+
+// grantsOf makes an admin grant without end of each of the organization's
+// products, as the credentials read them.
+func grantsOf(org identity.Organization) []entitlement.Entitlement {
+	var out []entitlement.Entitlement
+	for _, p := range org.Products {
+		e, err := entitlement.Grant("ent_"+org.ID+"_"+string(p), org.ID, p, entitlement.Admin, "tabnorm admin", now.Add(-24*time.Hour), nil)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // allowed checks a policy's answer: nil when want, else an error with code.
@@ -138,7 +154,7 @@ func TestAuthenticateKey(t *testing.T) {
 		plain := apikey.Generate()
 		k := apikey.Key{ID: "key_1", OrgID: org.ID}
 		k.Revoke(now)
-		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(k, org.Products, nil)
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(k, grantsOf(org), nil)
 		if _, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1"); domain.CodeOf(err) != "invalid_api_key" {
 			t.Fatalf("err = %v", err)
 		}
@@ -156,14 +172,14 @@ func TestAuthenticateKey(t *testing.T) {
 		f := newFixture(t)
 		plain := apikey.Generate()
 		recent := now.Add(-10 * time.Second)
-		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, org.Products, nil).Once()
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, grantsOf(org), nil).Once()
 		p, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1")
 		if err != nil || p.Method != identity.ByAPIKey || p.KeyID != "key_1" || p.OrgID != org.ID || p.Role != "" || p.Entitled(identity.Normalize) != nil {
 			t.Fatalf("principal = %+v, %v", p, err)
 		}
 		// Used long ago: the use is recorded.
 		old := now.Add(-time.Hour)
-		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &old}, org.Products, nil).Once()
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &old}, grantsOf(org), nil).Once()
 		f.keys.EXPECT().TouchLastUsed(mock.Anything, "key_1", now).Return(nil).Once()
 		if _, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1"); err != nil {
 			t.Fatal(err)
@@ -178,7 +194,7 @@ func TestLogin(t *testing.T) {
 		t.Fatal(err)
 	}
 	user := identity.User{ID: "usr_1", OrgID: "org_1", Email: "ann@acme.test", Role: identity.Admin, PasswordHash: hash}
-	org := identity.Organization{ID: "org_1"}
+	org := identity.Organization{ID: "org_1", Products: []identity.Product{identity.Normalize}}
 	client := identity.Client{IP: "198.51.100.7", UserAgent: "test"}
 
 	t.Run("unknown_email_and_wrong_password_answer_alike", func(t *testing.T) {
@@ -202,12 +218,14 @@ func TestLogin(t *testing.T) {
 			created = s
 			return nil
 		})
-		f.orgs.EXPECT().Get(mock.Anything, "org_1").Return(org, nil)
+		f.orgs.EXPECT().Get(mock.Anything, "org_1").Return(identity.Organization{ID: org.ID}, nil)
+		f.grants.EXPECT().Current(mock.Anything, "org_1").Return(grantsOf(org), nil).Once()
 		f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool {
 			return e.Action == "login" && e.IP == client.IP && e.ActorUserID == user.ID
 		})).Return(nil)
 		me, token, err := f.svc.Login(context.Background(), " Ann@Acme.test", "right-password", client)
-		if err != nil || me.User.ID != user.ID || created.Hash != session.HashOf(token) || created.UserID != user.ID {
+		if err != nil || me.User.ID != user.ID || created.Hash != session.HashOf(token) || created.UserID != user.ID ||
+			!me.Organization.Has(identity.Normalize) || me.Principal.Entitled(identity.Normalize) != nil {
 			t.Fatalf("Login = %+v, %v", me, err)
 		}
 	})
@@ -257,7 +275,7 @@ func TestAuthenticateKey_throttlesFailuresPerAddress(t *testing.T) {
 	f := newFixture(t)
 	good := apikey.Generate()
 	recent := now.Add(-10 * time.Second)
-	f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(good)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, org.Products, nil).Times(3)
+	f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(good)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, grantsOf(org), nil).Times(3)
 	if _, err := f.svc.AuthenticateKey(ctx, good, "198.51.100.7"); err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ func TestImpersonate_switchingStopsThePreviousOne(t *testing.T) {
 		return nil
 	})
 	f.orgs.EXPECT().Get(mock.Anything, "org_b").Return(identity.Organization{ID: "org_b"}, nil)
+	f.grants.EXPECT().Current(mock.Anything, "org_b").Return(nil, nil)
 	f.sessions.EXPECT().SetImpersonation(mock.Anything, ses.Hash, "org_b", mock.Anything).Return(nil)
 	f.users.EXPECT().Get(mock.Anything, staff.ID).Return(staff, nil)
 	f.sessions.EXPECT().Get(mock.Anything, ses.Hash).Return(ses, nil)

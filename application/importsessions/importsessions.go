@@ -14,6 +14,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/importsession"
@@ -241,17 +242,19 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (identity.Pri
 	if !importsession.ValidSecret(secret) {
 		return identity.Principal{}, importsession.Session{}, importsession.ErrInvalidSecret
 	}
-	ses, products, err := s.sessions.ByHash(ctx, importsession.HashOf(secret))
+	ses, grants, err := s.sessions.ByHash(ctx, importsession.HashOf(secret))
 	if errors.Is(err, domain.ErrNotFound) {
 		return identity.Principal{}, importsession.Session{}, importsession.ErrInvalidSecret
 	}
 	if err != nil {
 		return identity.Principal{}, importsession.Session{}, fmt.Errorf("find import session: %w", err)
 	}
-	if err := ses.Usable(s.clock.Now()); err != nil {
+	now := s.clock.Now()
+	if err := ses.Usable(now); err != nil {
 		return identity.Principal{}, importsession.Session{}, err
 	}
-	return identity.Principal{Method: identity.ByImportSession, OrgID: ses.OrgID, Products: products, ImportSessionID: ses.ID}, ses, nil
+	return identity.Principal{Method: identity.ByImportSession, OrgID: ses.OrgID, Products: entitlement.Products(grants, ses.OrgID, now),
+		ImportSessionID: ses.ID}, ses, nil
 }
 
 // Current is the session of a client secret's principal, with its jobs.

@@ -9,12 +9,13 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 )
 
 func newAdminCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations, users and products"}
-	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"), newCreateKeyCmd(), newSetQuotaCmd(),
+	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"), newListEntitlementsCmd(), newCreateKeyCmd(), newSetQuotaCmd(),
 		newListOrgsCmd(), newListKeysCmd(), newRevokeKeyCmd(), newListUsersCmd(), newResetPasswordCmd(), newDisableUserCmd())
 	return cmd
 }
@@ -94,26 +95,34 @@ func staffNote(staff bool) string {
 	return ""
 }
 
-// newProductCmd builds `admin grant` and `admin revoke-product`.
+// newProductCmd builds `admin grant` and `admin revoke-product` (also
+// `admin revoke`).
 func newProductCmd(verb string) *cobra.Command {
-	var orgID, product string
+	var orgID, product, until string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   verb + " --org ID --product PRODUCT",
-		Short: map[string]string{"grant": "Provision an organization for a product", "revoke-product": "Remove a product from an organization"}[verb],
-		Args:  cobra.NoArgs,
+		Use: verb + " --org ID --product PRODUCT" + map[string]string{"grant": " [--until 2027-01-01]"}[verb],
+		Short: map[string]string{"grant": "Grant an organization a product, until a day or without end (replaces its current grant)",
+			"revoke-product": "Revoke an organization's grant of a product"}[verb],
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := identity.ParseProduct(product)
 			if err != nil {
 				return usage(err)
 			}
+			end, err := entitlement.ParseUntil(until)
+			if err != nil {
+				return usage(err)
+			}
 			var svc *accounts.Service
 			return withAdmin(cmd, func(ctx context.Context) error {
-				change := svc.Grant
-				if verb == "revoke-product" {
-					change = svc.Revoke
+				var org identity.Organization
+				var err error
+				if verb == "grant" {
+					org, err = svc.Grant(ctx, orgID, p, end)
+				} else {
+					org, err = svc.Revoke(ctx, orgID, p)
 				}
-				org, err := change(ctx, orgID, p)
 				if err != nil {
 					return err
 				}
@@ -121,6 +130,11 @@ func newProductCmd(verb string) *cobra.Command {
 					fmt.Sprintf("organization %s now has products %v", org.ID, org.Products))
 			}, &svc)
 		},
+	}
+	if verb == "revoke-product" {
+		cmd.Aliases = []string{"revoke"}
+	} else {
+		cmd.Flags().StringVar(&until, "until", "", "the grant's end: a day (2027-01-01, UTC) or an RFC 3339 time; none by default")
 	}
 	cmd.Flags().StringVar(&orgID, "org", "", "organization id (required)")
 	cmd.Flags().StringVar(&product, "product", "", "normalize or connect (required)")

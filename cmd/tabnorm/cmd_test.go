@@ -99,6 +99,19 @@ func TestAdminCommands(t *testing.T) {
 		t.Fatalf("grant: %q %v", out, err)
 	}
 
+	// A grant until a day replaces the current one, which the history keeps.
+	if out, err = run(t, env, "admin", "grant", "--org", org.ID, "--product", "connect", "--until", "2099-01-01", "--json"); err != nil ||
+		!strings.Contains(out, `"products":["normalize","connect"]`) {
+		t.Fatalf("grant --until: %q %v", out, err)
+	}
+	checkEntitlements(t, env, org.ID)
+	if _, err := run(t, env, "admin", "grant", "--org", org.ID, "--product", "connect", "--until", "2001-01-01"); exitCode(err) != 2 ||
+		!strings.Contains(message(err), "before it starts") {
+		t.Fatalf("grant ending in the past: %v", err)
+	}
+	if _, err := run(t, env, "admin", "grant", "--org", org.ID, "--product", "connect", "--until", "soon"); exitCode(err) != 2 {
+		t.Fatalf("grant --until soon: exit %d (%v)", exitCode(err), err)
+	}
 	if _, err := run(t, env, "admin", "grant", "--org", org.ID, "--product", "billing"); exitCode(err) != 2 {
 		t.Fatalf("unknown product: exit %d (%v)", exitCode(err), err)
 	}
@@ -211,4 +224,50 @@ func checks(t *testing.T, hash, password string) bool {
 		t.Fatal(err)
 	}
 	return ok
+}
+
+// checkEntitlements reads an organization's grants of connect after it was
+// granted, revoked, granted and granted again until 2099: one current
+// grant, and four in the history, newest first.
+func checkEntitlements(t *testing.T, env map[string]string, orgID string) {
+	t.Helper()
+	type grant struct {
+		ID, Object, Product, Source, Status string
+		GrantedBy                           string  `json:"granted_by"`
+		Until                               *string `json:"until"`
+		RevokedAt                           *string `json:"revoked_at"`
+	}
+	read := func(args ...string) []grant {
+		t.Helper()
+		out, err := run(t, env, append([]string{"admin", "list-entitlements", "--org", orgID, "--json"}, args...)...)
+		var gs []grant
+		if err != nil || json.Unmarshal([]byte(out), &gs) != nil {
+			t.Fatalf("list-entitlements %v: %q %v", args, out, err)
+		}
+		return gs
+	}
+	cur := read()
+	if len(cur) != 2 {
+		t.Fatalf("current grants: %+v", cur)
+	}
+	for _, g := range cur {
+		if g.Product == "connect" && (g.Until == nil || *g.Until != "2099-01-01T00:00:00Z" || g.Status != "active" || g.Source != "admin" || g.GrantedBy != "tabnorm admin") {
+			t.Fatalf("connect's grant: %+v", g)
+		}
+	}
+	hist := read("--history")
+	var connect []grant
+	for _, g := range hist {
+		if g.Product == "connect" {
+			connect = append(connect, g)
+		}
+	}
+	if len(hist) != 4 || len(connect) != 3 || connect[0].Until == nil || connect[1].Status != "revoked" || connect[2].Status != "revoked" ||
+		connect[1].RevokedAt == nil || !strings.HasPrefix(connect[0].ID, "ent_") || connect[0].Object != "entitlement" {
+		t.Fatalf("history: %+v", hist)
+	}
+	if out, err := run(t, env, "admin", "list-entitlements", "--org", orgID, "--history"); err != nil || strings.Count(out, "\n") != 4 ||
+		!strings.Contains(out, "until 2099-01-01T00:00:00Z") || !strings.Contains(out, "revoked by tabnorm admin") {
+		t.Fatalf("list-entitlements as text: %q %v", out, err)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 )
 
@@ -120,17 +121,29 @@ func (g Gate) Check(now time.Time) error {
 	return nil
 }
 
-// Allows tells whether the license covers a product.
-func (g Gate) Allows(p identity.Product) error {
-	if !g.required {
+// Required tells whether the installation needs a license.
+func (g Gate) Required() bool { return g.required }
+
+// Entitlements are the license's products as grants that cover the whole
+// installation, by the licensee, ending when the license expires; none
+// when no license is required or the token is not valid.
+func (g Gate) Entitlements() []entitlement.Entitlement {
+	if !g.required || g.err != nil {
 		return nil
 	}
-	for _, lp := range g.license.Products {
-		if lp == p {
-			return nil
-		}
+	return g.license.Entitlements()
+}
+
+// Entitlements are the license's products as grants (source license) of
+// the installation, from the epoch to the license's expiry.
+func (l License) Entitlements() []entitlement.Entitlement {
+	out := make([]entitlement.Entitlement, 0, len(l.Products))
+	until := l.ExpiresAt.UTC()
+	for _, p := range l.Products {
+		out = append(out, entitlement.Entitlement{ID: entitlement.IDPrefix + "_license_" + string(p), OrgID: entitlement.Installation,
+			Product: p, Source: entitlement.License, GrantedBy: l.Licensee, GrantedAt: time.Unix(0, 0).UTC(), Until: &until})
 	}
-	return domain.Errorf(domain.ErrForbidden, domain.CodeForbiddenEntitlementMissing, "This installation's license does not cover the %s product.", p)
+	return out
 }
 
 // Describe is a one-line summary for logs.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 )
 
@@ -78,7 +79,17 @@ func TestGate(t *testing.T) {
 		}
 	}
 	g := NewGate(true, valid, pub)
-	if g.Allows(identity.Normalize) != nil || domain.CodeOf(g.Allows(identity.Connect)) != "forbidden_entitlement_missing" {
-		t.Fatal("product check wrong")
+	ents := g.Entitlements()
+	if len(ents) != 1 || ents[0].Product != identity.Normalize || ents[0].Source != entitlement.License || ents[0].GrantedBy != "Acme" ||
+		ents[0].OrgID != entitlement.Installation || ents[0].Until == nil || !ents[0].Until.Equal(now.Add(time.Hour).Truncate(time.Second)) {
+		t.Fatalf("the license's grants: %+v", ents)
+	}
+	if !entitlement.Covers(ents, entitlement.Installation, identity.Normalize, now) ||
+		entitlement.Covers(ents, entitlement.Installation, identity.Connect, now) ||
+		entitlement.Covers(ents, entitlement.Installation, identity.Normalize, now.Add(time.Hour)) {
+		t.Fatal("the license's grants cover the wrong products or outlive the license")
+	}
+	if !g.Required() || NewGate(false, valid, pub).Entitlements() != nil || NewGate(true, "x.y", pub).Entitlements() != nil {
+		t.Fatal("grants without a valid required license")
 	}
 }

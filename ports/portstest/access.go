@@ -7,6 +7,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/apikey"
+	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/session"
@@ -207,10 +208,23 @@ func Credentials(t *testing.T, open func(t *testing.T) Stores) {
 func credsKey(t *testing.T, s Stores) {
 	ctx := context.Background()
 	k, org := seedKey(t, s)
-	ok(t, s.Organizations.Grant(ctx, org.ID, identity.Connect, now))
-	got, products, err := s.Credentials.KeyByHash(ctx, k.Hash)
-	if err != nil || got.ID != k.ID || got.OrgID != org.ID || !got.CreatedAt.Equal(now) || got.Revoked() || len(products) != 2 || products[0] != identity.Normalize {
-		t.Fatalf("KeyByHash = %+v, %v, %v", got, products, err)
+	until := now.Add(time.Hour)
+	grant(t, s, org.ID, identity.Connect, &until)
+	got, grants, err := s.Credentials.KeyByHash(ctx, k.Hash)
+	if err != nil || got.ID != k.ID || got.OrgID != org.ID || !got.CreatedAt.Equal(now) || got.Revoked() || len(grants) != 2 {
+		t.Fatalf("KeyByHash = %+v, %v, %v", got, grants, err)
+	}
+	if ps := entitlement.Products(grants, org.ID, now); len(ps) != 2 || ps[0] != identity.Normalize {
+		t.Fatalf("products of %+v = %v", grants, ps)
+	}
+	// The grant's end comes with it; a revoked grant does not.
+	if ps := entitlement.Products(grants, org.ID, until); len(ps) != 1 || ps[0] != identity.Normalize {
+		t.Fatalf("products after connect's end = %v", ps)
+	}
+	_, err = s.Entitlements.Revoke(ctx, org.ID, identity.Normalize, now, "op")
+	ok(t, err)
+	if _, grants, err = s.Credentials.KeyByHash(ctx, k.Hash); err != nil || len(grants) != 1 || grants[0].Product != identity.Connect {
+		t.Fatalf("KeyByHash after a revocation = %+v, %v", grants, err)
 	}
 }
 
@@ -232,10 +246,11 @@ func credsUnknownKey(t *testing.T, s Stores) {
 func credsSession(t *testing.T, s Stores) {
 	ctx := context.Background()
 	ses, token, org := seedSession(t, s)
-	ok(t, s.Organizations.Grant(ctx, org.ID, identity.Connect, now))
-	gotSes, gotUser, byOrg, err := s.Credentials.SessionByHash(ctx, session.HashOf(token))
-	if err != nil || gotSes.UserID != ses.UserID || gotUser.ID != ses.UserID || gotUser.Role != identity.Admin || len(byOrg) != 1 || len(byOrg[org.ID]) != 2 || gotUser.Disabled() {
-		t.Fatalf("SessionByHash = %+v, %+v, %v, %v", gotSes, gotUser, byOrg, err)
+	grant(t, s, org.ID, identity.Connect, nil)
+	gotSes, gotUser, grants, err := s.Credentials.SessionByHash(ctx, session.HashOf(token))
+	if err != nil || gotSes.UserID != ses.UserID || gotUser.ID != ses.UserID || gotUser.Role != identity.Admin || len(grants) != 2 ||
+		len(entitlement.Products(grants, org.ID, now)) != 2 || gotUser.Disabled() {
+		t.Fatalf("SessionByHash = %+v, %+v, %v, %v", gotSes, gotUser, grants, err)
 	}
 	// A disabled user's session (one that raced the disabling) says so.
 	_, err = s.Users.Disable(ctx, ses.UserID, now)
@@ -251,10 +266,11 @@ func credsImpersonating(t *testing.T, s Stores) {
 	customer := seedOrg(t, s, identity.Connect)
 	at := now.Add(time.Minute)
 	ok(t, s.Sessions.SetImpersonation(ctx, ses.Hash, customer.ID, &at))
-	gotSes, _, byOrg, err := s.Credentials.SessionByHash(ctx, ses.Hash)
+	gotSes, _, grants, err := s.Credentials.SessionByHash(ctx, ses.Hash)
+	theirs, mine := entitlement.Products(grants, customer.ID, now), entitlement.Products(grants, org.ID, now)
 	if err != nil || gotSes.ImpersonatedOrgID != customer.ID || gotSes.ImpersonatedAt == nil || !gotSes.ImpersonatedAt.Equal(at) ||
-		len(byOrg[customer.ID]) != 1 || byOrg[customer.ID][0] != identity.Connect || len(byOrg[org.ID]) != 1 {
-		t.Fatalf("SessionByHash while impersonating = %+v, %v, %v", gotSes, byOrg, err)
+		len(theirs) != 1 || theirs[0] != identity.Connect || len(mine) != 1 {
+		t.Fatalf("SessionByHash while impersonating = %+v, %v, %v", gotSes, grants, err)
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 type Stores struct {
 	Tx                ports.Transactor
 	Organizations     ports.Organizations
+	Entitlements      ports.Entitlements
 	Users             ports.Users
 	APIKeys           ports.APIKeys
 	Sessions          ports.Sessions
@@ -64,6 +65,7 @@ func Repositories(t *testing.T, open func(t *testing.T) Stores) {
 	}{
 		{"Transactor", Transactor},
 		{"Organizations", Organizations},
+		{"Entitlements", Entitlements},
 		{"Users", Users},
 		{"APIKeys", APIKeys},
 		{"Sessions", Sessions},
@@ -129,6 +131,9 @@ func seedOrg(t *testing.T, s Stores, products ...identity.Product) identity.Orga
 	org, err := identity.NewOrganization(id.New(id.Org), "Acme", products, now)
 	ok(t, err)
 	ok(t, s.Organizations.Create(context.Background(), org))
+	for _, p := range products {
+		grant(t, s, org.ID, p, nil)
+	}
 	return org
 }
 

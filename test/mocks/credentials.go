@@ -7,6 +7,8 @@ import (
 
 	apikey "github.com/tabnorm/tabnorm/domain/apikey"
 
+	entitlement "github.com/tabnorm/tabnorm/domain/entitlement"
+
 	identity "github.com/tabnorm/tabnorm/domain/identity"
 
 	mock "github.com/stretchr/testify/mock"
@@ -28,7 +30,7 @@ func (_m *Credentials) EXPECT() *Credentials_Expecter {
 }
 
 // KeyByHash provides a mock function with given fields: ctx, h
-func (_m *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []identity.Product, error) {
+func (_m *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []entitlement.Entitlement, error) {
 	ret := _m.Called(ctx, h)
 
 	if len(ret) == 0 {
@@ -36,9 +38,9 @@ func (_m *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key
 	}
 
 	var r0 apikey.Key
-	var r1 []identity.Product
+	var r1 []entitlement.Entitlement
 	var r2 error
-	if rf, ok := ret.Get(0).(func(context.Context, apikey.Hash) (apikey.Key, []identity.Product, error)); ok {
+	if rf, ok := ret.Get(0).(func(context.Context, apikey.Hash) (apikey.Key, []entitlement.Entitlement, error)); ok {
 		return rf(ctx, h)
 	}
 	if rf, ok := ret.Get(0).(func(context.Context, apikey.Hash) apikey.Key); ok {
@@ -47,11 +49,11 @@ func (_m *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key
 		r0 = ret.Get(0).(apikey.Key)
 	}
 
-	if rf, ok := ret.Get(1).(func(context.Context, apikey.Hash) []identity.Product); ok {
+	if rf, ok := ret.Get(1).(func(context.Context, apikey.Hash) []entitlement.Entitlement); ok {
 		r1 = rf(ctx, h)
 	} else {
 		if ret.Get(1) != nil {
-			r1 = ret.Get(1).([]identity.Product)
+			r1 = ret.Get(1).([]entitlement.Entitlement)
 		}
 	}
 
@@ -83,18 +85,18 @@ func (_c *Credentials_KeyByHash_Call) Run(run func(ctx context.Context, h apikey
 	return _c
 }
 
-func (_c *Credentials_KeyByHash_Call) Return(_a0 apikey.Key, _a1 []identity.Product, _a2 error) *Credentials_KeyByHash_Call {
+func (_c *Credentials_KeyByHash_Call) Return(_a0 apikey.Key, _a1 []entitlement.Entitlement, _a2 error) *Credentials_KeyByHash_Call {
 	_c.Call.Return(_a0, _a1, _a2)
 	return _c
 }
 
-func (_c *Credentials_KeyByHash_Call) RunAndReturn(run func(context.Context, apikey.Hash) (apikey.Key, []identity.Product, error)) *Credentials_KeyByHash_Call {
+func (_c *Credentials_KeyByHash_Call) RunAndReturn(run func(context.Context, apikey.Hash) (apikey.Key, []entitlement.Entitlement, error)) *Credentials_KeyByHash_Call {
 	_c.Call.Return(run)
 	return _c
 }
 
 // SessionByHash provides a mock function with given fields: ctx, h
-func (_m *Credentials) SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, map[string][]identity.Product, error) {
+func (_m *Credentials) SessionByHash(ctx context.Context, h session.Hash) (session.Session, identity.User, []entitlement.Entitlement, error) {
 	ret := _m.Called(ctx, h)
 
 	if len(ret) == 0 {
@@ -103,9 +105,9 @@ func (_m *Credentials) SessionByHash(ctx context.Context, h session.Hash) (sessi
 
 	var r0 session.Session
 	var r1 identity.User
-	var r2 map[string][]identity.Product
+	var r2 []entitlement.Entitlement
 	var r3 error
-	if rf, ok := ret.Get(0).(func(context.Context, session.Hash) (session.Session, identity.User, map[string][]identity.Product, error)); ok {
+	if rf, ok := ret.Get(0).(func(context.Context, session.Hash) (session.Session, identity.User, []entitlement.Entitlement, error)); ok {
 		return rf(ctx, h)
 	}
 	if rf, ok := ret.Get(0).(func(context.Context, session.Hash) session.Session); ok {
@@ -120,11 +122,11 @@ func (_m *Credentials) SessionByHash(ctx context.Context, h session.Hash) (sessi
 		r1 = ret.Get(1).(identity.User)
 	}
 
-	if rf, ok := ret.Get(2).(func(context.Context, session.Hash) map[string][]identity.Product); ok {
+	if rf, ok := ret.Get(2).(func(context.Context, session.Hash) []entitlement.Entitlement); ok {
 		r2 = rf(ctx, h)
 	} else {
 		if ret.Get(2) != nil {
-			r2 = ret.Get(2).(map[string][]identity.Product)
+			r2 = ret.Get(2).([]entitlement.Entitlement)
 		}
 	}
 
@@ -156,12 +158,12 @@ func (_c *Credentials_SessionByHash_Call) Run(run func(ctx context.Context, h se
 	return _c
 }
 
-func (_c *Credentials_SessionByHash_Call) Return(_a0 session.Session, _a1 identity.User, _a2 map[string][]identity.Product, _a3 error) *Credentials_SessionByHash_Call {
+func (_c *Credentials_SessionByHash_Call) Return(_a0 session.Session, _a1 identity.User, _a2 []entitlement.Entitlement, _a3 error) *Credentials_SessionByHash_Call {
 	_c.Call.Return(_a0, _a1, _a2, _a3)
 	return _c
 }
 
-func (_c *Credentials_SessionByHash_Call) RunAndReturn(run func(context.Context, session.Hash) (session.Session, identity.User, map[string][]identity.Product, error)) *Credentials_SessionByHash_Call {
+func (_c *Credentials_SessionByHash_Call) RunAndReturn(run func(context.Context, session.Hash) (session.Session, identity.User, []entitlement.Entitlement, error)) *Credentials_SessionByHash_Call {
 	_c.Call.Return(run)
 	return _c
 }

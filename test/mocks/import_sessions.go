@@ -5,7 +5,7 @@ package mocks
 import (
 	context "context"
 
-	identity "github.com/tabnorm/tabnorm/domain/identity"
+	entitlement "github.com/tabnorm/tabnorm/domain/entitlement"
 	importsession "github.com/tabnorm/tabnorm/domain/importsession"
 
 	mock "github.com/stretchr/testify/mock"
@@ -29,7 +29,7 @@ func (_m *ImportSessions) EXPECT() *ImportSessions_Expecter {
 }
 
 // ByHash provides a mock function with given fields: ctx, h
-func (_m *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []identity.Product, error) {
+func (_m *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []entitlement.Entitlement, error) {
 	ret := _m.Called(ctx, h)
 
 	if len(ret) == 0 {
@@ -37,9 +37,9 @@ func (_m *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (imp
 	}
 
 	var r0 importsession.Session
-	var r1 []identity.Product
+	var r1 []entitlement.Entitlement
 	var r2 error
-	if rf, ok := ret.Get(0).(func(context.Context, importsession.Hash) (importsession.Session, []identity.Product, error)); ok {
+	if rf, ok := ret.Get(0).(func(context.Context, importsession.Hash) (importsession.Session, []entitlement.Entitlement, error)); ok {
 		return rf(ctx, h)
 	}
 	if rf, ok := ret.Get(0).(func(context.Context, importsession.Hash) importsession.Session); ok {
@@ -48,11 +48,11 @@ func (_m *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (imp
 		r0 = ret.Get(0).(importsession.Session)
 	}
 
-	if rf, ok := ret.Get(1).(func(context.Context, importsession.Hash) []identity.Product); ok {
+	if rf, ok := ret.Get(1).(func(context.Context, importsession.Hash) []entitlement.Entitlement); ok {
 		r1 = rf(ctx, h)
 	} else {
 		if ret.Get(1) != nil {
-			r1 = ret.Get(1).([]identity.Product)
+			r1 = ret.Get(1).([]entitlement.Entitlement)
 		}
 	}
 
@@ -84,12 +84,12 @@ func (_c *ImportSessions_ByHash_Call) Run(run func(ctx context.Context, h import
 	return _c
 }
 
-func (_c *ImportSessions_ByHash_Call) Return(_a0 importsession.Session, _a1 []identity.Product, _a2 error) *ImportSessions_ByHash_Call {
+func (_c *ImportSessions_ByHash_Call) Return(_a0 importsession.Session, _a1 []entitlement.Entitlement, _a2 error) *ImportSessions_ByHash_Call {
 	_c.Call.Return(_a0, _a1, _a2)
 	return _c
 }
 
-func (_c *ImportSessions_ByHash_Call) RunAndReturn(run func(context.Context, importsession.Hash) (importsession.Session, []identity.Product, error)) *ImportSessions_ByHash_Call {
+func (_c *ImportSessions_ByHash_Call) RunAndReturn(run func(context.Context, importsession.Hash) (importsession.Session, []entitlement.Entitlement, error)) *ImportSessions_ByHash_Call {
 	_c.Call.Return(run)
 	return _c
 }
