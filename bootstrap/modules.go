@@ -99,7 +99,6 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.Jobs))),
 		fx.Annotate(sqlstore.NewJobs, fx.As(new(ports.JobSlots))),
 		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
-		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobSequence))),
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
 		fx.Annotate(sqlstore.NewLists, fx.As(new(ports.Lists))),
 		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
@@ -191,7 +190,8 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 
 // Jobs provides the jobs service, the sweep of orphaned storage, the
 // saved schemas and idempotency keys, and the renderer of the job
-// documents the use cases store.
+// documents the use cases store. newJobs subscribes the side effects of a
+// job's events to the service (jobs.Subscriber): the webhooks.
 var Jobs = fx.Module("jobs", fx.Provide(newJobs, schemas.NewService, lists.NewService, idempotency.NewService,
 	fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer))),
 	func(cfg Config, owners ports.BlobOwners, b ports.BlobStore, c ports.Clock, log *slog.Logger) *jobs.Orphans {
@@ -218,14 +218,21 @@ type jobsDeps struct {
 	Log     *slog.Logger
 	Metrics *metrics.Metrics
 	Lists   *lists.Service
+	// Webhooks writes the deliveries of a job's events: a subscriber.
+	Webhooks *webhooks.Service
 }
 
+// newJobs makes the jobs service and subscribes every side effect of a
+// job's events to it: each runs in the transaction that stores the event
+// (application/jobs/outbox.go). The webhooks service is the one today.
 func newJobs(cfg Config, d jobsDeps) *jobs.Service {
-	return jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
+	svc := jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
 		Retention: cfg.Retention, NewIndex: spill.Factory(""), Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes},
 		Observer: d.Metrics, MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg},
 		jobs.Deps{Jobs: d.Jobs, Events: d.Events, Schemas: d.Schemas, Learned: d.Learned, Bus: d.Bus, Queue: d.Queue, Slots: d.Slots, Quotas: d.Quotas,
 			Blobs: d.Blobs, Staging: d.Staging, Tables: d.Tables, Tx: d.Tx, Render: d.Render, Clock: d.Clock, Log: d.Log, Lists: d.Lists})
+	svc.Subscribe(d.Webhooks)
+	return svc
 }
 
 // Connect provides the connect product's service (files library and
@@ -239,10 +246,8 @@ var Review = fx.Module("review", fx.Provide(func(cfg Config, j ports.Jobs, r por
 	return review.NewService(review.Config{TTL: cfg.ReviewTTL}, j, r, runs, conn, sch, learned, b, tx, c, log)
 }))
 
-// Webhooks provides the webhooks service and its sender, and wraps the
-// jobs repository so that a job's change of status and its webhook
-// deliveries commit in one transaction (a root-level decorator: every
-// user of ports.Jobs gets the wrapped one).
+// Webhooks provides the webhooks service and its sender; the Jobs module
+// subscribes the service to the jobs' events.
 var Webhooks = fx.Options(
 	fx.Module("webhooks", fx.Provide(
 		func(db *sqlstore.DB, log *slog.Logger) (ports.WebhookQueue, error) { return queue.NewInserter(db, log) },
@@ -255,7 +260,6 @@ var Webhooks = fx.Options(
 				InFlightPerOrg: cfg.WebhooksPerOrg, Observer: m}, e, d, q, s, tx, r, c, log)
 		},
 	)),
-	fx.Decorate(webhooks.WatchJobs),
 )
 
 // Workers run queued jobs for the process's lifetime; the reaper requeues

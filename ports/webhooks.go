@@ -71,14 +71,6 @@ type WebhookDeliverer interface {
 	Sweep(ctx context.Context) (int, error)
 }
 
-// JobSequence tells, inside the transaction that changes a job, the
-// sequence number the job's next event takes (its id in the job's event
-// stream). A webhook payload carries it so that receivers can order a
-// job's deliveries, which may arrive out of order.
-type JobSequence interface {
-	NextSeq(ctx context.Context, jobID string) (int, error)
-}
-
 // WebhookObserver hears of every delivery attempt this process made, for
 // the operator's metrics. outcome is succeeded (a 2xx), failed (another
 // answer) or error (no answer: refused, timeout, address not allowed).

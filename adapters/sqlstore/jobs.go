@@ -317,21 +317,6 @@ func (s *JobEvents) Append(ctx context.Context, jobID, kind string, data []byte,
 	return ports.Event{JobID: jobID, Seq: row.Seq, Kind: kind, Data: data, At: row.CreatedAt}, nil
 }
 
-var _ ports.JobSequence = (*JobEvents)(nil)
-
-// NextSeq implements ports.JobSequence: the number Append gives the job's
-// next event. Called in the transaction that holds the job's row (as
-// Jobs.Update locks it), it is the number of the event that transaction
-// appends for its change.
-func (s *JobEvents) NextSeq(ctx context.Context, jobID string) (int, error) {
-	var last sql.NullInt64
-	err := s.db.conn(ctx).NewSelect().Model((*eventRow)(nil)).ColumnExpr("MAX(seq)").Where("job_id = ?", jobID).Scan(ctx, &last)
-	if err != nil {
-		return 0, translate(err, "job event")
-	}
-	return int(last.Int64) + 1, nil
-}
-
 // After implements ports.JobEvents.
 func (s *JobEvents) After(ctx context.Context, jobID string, after int) ([]ports.Event, error) {
 	var rows []eventRow

@@ -1,6 +1,15 @@
 // Package jobs runs normalization jobs: it takes uploads into storage,
 // queues jobs transactionally, runs them on a worker with leases,
 // progress and cancellation, and serves their results.
+//
+// A job's side effects start from its events, and only there: every
+// change of a job's status stores its event through one function (append)
+// in the transaction that changes the job, and tells the registered
+// Subscribers there (outbox.go), so what they write commits with the
+// change or not at all. Bootstrap registers them where it wires the jobs
+// (bootstrap.newJobs): today the webhooks service, which writes a
+// delivery per subscribed endpoint. RunJob's comment lists what follows a
+// job's end.
 package jobs
 
 import (
@@ -64,6 +73,9 @@ type Service struct {
 	lists     ListOpener
 	feeds     feeds         // shared event feeds of the jobs followed on this node
 	beatEvery time.Duration // how often a running job's lease is renewed
+
+	// subscribers hear each event in its transaction (outbox.go).
+	subscribers []Subscriber
 }
 
 // Deps are the ports the jobs service works through.
@@ -297,8 +309,11 @@ func (s *Service) checkSessionRoom(ctx context.Context, j job.Job, limit int) er
 	return nil
 }
 
-// append stores an event and announces it (inside a transaction, the
-// announcement goes out on commit where the bus supports it).
+// append stores an event, tells the subscribers (the job's side effects,
+// outbox.go) and announces it to the job's followers. It is the one path
+// of a job's events and runs in the transaction that changes the job: the
+// subscribers' writes commit with it, and the announcement goes out on
+// commit where the bus supports it.
 func (s *Service) append(ctx context.Context, j job.Job, kind string, at time.Time, withJob bool) error {
 	data, err := s.render.Event(j, at, withJob)
 	if err != nil {
@@ -306,6 +321,9 @@ func (s *Service) append(ctx context.Context, j job.Job, kind string, at time.Ti
 	}
 	ev, err := s.events.Append(ctx, j.ID, kind, data, at)
 	if err != nil {
+		return err
+	}
+	if err := s.tell(ctx, j, ev); err != nil {
 		return err
 	}
 	return s.bus.Publish(ctx, j.ID, ev.Seq)

@@ -33,6 +33,20 @@ var errCanceled = errors.New("job canceled")
 
 // RunJob runs one queued job to its end. It is what the queue's workers
 // call; an error asks the queue to try again later.
+//
+// Everything that follows a job's end starts here:
+//   - end (finish) moves the job to succeeded or failed and stores its
+//     terminal event (append) in one transaction, in which the subscribers
+//     (outbox.go; bootstrap registers the webhooks, which write their
+//     deliveries) act; on commit the event bus tells the job's followers
+//     (its event streams);
+//   - announce then logs the end, counts it for the metrics
+//     (Config.Observer) and gives the job's slot to its organization's
+//     waiting jobs.
+//
+// A job that ends otherwise (Cancel, the reaper's worker_lost, a review's
+// expiry, awaiting_review) stores its event through the same append, so
+// the subscribers hear of every end.
 func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
 	ctx, span := tracer.Start(ctx, "job.run", trace.WithAttributes(attribute.String("tabnorm.job_id", jobID)))
 	defer func() {

@@ -13,6 +13,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/webhook"
+	"github.com/tabnorm/tabnorm/ports"
 	"github.com/tabnorm/tabnorm/test/mocks"
 )
 
@@ -39,7 +40,7 @@ func newOnMocks(t *testing.T) onMocks {
 	return f
 }
 
-func TestService_JobChanged(t *testing.T) {
+func TestService_JobEvent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	succeeded := job.Job{ID: "job_1", OrgID: "org_a", Status: job.Succeeded}
@@ -65,7 +66,7 @@ func TestService_JobChanged(t *testing.T) {
 			}
 		}).Return(nil).Twice()
 		f.queue.EXPECT().EnqueueDelivery(mock.Anything, mock.Anything, mock.Anything, 1, f.now).Return(nil).Twice()
-		if err := f.svc.JobChanged(ctx, job.Running, succeeded, 2); err != nil {
+		if err := f.svc.JobEvent(ctx, succeeded, ports.Event{JobID: "job_1", Seq: 2, Kind: job.EventSucceeded}); err != nil {
 			t.Fatal(err)
 		}
 		if len(to) != 2 || to[0] != "wh_1" || to[1] != "wh_3" {
@@ -73,11 +74,14 @@ func TestService_JobChanged(t *testing.T) {
 		}
 	})
 
-	t.Run("a change that is no event delivers nothing", func(t *testing.T) {
+	t.Run("an event that is no webhook event delivers nothing", func(t *testing.T) {
 		t.Parallel()
 		f := newOnMocks(t)
-		if err := f.svc.JobChanged(ctx, job.Running, job.Job{ID: "job_1", OrgID: "org_a", Status: job.Running}, 2); err != nil {
-			t.Fatal(err)
+		running := job.Job{ID: "job_1", OrgID: "org_a", Status: job.Running}
+		for seq, kind := range []string{job.EventQueued, job.EventProgress} {
+			if err := f.svc.JobEvent(ctx, running, ports.Event{JobID: "job_1", Seq: seq + 1, Kind: kind}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		// The mocks fail the test on any call.
 	})
@@ -88,7 +92,7 @@ func TestService_JobChanged(t *testing.T) {
 		f.endpoints.EXPECT().Enabled(mock.Anything, "org_a").Return([]webhook.Endpoint{endpoint("wh_1", webhook.JobSucceeded)}, nil).Once()
 		broken := errors.New("unsupported value")
 		f.render.EXPECT().Job(succeeded).Return(nil, broken).Once()
-		if err := f.svc.JobChanged(ctx, job.Running, succeeded, 2); !errors.Is(err, broken) {
+		if err := f.svc.JobEvent(ctx, succeeded, ports.Event{JobID: "job_1", Seq: 2, Kind: job.EventSucceeded}); !errors.Is(err, broken) {
 			t.Fatalf("error %v", err)
 		}
 	})

@@ -1,8 +1,9 @@
 // Package webhooks manages an organization's webhook endpoints and
-// delivers job events to them: each event is written to the outbox in the
-// transaction that changed the job, and each attempt goes through the
-// queue, so a crash or restart loses none (at least once; receivers drop
-// repeats by webhook-id).
+// delivers job events to them: the service subscribes to the jobs' events
+// (JobEvent, a jobs.Subscriber), so each delivery is written in the
+// transaction that changed the job and stored its event, and each attempt
+// goes through the queue, so a crash or restart loses none (at least
+// once; receivers drop repeats by webhook-id).
 package webhooks
 
 import (
@@ -342,31 +343,26 @@ func (s *Service) add(ctx context.Context, e webhook.Endpoint, eventType string,
 	return d, s.queue.EnqueueDelivery(ctx, d.OrgID, d.ID, 1, now)
 }
 
-// eventOf names the webhook event of a job's change of status, if any.
-func eventOf(before job.Status, j job.Job) string {
-	switch {
-	case j.Status == job.Running && before != job.Running:
-		return webhook.JobStarted
-	case j.Status == job.AwaitingReview && before != job.AwaitingReview:
-		return webhook.JobAwaitingReview
-	case before.Terminal() || !j.Status.Terminal():
-		return ""
-	case j.Status == job.Succeeded:
-		return webhook.JobSucceeded
-	case j.Status == job.Failed:
-		return webhook.JobFailed
-	}
-	return webhook.JobCanceled
+// jobEvents are the job events that are webhook events: a job's changes
+// of status but to queued (job.queued, job.progress deliver nothing).
+var jobEvents = map[string]string{
+	job.EventStarted:        webhook.JobStarted,
+	job.EventAwaitingReview: webhook.JobAwaitingReview,
+	job.EventSucceeded:      webhook.JobSucceeded,
+	job.EventFailed:         webhook.JobFailed,
+	job.EventCanceled:       webhook.JobCanceled,
 }
 
-// JobChanged writes the deliveries of a job's change of status to every
-// enabled endpoint of its organization that subscribed to it. It runs in
-// the transaction that changed the job (see WatchJobs). seq is the
-// sequence number of the job's event for this change; every payload
-// carries it, the same for every endpoint.
-func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job, seq int) error {
-	kind := eventOf(before, j)
-	if kind == "" {
+// JobEvent writes the deliveries of a job's event to every enabled
+// endpoint of its organization that subscribed to it, with their queue
+// entries. It is a subscriber of the jobs service (jobs.Subscriber,
+// registered in bootstrap where the jobs are wired): it runs in the
+// transaction that changes the job and stores the event, so the job, its
+// event and its deliveries commit together. Every payload carries the
+// event's sequence number, the same for every endpoint.
+func (s *Service) JobEvent(ctx context.Context, j job.Job, ev ports.Event) error {
+	kind, ok := jobEvents[ev.Kind]
+	if !ok {
 		return nil
 	}
 	endpoints, err := s.endpoints.Enabled(ctx, j.OrgID)
@@ -384,7 +380,7 @@ func (s *Service) JobChanged(ctx context.Context, before job.Status, j job.Job, 
 				return fmt.Errorf("render job %s: %w", j.ID, err)
 			}
 		}
-		if _, err := s.add(ctx, e, kind, seq, data, now); err != nil {
+		if _, err := s.add(ctx, e, kind, ev.Seq, data, now); err != nil {
 			return fmt.Errorf("webhook %s of job %s: %w", kind, j.ID, err)
 		}
 	}
@@ -643,46 +639,4 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	}
 	s.log.WarnContext(ctx, "queued overdue webhook deliveries again", "deliveries", len(due))
 	return len(due), nil
-}
-
-// WatchJobs wraps the jobs repository so that every change of a job's
-// status writes its webhook deliveries in the same transaction: the job
-// cannot end without its event being stored, whichever code ends it.
-// A delivery's payload carries the sequence number of the job's event
-// for the change: whoever changes a job's status appends its event in the
-// same transaction, after the change, and the job's row stays locked
-// until it commits, so that number is the one seqs tells beforehand.
-func WatchJobs(inner ports.Jobs, s *Service, tx ports.Transactor, seqs ports.JobSequence) ports.Jobs {
-	return &watchedJobs{Jobs: inner, svc: s, tx: tx, seqs: seqs}
-}
-
-type watchedJobs struct {
-	ports.Jobs
-	svc  *Service
-	tx   ports.Transactor
-	seqs ports.JobSequence
-}
-
-func (w *watchedJobs) Update(ctx context.Context, orgID, jobID string, fn func(*job.Job) error) (job.Job, error) {
-	var out job.Job
-	err := w.tx.InTx(ctx, func(ctx context.Context) error {
-		var before job.Status
-		j, err := w.Jobs.Update(ctx, orgID, jobID, func(j *job.Job) error {
-			before = j.Status
-			return fn(j)
-		})
-		if err != nil {
-			return err
-		}
-		out = j
-		if eventOf(before, j) == "" {
-			return nil
-		}
-		seq, err := w.seqs.NextSeq(ctx, j.ID)
-		if err != nil {
-			return fmt.Errorf("sequence of job %s: %w", j.ID, err)
-		}
-		return w.svc.JobChanged(ctx, before, j, seq)
-	})
-	return out, err
 }

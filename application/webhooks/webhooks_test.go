@@ -79,7 +79,7 @@ func (r *receiver) requests() []received {
 type fixture struct {
 	db         *sqlstore.DB
 	svc        *webhooks.Service
-	jobs       ports.Jobs // watched
+	jobs       ports.Jobs
 	tx         ports.Transactor
 	deliveries *sqlstore.WebhookDeliveries
 	clock      *clock
@@ -119,13 +119,14 @@ func setup(t *testing.T, target sqltest.Target) *fixture {
 	f.endpoints, f.queue = sqlstore.NewWebhookEndpoints(db), q
 	f.svc = f.withConfig(webhooks.Config{AllowPrivate: true})
 	f.events = sqlstore.NewJobEvents(db)
-	f.jobs = webhooks.WatchJobs(sqlstore.NewJobs(db), f.svc, f.tx, f.events)
+	f.jobs = sqlstore.NewJobs(db)
 	return f
 }
 
-// finishJob creates a job and moves it to running, then to succeeded,
-// through the watched repository, as the jobs service does: each change
-// and its job event in one transaction, a progress event between them.
+// finishJob creates a job and moves it to running, then to succeeded, as
+// the jobs service does: each change and its job event in one
+// transaction, the service told of the event there, a progress event
+// between them.
 func (f *fixture) finishJob(t *testing.T) job.Job {
 	t.Helper()
 	now := f.clock.Now()
@@ -139,24 +140,34 @@ func (f *fixture) finishJob(t *testing.T) job.Job {
 	return f.change(t, j.ID, job.EventSucceeded, func(j *job.Job) error { return j.Succeed(now, []byte(`{"row_count":3}`)) })
 }
 
-// change updates a job through the watched repository and appends its
-// event in the same transaction.
+// change updates a job and appends its event in one transaction, telling
+// the service of the event there, as the jobs service does with its
+// subscribers.
 func (f *fixture) change(t *testing.T, jobID, kind string, fn func(*job.Job) error) job.Job {
 	t.Helper()
 	var out job.Job
 	err := f.tx.InTx(context.Background(), func(ctx context.Context) error {
-		j, err := f.jobs.Update(ctx, "", jobID, fn)
-		if err != nil {
-			return err
-		}
-		out = j
-		_, err = f.events.Append(ctx, jobID, kind, []byte(`{}`), f.clock.Now())
+		var err error
+		out, err = f.changeIn(ctx, jobID, kind, fn)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// changeIn is change inside the caller's transaction.
+func (f *fixture) changeIn(ctx context.Context, jobID, kind string, fn func(*job.Job) error) (job.Job, error) {
+	j, err := f.jobs.Update(ctx, "", jobID, fn)
+	if err != nil {
+		return job.Job{}, err
+	}
+	ev, err := f.events.Append(ctx, jobID, kind, []byte(`{}`), f.clock.Now())
+	if err != nil {
+		return job.Job{}, err
+	}
+	return j, f.svc.JobEvent(ctx, j, ev)
 }
 
 // withConfig is a service on the fixture's stores with other settings.
@@ -421,7 +432,7 @@ func TestService_eventsCommitWithTheJob(t *testing.T) {
 		}
 		boom := errors.New("rolled back")
 		err = f.tx.InTx(ctx, func(ctx context.Context) error {
-			if _, err := f.jobs.Update(ctx, "", j.ID, func(j *job.Job) error { return j.Start(now) }); err != nil {
+			if _, err := f.changeIn(ctx, j.ID, job.EventStarted, func(j *job.Job) error { return j.Start(now) }); err != nil {
 				return err
 			}
 			return boom
@@ -432,15 +443,9 @@ func TestService_eventsCommitWithTheJob(t *testing.T) {
 		if n := len(f.list(t, e.ID)); n != 0 {
 			t.Fatalf("a rolled-back change left %d deliveries", n)
 		}
-		if _, err := f.jobs.Update(ctx, "", j.ID, func(j *job.Job) error { return j.Start(now) }); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.jobs.Update(ctx, "", j.ID, func(j *job.Job) error { j.Progress.RowsRead = 10; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.jobs.Update(ctx, "", j.ID, func(j *job.Job) error { return j.Cancel(now) }); err != nil {
-			t.Fatal(err)
-		}
+		f.change(t, j.ID, job.EventStarted, func(j *job.Job) error { return j.Start(now) })
+		f.change(t, j.ID, job.EventProgress, func(j *job.Job) error { j.Progress.RowsRead = 10; return nil })
+		f.change(t, j.ID, job.EventCanceled, func(j *job.Job) error { return j.Cancel(now) })
 		var kinds []string
 		for _, d := range f.list(t, e.ID) {
 			kinds = append(kinds, d.EventType)
