@@ -9,9 +9,10 @@ import (
 
 // JobRenderer writes a job's documents in the format its clients read.
 // The use cases store some of them as things happen (a job's events, its
-// mapping and result, the payload of a webhook delivery), but the format
-// is the API's: the HTTP adapter renders them, so that each is written in
-// one place.
+// mapping, the payload of a webhook delivery), but the format is the
+// API's: the HTTP adapter renders them, so that each is written in one
+// place. A job's result is not one of them: the job keeps it typed
+// (job.Result), and the HTTP adapter renders it when the job is read.
 type JobRenderer interface {
 	// Job is the job object.
 	Job(j job.Job) ([]byte, error)
@@ -20,6 +21,4 @@ type JobRenderer interface {
 	Event(j job.Job, at time.Time, withJob bool) ([]byte, error)
 	// Mapping is the job's mapping of source columns to fields.
 	Mapping(entries []normalize.MappingEntry) ([]byte, error)
-	// Result is the result object of the job, which succeeded with r.
-	Result(j job.Job, r normalize.Result) ([]byte, error)
 }

@@ -56,7 +56,7 @@ type jobJSON struct {
 	Options    json.RawMessage `json:"options"`
 	Progress   progressJSON    `json:"progress"`
 	Mapping    json.RawMessage `json:"mapping"`
-	Result     json.RawMessage `json:"result"`
+	Result     *resultJSON     `json:"result"`
 	Error      *jobErrorJSON   `json:"error"`
 	Attempts   int             `json:"attempts"`
 	CreatedAt  string          `json:"created_at"`
@@ -98,7 +98,7 @@ func jobPath(j job.Job) string {
 
 func newJobJSON(j job.Job) jobJSON {
 	v := jobJSON{ID: j.ID, Object: "job", Mode: string(j.Mode), Status: string(j.Status), Schema: rawOrNull(j.Schema), Options: rawOrNull(j.Options),
-		Mapping: rawOrNull(j.Mapping), Result: rawOrNull(j.Result), Attempts: j.Attempts, CreatedAt: formatTime(j.CreatedAt),
+		Mapping: rawOrNull(j.Mapping), Result: newResultJSON(j), Attempts: j.Attempts, CreatedAt: formatTime(j.CreatedAt),
 		StartedAt: jobTime(j.StartedAt), FinishedAt: jobTime(j.FinishedAt)}
 	if j.Mapping == nil {
 		v.Mapping = json.RawMessage("[]")
@@ -229,15 +229,30 @@ func (JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// Result implements ports.JobRenderer: the profile and the inferred
-// schema are null outside infer mode.
+// Result is the result object of the job, which succeeded with r (as the
+// job object carries it once the job keeps r as its result).
 func (JobRenderer) Result(j job.Job, r normalize.Result) ([]byte, error) {
-	path := jobPath(j)
-	out := resultJSON{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
-		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: json.RawMessage("null"), Detected: r.DetectedJSON()}
-	if r.InferredSchema != nil {
-		out.InferredSchema = r.InferredSchema.JSON()
-		out.Profile = NewProfileJSON(r.Profile)
+	res := job.NewResult(r)
+	j.Result = &res
+	return json.Marshal(newResultJSON(j))
+}
+
+// newResultJSON is a job's result object, rendered from its typed result
+// when the job is read; nil (null) until the job succeeded. The profile
+// and the inferred schema are null outside infer mode.
+func newResultJSON(j job.Job) *resultJSON {
+	r := j.Result
+	if r == nil {
+		return nil
 	}
-	return json.Marshal(out)
+	path := jobPath(j)
+	out := &resultJSON{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
+		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: rawOrNull(r.InferredSchema), Detected: rawOrNull(r.Detected)}
+	if r.Profile != nil {
+		out.Profile = make([]ColumnProfileJSON, len(r.Profile))
+		for i, p := range r.Profile {
+			out.Profile[i] = ColumnProfileJSON(p)
+		}
+	}
+	return out
 }

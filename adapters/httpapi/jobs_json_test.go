@@ -22,7 +22,7 @@ func goldenJobs() []job.Job {
 			Files:    []job.File{{ID: "file_1", Filename: "a.csv", Format: "csv", SizeBytes: 10, SHA256: "ab"}, {ID: "file_2", Filename: "b.xlsx", Format: "xlsx", SizeBytes: 20, SHA256: "cd"}},
 			SchemaID: "sch_1", Schema: []byte(`{"fields": [{"name":"a"}]}`), Options: []byte(`{"trim": true}`),
 			Progress: job.Progress{RowsRead: 7, RowsValid: 5, RowsRejected: 2, BytesRead: 25, BytesTotal: 30},
-			Mapping:  []byte(`[{"source_column":"A","field":"a","method":"exact","confidence":1}]`), Result: []byte(`{"row_count":5}`),
+			Mapping:  []byte(`[{"source_column":"A","field":"a","method":"exact","confidence":1}]`), Result: &goldenJobResult,
 			Attempts: 2, CreatedAt: created, StartedAt: &started, FinishedAt: &finished},
 		{ID: "job_2", OrgID: "org_1", Mode: "infer", Status: job.Failed, SourceType: "upload", Options: []byte(`{}`),
 			Progress: job.Progress{RowsRead: 1, BytesRead: 1, BytesTotal: 3}, Failure: &job.Failure{Code: "job_timeout", Message: "The job ran longer than 1h0m0s."},
@@ -30,6 +30,10 @@ func goldenJobs() []job.Job {
 		{ID: "job_3", OrgID: "org_1", Mode: "validate", Status: job.Queued, SourceType: "upload", CreatedAt: created},
 	}
 }
+
+// goldenJobResult is the job's own record of goldenResult, which job_1
+// carries: its job object's result is then the result object below it.
+var goldenJobResult = job.NewResult(goldenResult())
 
 func goldenResult() normalize.Result {
 	sch, err := schema.Parse([]byte(`{"fields":[{"name":"a","type":"integer"},{"name":"b"}]}`))

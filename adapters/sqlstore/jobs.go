@@ -74,7 +74,7 @@ func optBytes(s *string) []byte {
 	return []byte(*s)
 }
 
-func toJobRow(j job.Job) jobRow {
+func toJobRow(j job.Job) (jobRow, error) {
 	files := make([]fileJSON, len(j.Files))
 	for i, f := range j.Files {
 		files[i] = fileJSON(f)
@@ -84,14 +84,16 @@ func toJobRow(j job.Job) jobRow {
 		Files: string(filesJSON), SchemaID: j.SchemaID, Schema: optString(j.Schema), Options: string(j.Options),
 		RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid, RowsRejected: j.Progress.RowsRejected,
 		BytesRead: j.Progress.BytesRead, BytesTotal: j.Progress.BytesTotal,
-		Mapping: optString(j.Mapping), Result: optString(j.Result), Attempts: j.Attempts,
+		Mapping: optString(j.Mapping), Attempts: j.Attempts,
 		CreatedAt: j.CreatedAt.UTC(), StartedAt: utcPtr(j.StartedAt), FinishedAt: utcPtr(j.FinishedAt),
 		Review: optString(j.Review), ReviewSince: utcPtr(j.ReviewSince), ReviewedAt: utcPtr(j.ReviewedAt), RerunOf: j.RerunOf,
 		ImportSession: j.ImportSessionID, Metadata: optString(j.Metadata)}
 	if j.Failure != nil {
 		r.ErrorCode, r.ErrorMessage = string(j.Failure.Code), j.Failure.Message
 	}
-	return r
+	var err error
+	r.Result, err = encodeResult(j.Result)
+	return r, err
 }
 
 func toJobDomain(r jobRow) (job.Job, error) {
@@ -102,13 +104,18 @@ func toJobDomain(r jobRow) (job.Job, error) {
 	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: normalize.Mode(r.Mode), Status: job.Status(r.Status), SourceType: job.SourceType(r.SourceType),
 		SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
 		Progress: job.Progress{RowsRead: r.RowsRead, RowsValid: r.RowsValid, RowsRejected: r.RowsRejected, BytesRead: r.BytesRead, BytesTotal: r.BytesTotal},
-		Mapping:  optBytes(r.Mapping), Result: optBytes(r.Result), Attempts: r.Attempts,
+		Mapping:  optBytes(r.Mapping), Attempts: r.Attempts,
 		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
 		Review: optBytes(r.Review), ReviewSince: utcPtr(r.ReviewSince), ReviewedAt: utcPtr(r.ReviewedAt), RerunOf: r.RerunOf,
 		ImportSessionID: r.ImportSession, Metadata: optBytes(r.Metadata)}
 	for _, f := range files {
 		j.Files = append(j.Files, job.File(f))
 	}
+	result, err := decodeResult(r.Result)
+	if err != nil {
+		return job.Job{}, fmt.Errorf("job %s: %w", r.ID, err)
+	}
+	j.Result = result
 	if r.ErrorCode != "" {
 		j.Failure = &job.Failure{Code: domain.Code(r.ErrorCode), Message: r.ErrorMessage}
 	}
@@ -131,8 +138,11 @@ func NewJobs(db *DB) *Jobs {
 
 // Create inserts a job.
 func (s *Jobs) Create(ctx context.Context, j job.Job) error {
-	row := toJobRow(j)
-	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
+	row, err := toJobRow(j)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	_, err = s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
 	return translate(err, "job")
 }
 
@@ -200,7 +210,10 @@ func (s *Jobs) Update(ctx context.Context, orgID, id string, fn func(*job.Job) e
 		if err := fn(&j); err != nil {
 			return err
 		}
-		updated := toJobRow(j)
+		updated, err := toJobRow(j)
+		if err != nil {
+			return fmt.Errorf("job %s: %w", j.ID, err)
+		}
 		updated.LeaseUntil, updated.PurgedAt = row.LeaseUntil, row.PurgedAt
 		if j.Status != job.Running {
 			updated.LeaseUntil = nil

@@ -290,14 +290,10 @@ func (f *fixture) heartbeats() {
 		}).Maybe()
 }
 
-// renderResults renders mappings and results as small documents the tests
-// can read back.
+// renderResults renders mappings as documents the tests can read back.
 func (f *fixture) renderResults() {
 	f.render.EXPECT().Mapping(mock.Anything).RunAndReturn(func(m []normalize.MappingEntry) ([]byte, error) {
 		return json.Marshal(m)
-	}).Maybe()
-	f.render.EXPECT().Result(mock.Anything, mock.Anything).RunAndReturn(func(j job.Job, r normalize.Result) ([]byte, error) {
-		return fmt.Appendf(nil, `{"job":%q,"rows":%d,"rejected":%d}`, j.ID, r.RowCount, r.RejectedCount), nil
 	}).Maybe()
 }
 

@@ -9,19 +9,19 @@ import (
 
 // saveResult completes a run that finished: it stores the result blobs,
 // remembers the mappings the job taught, stores the job's mapping and
-// final progress, and returns the job's result object.
-func (s *Service) saveResult(ctx context.Context, j job.Job, res normalize.Result, out results) ([]byte, error) {
+// final progress, and returns the job's result.
+func (s *Service) saveResult(ctx context.Context, j job.Job, res normalize.Result, out results) (job.Result, error) {
 	ctx, span := tracer.Start(ctx, "job.write")
 	defer span.End()
 	if err := out.close(); err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
 	mapping, err := s.render.Mapping(res.Mapping)
 	if err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
 	if err := s.learn(ctx, j, res.Mapping); err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
 	_, err = s.jobs.Update(context.WithoutCancel(ctx), "", j.ID, func(jj *job.Job) error {
 		jj.Mapping = mapping
@@ -31,9 +31,9 @@ func (s *Service) saveResult(ctx context.Context, j job.Job, res normalize.Resul
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
-	return s.render.Result(j, res)
+	return job.NewResult(res), nil
 }
 
 // learn remembers the explicit mappings of a job with a saved schema, for

@@ -117,7 +117,7 @@ func (s *Service) start(ctx context.Context, jobID string) (job.Job, error) {
 // with a code. errSkip: the job was canceled meanwhile, and Cancel already
 // moved it, told its subscribers and freed its slot. Any other error asks
 // for the run to be tried again.
-func (s *Service) end(ctx context.Context, j job.Job, result []byte, runErr error) (job.Job, error) {
+func (s *Service) end(ctx context.Context, j job.Job, result job.Result, runErr error) (job.Job, error) {
 	now := s.clock.Now()
 	switch {
 	case runErr == nil:
@@ -195,10 +195,10 @@ func (s *Service) announce(ctx context.Context, j job.Job) {
 // folder, into its result blobs, while a lease keeps the job alive and
 // watches for its cancellation (which calls cancel), and returns the
 // job's result.
-func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job) ([]byte, error) {
+func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job) (job.Result, error) {
 	dir, err := os.MkdirTemp("", workdirPrefix)
 	if err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
 	defer func() {
 		if err := os.RemoveAll(dir); err != nil { // the reaper's hourly sweep takes what is left
@@ -207,23 +207,23 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	}()
 	paths, err := s.stage(ctx, j, dir)
 	if err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
 	in, err := s.input(ctx, j, paths)
 	if err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
 	closeLists, err := s.openLists(ctx, j, &in, dir)
 	if err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
 	defer closeLists()
 	if in.Options.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
-		return nil, s.review(ctx, cancel, j, in)
+		return job.Result{}, s.review(ctx, cancel, j, in)
 	}
 	out, err := s.createResults(ctx, j)
 	if err != nil {
-		return nil, err
+		return job.Result{}, err
 	}
 	l := s.holdLease(ctx, j, cancel)
 	in.OnProgress = s.reportProgress(ctx, j, l)
@@ -234,9 +234,9 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 	if canceled := l.end(); canceled || err != nil {
 		out.abandon()
 		if canceled {
-			return nil, errCanceled
+			return job.Result{}, errCanceled
 		}
-		return nil, err
+		return job.Result{}, err
 	}
 	return s.saveResult(ctx, j, res, out)
 }

@@ -53,9 +53,10 @@ func TestService_RunJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := f.job("job_1")
-		if got.Status != job.Succeeded || got.Attempts != 1 || got.StartedAt == nil || got.FinishedAt == nil ||
-			string(got.Result) != `{"job":"job_1","rows":1,"rejected":1}` {
-			t.Fatalf("job %+v", got)
+		if got.Status != job.Succeeded || got.Attempts != 1 || got.StartedAt == nil || got.FinishedAt == nil || got.Result == nil ||
+			got.Result.RowCount != 1 || got.Result.RejectedCount != 1 || got.Result.IssueCount != 1 || got.Result.InferredSchema != nil ||
+			string(got.Result.Detected) != `{"options":{},"files":[]}` { // the fake reader detects nothing
+			t.Fatalf("job %+v (result %+v)", got, got.Result)
 		}
 		if p := got.Progress; p.RowsRead != 2 || p.RowsValid != 1 || p.RowsRejected != 1 || p.BytesRead != 40 || p.BytesTotal != 40 {
 			t.Fatalf("progress %+v", p)

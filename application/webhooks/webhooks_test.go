@@ -137,7 +137,7 @@ func (f *fixture) finishJob(t *testing.T) job.Job {
 	}
 	f.change(t, j.ID, job.EventStarted, func(j *job.Job) error { return j.Start(now) })
 	f.change(t, j.ID, job.EventProgress, func(j *job.Job) error { j.Progress.RowsRead = 3; return nil })
-	return f.change(t, j.ID, job.EventSucceeded, func(j *job.Job) error { return j.Succeed(now, []byte(`{"row_count":3}`)) })
+	return f.change(t, j.ID, job.EventSucceeded, func(j *job.Job) error { return j.Succeed(now, job.Result{RowCount: 3}) })
 }
 
 // change updates a job and appends its event in one transaction, telling

@@ -105,8 +105,8 @@ type Job struct {
 	Schema     []byte // canonical JSON of the target schema; nil in infer mode without one
 	Options    []byte // canonical JSON of the effective options
 	Progress   Progress
-	Mapping    []byte // JSON array of mapping entries, once known
-	Result     []byte // JSON result object, once succeeded
+	Mapping    []byte  // JSON array of mapping entries, once known
+	Result     *Result // once succeeded
 	Failure    *Failure
 	Attempts   int
 	CreatedAt  time.Time
@@ -167,11 +167,11 @@ func (j *Job) Start(now time.Time) error {
 }
 
 // Succeed ends a running job with its result.
-func (j *Job) Succeed(now time.Time, result []byte) error {
+func (j *Job) Succeed(now time.Time, result Result) error {
 	if j.Status != Running {
 		return j.illegal(Succeeded)
 	}
-	j.Status, j.Result = Succeeded, result
+	j.Status, j.Result = Succeeded, &result
 	j.finish(now)
 	return nil
 }

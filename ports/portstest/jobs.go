@@ -3,6 +3,7 @@ package portstest
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -105,11 +106,26 @@ func jobsFinishedRoundTrip(t *testing.T, s Stores) {
 		if err := j.Start(now); err != nil {
 			return err
 		}
-		return j.Succeed(now, []byte(`{"row_count":1}`))
+		return j.Succeed(now, sampleResult)
 	})
 	ok(t, err)
-	if got, _ := s.Jobs.Get(ctx, org.ID, succeeded.ID); got.Status != job.Succeeded || string(got.Result) != `{"row_count":1}` || got.Failure != nil {
-		t.Fatalf("a succeeded job reads back as %+v", got)
+	if got, _ := s.Jobs.Get(ctx, org.ID, succeeded.ID); got.Status != job.Succeeded || got.Result == nil || !reflect.DeepEqual(*got.Result, sampleResult) || got.Failure != nil {
+		t.Fatalf("a succeeded job reads back as %+v (result %+v)", got, got.Result)
+	}
+	inferred := sampleResult
+	inferred.InferredSchema = []byte(`{"fields":[{"name":"a","type":"integer"}]}`)
+	inferred.Profile = []job.ColumnProfile{{Column: "A", Field: "a", Type: "integer", Format: "default", NullRate: 0.25, DistinctCount: 3, Examples: []string{"1", "2"}},
+		{Column: "B", Field: "b", Type: "string", Format: "default", DistinctCount: 10000, DistinctCapped: true}}
+	inferJob := seedJob(t, s, org.ID, now)
+	_, err = s.Jobs.Update(ctx, org.ID, inferJob.ID, func(j *job.Job) error {
+		if err := j.Start(now); err != nil {
+			return err
+		}
+		return j.Succeed(now, inferred)
+	})
+	ok(t, err)
+	if got, _ := s.Jobs.Get(ctx, org.ID, inferJob.ID); got.Result == nil || !reflect.DeepEqual(*got.Result, inferred) {
+		t.Fatalf("an infer job's result reads back as %+v", got.Result)
 	}
 }
 
@@ -156,7 +172,7 @@ func jobsFinishedBefore(t *testing.T, s Stores) {
 	org := seedOrg(t, s)
 	seedJob(t, s, org.ID, now) // still queued: never listed
 	done := newJob(org.ID, now)
-	done.Status, done.FinishedAt, done.Result = job.Succeeded, &now, []byte(`{"row_count":1}`)
+	done.Status, done.FinishedAt, done.Result = job.Succeeded, &now, &sampleResult
 	ok(t, s.Jobs.Create(ctx, done))
 	if old, err := s.Jobs.FinishedBefore(ctx, now.Add(-time.Hour), 10); err != nil || len(old) != 0 {
 		t.Fatalf("FinishedBefore an earlier time = %v, %v", old, err)
@@ -457,3 +473,7 @@ func reviewsConfirmed(t *testing.T, s Stores) {
 		t.Fatalf("a confirmed review is still due: %v, %v", due, err)
 	}
 }
+
+// sampleResult is a succeeded job's result outside infer mode.
+var sampleResult = job.Result{RowCount: 1, RejectedCount: 2, IssueCount: 3, IssuesTruncated: true,
+	Detected: []byte(`{"options":{"encoding":"utf-8"},"files":[{"source_file":null,"format":"csv"}]}`)}

@@ -200,65 +200,6 @@ func (_c *JobRenderer_Mapping_Call) RunAndReturn(run func([]normalize.MappingEnt
 	return _c
 }
 
-// Result provides a mock function with given fields: j, r
-func (_m *JobRenderer) Result(j job.Job, r normalize.Result) ([]byte, error) {
-	ret := _m.Called(j, r)
-
-	if len(ret) == 0 {
-		panic("no return value specified for Result")
-	}
-
-	var r0 []byte
-	var r1 error
-	if rf, ok := ret.Get(0).(func(job.Job, normalize.Result) ([]byte, error)); ok {
-		return rf(j, r)
-	}
-	if rf, ok := ret.Get(0).(func(job.Job, normalize.Result) []byte); ok {
-		r0 = rf(j, r)
-	} else {
-		if ret.Get(0) != nil {
-			r0 = ret.Get(0).([]byte)
-		}
-	}
-
-	if rf, ok := ret.Get(1).(func(job.Job, normalize.Result) error); ok {
-		r1 = rf(j, r)
-	} else {
-		r1 = ret.Error(1)
-	}
-
-	return r0, r1
-}
-
-// JobRenderer_Result_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Result'
-type JobRenderer_Result_Call struct {
-	*mock.Call
-}
-
-// Result is a helper method to define mock.On call
-//   - j job.Job
-//   - r normalize.Result
-func (_e *JobRenderer_Expecter) Result(j interface{}, r interface{}) *JobRenderer_Result_Call {
-	return &JobRenderer_Result_Call{Call: _e.mock.On("Result", j, r)}
-}
-
-func (_c *JobRenderer_Result_Call) Run(run func(j job.Job, r normalize.Result)) *JobRenderer_Result_Call {
-	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(job.Job), args[1].(normalize.Result))
-	})
-	return _c
-}
-
-func (_c *JobRenderer_Result_Call) Return(_a0 []byte, _a1 error) *JobRenderer_Result_Call {
-	_c.Call.Return(_a0, _a1)
-	return _c
-}
-
-func (_c *JobRenderer_Result_Call) RunAndReturn(run func(job.Job, normalize.Result) ([]byte, error)) *JobRenderer_Result_Call {
-	_c.Call.Return(run)
-	return _c
-}
-
 // NewJobRenderer creates a new instance of JobRenderer. It also registers a testing interface on the mock and a cleanup function to assert the mocks expectations.
 // The first argument is typically a *testing.T value.
 func NewJobRenderer(t interface {

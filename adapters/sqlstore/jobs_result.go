@@ -1,0 +1,84 @@
+package sqlstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tabnorm/tabnorm/domain/job"
+)
+
+// resultRow is how the jobs table's result column keeps a job.Result: a
+// JSON object whose keys are those of the API's result object. Until the
+// result was typed, the column held that object itself, as the API
+// rendered it when the job ended (with rows_url and errors_url); those
+// rows read as they are, the URLs ignored (they follow from the job and
+// are rendered when it is read), so they need no migration and the API
+// answers them byte for byte as before.
+type resultRow struct {
+	RowCount        int64           `json:"row_count"`
+	RejectedCount   int64           `json:"rejected_count"`
+	IssueCount      int64           `json:"issue_count"`
+	IssuesTruncated bool            `json:"issues_truncated"`
+	InferredSchema  json.RawMessage `json:"inferred_schema"`
+	Profile         []profileRow    `json:"profile"`
+	Detected        json.RawMessage `json:"detected"`
+}
+
+type profileRow struct {
+	Column         string   `json:"column"`
+	Field          string   `json:"field"`
+	Type           string   `json:"type"`
+	Format         string   `json:"format"`
+	NullRate       float64  `json:"null_rate"`
+	DistinctCount  int64    `json:"distinct_count"`
+	DistinctCapped bool     `json:"distinct_capped"`
+	Examples       []string `json:"examples"`
+}
+
+func encodeResult(r *job.Result) (*string, error) {
+	if r == nil {
+		return nil, nil
+	}
+	row := resultRow{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
+		InferredSchema: r.InferredSchema, Detected: r.Detected}
+	if r.Profile != nil {
+		row.Profile = make([]profileRow, len(r.Profile))
+		for i, p := range r.Profile {
+			row.Profile[i] = profileRow(p)
+		}
+	}
+	b, err := json.Marshal(row)
+	if err != nil {
+		return nil, fmt.Errorf("encode the result: %w", err)
+	}
+	s := string(b)
+	return &s, nil
+}
+
+func decodeResult(s *string) (*job.Result, error) {
+	if s == nil {
+		return nil, nil
+	}
+	var row resultRow
+	if err := json.Unmarshal([]byte(*s), &row); err != nil {
+		return nil, fmt.Errorf("read its result column: %w", err)
+	}
+	r := &job.Result{RowCount: row.RowCount, RejectedCount: row.RejectedCount, IssueCount: row.IssueCount, IssuesTruncated: row.IssuesTruncated,
+		InferredSchema: orNil(row.InferredSchema), Detected: orNil(row.Detected)}
+	if row.Profile != nil {
+		r.Profile = make([]job.ColumnProfile, len(row.Profile))
+		for i, p := range row.Profile {
+			r.Profile[i] = job.ColumnProfile(p)
+		}
+	}
+	return r, nil
+}
+
+// orNil is a JSON value, or nil for null or nothing.
+func orNil(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	return raw
+}

@@ -1,0 +1,59 @@
+package job
+
+import (
+	"encoding/json"
+
+	"github.com/tabnorm/tabnorm/domain/normalize"
+)
+
+// Result is what a succeeded job found: the counts of its valid rows, its
+// rejected rows and its issues, what its readers detected and the engine
+// decided, and in infer mode the schema it proposes and each column's
+// profile. It is the job's own record, not a document: the HTTP adapter
+// renders the API's result object from it when the job is read (with the
+// URLs of the rows and issues, which are the API's), as it renders the
+// job's events.
+type Result struct {
+	RowCount        int64
+	RejectedCount   int64
+	IssueCount      int64
+	IssuesTruncated bool // the issues file stopped at its limit
+	// Detected is what each file's reader detected and the options, date
+	// orders and decimal marks the engine decided, as the engine writes
+	// it (normalize.Result.DetectedJSON): passed back as a job's options,
+	// its "options" reproduce the run.
+	Detected json.RawMessage
+	// InferredSchema is the proposed schema's document
+	// (schema.Schema.JSON); nil outside infer mode.
+	InferredSchema json.RawMessage
+	// Profile is each source column as infer mode saw it; nil outside
+	// infer mode.
+	Profile []ColumnProfile
+}
+
+// ColumnProfile is one source column as infer mode saw it.
+type ColumnProfile struct {
+	Column         string
+	Field          string
+	Type           string
+	Format         string
+	NullRate       float64 // share of missing values, 0–1
+	DistinctCount  int64
+	DistinctCapped bool // DistinctCount is a lower bound
+	Examples       []string
+}
+
+// NewResult is the result of a run that ended with r.
+func NewResult(r normalize.Result) Result {
+	out := Result{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
+		Detected: r.DetectedJSON()}
+	if r.InferredSchema != nil {
+		out.InferredSchema = r.InferredSchema.JSON()
+		out.Profile = make([]ColumnProfile, len(r.Profile))
+		for i, p := range r.Profile {
+			out.Profile[i] = ColumnProfile{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
+				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples}
+		}
+	}
+	return out
+}
