@@ -11,6 +11,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
 )
 
 // TestJobResult_storedAsTheAPIRenderedIt: until a job's result was typed,
@@ -23,67 +24,75 @@ func TestJobResult_storedAsTheAPIRenderedIt(t *testing.T) {
 	for _, target := range sqltest.Targets(t) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
-			db, err := sqlstore.Open(ctx, sqlstore.Config{URL: target.URL})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = db.Close() })
-			if _, err := db.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
-			now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-			org, _ := identity.NewOrganization(id.New(id.Org), "Acme", nil, now)
-			if err := sqlstore.NewOrganizations(db).Create(ctx, org); err != nil {
-				t.Fatal(err)
-			}
-			jobs := sqlstore.NewJobs(db)
-			withInfer, noInfer := goldenResult(), goldenResult()
-			noInfer.InferredSchema = nil
-			for _, c := range []struct {
-				name   string
-				source job.SourceType
-				stored func(job.Job) []byte
-			}{
-				{"infer_upload", job.SourceUpload, func(j job.Job) []byte { b, _ := NewJobRenderer().Result(j, withInfer); return b }},
-				{"connect", job.SourceConnect, func(j job.Job) []byte { b, _ := NewJobRenderer().Result(j, noInfer); return b }},
-			} {
-				j := job.Job{ID: id.New(id.Job), OrgID: org.ID, Mode: "normalize", Status: job.Succeeded, SourceType: c.source, Options: []byte(`{}`),
-					CreatedAt: now, FinishedAt: &now}
-				if err := jobs.Create(ctx, j); err != nil {
-					t.Fatal(err)
-				}
-				old := c.stored(j)
-				if _, err := db.Bun.NewUpdate().Table("jobs").Set("result = ?", string(old)).Where("id = ?", j.ID).Exec(ctx); err != nil {
-					t.Fatal(err)
-				}
-				got, err := jobs.Get(ctx, org.ID, j.ID)
-				if err != nil || got.Result == nil || got.Result.RowCount != 5 || got.Result.IssueCount != 3 {
-					t.Fatalf("%s: the stored result reads as %+v, %v", c.name, got.Result, err)
-				}
-				answered, err := json.Marshal(newJobJSON(got).Result)
-				if err != nil || string(answered) != string(old) {
-					t.Fatalf("%s: answered\n%s\nstored\n%s", c.name, answered, old)
-				}
-				// Written back typed, it reads and answers the same.
-				if _, err := jobs.Update(ctx, org.ID, j.ID, func(*job.Job) error { return nil }); err != nil {
-					t.Fatal(err)
-				}
-				again, err := jobs.Get(ctx, org.ID, j.ID)
-				if answered2, _ := json.Marshal(newJobJSON(again).Result); err != nil || string(answered2) != string(old) {
-					t.Fatalf("%s: after a write: %s, %v", c.name, answered2, err)
-				}
-			}
-			broken := job.Job{ID: id.New(id.Job), OrgID: org.ID, Mode: "normalize", Status: job.Succeeded, SourceType: job.SourceUpload, Options: []byte(`{}`), CreatedAt: now}
-			if err := jobs.Create(ctx, broken); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := db.Bun.NewUpdate().Table("jobs").Set("result = ?", "{").Where("id = ?", broken.ID).Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got, err := jobs.Get(ctx, org.ID, broken.ID); err == nil {
-				t.Fatalf("a result column that is not JSON read as %+v", got.Result)
-			}
+			checkStoredResults(t, target)
 		})
+	}
+}
+
+func checkStoredResults(t *testing.T, target sqltest.Target) {
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, sqlstore.Config{URL: target.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	org, _ := identity.NewOrganization(id.New(id.Org), "Acme", nil, now)
+	if err := sqlstore.NewOrganizations(db).Create(ctx, org); err != nil {
+		t.Fatal(err)
+	}
+	withInfer, noInfer := goldenResult(), goldenResult()
+	noInfer.InferredSchema = nil
+	newJob := func(source job.SourceType) job.Job {
+		j := job.Job{ID: id.New(id.Job), OrgID: org.ID, Mode: "normalize", Status: job.Succeeded, SourceType: source, Options: []byte(`{}`),
+			CreatedAt: now, FinishedAt: &now}
+		if err := sqlstore.NewJobs(db).Create(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	for name, c := range map[string]struct {
+		j job.Job
+		r normalize.Result
+	}{"infer_upload": {newJob(job.SourceUpload), withInfer}, "connect": {newJob(job.SourceConnect), noInfer}} {
+		old, err := NewJobRenderer().Result(c.j, c.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		setResult(t, db, c.j.ID, string(old))
+		checkAnswered(t, db, c.j, name+" as stored", old)
+		// Written back typed, it reads and answers the same.
+		if _, err := sqlstore.NewJobs(db).Update(ctx, org.ID, c.j.ID, func(*job.Job) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		checkAnswered(t, db, c.j, name+" written back", old)
+	}
+	broken := newJob(job.SourceUpload)
+	setResult(t, db, broken.ID, "{")
+	if got, err := sqlstore.NewJobs(db).Get(ctx, org.ID, broken.ID); err == nil {
+		t.Fatalf("a result column that is not JSON read as %+v", got.Result)
+	}
+}
+
+// setResult writes a job's result column as it is.
+func setResult(t *testing.T, db *sqlstore.DB, jobID, result string) {
+	t.Helper()
+	if _, err := db.Bun.NewUpdate().Table("jobs").Set("result = ?", result).Where("id = ?", jobID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkAnswered reads the job and checks its object's result is want.
+func checkAnswered(t *testing.T, db *sqlstore.DB, j job.Job, what string, want []byte) {
+	t.Helper()
+	got, err := sqlstore.NewJobs(db).Get(context.Background(), j.OrgID, j.ID)
+	if err != nil || got.Result == nil || got.Result.RowCount != 5 || got.Result.IssueCount != 3 {
+		t.Fatalf("%s: the stored result reads as %+v, %v", what, got.Result, err)
+	}
+	if answered, err := json.Marshal(newJobJSON(got).Result); err != nil || string(answered) != string(want) {
+		t.Fatalf("%s: answered\n%s\nstored\n%s", what, answered, want)
 	}
 }

@@ -74,6 +74,13 @@ func TestService_products(t *testing.T) {
 		}
 	})
 
+}
+
+func TestService_revoke(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acme := identity.Organization{ID: "org_acme", Name: "Acme"}
+
 	t.Run("a revocation is stored by the operator and the organization returned as it now is", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
@@ -86,6 +93,13 @@ func TestService_products(t *testing.T) {
 			t.Fatalf("Revoke = %+v, %v", org, err)
 		}
 	})
+
+}
+
+func TestService_revokeAndHistory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	acme := identity.Organization{ID: "org_acme", Name: "Acme"}
 
 	t.Run("revoking a product the organization does not have changes nothing", func(t *testing.T) {
 		t.Parallel()
