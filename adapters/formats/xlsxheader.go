@@ -83,7 +83,7 @@ func firstNonBlank(sample [][]string) int {
 // (60 % of its typical width, and at least two columns): a title or a
 // band of group names, not a header. The sample is not changed.
 func withoutTitleBands(sample [][]string, merges []mergeRange, skip, typical int) [][]string {
-	if len(merges) == 0 || typical < 2 {
+	if len(merges) == 0 {
 		return sample
 	}
 	out, cloned := sample, false
