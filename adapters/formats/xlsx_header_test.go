@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"archive/zip"
 	"reflect"
 	"testing"
 
@@ -327,5 +328,64 @@ func headerCases() []headerCase {
 			header: []string{"column_1", "column_2", "column_3", "column_4", "column_5"}, headerRow: 0,
 			records: at(1, append([][]string{{"Export 2024", "", "", "", ""}}, salesOut...)),
 		},
+	}
+}
+
+// TestXLSXStyleLooks: the styles part says which cell formats are bold or
+// bordered as writers put it: <b/>, <b val="0"/> (not bold), <b
+// val="true"/>, border edges with a style or with style "none"; the fonts
+// and borders of differential formats (conditional formatting) are not
+// the cells' own.
+func TestXLSXStyleLooks(t *testing.T) {
+	t.Parallel()
+	styles := `<numFmts count="0"/><fonts count="4"><font><sz val="11"/></font><font><b/></font><font><b val="0"/></font><font><b val="true"/><i/></font></fonts>` +
+		`<borders count="3"><border><left/><right/><top/><bottom/><diagonal/></border><border><left style="none"/><bottom style="none"/></border><border><bottom style="thin"><color auto="1"/></bottom></border></borders>` +
+		`<cellXfs count="7"><xf numFmtId="0" fontId="0" borderId="0"/><xf numFmtId="0" fontId="1" borderId="0" applyFont="1"/><xf fontId="2"/><xf fontId="3" borderId="1"/>` +
+		`<xf fontId="0" borderId="2"/><xf numFmtId="14" fontId="1" borderId="2"/><xf fontId="9" borderId="9"/></cellXfs>` +
+		`<dxfs count="1"><dxf><font><b/></font><border><bottom style="thick"/></border></dxf></dxfs>`
+	p := writeFile(t, "s.xlsx", rawWorkbook(`<sheetData/>`, "", styles, false))
+	zr, err := zip.OpenReader(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	got, err := readDateStyles(t.Context(), &zr.Reader, "xl/styles.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLooks := []byte{0, lookBold, 0, lookBold, lookBorder, lookBold | lookBorder, 0}
+	if !reflect.DeepEqual(got.looks, wantLooks) || len(got.kinds) != 7 || got.kinds[5] != fmtDate {
+		t.Fatalf("looks %v kinds %v; want looks %v and cell format 5 a date", got.looks, got.kinds, wantLooks)
+	}
+}
+
+// TestXLSXHeaderFromRawMarkup: a workbook written by hand as a writer
+// other than excelize does (no r attributes, <b val="1"/>, the merges
+// after the rows): a bordered header under a merged title band and a
+// subtitle, over a first record of text.
+func TestXLSXHeaderFromRawMarkup(t *testing.T) {
+	t.Parallel()
+	styles := `<fonts count="2"><font><sz val="10"/></font><font><b val="1"/><sz val="10"/></font></fonts>` +
+		`<borders count="2"><border/><border><top style="thin"/><bottom style="medium"/></border></borders>` +
+		`<cellXfs count="4"><xf numFmtId="0" fontId="0" borderId="0"/><xf numFmtId="0" fontId="1" borderId="0"/><xf numFmtId="0" fontId="0" borderId="1"/><xf numFmtId="14" fontId="0" borderId="0"/></cellXfs>`
+	is := func(s string) string { return `<c t="inlineStr"><is><t>` + s + `</t></is></c>` }
+	sheet := `<sheetData>` +
+		`<row><c t="inlineStr" s="1"><is><t>Shipments</t></is></c><c s="1"/><c s="1"/></row>` +
+		`<row>` + is("Depot: North") + `<c/>` + is("Week 5") + `</row>` +
+		`<row/>` +
+		`<row><c t="inlineStr" s="2"><is><t>Parcel</t></is></c><c t="inlineStr" s="2"><is><t>Sent</t></is></c><c t="inlineStr" s="2"><is><t>Weight</t></is></c></row>` +
+		`<row>` + is("P-100") + is("not yet") + is("unknown") + `</row>` +
+		`<row>` + is("P-101") + `<c s="3"><v>45323</v></c><c><v>1.5</v></c></row>` +
+		`<row>` + is("P-102") + `<c s="3"><v>45324</v></c><c><v>0.25</v></c></row>` +
+		`</sheetData><mergeCells count="1"><mergeCell ref="A1:C1"/></mergeCells>`
+	p := writeFile(t, "raw.xlsx", rawWorkbook(sheet, "", styles, false))
+	got := readAll(t, p, table.ReadOptions{})
+	det := detectionOf(t, p, table.ReadOptions{})
+	want := [][]string{{"P-100", "not yet", "unknown"}, {"P-101", "2024-02-01", "1.5"}, {"P-102", "2024-02-02", "0.25"}}
+	if got.err != nil || !reflect.DeepEqual(got.header, []string{"Parcel", "Sent", "Weight"}) || !reflect.DeepEqual(cellsOf(got.recs), want) {
+		t.Fatalf("header %q records %q err %v", got.header, cellsOf(got.recs), got.err)
+	}
+	if det.HeaderRow != 4 || !reflect.DeepEqual(det.SkippedRows, []int{1, 2}) {
+		t.Fatalf("detection %+v", det)
 	}
 }
