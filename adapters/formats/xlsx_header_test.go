@@ -35,6 +35,7 @@ var (
 	titleStyle    = &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}}
 	italicStyle   = &excelize.Style{Font: &excelize.Font{Italic: true}}
 	dateStyle     = &excelize.Style{NumFmt: 14}
+	monthStyle    = &excelize.Style{NumFmt: 17} // mmm-yy
 	currencyStyle = &excelize.Style{NumFmt: 4}
 	gridStyle     = &excelize.Style{Border: []excelize.Border{{Type: "left", Style: 1}, {Type: "right", Style: 1}, {Type: "top", Style: 1}, {Type: "bottom", Style: 1}}}
 	gridBold      = &excelize.Style{Font: &excelize.Font{Bold: true}, Border: []excelize.Border{{Type: "left", Style: 1}, {Type: "right", Style: 1}, {Type: "top", Style: 1}, {Type: "bottom", Style: 1}}}
@@ -251,6 +252,24 @@ func headerCases() []headerCase {
 			},
 			header: []string{"Country", "Indicator", "2021", "2022", "2023"}, headerRow: 2, skipped: []int{1},
 			records: at(3, [][]string{{"AT", "GDP", "4.6", "4.8", "-0.8"}, {"DE", "GDP", "3.2", "1.8", "-0.3"}, {"FR", "GDP", "6.4", "2.5", "0.9"}}),
+		},
+		{
+			// Monthly figures: the header's months are date cells (each
+			// month's first day, shown "mmm yy"), over amounts; a title
+			// above. Typed, yet names, as the years above.
+			name: "typed_months_header",
+			layout: sheetLayout{
+				rows: [][]any{
+					{"Cash flow by month"},
+					{"Account", day(0), day(31), day(60)},
+					{"Sales", 1200.5, 980, 1430},
+					{"Rent", -800, -800, -800},
+					{"Payroll", -2100, -2100, -2250.25},
+				},
+				rowStyle: map[int]*excelize.Style{1: titleStyle, 2: monthStyle},
+			},
+			header: []string{"Account", "2024-01-01", "2024-02-01", "2024-03-01"}, headerRow: 2, skipped: []int{1},
+			records: at(3, [][]string{{"Sales", "1200.5", "980", "1430"}, {"Rent", "-800", "-800", "-800"}, {"Payroll", "-2100", "-2100", "-2250.25"}}),
 		},
 		{
 			// Key-value lines above the table hold typed values (a date, a

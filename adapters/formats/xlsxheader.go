@@ -1,6 +1,10 @@
 package formats
 
-import "slices"
+import (
+	"slices"
+	"strings"
+	"time"
+)
 
 // sheetHeader picks the header among a sheet's first rows (sample, from
 // sheet row skip+1) and tells whether the sheet has one. The text's
@@ -126,15 +130,17 @@ func typedStart(sample [][]string, hints [][]cellHint, widths []int, need, from 
 	return -1
 }
 
-// typedData tells a row whose typed values make it data: any but years,
-// or years that are not the names of a table of yearly figures.
+// typedData tells a row whose typed values make it data: any but the
+// names of a table of figures by period, typed as the spreadsheet's user
+// typed them: years (2022, 2023) or dates (each month's first day) over
+// columns of other numbers.
 func typedData(sample [][]string, hints [][]cellHint, i int) bool {
 	if !hasTyped(hints[i]) {
 		return false
 	}
-	if typedYearsOnly(sample[i], hints[i]) {
+	if typedPeriodsOnly(sample[i], hints[i]) {
 		below := nonBlankAfter(sample, i, belowRecords)
-		if len(below) > 0 && yearsHeader(sample[i], columnKinds(below), below) {
+		if len(below) > 0 && (yearsHeader(sample[i], columnKinds(below), below) || periodsHeader(sample[i], below)) {
 			return false
 		}
 	}
@@ -145,18 +151,64 @@ func hasTyped(h []cellHint) bool {
 	return slices.ContainsFunc(h, func(c cellHint) bool { return c.typed })
 }
 
-// typedYearsOnly: every typed cell of the row is a year.
-func typedYearsOnly(rec []string, h []cellHint) bool {
+// typedPeriodsOnly: every typed cell of the row is a year or a date.
+func typedPeriodsOnly(rec []string, h []cellHint) bool {
 	for j, c := range h {
-		if c.typed && (j >= len(rec) || !isYear(rec[j])) {
+		if c.typed && (j >= len(rec) || !isPeriod(rec[j])) {
 			return false
 		}
 	}
 	return true
 }
 
+// isPeriod tells a year or a date as the reader writes a date cell
+// (2024-01-31, with a time of day or not).
+func isPeriod(cell string) bool {
+	c := strings.TrimSpace(cell)
+	if isYear(c) {
+		return true
+	}
+	if len(c) < 10 || (len(c) > 10 && c[10] != 'T') {
+		return false
+	}
+	_, err := time.Parse("2006-01-02", c[:10])
+	return err == nil
+}
+
+// periodsHeader tells the header of figures by period: at least two of
+// its cells are years or dates, every other one is text, and the column
+// under each period holds values that are mostly not periods.
+func periodsHeader(rec []string, below [][]string) bool {
+	periods := 0
+	for j, c := range rec {
+		switch {
+		case kindOf(c) == kindEmpty:
+			continue
+		case !isPeriod(c):
+			if kindOf(c) != kindText {
+				return false
+			}
+			continue
+		}
+		periods++
+		filled, alike := 0, 0
+		for _, b := range below {
+			if j < len(b) && kindOf(b[j]) != kindEmpty {
+				filled++
+				if isPeriod(b[j]) {
+					alike++
+				}
+			}
+		}
+		if filled == 0 || alike*2 >= filled {
+			return false
+		}
+	}
+	return periods >= 2
+}
+
 // sheetCandidates are the rows above the data start that can be its
-// header: wide, without typed values (but the years of yearly figures),
+// header: wide, without typed values (but the periods naming figures),
 // and without a text cell that recurs in its column in the data (a
 // header's names do not).
 func sheetCandidates(sample [][]string, hints [][]cellHint, widths []int, need, data int) []int {
@@ -169,7 +221,7 @@ func sheetCandidates(sample [][]string, hints [][]cellHint, widths []int, need, 
 		if typedData(sample, hints, i) {
 			continue
 		}
-		if !(hasText(sample[i]) || allYears(sample[i])) || recurs(sample[i], below) {
+		if !(hasText(sample[i]) || allPeriods(sample[i])) || recurs(sample[i], below) {
 			continue
 		}
 		out = append(out, i)
@@ -295,14 +347,14 @@ func hasText(rec []string) bool {
 	return slices.ContainsFunc(rec, func(c string) bool { return kindOf(c) == kindText })
 }
 
-// allYears: every non-empty cell of the record is a year.
-func allYears(rec []string) bool {
+// allPeriods: every non-empty cell of the record is a year or a date.
+func allPeriods(rec []string) bool {
 	n := 0
 	for _, c := range rec {
 		if kindOf(c) == kindEmpty {
 			continue
 		}
-		if !isYear(c) {
+		if !isPeriod(c) {
 			return false
 		}
 		n++
