@@ -90,22 +90,28 @@ func withoutTitleBands(sample [][]string, merges []mergeRange, skip, typical int
 	if len(merges) == 0 {
 		return sample
 	}
+	anchors := make(map[[2]int]mergeRange, len(merges))
+	for _, m := range merges {
+		if m.right > m.left {
+			anchors[[2]int{m.top, m.left}] = m
+		}
+	}
 	out, cloned := sample, false
 	for i, rec := range sample {
 		row := skip + i + 1
 		covered, cells := 0, 0
 		band := true
 		for j, c := range rec {
-			if nonEmpty([]string{c}) == 0 {
+			if !filled(c) {
 				continue
 			}
 			cells++
-			k := slices.IndexFunc(merges, func(m mergeRange) bool { return m.top == row && m.left == j+1 && m.right > m.left })
-			if k < 0 {
+			m, ok := anchors[[2]int{row, j + 1}]
+			if !ok {
 				band = false
 				break
 			}
-			covered += merges[k].right - merges[k].left + 1
+			covered += m.right - m.left + 1
 		}
 		if !band || cells == 0 || covered < max(2, (typical*6+9)/10) {
 			continue
@@ -237,7 +243,7 @@ func recurs(rec []string, below [][]string) bool {
 			continue
 		}
 		for _, b := range below {
-			if j < len(b) && sameCells([]string{b[j]}, []string{c}) {
+			if j < len(b) && strings.TrimSpace(b[j]) == strings.TrimSpace(c) {
 				return true
 			}
 		}
@@ -266,7 +272,7 @@ func notStyledAsData(cands []int, at int, sample [][]string, hints [][]cellHint,
 		same, cells := 0, 0
 		for j, c := range sample[i] {
 			style, ok := styles[j]
-			if !ok || nonEmpty([]string{c}) == 0 {
+			if !ok || !filled(c) {
 				continue
 			}
 			cells++
@@ -286,18 +292,18 @@ func notStyledAsData(cands []int, at int, sample [][]string, hints [][]cellHint,
 // columns where at least 60 % of the filled cells share one.
 func dataStyles(sample [][]string, hints [][]cellHint, data int) map[int]int32 {
 	counts := map[[2]int32]int{}
-	filled := map[int]int{}
+	inColumn := map[int]int{}
 	for _, i := range dataRowsFrom(sample, data) {
 		for j, h := range hints[i] {
-			if j < len(sample[i]) && nonEmpty(sample[i][j:j+1]) > 0 {
+			if j < len(sample[i]) && filled(sample[i][j]) {
 				counts[[2]int32{int32(j), h.style}]++
-				filled[j]++
+				inColumn[j]++
 			}
 		}
 	}
 	styles := map[int]int32{}
 	for k, n := range counts {
-		if n*10 >= filled[int(k[0])]*6 {
+		if n*10 >= inColumn[int(k[0])]*6 {
 			styles[int(k[0])] = k[1]
 		}
 	}
@@ -331,7 +337,7 @@ func markedRows(cands []int, sample [][]string, hints [][]cellHint, data int) []
 func mostly(rec []string, h []cellHint, look byte) bool {
 	n, cells := 0, 0
 	for j, c := range rec {
-		if nonEmpty([]string{c}) == 0 {
+		if !filled(c) {
 			continue
 		}
 		cells++
@@ -360,4 +366,9 @@ func allPeriods(rec []string) bool {
 		n++
 	}
 	return n > 0
+}
+
+// filled tells a non-empty cell, as nonEmpty counts them.
+func filled(c string) bool {
+	return strings.TrimSpace(strings.ReplaceAll(c, "\u00a0", "")) != ""
 }
