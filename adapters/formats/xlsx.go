@@ -124,7 +124,7 @@ func openXLSX(ctx context.Context, path string, opts table.ReadOptions) (_ *xlsx
 	if err != nil {
 		return nil, err
 	}
-	kinds, err := readDateStyles(ctx, &zr.Reader, wb.styles)
+	styles, err := readDateStyles(ctx, &zr.Reader, wb.styles)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func openXLSX(ctx context.Context, path string, opts table.ReadOptions) (_ *xlsx
 	if err != nil {
 		return nil, err
 	}
-	if err := x.firstWithData(wb, at, opts, sst, kinds); err != nil {
+	if err := x.firstWithData(wb, at, opts, sst, styles); err != nil {
 		return nil, err
 	}
 	return x, nil
@@ -142,7 +142,7 @@ func openXLSX(ctx context.Context, path string, opts table.ReadOptions) (_ *xlsx
 // and empty, the first sheet after it with data. A part is read at most
 // once, however many sheet entries name it: one found empty is passed
 // over.
-func (x *xlsxReader) firstWithData(wb *workbookParts, at int, opts table.ReadOptions, sst *sharedStrings, kinds []byte) error {
+func (x *xlsxReader) firstWithData(wb *workbookParts, at int, opts table.ReadOptions, sst *sharedStrings, styles cellStyles) error {
 	empty := map[string]bool{}
 	for ; at < len(wb.sheets); at++ {
 		ref := wb.sheets[at]
@@ -152,7 +152,7 @@ func (x *xlsxReader) firstWithData(wb *workbookParts, at int, opts table.ReadOpt
 		if err := x.ctx.Err(); err != nil {
 			return err
 		}
-		if err := x.open(ref, opts, sst, kinds, wb.date1904); err != nil {
+		if err := x.open(ref, opts, sst, styles, wb.date1904); err != nil {
 			return err
 		}
 		if !x.empty || opts.Sheet != "" {
@@ -230,7 +230,7 @@ func checkZip(path string, zr *zip.Reader, limits table.Limits) (int64, error) {
 }
 
 // open starts reading a sheet and finds its header.
-func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, kinds []byte, date1904 bool) error {
+func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, styles cellStyles, date1904 bool) error {
 	f := zipEntry(&x.zr.Reader, ref.part)
 	if f == nil {
 		return fmt.Errorf("%w: sheet %q has no part %s in the zip", table.ErrUnreadable, ref.name, ref.part)
@@ -240,7 +240,7 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 		return fmt.Errorf("%w: sheet %q cannot be read: %v", table.ErrUnreadable, ref.name, err)
 	}
 	ahead := newReadAhead(rc)
-	x.sheet = &sheetReader{rc: ahead, sc: newXMLScanner(ctxReader{x.ctx, ahead}, 256<<10), sst: sst, kinds: kinds, date1904: date1904,
+	x.sheet = &sheetReader{rc: ahead, sc: newXMLScanner(ctxReader{x.ctx, ahead}, 256<<10), sst: sst, kinds: styles.kinds, looks: styles.looks, date1904: date1904,
 		limits: x.limits, partSize: int64(min(f.UncompressedSize64, math.MaxInt64))}
 	x.detection = table.Detection{Format: table.XLSX, Sheet: ref.name}
 	skipped, ended, err := x.skipRows(opts.SkipRows)
@@ -251,7 +251,11 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 	if opts.HeaderRow > 0 {
 		want = opts.HeaderRow
 	}
-	if err := x.readSample(want); err != nil {
+	detect := opts.HeaderRow == 0 && !opts.NoHeader
+	x.sheet.hints, x.sheet.mergeRows = detect, opts.SkipRows+want
+	hints, err := x.readSample(want)
+	x.sheet.hints = false
+	if err != nil {
 		return err
 	}
 	// A sheet with rows that hold nothing (styled or sized only) is empty
@@ -260,26 +264,21 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 		x.pending = nil
 		return nil
 	}
-	if opts.NoHeader {
-		// header_row "none": every row is a record, columns are named by
-		// position, as in a delimited file.
-		width := 0
-		for _, row := range x.pending {
-			width = max(width, len(row))
+	at, header := opts.HeaderRow-1, !opts.NoHeader
+	if detect {
+		var merges []mergeRange
+		if x.done { // the merged ranges follow the rows: known when every row was read
+			merges = x.sheet.merges
 		}
-		x.header = make([]string, width)
-		for i := range x.header {
-			x.header[i] = table.PositionalName(i)
-		}
-		x.detection.SkippedCount = len(skipped)
-		x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
-		return x.checkWidth()
-	}
-	at := opts.HeaderRow - 1
-	if opts.HeaderRow == 0 {
-		at = DetectHeader(x.pending)
+		at, header = sheetHeader(x.pending, hints, merges, opts.SkipRows)
 	} else if at >= len(x.pending) {
 		return fmt.Errorf("%w: header_row %d is past the end of the sheet (%d rows)", table.ErrUnreadable, opts.HeaderRow, len(x.pending)+opts.SkipRows)
+	}
+	if !header {
+		// header_row "none", or a sheet whose first rows are data: every
+		// row is a record, columns are named by position, as in a
+		// delimited file.
+		return x.positional(skipped)
 	}
 	width := 0
 	for _, row := range x.pending[at:] {
@@ -304,6 +303,22 @@ func (x *xlsxReader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrin
 	return nil
 }
 
+// positional reads the sheet without a header row: every row from the
+// first is a record, and the columns are named by position.
+func (x *xlsxReader) positional(skipped []int) error {
+	width := 0
+	for _, row := range x.pending {
+		width = max(width, len(row))
+	}
+	x.header = make([]string, width)
+	for i := range x.header {
+		x.header[i] = table.PositionalName(i)
+	}
+	x.detection.SkippedCount = len(skipped)
+	x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
+	return x.checkWidth()
+}
+
 // skipRows passes over the skip_rows option's rows, and returns the
 // non-blank ones among them. ended says the sheet ended (or failed, with
 // err) among them; one that ends at once is empty.
@@ -322,26 +337,30 @@ func (x *xlsxReader) skipRows(n int) (skipped []int, ended bool, err error) {
 }
 
 // readSample holds up to want rows (within maxSampleBytes) for header
-// detection.
-func (x *xlsxReader) readSample(want int) error {
+// detection, and the hints of their cells when the sheet reader notes
+// them.
+func (x *xlsxReader) readSample(want int) (hints [][]cellHint, err error) {
 	held := 0
 	for len(x.pending) < want {
 		cells, err := x.nextRow()
 		if err == io.EOF {
-			return nil
+			return hints, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
+		}
+		if x.sheet.hints {
+			hints = append(hints, slices.Clone(x.sheet.rowHints))
 		}
 		for _, c := range cells {
 			held += len(c)
 		}
 		if held > maxSampleBytes {
-			return fmt.Errorf("%w: the sheet's first %d rows hold over %d bytes", table.ErrUnreadable, len(x.pending)+1, maxSampleBytes)
+			return nil, fmt.Errorf("%w: the sheet's first %d rows hold over %d bytes", table.ErrUnreadable, len(x.pending)+1, maxSampleBytes)
 		}
 		x.pending = append(x.pending, cells)
 	}
-	return nil
+	return hints, nil
 }
 
 // checkWidth refuses a header wider than the column limit.
@@ -495,6 +514,7 @@ type sheetReader struct {
 	sc       *xmlScanner
 	sst      *sharedStrings
 	kinds    []byte // by cell format: fmtDate, fmtTime, … (readDateStyles)
+	looks    []byte // by cell format: lookBold, lookBorder
 	date1904 bool
 	limits   table.Limits
 	partSize int64
@@ -511,7 +531,33 @@ type sheetReader struct {
 	cells []string
 	// Scratch for one cell.
 	v, is []byte
+
+	// While hints is set (the rows header detection looks at), each cell
+	// of the row read ahead has its hint, by column as spans, and rowHints
+	// are the hints of the row last handed out (none for an absent row).
+	hints     bool
+	cellHints []cellHint
+	rowHints  []cellHint
+	// The merged ranges met after the rows (the XML keeps them there),
+	// those starting in the first mergeRows rows, at most maxMerges.
+	mergeRows int
+	merges    []mergeRange
 }
+
+// cellHint is what a cell's markup says beside its text: whether it holds
+// a typed value (a number, a date, a boolean or an error: never a
+// header's name) and its cell format, with how that looks.
+type cellHint struct {
+	style int32
+	typed bool
+	look  byte
+}
+
+// mergeRange is a merged range of cells, 1-based and inclusive.
+type mergeRange struct{ top, left, bottom, right int }
+
+// maxMerges bounds the merged ranges kept for header detection.
+const maxMerges = 1024
 
 type cellSpan struct{ from, to int }
 
@@ -539,10 +585,14 @@ func (r *sheetReader) nextRow() ([]string, error) {
 	}
 	r.row++
 	if r.row < r.next {
+		r.rowHints = r.rowHints[:0]
 		return r.cells[:0], nil
 	}
 	r.next = 0
 	r.cells = r.cells[:0]
+	if r.hints {
+		r.rowHints = append(r.rowHints[:0], r.cellHints...)
+	}
 	s := r.rowText()
 	for _, sp := range r.spans {
 		r.cells = append(r.cells, s[sp.from:sp.to])
@@ -567,6 +617,9 @@ func (r *sheetReader) readRow() error {
 		case r.ended:
 			// After the data: the rest of the part is still read, so that
 			// a syntax error, a truncation or a bad CRC is seen.
+			if tok == tokStart && string(r.sc.name) == "mergeCell" {
+				r.addMerge()
+			}
 		case tok == tokStart && string(r.sc.name) == "dimension":
 			ref, _, err := r.sc.attr("ref")
 			if err != nil {
@@ -659,6 +712,7 @@ func (r *sheetReader) readCells() error {
 	}
 	r.next = num
 	r.text, r.spans = r.text[:0], r.spans[:0]
+	r.cellHints = r.cellHints[:0]
 	if r.sc.selfClosing {
 		return nil
 	}
@@ -746,7 +800,47 @@ func (r *sheetReader) readCell(row, prev int) (int, error) {
 		r.spans = append(r.spans, cellSpan{from, from})
 	}
 	r.spans = append(r.spans, cellSpan{from, len(r.text)})
+	if r.hints {
+		r.hint(col, kind, style)
+	}
 	return col, nil
+}
+
+// hint notes the cell just read (in column col) for header detection.
+func (r *sheetReader) hint(col int, kind cellType, style int) {
+	h := cellHint{style: int32(min(style, 1<<30))}
+	switch kind {
+	case cellBool, cellDate:
+		h.typed = true
+	case cellNumber: // also t="e": an error value
+		_, number := parseNumber(r.v)
+		h.typed = number || (len(r.v) > 1 && r.v[0] == '#')
+	}
+	if style >= 0 && style < len(r.looks) {
+		h.look = r.looks[style]
+	}
+	for len(r.cellHints) < col-1 {
+		r.cellHints = append(r.cellHints, cellHint{})
+	}
+	r.cellHints = append(r.cellHints, h)
+}
+
+// addMerge keeps a <mergeCell>'s range when it starts in the rows header
+// detection looks at.
+func (r *sheetReader) addMerge() {
+	ref, _, err := r.sc.attr("ref")
+	if err != nil || len(r.merges) >= maxMerges {
+		return
+	}
+	from, to, ok := strings.Cut(strings.ReplaceAll(string(ref), "$", ""), ":")
+	if !ok {
+		return
+	}
+	left, top, ok1 := cellRef([]byte(from))
+	right, bottom, ok2 := cellRef([]byte(to))
+	if ok1 && ok2 && top <= r.mergeRows && top <= bottom && left <= right {
+		r.merges = append(r.merges, mergeRange{top, left, bottom, right})
+	}
 }
 
 // readCellContent reads a cell's children: the value <v>, the formula

@@ -158,6 +158,17 @@ func (x *legacyXLSX) open(opts table.ReadOptions, parts map[string]int64) error 
 	if len(x.pending) == 0 {
 		return nil
 	}
+	if opts.NoHeader {
+		width := 0
+		for _, row := range x.pending {
+			width = max(width, len(row))
+		}
+		x.header = make([]string, width)
+		for i := range x.header {
+			x.header[i] = table.PositionalName(i)
+		}
+		return nil
+	}
 	at := opts.HeaderRow - 1
 	if opts.HeaderRow == 0 {
 		at = DetectHeader(x.pending)

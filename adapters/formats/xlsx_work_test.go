@@ -114,6 +114,10 @@ func TestXLSXWorkBudgets(t *testing.T) {
 			"number formats budget"},
 		{"65,536 sheet entries", withPart(sheetWorkbookParts(sheet, "", "", false), "xl/workbook.xml", manySheets(1<<16)),
 			"sheet entries budget"},
+		{"more fonts than the budget", sheetWorkbookParts(sheet, "", `<fonts>`+strings.Repeat(`<font><b/></font>`, maxCellFormats+1)+`</fonts>`, false),
+			"over 1048576 fonts"},
+		{"more borders than the budget", sheetWorkbookParts(sheet, "", `<borders>`+strings.Repeat(`<border/>`, maxCellFormats+1)+`</borders>`, false),
+			"over 1048576 borders"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

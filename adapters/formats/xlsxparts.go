@@ -283,60 +283,158 @@ func kindByte(kind string) byte {
 	return fmtNumber
 }
 
+// cellStyles is what the reader takes from the styles part, by cell
+// format (cellXfs index): how a number in it reads (fmtDate, …), and how
+// it looks (lookBold, lookBorder), which header detection weighs.
+type cellStyles struct {
+	kinds []byte
+	looks []byte
+}
+
+// How a cell format looks (cellStyles.looks): a bold font, a border on
+// some edge.
+const (
+	lookBold byte = 1 << iota
+	lookBorder
+)
+
 // readDateStyles scans the styles part for what the reader needs of it:
 // which cell formats (cellXfs, by index) show a date or time, and which
-// kind. One byte a cell format, whatever else the part holds; each number
+// kind, and which have a bold font or a border. One byte each a cell
+// format, a font and a border, whatever else the part holds; each number
 // format is classified once, however many cell formats use it.
-func readDateStyles(ctx context.Context, zr *zip.Reader, name string) ([]byte, error) {
+func readDateStyles(ctx context.Context, zr *zip.Reader, name string) (cellStyles, error) {
 	if name == "" {
-		return nil, nil
+		return cellStyles{}, nil
 	}
 	f := zipEntry(zr, name)
 	if f == nil {
-		return nil, nil
+		return cellStyles{}, nil
 	}
 	if f.UncompressedSize64 > stylesPartBudget {
-		return nil, fmt.Errorf("%w: the styles part unpacks to %d bytes; the limit is %d (zip bomb?)", table.ErrUnreadable, f.UncompressedSize64, stylesPartBudget)
+		return cellStyles{}, fmt.Errorf("%w: the styles part unpacks to %d bytes; the limit is %d (zip bomb?)", table.ErrUnreadable, f.UncompressedSize64, stylesPartBudget)
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
+		return cellStyles{}, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
 	}
 	defer func() { _ = rc.Close() }()
-	s := newXMLScanner(ctxReader{ctx, rc}, 64<<10)
-	custom := map[int]string{}
-	var ids []int32
-	inXfs := false
+	st := stylesScan{s: newXMLScanner(ctxReader{ctx, rc}, 64<<10), custom: map[int]string{}}
 	for {
-		tok, err := s.next()
+		tok, err := st.s.next()
 		if err != nil {
-			return nil, fmt.Errorf("%w: styles: %w", table.ErrUnreadable, err)
+			return cellStyles{}, fmt.Errorf("%w: styles: %w", table.ErrUnreadable, err)
 		}
 		if tok == tokEOF {
 			break
 		}
-		switch {
-		case tok == tokStart && string(s.name) == "numFmt":
-			if err := addNumberFormat(s, custom); err != nil {
-				return nil, err
-			}
-		case tok == tokStart && string(s.name) == "cellXfs":
-			inXfs = !s.selfClosing
-		case tok == tokEnd && string(s.name) == "cellXfs":
-			inXfs = false
-		case tok == tokStart && inXfs && string(s.name) == "xf":
-			id, _, err := s.attr("numFmtId")
-			if err != nil {
-				return nil, fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
-			}
-			if len(ids) >= maxCellFormats {
-				return nil, fmt.Errorf("%w: the styles hold over %d cell formats (Excel allows 64,000)", table.ErrUnreadable, maxCellFormats)
-			}
-			n, _ := strconv.Atoi(string(id))
-			ids = append(ids, int32(min(max(n, 0), 1<<30)))
+		if err := st.token(tok); err != nil {
+			return cellStyles{}, err
 		}
 	}
-	return classifyCellFormats(ids, custom, dateKind), nil
+	looks := make([]byte, len(st.xfs))
+	for i, xf := range st.xfs {
+		if int(xf.font) < len(st.bold) && st.bold[xf.font] {
+			looks[i] |= lookBold
+		}
+		if int(xf.border) < len(st.borders) && st.borders[xf.border] {
+			looks[i] |= lookBorder
+		}
+	}
+	return cellStyles{kinds: classifyCellFormats(st.ids, st.custom, dateKind), looks: looks}, nil
+}
+
+// stylesScan is the state of the styles part's scan: the number formats,
+// the fonts (bold or not) and borders (any edge drawn or not) in their
+// lists, and each cell format's number format, font and border.
+type stylesScan struct {
+	s       *xmlScanner
+	custom  map[int]string
+	ids     []int32
+	xfs     []xfLook
+	bold    []bool
+	borders []bool
+	// Where the scan is: inside <cellXfs>, <fonts> (and a <font> of it),
+	// <borders> (and a <border> of it). Fonts and borders elsewhere
+	// (differential formats) are not the cells' own.
+	inXfs, inFonts, inFont, inBorders, inBorder bool
+}
+
+type xfLook struct{ font, border int32 }
+
+func (st *stylesScan) token(tok xmlToken) error {
+	s := st.s
+	name := string(s.name)
+	if tok == tokEnd {
+		switch name {
+		case "cellXfs":
+			st.inXfs = false
+		case "fonts":
+			st.inFonts = false
+		case "font":
+			st.inFont = false
+		case "borders":
+			st.inBorders = false
+		case "border":
+			st.inBorder = false
+		}
+		return nil
+	}
+	if tok != tokStart {
+		return nil
+	}
+	switch {
+	case name == "numFmt":
+		return addNumberFormat(s, st.custom)
+	case name == "cellXfs":
+		st.inXfs = !s.selfClosing
+	case name == "fonts":
+		st.inFonts = !s.selfClosing
+	case name == "borders":
+		st.inBorders = !s.selfClosing
+	case name == "font" && st.inFonts:
+		if len(st.bold) >= maxCellFormats {
+			return fmt.Errorf("%w: the styles hold over %d fonts", table.ErrUnreadable, maxCellFormats)
+		}
+		st.bold = append(st.bold, false)
+		st.inFont = !s.selfClosing
+	case name == "b" && st.inFont:
+		v, _, _ := s.attr("val")
+		st.bold[len(st.bold)-1] = len(v) == 0 || string(v) == "1" || string(v) == "true"
+	case name == "border" && st.inBorders:
+		if len(st.borders) >= maxCellFormats {
+			return fmt.Errorf("%w: the styles hold over %d borders", table.ErrUnreadable, maxCellFormats)
+		}
+		st.borders = append(st.borders, false)
+		st.inBorder = !s.selfClosing
+	case st.inBorder && (name == "left" || name == "right" || name == "top" || name == "bottom" || name == "start" || name == "end"):
+		if v, ok, _ := s.attr("style"); ok && len(v) > 0 && string(v) != "none" {
+			st.borders[len(st.borders)-1] = true
+		}
+	case name == "xf" && st.inXfs:
+		return st.cellFormat()
+	}
+	return nil
+}
+
+// cellFormat reads a <xf> of <cellXfs>: its number format, font and border.
+func (st *stylesScan) cellFormat() error {
+	s := st.s
+	id, _, err := s.attr("numFmtId")
+	if err != nil {
+		return fmt.Errorf("%w: styles: %v", table.ErrUnreadable, err)
+	}
+	if len(st.ids) >= maxCellFormats {
+		return fmt.Errorf("%w: the styles hold over %d cell formats (Excel allows 64,000)", table.ErrUnreadable, maxCellFormats)
+	}
+	n, _ := strconv.Atoi(string(id))
+	st.ids = append(st.ids, int32(min(max(n, 0), 1<<30)))
+	font, _, _ := s.attr("fontId")
+	border, _, _ := s.attr("borderId")
+	fi, _ := strconv.Atoi(string(font))
+	bi, _ := strconv.Atoi(string(border))
+	st.xfs = append(st.xfs, xfLook{int32(min(max(fi, 0), 1<<30)), int32(min(max(bi, 0), 1<<30))})
+	return nil
 }
 
 // addNumberFormat keeps a <numFmt>'s code by its id, within the format
