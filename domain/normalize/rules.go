@@ -3,6 +3,7 @@ package normalize
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -312,9 +313,14 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 	rs.kinds[f] = valueKind(col)
 }
 
-// textRef is a copy of s to point at: an issue's value, made only for an
-// issue (&text of a variable would put every row's text on the heap).
-func textRef(s string) *string { return &s }
+// textRef is a copy of s to point at, for an issue's value. It copies
+// the bytes too: a value may lie in the row's scratch, which the next
+// rows overwrite before the batch's issues are written. (&text of a
+// variable would also put every row's text on the heap.)
+func textRef(s string) *string {
+	c := strings.Clone(s)
+	return &c
+}
 
 // computeProblem reports a computed field that has no value: an error
 // that rejects the row, or with on_error null_value (and the field not
@@ -361,7 +367,7 @@ func (st *stage) checkList(rs *rowState, l *listStep) {
 	if ok {
 		return
 	}
-	v := rs.vals[l.field]
+	v := strings.Clone(rs.vals[l.field]) // the row's scratch is reused before issues are written
 	if p.opts.OnError == "null_value" && !p.columns[l.field].field.Constraints.Required {
 		ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(l.field), l.field, warning, "not_in_list",
 			fmt.Sprintf("%q is not in reference list %s. The value was set to null.", v, l.id), &v))
@@ -397,8 +403,7 @@ func (st *stage) checkOne(a *rules.Activation, rs *rowState, r *ruleStep) {
 	problem := func(code, message string) {
 		var value *string
 		if r.field >= 0 && rs.kinds[r.field] > 0 {
-			v := rs.vals[r.field]
-			value = &v
+			value = textRef(rs.vals[r.field])
 		}
 		col := -1
 		if r.field >= 0 {
