@@ -248,6 +248,9 @@ type plan struct {
 	// sourceColumns are the columns expressions read as source["…"] (nil:
 	// every column).
 	sourceColumns []int
+	// keyColumns are the columns of the source keys compiled expressions
+	// read (rules.Env.KeyColumns).
+	keyColumns []int
 }
 
 type writer struct {

@@ -3,6 +3,7 @@ package normalize
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -207,29 +208,38 @@ func (st *stage) activation(b *batch) *rules.Activation {
 }
 
 // load gives the activation the row's values of the fields programs
-// read, and with source the row's cells.
-func (st *stage) load(a *rules.Activation, rs *rowState, source bool) {
+// read, and its cells. Values are parsed, not boxed: compiled
+// expressions read them as they are, and CEL boxes what it reads.
+func (st *stage) load(a *rules.Activation, rs *rowState) {
 	for _, f := range st.needed {
 		st.set(a, rs, f)
 	}
-	if source && st.usesSource {
-		a.SetSource(rs.p.header, rs.cells, rs.p.sourceColumns)
+	if st.usesSource {
+		a.SetSource(rs.p.header, rs.cells, rs.p.sourceColumns, rs.p.keyColumns)
 	}
 }
 
 func (st *stage) set(a *rules.Activation, rs *rowState, f int) {
 	rs.bad[f] = false
 	if rs.kinds[f] <= 0 {
-		a.Set(f, rules.Null())
+		a.SetNull(f)
 		return
 	}
-	v, err := rules.Value(st.kinds[f], rs.vals[f])
-	if err != nil {
+	if a.Set(f, st.kinds[f], rs.vals[f]) != nil {
 		rs.bad[f] = true
-		a.Set(f, rules.Null())
-		return
 	}
-	a.Set(f, v)
+}
+
+// eval evaluates a program on the activation's row: its compiled form
+// when it answers, else CEL.
+func eval(prg *rules.Program, a *rules.Activation, small, wantBool bool) (fast rules.Value, out ref.Val, err error) {
+	if v, ok := prg.Fast(a, small); ok {
+		if _, isBool := v.Bool(); isBool || !wantBool {
+			return v, nil, nil
+		}
+	}
+	out, err = prg.Eval(a, small)
+	return rules.Value{}, out, err
 }
 
 // unreadable names a field a program reads whose value CEL cannot hold.
@@ -250,7 +260,7 @@ func (st *stage) compute(rs *rowState) {
 		a := st.activation(rs.b)
 		rs.bad = rs.b.bad
 		rs.small = smallCells(rs.cells)
-		st.load(a, rs, true)
+		st.load(a, rs)
 		rs.loaded = true
 		for i := range st.computes {
 			st.computeOne(a, rs, &st.computes[i])
@@ -272,13 +282,16 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: field %s holds %q, beyond what expressions can read.", p.columns[bf].field.Name, rs.vals[bf]), nil)
 		return
 	}
-	out, err := c.prg.Eval(a, rs.small)
+	fast, out, err := eval(c.prg, a, rs.small, false)
 	if err != nil {
 		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: %v.", err), nil)
 		return
 	}
-	text, null, err := rules.Text(out, col.field.Type == schema.Date)
-	if err != nil {
+	var text string
+	var null bool
+	if out == nil {
+		text, null = fast.Text(col.field.Type == schema.Date)
+	} else if text, null, err = rules.Text(out, col.field.Type == schema.Date); err != nil {
 		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: %v.", err), nil)
 		return
 	}
@@ -291,13 +304,22 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 	v, prob := col.value(text, &rs.b.sc)
 	if prob != nil {
 		if prob.severity != warning {
-			st.computeProblem(rs, f, prob.code, "The computed value: "+prob.message, &text)
+			st.computeProblem(rs, f, prob.code, "The computed value: "+prob.message, textRef(text))
 			return
 		}
-		ro.issues = append(ro.issues, p.issue(int(ro.number), -1, f, warning, prob.code, "The computed value: "+prob.message, &text))
+		ro.issues = append(ro.issues, p.issue(int(ro.number), -1, f, warning, prob.code, "The computed value: "+prob.message, textRef(text)))
 	}
 	rs.vals[f] = v
 	rs.kinds[f] = valueKind(col)
+}
+
+// textRef is a copy of s to point at, for an issue's value. It copies
+// the bytes too: a value may lie in the row's scratch, which the next
+// rows overwrite before the batch's issues are written. (&text of a
+// variable would also put every row's text on the heap.)
+func textRef(s string) *string {
+	c := strings.Clone(s)
+	return &c
 }
 
 // computeProblem reports a computed field that has no value: an error
@@ -345,7 +367,7 @@ func (st *stage) checkList(rs *rowState, l *listStep) {
 	if ok {
 		return
 	}
-	v := rs.vals[l.field]
+	v := strings.Clone(rs.vals[l.field]) // the row's scratch is reused before issues are written
 	if p.opts.OnError == "null_value" && !p.columns[l.field].field.Constraints.Required {
 		ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(l.field), l.field, warning, "not_in_list",
 			fmt.Sprintf("%q is not in reference list %s. The value was set to null.", v, l.id), &v))
@@ -369,7 +391,7 @@ func (st *stage) check(rs *rowState) {
 	rs.bad = rs.b.bad
 	if !rs.loaded {
 		rs.small = smallCells(rs.cells)
-		st.load(a, rs, true)
+		st.load(a, rs)
 	}
 	for i := range st.rules {
 		st.checkOne(a, rs, &st.rules[i])
@@ -381,8 +403,7 @@ func (st *stage) checkOne(a *rules.Activation, rs *rowState, r *ruleStep) {
 	problem := func(code, message string) {
 		var value *string
 		if r.field >= 0 && rs.kinds[r.field] > 0 {
-			v := rs.vals[r.field]
-			value = &v
+			value = textRef(rs.vals[r.field])
 		}
 		col := -1
 		if r.field >= 0 {
@@ -399,9 +420,15 @@ func (st *stage) checkOne(a *rules.Activation, rs *rowState, r *ruleStep) {
 		problem("rule_error", fmt.Sprintf("Rule %s could not be evaluated: field %s holds %q, beyond what expressions can read.", r.rule.Name, p.columns[bf].field.Name, rs.vals[bf]))
 		return
 	}
-	out, err := r.prg.Eval(a, rs.small)
+	fast, out, err := eval(r.prg, a, rs.small, true)
 	if err != nil {
 		problem("rule_error", fmt.Sprintf("Rule %s could not be evaluated on this row: %v.", r.rule.Name, err))
+		return
+	}
+	if out == nil {
+		if ok, _ := fast.Bool(); !ok {
+			problem("rule_violation", r.message)
+		}
 		return
 	}
 	switch out {
@@ -434,6 +461,7 @@ func (w *writer) planStage(p *plan) error {
 	if p.stage == nil {
 		return nil
 	}
+	p.keyColumns = p.stage.env.KeyColumns(p.header)
 	if p.stage.usesSource && !p.stage.allSource {
 		p.sourceColumns = []int{} // only the headers expressions name (absent ones stay "")
 		for c, h := range p.header {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -239,5 +241,63 @@ func TestRun_ruleReadingAHugeIntegerIsARuleError(t *testing.T) {
 	if r.err != nil || r.res.RowCount != 1 || len(r.issues) != 1 || r.issues[0]["code"] != "rule_error" ||
 		!strings.Contains(r.issues[0]["message"].(string), "99999999999999999999") {
 		t.Fatalf("%v %d %v", r.err, r.res.RowCount, r.issues)
+	}
+}
+
+// An issue's value is its own row's value, also when the engine wrote
+// that value in the row's scratch (a date put in ISO form, a number
+// without its grouping), which the next rows reuse before the batch's
+// issues are written.
+func TestRules_issueValuesAreTheirRows(t *testing.T) {
+	t.Parallel()
+	doc := `{"fields":[{"name":"id","type":"integer"},{"name":"d","type":"date"},{"name":"n","type":"number"},
+	  {"name":"code","type":"integer","constraints":{"inList":"lst_codes"}}],
+	 "rules":[{"name":"old","expression":"row.d == null || row.d < date('2000-01-01')","fields":["d"],"severity":"warning"},
+	          {"name":"neg","expression":"row.n == null || row.n < 0.0","fields":["n"],"severity":"warning"}]}`
+	recs := [][]string{{"id", "d", "n", "code"}}
+	want := map[float64][3]string{}
+	for i := range 1500 {
+		day, month := 13+i%16, 1+i%12
+		recs = append(recs, []string{strconv.Itoa(i + 1), fmt.Sprintf("%d/%d/%d", day, month, 2001+i%20),
+			fmt.Sprintf("%d,%03d.50", 1+i%9, i%1000), fmt.Sprintf("%d,%03d", 1+i%7, i%1000)})
+		want[float64(i+1)] = [3]string{fmt.Sprintf("%d-%02d-%02d", 2001+i%20, month, day), fmt.Sprintf("%d%03d.50", 1+i%9, i%1000),
+			fmt.Sprintf("%d%03d", 1+i%7, i%1000)}
+	}
+	// null_value keeps the rows whose code is not in the list (a warning),
+	// so the rules run on them too.
+	o, err := ParseOptions(ModeNormalize, []byte(`{"on_error":"null_value"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := executeIn(t, Input{Mode: ModeNormalize, Schema: mustSchema(t, doc), Options: o, Lists: map[string]ListLookup{"lst_codes": setList{}},
+		Sources: []Source{source("", recs...)}})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	seen := map[string]int{}
+	for _, is := range r.issues {
+		row, ok := is["row"].(float64)
+		if !ok {
+			continue // the file's warnings (the decimal mark of "1,234")
+		}
+		w := want[row]
+		var expect string
+		switch is["code"].(string) + "/" + fmt.Sprint(is["rule"]) {
+		case "rule_violation/old":
+			expect = w[0]
+		case "rule_violation/neg":
+			expect = w[1]
+		case "not_in_list/<nil>":
+			expect = w[2]
+		default:
+			t.Fatalf("unexpected issue %v", is)
+		}
+		seen[is["code"].(string)+fmt.Sprint(is["rule"])]++
+		if is["value"] != expect {
+			t.Errorf("row %v %s %v: value %v, want %q", row, is["code"], is["rule"], is["value"], expect)
+		}
+	}
+	if len(seen) != 3 || seen["not_in_list<nil>"] != 1500 || seen["rule_violationold"] != 1500 || seen["rule_violationneg"] != 1500 {
+		t.Errorf("issues %v", seen)
 	}
 }

@@ -61,6 +61,10 @@ type Var struct {
 type Env struct {
 	env    *cel.Env
 	fields map[string]int // field name → index in the Var list
+	// keys are the constant source keys compiled expressions read; slots
+	// the results of their steps, kept in each activation's scratch.
+	keys  []string
+	slots int
 }
 
 // identifier is what row.<name> can select; a field with another name is
@@ -303,6 +307,10 @@ type Program struct {
 	// whose values are larger than the estimate assumed; nil when the
 	// expression's cost does not depend on the sizes of values.
 	tracked cel.Program
+	// fast is the expression compiled to Go (fast.go); nil when it is not
+	// one of the compiled shapes.
+	fast  fastFn
+	slots int // the scratch it needs
 }
 
 // Program makes the runnable program of a compiled expression, with the
@@ -314,13 +322,31 @@ func (e *Env) Program(c *Compiled) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("program: %w", err)
 	}
-	p := &Program{prg: prg}
+	native := c.ast.NativeRep()
+	p := &Program{prg: prg, fast: e.compileFast(native.Expr(), native), slots: e.slots}
 	if c.sized {
 		if p.tracked, err = e.env.Program(c.ast, cel.EvalOptions(cel.OptOptimize), cel.CostLimit(CostLimit)); err != nil {
 			return nil, fmt.Errorf("program: %w", err)
 		}
 	}
 	return p, nil
+}
+
+// Compiled says the expression has a compiled form (fast.go).
+func (p *Program) Compiled() bool { return p.fast != nil }
+
+// Fast evaluates the expression's compiled form on the activation's row,
+// when it has one and CEL's answer is a value; ok false says to Eval.
+// small is Eval's: on a row larger than the cost estimate assumed, an
+// expression whose cost grows with values is left to CEL's budget.
+func (p *Program) Fast(a *Activation, small bool) (v Value, ok bool) {
+	if p.fast == nil || !small && p.tracked != nil || len(a.scratch) < p.slots {
+		return Value{}, false
+	}
+	if v := p.fast(a); v != nil {
+		return *v, true
+	}
+	return Value{}, false
 }
 
 // Eval evaluates the program on the activation's row. small says every

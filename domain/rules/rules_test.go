@@ -21,8 +21,8 @@ func TestValue_andText(t *testing.T) {
 		{Timestamp, "2024-02-29", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)},
 		{Timestamp, "2024-01-31T10:22:00Z", time.Date(2024, 1, 31, 10, 22, 0, 0, time.UTC)},
 	} {
-		v, err := Value(c.k, c.text)
-		if err != nil || v.Value() != c.want {
+		v, err := Parse(c.k, c.text)
+		if err != nil || v.CEL().Value() != c.want {
 			t.Errorf("Value(%d, %q) = %v, %v; want %v", c.k, c.text, v, err, c.want)
 		}
 	}
@@ -30,12 +30,12 @@ func TestValue_andText(t *testing.T) {
 		k    Kind
 		text string
 	}{{Int, "99999999999999999999"}, {Timestamp, "2024-02-30"}} {
-		if _, err := Value(bad.k, bad.text); err == nil {
+		if _, err := Parse(bad.k, bad.text); err == nil {
 			t.Errorf("Value(%d, %q) is no error", bad.k, bad.text)
 		}
 	}
-	ts, _ := Value(Timestamp, "2024-01-31")
-	if got, null, err := Text(ts, true); got != "2024-01-31" || null || err != nil {
+	ts, _ := Parse(Timestamp, "2024-01-31")
+	if got, null, err := Text(ts.CEL(), true); got != "2024-01-31" || null || err != nil {
 		t.Errorf("Text(date) = %q %v %v", got, null, err)
 	}
 	if got, _, _ := Text(types.Double(0.1), false); got != "0.1" {

@@ -1,0 +1,174 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+)
+
+// vkind is what a Value holds.
+type vkind uint8
+
+const (
+	vNull vkind = iota
+	vString
+	vInt
+	vDouble
+	vBool
+	vTime
+)
+
+// Value is one value as expressions read it, unboxed: a row's field,
+// a source cell, or what a compiled expression makes of them. CEL sees
+// the same value boxed (CEL), made when an expression needs the
+// interpreter, so both ways of evaluating read one conversion of the
+// field's text.
+type Value struct {
+	k vkind
+	s string
+	i int64 // an int, or a bool as 0 or 1
+	f float64
+	t time.Time
+}
+
+// Parse is the value of a field's canonical text (what the engine writes
+// for it: digits, true/false, YYYY-MM-DD, RFC 3339). An error says CEL
+// cannot hold it (an integer beyond 64 bits).
+func Parse(k Kind, text string) (Value, error) {
+	switch k {
+	case Int:
+		i, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return Value{}, fmt.Errorf("%q is beyond a 64-bit integer", text)
+		}
+		return Value{k: vInt, i: i}, nil
+	case Double:
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return Value{}, fmt.Errorf("%q is beyond a double", text)
+		}
+		return Value{k: vDouble, f: f}, nil
+	case Bool:
+		return boolValue(text == "true"), nil
+	case Timestamp:
+		if t, ok := isoDate(text); ok {
+			return Value{k: vTime, t: t}, nil
+		}
+		t, err := time.Parse(time.RFC3339Nano, text)
+		if err != nil {
+			return Value{}, fmt.Errorf("%q is not a date or time: %w", text, err)
+		}
+		return Value{k: vTime, t: t}, nil
+	default:
+		return Value{k: vString, s: text}, nil
+	}
+}
+
+func boolValue(b bool) Value {
+	if b {
+		return Value{k: vBool, i: 1}
+	}
+	return Value{k: vBool}
+}
+
+// IsNull says the value is null.
+func (v Value) IsNull() bool { return v.k == vNull }
+
+// Bool is a bool value's truth; ok is false for any other value.
+func (v Value) Bool() (b, ok bool) { return v.i != 0, v.k == vBool }
+
+// CEL is the value boxed for CEL's interpreter.
+func (v Value) CEL() ref.Val {
+	switch v.k {
+	case vString:
+		return types.String(v.s)
+	case vInt:
+		return types.Int(v.i)
+	case vDouble:
+		return types.Double(v.f)
+	case vBool:
+		return types.Bool(v.i != 0)
+	case vTime:
+		return types.Timestamp{Time: v.t}
+	default:
+		return types.NullValue
+	}
+}
+
+// Text is the value as text for a field's coercion, as Text makes CEL's.
+func (v Value) Text(dateOnly bool) (text string, null bool) {
+	switch v.k {
+	case vString:
+		return v.s, false
+	case vInt:
+		return strconv.FormatInt(v.i, 10), false
+	case vDouble:
+		return strconv.FormatFloat(v.f, 'f', -1, 64), false
+	case vBool:
+		return strconv.FormatBool(v.i != 0), false
+	case vTime:
+		if dateOnly {
+			return v.t.UTC().Format(time.DateOnly), false
+		}
+		return v.t.UTC().Format(time.RFC3339Nano), false
+	default:
+		return "", true
+	}
+}
+
+// Text is a computed value as text for the field's coercion: null is
+// null; a timestamp is YYYY-MM-DD for a date field, RFC 3339 otherwise.
+func Text(v ref.Val, dateOnly bool) (text string, null bool, err error) {
+	switch x := v.(type) {
+	case types.Null:
+		return "", true, nil
+	case types.String:
+		return string(x), false, nil
+	case types.Int:
+		return strconv.FormatInt(int64(x), 10), false, nil
+	case types.Uint:
+		return strconv.FormatUint(uint64(x), 10), false, nil
+	case types.Double:
+		return strconv.FormatFloat(float64(x), 'f', -1, 64), false, nil
+	case types.Bool:
+		return strconv.FormatBool(bool(x)), false, nil
+	case types.Timestamp:
+		if dateOnly {
+			return x.UTC().Format(time.DateOnly), false, nil
+		}
+		return x.UTC().Format(time.RFC3339Nano), false, nil
+	}
+	return "", false, fmt.Errorf("the result is a %s, which a field cannot hold", v.Type().TypeName())
+}
+
+// isoDate reads a canonical YYYY-MM-DD date without time.Parse's
+// generality (a date field is read on every row a rule reads it).
+func isoDate(s string) (time.Time, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false
+	}
+	n := func(s string) (int, bool) {
+		v := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			v = v*10 + int(s[i]-'0')
+		}
+		return v, true
+	}
+	y, ok1 := n(s[:4])
+	m, ok2 := n(s[5:7])
+	d, ok3 := n(s[8:])
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > 31 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d { // 2024-02-30 is no date
+		return time.Time{}, false
+	}
+	return t, true
+}
