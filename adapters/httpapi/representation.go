@@ -2,15 +2,15 @@ package httpapi
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/gin-gonic/gin"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -95,35 +95,64 @@ func negotiateEncoding(accept string) string {
 	return best
 }
 
+// mediaType is a Content-Type's type/subtype, lower case, without its
+// parameters: what mime.ParseMediaType gives, without its allocations on
+// the path of every answer.
+func mediaType(contentType string) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.TrimSpace(mt)
+	for i := 0; i < len(mt); i++ {
+		if c := mt[i]; 'A' <= c && c <= 'Z' {
+			return strings.ToLower(mt)
+		}
+	}
+	return mt
+}
+
 // compressibleType is whether a body of this Content-Type gains from a
 // coding: text does; workbooks and Parquet files are compressed already.
 func compressibleType(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return false
-	}
-	switch {
+	switch mt := mediaType(contentType); {
 	case mt == "text/event-stream":
 		return false
 	case strings.HasPrefix(mt, "text/"):
 		return true
-	}
-	switch mt {
-	case "application/json", "application/problem+json", "application/x-ndjson", "application/javascript", "image/svg+xml":
-		return true
+	default:
+		switch mt {
+		case "application/json", "application/problem+json", "application/x-ndjson", "application/javascript", "image/svg+xml":
+			return true
+		}
 	}
 	return false
 }
 
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "application/json"
+func isJSON(contentType string) bool { return mediaType(contentType) == "application/json" }
+
+// jsonETag is the weak validator of a JSON document: its 64-bit xxHash
+// and its length. It tells versions of one resource apart, and is the
+// same on every node for the same bytes; it is no secret and no digest
+// to trust (a weak tag promises no byte equality anyway).
+func jsonETag(body []byte) string {
+	var sum [12]byte
+	binary.BigEndian.PutUint64(sum[:8], xxhash.Sum64(body))
+	binary.BigEndian.PutUint32(sum[8:], uint32(len(body)))
+	var tag [3 + 16 + 1]byte // W/" + base64 of 12 bytes + "
+	copy(tag[:], `W/"`)
+	base64.RawURLEncoding.Encode(tag[3:19], sum[:])
+	tag[19] = '"'
+	return string(tag[:])
 }
 
-// jsonETag is the weak validator of a JSON document.
-func jsonETag(body []byte) string {
-	sum := sha256.Sum256(body)
-	return `W/"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+// varyCoding is the Vary of an answer whose coding was negotiated,
+// shared: a header slice nobody appends to in place.
+var varyCoding = []string{"Accept-Encoding"}
+
+func addVary(h http.Header) {
+	if len(h["Vary"]) == 0 {
+		h["Vary"] = varyCoding
+		return
+	}
+	h.Add("Vary", "Accept-Encoding")
 }
 
 // etagMatches is If-None-Match's weak comparison (RFC 9110 §13.1.2): a
@@ -145,18 +174,21 @@ func etagMatches(ifNoneMatch, etag string) bool {
 // codings; see the comment at the top of this file.
 func representation(c *gin.Context) {
 	r := c.Request
-	w := &repWriter{ResponseWriter: c.Writer, req: r, enc: negotiateEncoding(r.Header.Get("Accept-Encoding")),
-		reads: r.Method == http.MethodGet || r.Method == http.MethodHead}
-	if w.enc == "" && !w.reads {
+	enc, reads := negotiateEncoding(r.Header.Get("Accept-Encoding")), r.Method == http.MethodGet || r.Method == http.MethodHead
+	if enc == "" && !reads {
 		c.Next() // nothing to compress, nothing to validate
 		return
 	}
+	w := writerPool.Get().(*repWriter)
+	*w = repWriter{ResponseWriter: c.Writer, req: r, enc: enc, reads: reads}
 	c.Writer = w
 	defer w.release()
 	c.Next()
 	w.finish()
 	c.Writer = w.ResponseWriter
 }
+
+var writerPool = sync.Pool{New: func() any { return new(repWriter) }}
 
 // repWriter holds a response back until it knows how to send it.
 type repWriter struct {
@@ -267,7 +299,7 @@ func (w *repWriter) decide() {
 	case w.reads && status == http.StatusOK && isJSON(ct) && h.Get("Content-Encoding") == "":
 		w.mode = repJSON
 	case w.enc != "" && w.codable(status, ct):
-		h.Add("Vary", "Accept-Encoding")
+		addVary(h)
 		if n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil && n < minCompress {
 			w.mode = repPass
 		} else {
@@ -275,7 +307,7 @@ func (w *repWriter) decide() {
 		}
 	default:
 		if compressibleType(ct) {
-			h.Add("Vary", "Accept-Encoding")
+			addVary(h)
 		}
 		w.mode = repPass
 	}
@@ -301,7 +333,7 @@ func (w *repWriter) codable(status int, contentType string) bool {
 // 304 names the weak tag too.
 func (w *repWriter) notModifiedHeaders(etag string) {
 	h := w.Header()
-	h.Add("Vary", "Accept-Encoding")
+	addVary(h)
 	if etag == "" || strings.HasPrefix(etag, "W/") {
 		return
 	}
@@ -380,7 +412,7 @@ func (w *repWriter) finishJSON() {
 	body := w.buf.Bytes()
 	etag := jsonETag(body)
 	h.Set("ETag", etag)
-	h.Add("Vary", "Accept-Encoding")
+	addVary(h)
 	if etagMatches(w.req.Header.Get("If-None-Match"), etag) {
 		h.Del("Content-Type")
 		h.Del("Content-Length")
@@ -398,14 +430,16 @@ func (w *repWriter) finishJSON() {
 	_, _ = w.ResponseWriter.Write(body) // a broken connection: nothing to tell
 }
 
+// release returns what the answer borrowed to its pools. A handler that
+// kept c.Writer past its return would write into a reused writer: none
+// does (streams end before their handler returns).
 func (w *repWriter) release() {
 	if w.reset != nil {
 		w.reset()
 	}
-	if w.buf != nil {
-		if w.buf.Cap() <= 1<<20 { // keep small buffers only
-			bufferPool.Put(w.buf)
-		}
-		w.buf = nil
+	if w.buf != nil && w.buf.Cap() <= 1<<20 { // keep small buffers only
+		bufferPool.Put(w.buf)
 	}
+	*w = repWriter{}
+	writerPool.Put(w)
 }

@@ -1,12 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
+
+	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/domain"
 )
@@ -159,5 +163,34 @@ func TestRouter_headOnEveryGet(t *testing.T) {
 	}
 	if gets < 30 {
 		t.Fatalf("only %d GET routes", gets)
+	}
+}
+
+// BenchmarkRepresentation measures what the representation middleware
+// adds to a JSON read: the same handler and body with and without it.
+func BenchmarkRepresentation(b *testing.B) {
+	small := []byte(`{"status":"ok"}`)
+	job := bytes.Repeat([]byte(`{"id":"job_01m88zw13qe00ve5ek6jzya1jf","status":"succeeded"},`), 80) // ~5 KiB
+	for _, c := range []struct {
+		name string
+		body []byte
+		with bool
+	}{{"small/without", small, false}, {"small/with", small, true}, {"5KiB/without", job, false}, {"5KiB/with", job, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			r := gin.New()
+			if c.with {
+				r.Use(representation)
+			}
+			r.GET("/x", func(ctx *gin.Context) { ctx.Data(http.StatusOK, "application/json; charset=utf-8", c.body) })
+			req := httptest.NewRequest(http.MethodGet, "/x", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				r.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
 	}
 }

@@ -21,7 +21,8 @@ clients=${CLIENTS:-50}
 duration=${DURATION:-5s}
 db=${DB:-sqlite}
 encoding=${ENCODING:-}
-routes=${ROUTES:-/v1/jobs/{id},/v1/jobs,/healthz}
+default_routes='/v1/jobs/{id},/v1/jobs,/healthz'
+routes=${ROUTES:-$default_routes}
 work=$(mktemp -d)
 pids=()
 cleanup() {
