@@ -185,51 +185,7 @@ func TestRepresentation_compression(t *testing.T) {
 		{"/rows.xlsx", "gzip, zstd", ""},
 		{"/rows.parquet", "gzip, zstd", ""},
 	} {
-		t.Run(c.path+" "+c.accept, func(t *testing.T) {
-			plain := app.Do("GET", base+c.path, key, nil, "Accept-Encoding", "identity")
-			expect(t, plain, 200, "")
-			if plain.Header.Get("Content-Encoding") != "" {
-				t.Fatalf("identity asked, %q sent", plain.Header.Get("Content-Encoding"))
-			}
-			got := app.Do("GET", base+c.path, key, nil, "Accept-Encoding", c.accept)
-			expect(t, got, 200, "")
-			if enc := got.Header.Get("Content-Encoding"); enc != c.want {
-				t.Fatalf("Content-Encoding %q, want %q (%d bytes)", enc, c.want, len(plain.Body))
-			}
-			if c.want == "" {
-				if got.Body != plain.Body {
-					t.Fatal("an uncompressed answer differs from identity's")
-				}
-				return
-			}
-			if body := decoded(t, got); body != plain.Body {
-				t.Fatalf("decoded %d bytes differ from identity's %d", len(body), len(plain.Body))
-			}
-			if len(got.Body) >= len(plain.Body) || got.Header.Get("Content-Length") == strconv.Itoa(len(plain.Body)) || !varies(got) {
-				t.Fatalf("compressed %d of %d bytes, Content-Length %q, Vary %q", len(got.Body), len(plain.Body), got.Header.Get("Content-Length"), got.Header.Values("Vary"))
-			}
-			etag, plainTag := got.Header.Get("ETag"), plain.Header.Get("ETag")
-			if !strings.HasPrefix(etag, "W/") {
-				t.Fatalf("compressed answer with the strong tag %q", etag)
-			}
-			if plainTag != "" && !strings.HasPrefix(plainTag, "W/") && etag != "W/"+plainTag {
-				t.Fatalf("compressed tag %q is not the weak form of %q", etag, plainTag)
-			}
-			nm := app.Do("GET", base+c.path, key, nil, "Accept-Encoding", c.accept, "If-None-Match", etag)
-			if plainTag == "" { // streamed CSV has no validator
-				expect(t, nm, 200, "")
-				return
-			}
-			expect(t, nm, 304, "")
-			if nm.Header.Get("ETag") != etag || nm.Body != "" {
-				t.Fatalf("304 names %q, want the held %q", nm.Header.Get("ETag"), etag)
-			}
-			head := app.Do("HEAD", base+c.path, key, nil, "Accept-Encoding", c.accept)
-			expect(t, head, 200, "")
-			if head.Header.Get("Content-Encoding") != c.want || head.Header.Get("ETag") != etag || head.Body != "" {
-				t.Fatalf("HEAD: Content-Encoding %q, ETag %q", head.Header.Get("Content-Encoding"), head.Header.Get("ETag"))
-			}
-		})
+		t.Run(c.path+" "+c.accept, func(t *testing.T) { codedAnswer(t, app, key, base+c.path, c.accept, c.want) })
 	}
 
 	// A range is of the identity bytes: never compressed, and only the
@@ -253,8 +209,12 @@ func TestRepresentation_compression(t *testing.T) {
 	if small.Header.Get("Content-Encoding") != "" || !varies(small) {
 		t.Fatalf("healthz: Content-Encoding %q, Vary %q", small.Header.Get("Content-Encoding"), small.Header.Values("Vary"))
 	}
-	// A large problem is compressed like any JSON; a small one is not.
-	expect(t, app.Do("GET", base+"/nope", key, nil, "Accept-Encoding", "gzip"), 404, "not_found")
+	// A problem is JSON too: this one is under 1 KiB, sent as it is.
+	nope := app.Do("GET", base+"/nope", key, nil, "Accept-Encoding", "gzip")
+	expect(t, nope, 404, "not_found")
+	if nope.Header.Get("Content-Encoding") != "" || !varies(nope) || nope.Header.Get("Content-Length") != strconv.Itoa(len(nope.Body)) {
+		t.Fatalf("a small problem: Content-Encoding %q, Vary %q, Content-Length %q", nope.Header.Get("Content-Encoding"), nope.Header.Values("Vary"), nope.Header.Get("Content-Length"))
+	}
 }
 
 // TestRepresentation_headOnEveryGet: every GET operation of the document
@@ -310,5 +270,54 @@ func TestRepresentation_challengesAndPolicy(t *testing.T) {
 	// The default bucket: bursts of 100, 20 a second, so 100 in 5 s.
 	if got := res.Header.Get("RateLimit-Policy"); got != "100;w=5" || res.Header.Get("RateLimit-Limit") != "100" {
 		t.Errorf("RateLimit-Policy %q with RateLimit-Limit %q", got, res.Header.Get("RateLimit-Limit"))
+	}
+}
+
+// codedAnswer checks one download or page asked for with Accept-Encoding
+// accept: coded as want ("" for identity), the same bytes once decoded,
+// and a compressed answer's tag the weak form of identity's.
+func codedAnswer(t *testing.T, app *apptest.App, key apptest.Caller, path, accept, want string) {
+	plain := app.Do("GET", path, key, nil, "Accept-Encoding", "identity")
+	expect(t, plain, 200, "")
+	if plain.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("identity asked, %q sent", plain.Header.Get("Content-Encoding"))
+	}
+	got := app.Do("GET", path, key, nil, "Accept-Encoding", accept)
+	expect(t, got, 200, "")
+	if enc := got.Header.Get("Content-Encoding"); enc != want {
+		t.Fatalf("Content-Encoding %q, want %q (%d bytes)", enc, want, len(plain.Body))
+	}
+	if want == "" {
+		if got.Body != plain.Body {
+			t.Fatal("an uncompressed answer differs from identity's")
+		}
+		return
+	}
+	if body := decoded(t, got); body != plain.Body {
+		t.Fatalf("decoded %d bytes differ from identity's %d", len(body), len(plain.Body))
+	}
+	if len(got.Body) >= len(plain.Body) || got.Header.Get("Content-Length") == strconv.Itoa(len(plain.Body)) || !varies(got) {
+		t.Fatalf("compressed %d of %d bytes, Content-Length %q, Vary %q", len(got.Body), len(plain.Body), got.Header.Get("Content-Length"), got.Header.Values("Vary"))
+	}
+	etag, plainTag := got.Header.Get("ETag"), plain.Header.Get("ETag")
+	if !strings.HasPrefix(etag, "W/") {
+		t.Fatalf("compressed answer with the strong tag %q", etag)
+	}
+	if plainTag != "" && !strings.HasPrefix(plainTag, "W/") && etag != "W/"+plainTag {
+		t.Fatalf("compressed tag %q is not the weak form of %q", etag, plainTag)
+	}
+	nm := app.Do("GET", path, key, nil, "Accept-Encoding", accept, "If-None-Match", etag)
+	if plainTag == "" { // streamed CSV has no validator
+		expect(t, nm, 200, "")
+		return
+	}
+	expect(t, nm, 304, "")
+	if nm.Header.Get("ETag") != etag || nm.Body != "" {
+		t.Fatalf("304 names %q, want the held %q", nm.Header.Get("ETag"), etag)
+	}
+	head := app.Do("HEAD", path, key, nil, "Accept-Encoding", accept)
+	expect(t, head, 200, "")
+	if head.Header.Get("Content-Encoding") != want || head.Header.Get("ETag") != etag || head.Body != "" {
+		t.Fatalf("HEAD: Content-Encoding %q, ETag %q", head.Header.Get("Content-Encoding"), head.Header.Get("ETag"))
 	}
 }

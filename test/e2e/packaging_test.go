@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,13 +133,13 @@ func TestPackaging_smokeSkipsLoudly(t *testing.T) {
 	script := filepath.Join(repoRoot(t), ".ci", "docker", "run")
 	env := fakeDocker(t, `echo "Cannot connect to the Docker daemon" >&2; exit 1`)
 	cmd := exec.Command("bash", script)
-	cmd.Env = append(env, "TABNORM_REQUIRE_DOCKER=false")
+	cmd.Env = slices.Concat(env, []string{"TABNORM_REQUIRE_DOCKER=false"})
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "*** SKIP docker smoke test") {
 		t.Fatalf("without an engine: %v\n%s", err, out)
 	}
 	cmd = exec.Command("bash", script)
-	cmd.Env = append(env, "TABNORM_REQUIRE_DOCKER=true")
+	cmd.Env = slices.Concat(env, []string{"TABNORM_REQUIRE_DOCKER=true"})
 	if out, err := cmd.CombinedOutput(); err == nil {
 		t.Fatalf("TABNORM_REQUIRE_DOCKER=true without an engine passed:\n%s", out)
 	}
