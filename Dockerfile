@@ -2,6 +2,11 @@
 # tabnorm: one static binary (pure Go, SQLite included) on a distroless base
 # with no shell, running as an unprivileged user.
 
+# Base images by tag, not yet by digest: no container registry could be
+# reached where this file was last changed, so no digest could be read, and
+# none is written from memory. Pin both where one answers, with
+# .ci/docker/pin (it resolves each tag's digest and rewrites the FROM
+# lines here and the images of compose.yaml to tag@sha256:…), and commit.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./

@@ -48,7 +48,7 @@ func decodeProblem(t *testing.T, res *http.Response) problem {
 	if p.RequestID == "" || p.RequestID != res.Header.Get("X-Request-Id") {
 		t.Fatalf("problem request_id %q, header %q", p.RequestID, res.Header.Get("X-Request-Id"))
 	}
-	if p.Status != res.StatusCode || p.Type != "about:blank" || p.Title == "" || p.Detail == "" {
+	if p.Status != res.StatusCode || p.Type != problemType(p.Code) || p.Title == "" || p.Detail == "" {
 		t.Fatalf("incomplete problem: %+v (status %d)", p, res.StatusCode)
 	}
 	return p

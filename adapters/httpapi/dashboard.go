@@ -59,7 +59,7 @@ func (a *API) mountDashboard(r *gin.Engine) gin.HandlerFunc {
 		// them but ask each time; an unchanged file costs a 304.
 		c.Header("Cache-Control", "no-cache")
 		c.Header("ETag", f.ETag)
-		if c.GetHeader("If-None-Match") == f.ETag {
+		if etagMatches(c.GetHeader("If-None-Match"), f.ETag) {
 			c.Status(http.StatusNotModified)
 			return
 		}

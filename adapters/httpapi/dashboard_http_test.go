@@ -208,7 +208,7 @@ func TestCORS_offOnOneOrigin(t *testing.T) {
 	}
 	for _, origin := range []string{app.Config.HTTP.BaseOrigin, "https://evil.example.test"} {
 		res := app.Do("OPTIONS", "/v1/jobs", apptest.Caller{}, nil, "Origin", origin, "Access-Control-Request-Method", "POST")
-		if res.StatusCode == 204 || res.Header.Get("Access-Control-Allow-Origin") != "" || res.Header.Get("Vary") != "" {
+		if res.StatusCode == 204 || res.Header.Get("Access-Control-Allow-Origin") != "" || strings.Contains(res.Header.Get("Vary"), "Origin") {
 			t.Errorf("preflight from %s: %d %v", origin, res.StatusCode, res.Header)
 		}
 	}

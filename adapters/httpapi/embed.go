@@ -70,7 +70,7 @@ func (a *API) embedAsset(c *gin.Context, name string) {
 	if name == "importer.js" { // loaded by host pages on other origins
 		h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	}
-	if c.GetHeader("If-None-Match") == f.ETag {
+	if etagMatches(c.GetHeader("If-None-Match"), f.ETag) {
 		c.Status(http.StatusNotModified)
 		return
 	}

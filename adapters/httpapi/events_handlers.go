@@ -54,6 +54,9 @@ func (a *API) jobEvents(c *gin.Context) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	c.Status(http.StatusOK)
+	if c.Request.Method == http.MethodHead { // the stream's header, and no stream
+		return
+	}
 	a.observer.Subscribed(1)
 	defer a.observer.Subscribed(-1)
 	if s.write(history) {

@@ -49,18 +49,12 @@ func resultETag(j job.Job, which jobs.Result, q resultQuery) string {
 
 // notModified answers 304 when the client holds this version already.
 func notModified(c *gin.Context, etag string) bool {
-	inm := c.GetHeader("If-None-Match")
-	if inm == "" {
+	if !etagMatches(c.GetHeader("If-None-Match"), etag) {
 		return false
 	}
-	for _, t := range strings.Split(inm, ",") {
-		if t = strings.TrimSpace(t); t == etag || t == "*" || strings.TrimPrefix(t, "W/") == etag {
-			c.Header("ETag", etag)
-			c.Status(http.StatusNotModified)
-			return true
-		}
-	}
-	return false
+	c.Header("ETag", etag)
+	c.Status(http.StatusNotModified)
+	return true
 }
 
 // generatedResult answers rows as XLSX or Parquet, or the annotated

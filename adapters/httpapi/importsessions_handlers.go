@@ -16,9 +16,9 @@ import (
 // sessions (an API key or an admin's session).
 func (a *API) importSessionRoutes(g *gin.RouterGroup) {
 	g.POST("", a.createImportSession)
-	g.GET("", a.listImportSessions)
-	g.GET("/:id", a.getImportSession)
-	g.GET("/current", a.currentImportSession)
+	get(g, "", a.listImportSessions)
+	get(g, "/:id", a.getImportSession)
+	get(g, "/current", a.currentImportSession)
 	g.POST("/current/submit", a.submitImportSession)
 	g.DELETE("/:id", a.revokeImportSession)
 }

@@ -132,7 +132,7 @@ func toProblem(err error) (problem, bool) {
 // where errors become responses.
 func (a *API) writeProblem(c *gin.Context, err error) {
 	p, internal := toProblem(err)
-	p.Type = "about:blank"
+	p.Type = problemType(p.Code)
 	p.Title = http.StatusText(p.Status)
 	p.RequestID = requestID(c)
 	switch {
@@ -141,6 +141,9 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 		a.log.DebugContext(c.Request.Context(), "request canceled", "request_id", p.RequestID)
 	default:
 		a.log.ErrorContext(c.Request.Context(), "internal error", "request_id", p.RequestID, "error", err.Error())
+	}
+	if p.Status == http.StatusUnauthorized {
+		c.Header("WWW-Authenticate", bearerChallenge(p.Code))
 	}
 	var coded *domain.Error
 	if errors.As(err, &coded) && coded.RetryAfter > 0 {
@@ -154,9 +157,30 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 	c.Data(p.Status, "application/problem+json", body)
 }
 
+// problemTypes is where each code is documented: a problem's type is
+// this and its code, the anchor of the code's section of docs/problems.md
+// (a test holds every code of domain/codes.go to having one).
+const problemTypes = "https://github.com/tabnorm/tabnorm/blob/main/docs/problems.md#"
+
+func problemType(code domain.Code) string { return problemTypes + string(code) }
+
 // fail records err for the error middleware and stops the chain. Handlers
 // and middleware report every error this way.
 func fail(c *gin.Context, err error) {
 	_ = c.Error(err)
 	c.Abort()
+}
+
+// bearerChallenge is the WWW-Authenticate of a 401 (RFC 9110 §11.6.1,
+// RFC 6750 §3): every 401 names the Bearer scheme and the realm; a
+// credential that was sent and refused (a revoked, unknown or malformed
+// key, an expired import session's secret) adds error="invalid_token".
+// A request without credentials, a failed sign-in and an expired session
+// get no error code: RFC 6750 gives none to a request that sent no token.
+func bearerChallenge(code domain.Code) string {
+	switch code {
+	case domain.CodeInvalidAPIKey, domain.CodeImportSessionExpired:
+		return `Bearer realm="tabnorm", error="invalid_token"`
+	}
+	return `Bearer realm="tabnorm"`
 }

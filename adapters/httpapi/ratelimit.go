@@ -21,10 +21,11 @@ type RateLimit struct {
 }
 
 type limiters struct {
-	cfg   RateLimit
-	mu    sync.Mutex
-	by    map[string]*bucket
-	swept time.Time
+	cfg    RateLimit
+	policy string // the RateLimit-Policy field (policyField)
+	mu     sync.Mutex
+	by     map[string]*bucket
+	swept  time.Time
 }
 
 type bucket struct {
@@ -39,7 +40,19 @@ func newLimiters(cfg RateLimit) *limiters {
 	if cfg.Burst <= 0 {
 		cfg.Burst = 100
 	}
-	return &limiters{cfg: cfg, by: map[string]*bucket{}}
+	return &limiters{cfg: cfg, policy: policyField(cfg), by: map[string]*bucket{}}
+}
+
+// policyField is the quota policy of a bucket in the RateLimit-Policy
+// field of draft-ietf-httpapi-ratelimit-headers-06, the draft whose
+// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset fields every
+// limited response carries: the quota (the burst) and its time window in
+// seconds, the time the bucket takes to fill again from empty, so that
+// the quota over the window is the sustained rate. 20/s with bursts of
+// 100 is "100;w=5".
+func policyField(cfg RateLimit) string {
+	window := max(1, int(math.Round(float64(cfg.Burst)/cfg.PerSecond)))
+	return strconv.Itoa(cfg.Burst) + ";w=" + strconv.Itoa(window)
 }
 
 // take spends a token of key's bucket and returns what is left, and how
@@ -89,6 +102,7 @@ func (a *API) rateLimit(c *gin.Context) error {
 	h.Set("RateLimit-Limit", strconv.Itoa(a.limits.cfg.Burst))
 	h.Set("RateLimit-Remaining", strconv.Itoa(remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(seconds))
+	h.Set("RateLimit-Policy", a.limits.policy)
 	if !ok {
 		return &domain.Error{Kind: domain.ErrTooMany, Code: domain.CodeRateLimited, RetryAfter: max(seconds, 1),
 			Message: "Too many requests; slow down and retry after the number of seconds in Retry-After."}

@@ -16,10 +16,10 @@ import (
 // under /v1/jobs/{id} and, for connect jobs, /v1/connect/jobs/{id}
 // (docs/review.md).
 func (a *API) reviewRoutes(g *gin.RouterGroup) {
-	g.GET("/:id/review", a.getReview)
+	get(g, "/:id/review", a.getReview)
 	g.PATCH("/:id/mapping", a.patchMapping)
 	g.POST("/:id/confirm", a.confirmReview)
-	g.GET("/:id/invalid-values", a.invalidValues)
+	get(g, "/:id/invalid-values", a.invalidValues)
 	g.POST("/:id/rerun", a.rerunJob)
 }
 

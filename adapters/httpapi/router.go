@@ -134,7 +134,7 @@ func New(cfg Config, deps Deps) *API {
 	// headers only from TrustedProxies, so a client cannot pick the
 	// address the login throttle and the audit log see.
 	_ = r.SetTrustedProxies(nil)
-	r.Use(a.resolveClient, withRequestID, traced, accessLog(deps.Log, a.observer), a.renderErrors, a.bodyDeadlines, refuseBadText)
+	r.Use(a.resolveClient, withRequestID, traced, accessLog(deps.Log, a.observer), representation, a.renderErrors, a.bodyDeadlines, refuseBadText)
 	if cfg.DashboardOrigin != "" && cfg.DashboardOrigin != cfg.BaseOrigin {
 		r.Use(crossOrigin(cfg.DashboardOrigin))
 	}
@@ -145,50 +145,50 @@ func New(cfg Config, deps Deps) *API {
 	r.NoMethod(methodNotAllowed)
 
 	h := health{ready: deps.Readiness, draining: &a.draining}
-	r.GET("/healthz", h.healthz)
-	r.GET("/readyz", h.readyz)
+	get(r, "/healthz", h.healthz)
+	get(r, "/readyz", h.readyz)
 
 	authRoutes := r.Group("/auth", mw(a.licenseGate))
 	authRoutes.POST("/login", mw(a.loginRateLimit), a.login)
 	sessionRoutes := authRoutes.Group("", mw(a.authenticate, requireSession, a.rateLimit, csrf))
-	sessionRoutes.GET("/me", a.me)
+	get(sessionRoutes, "/me", a.me)
 	sessionRoutes.POST("/logout", a.logout)
 	sessionRoutes.POST("/impersonate", a.impersonate)
 	sessionRoutes.DELETE("/impersonate", a.stopImpersonating)
 
 	v1 := r.Group("/v1")
-	v1.GET("/openapi.json", mw(a.licenseGate), serveOpenAPI)
+	get(v1, "/openapi.json", mw(a.licenseGate), serveOpenAPI)
 	account := v1.Group("/admin", mw(a.v1Chain()...))
-	account.GET("/keys", a.listKeys)
+	get(account, "/keys", a.listKeys)
 	account.POST("/keys", a.createKey)
 	account.DELETE("/keys/:id", a.revokeKey)
-	account.GET("/organizations", a.listOrganizations)
+	get(account, "/organizations", a.listOrganizations)
 	a.webhookRoutes(v1.Group("/webhooks", mw(a.v1Chain()...)))
-	v1.GET("/usage", mw(a.v1Chain()...), a.usage)
+	get(v1, "/usage", mw(a.v1Chain()...), a.usage)
 
 	normalizeRoutes := append(a.v1Chain(), a.entitled(identity.Normalize))
 	jobRoutes := v1.Group("/jobs", mw(normalizeRoutes...))
 	jobRoutes.POST("", a.createJob)
-	jobRoutes.GET("", a.listJobs(""))
+	get(jobRoutes, "", a.listJobs(""))
 	a.jobRoutes(jobRoutes)
 	schemaRoutes := v1.Group("/schemas", mw(normalizeRoutes...))
 	schemaRoutes.POST("", a.createSchema)
-	schemaRoutes.GET("", a.listSchemas)
-	schemaRoutes.GET("/:id", a.getSchema)
+	get(schemaRoutes, "", a.listSchemas)
+	get(schemaRoutes, "/:id", a.getSchema)
 	schemaRoutes.DELETE("/:id", a.deleteSchema)
 	listRoutes := v1.Group("/lists", mw(normalizeRoutes...))
 	listRoutes.POST("", a.createList)
-	listRoutes.GET("", a.listLists)
-	listRoutes.GET("/:id", a.getList)
+	get(listRoutes, "", a.listLists)
+	get(listRoutes, "/:id", a.getList)
 	listRoutes.DELETE("/:id", a.deleteList)
 	a.importSessionRoutes(v1.Group("/import-sessions", mw(normalizeRoutes...))) // importsessions_handlers.go
 	connectRoutes := v1.Group("/connect", mw(append(a.v1Chain(), a.entitled(identity.Connect))...))
 	connectRoutes.POST("/files", a.createFile)
-	connectRoutes.GET("/files", a.listFiles)
-	connectRoutes.GET("/files/:id", a.getFile)
+	get(connectRoutes, "/files", a.listFiles)
+	get(connectRoutes, "/files/:id", a.getFile)
 	connectRoutes.DELETE("/files/:id", a.deleteFile)
 	connectRoutes.POST("/jobs", a.createConnectJob)
-	connectRoutes.GET("/jobs", a.listJobs(job.SourceConnect))
+	get(connectRoutes, "/jobs", a.listJobs(job.SourceConnect))
 	a.jobRoutes(connectRoutes.Group("/jobs", mw(a.connectJob)))
 
 	a.engine = r
@@ -198,19 +198,19 @@ func New(cfg Config, deps Deps) *API {
 // jobRoutes are the routes of one job, under /v1/jobs and, for the
 // connect product, /v1/connect/jobs.
 func (a *API) jobRoutes(g *gin.RouterGroup) {
-	g.GET("/:id", a.getJob)
+	get(g, "/:id", a.getJob)
 	g.DELETE("/:id", a.deleteJob)
 	g.POST("/:id/cancel", a.cancelJob)
-	g.GET("/:id/rows", a.jobResult(jobs.Rows, ""))
-	g.GET("/:id/rows.jsonl", a.jobResult(jobs.Rows, "jsonl"))
-	g.GET("/:id/rows.csv", a.jobResult(jobs.Rows, "csv"))
-	g.GET("/:id/errors", a.jobResult(jobs.Issues, ""))
-	g.GET("/:id/errors.jsonl", a.jobResult(jobs.Issues, "jsonl"))
-	g.GET("/:id/errors.csv", a.jobResult(jobs.Issues, "csv"))
-	g.GET("/:id/rows.xlsx", a.jobResult(jobs.Rows, "xlsx"))
-	g.GET("/:id/rows.parquet", a.jobResult(jobs.Rows, "parquet"))
-	g.GET("/:id/errors.xlsx", a.jobResult(jobs.Issues, "xlsx"))
-	g.GET("/:id/events", a.jobEvents)
+	get(g, "/:id/rows", a.jobResult(jobs.Rows, ""))
+	get(g, "/:id/rows.jsonl", a.jobResult(jobs.Rows, "jsonl"))
+	get(g, "/:id/rows.csv", a.jobResult(jobs.Rows, "csv"))
+	get(g, "/:id/errors", a.jobResult(jobs.Issues, ""))
+	get(g, "/:id/errors.jsonl", a.jobResult(jobs.Issues, "jsonl"))
+	get(g, "/:id/errors.csv", a.jobResult(jobs.Issues, "csv"))
+	get(g, "/:id/rows.xlsx", a.jobResult(jobs.Rows, "xlsx"))
+	get(g, "/:id/rows.parquet", a.jobResult(jobs.Rows, "parquet"))
+	get(g, "/:id/errors.xlsx", a.jobResult(jobs.Issues, "xlsx"))
+	get(g, "/:id/events", a.jobEvents)
 	a.reviewRoutes(g) // review_handlers.go
 }
 
@@ -218,13 +218,13 @@ func (a *API) jobRoutes(g *gin.RouterGroup) {
 // whatever its products.
 func (a *API) webhookRoutes(g *gin.RouterGroup) {
 	g.POST("", a.createWebhook)
-	g.GET("", a.listWebhooks)
-	g.GET("/:id", a.getWebhook)
+	get(g, "", a.listWebhooks)
+	get(g, "/:id", a.getWebhook)
 	g.PATCH("/:id", a.updateWebhook)
 	g.DELETE("/:id", a.deleteWebhook)
 	g.POST("/:id/rotate-secret", a.rotateWebhookSecret)
 	g.POST("/:id/test", a.testWebhook)
-	g.GET("/:id/deliveries", a.listDeliveries)
+	get(g, "/:id/deliveries", a.listDeliveries)
 	g.POST("/:id/deliveries/:delivery_id/retry", a.retryDelivery)
 }
 
@@ -286,4 +286,11 @@ func (a *API) Stop(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// get routes GET and HEAD to the same handlers (gin routes HEAD only
+// where told): a HEAD is answered as the GET would be, status and headers
+// alike, and net/http sends no body with it.
+func get(g gin.IRoutes, path string, handlers ...gin.HandlerFunc) {
+	g.Match([]string{http.MethodGet, http.MethodHead}, path, handlers...)
 }

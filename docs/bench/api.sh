@@ -7,6 +7,8 @@
 #
 #   docs/bench/api.sh [BASE_COMMIT]          # default ab68fa5
 #   ROUNDS=3 CLIENTS=50 DURATION=5s DB=sqlite|postgres docs/bench/api.sh
+#   ENCODING=gzip docs/bench/api.sh          # send Accept-Encoding (none by default)
+#   ROUTES=/v1/jobs/{id},/healthz docs/bench/api.sh
 #
 # DB=postgres needs a server where a scratch database may be created
 # (TABNORM_TEST_DATABASE_URL, as the tests use). Everything runs on
@@ -18,6 +20,9 @@ rounds=${ROUNDS:-3}
 clients=${CLIENTS:-50}
 duration=${DURATION:-5s}
 db=${DB:-sqlite}
+encoding=${ENCODING:-}
+default_routes='/v1/jobs/{id},/v1/jobs,/healthz'
+routes=${ROUTES:-$default_routes}
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -77,7 +82,7 @@ start base
 for round in $(seq 1 "$rounds"); do
   for name in base head; do
     url="URL_$name" key="KEY_$name" job="JOB_$name" pid="PID_$name"
-    "$work/loadgen" -url "${!url}" -key "${!key}" -job "${!job}" -pid "${!pid}" -c "$clients" -d "$duration" -json |
+    "$work/loadgen" -url "${!url}" -key "${!key}" -job "${!job}" -pid "${!pid}" -c "$clients" -d "$duration" -encoding "$encoding" -routes "$routes" -json |
       python3 -c 'import json,sys; [print(json.dumps(dict(r, build=sys.argv[1], round=int(sys.argv[2])))) for r in json.load(sys.stdin)]' "$name" "$round" >>"$work/results.jsonl"
   done
 done
@@ -87,7 +92,7 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 base, db, load = sys.argv[2], sys.argv[3], sys.argv[4]
 print(f"\n{db}; median of {max(r['round'] for r in rows)} alternating rounds; load average at the end {load}")
-print(f"{'route':<22} {'build':<6} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'peak RSS MiB':>13}")
+print(f"{'route':<22} {'build':<6} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'peak RSS MiB':>13} {'user µs/req':>12} {'sys µs/req':>11}")
 for route in dict.fromkeys(r['route'] for r in rows):
     med = {}
     for build in ('base', 'head'):
@@ -96,6 +101,12 @@ for route in dict.fromkeys(r['route'] for r in rows):
         label = base if build == 'base' else 'head'
         print(f"{route:<22} {label:<6.6} {med[build]:>9.0f} {statistics.median(r['p50_ms'] for r in rs):>8.2f} "
               f"{statistics.median(r['p99_ms'] for r in rs):>8.2f} {sum(r['errors'] for r in rs):>7} "
-              f"{max(r.get('peak_rss_kib', 0) for r in rs)/1024:>13.1f}")
-    print(f"{'':<22} {'ratio':<6} {med['head']/med['base']:>9.2f}")
+              f"{max(r.get('peak_rss_kib', 0) for r in rs)/1024:>13.1f} "
+              f"{statistics.median(r.get('server_user_cpu_us_per_request', 0) for r in rs):>12.1f} "
+              f"{statistics.median(r.get('server_sys_cpu_us_per_request', 0) for r in rs):>11.1f}")
+        cpu = {b: statistics.median(r.get('server_user_cpu_us_per_request', 0) for r in rows if r['route'] == route and r['build'] == b) for b in ('base', 'head')}
+    ratio = f"{med['head']/med['base']:>9.2f}"
+    if cpu['base'] > 0:
+        ratio += f" {'':<44} user CPU/req ×{cpu['head']/cpu['base']:.2f}"
+    print(f"{'':<22} {'ratio':<6} {ratio}")
 EOF

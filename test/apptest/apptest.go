@@ -215,6 +215,10 @@ func (r Response) JSON(t testing.TB, v any) {
 	}
 }
 
+// ProblemTypes is the start of every problem's type: its code's section
+// of docs/problems.md follows.
+const ProblemTypes = "https://github.com/tabnorm/tabnorm/blob/main/docs/problems.md#"
+
 // Problem decodes a problem+json body and checks its shape.
 func (r Response) Problem(t testing.TB) (code string) {
 	t.Helper()
@@ -222,6 +226,7 @@ func (r Response) Problem(t testing.TB) (code string) {
 		t.Fatalf("Content-Type %q, want problem+json; status %d body %s", ct, r.StatusCode, r.Body)
 	}
 	var p struct {
+		Type      string `json:"type"`
 		Status    int    `json:"status"`
 		Code      string `json:"code"`
 		RequestID string `json:"request_id"`
@@ -229,6 +234,14 @@ func (r Response) Problem(t testing.TB) (code string) {
 	r.JSON(t, &p)
 	if p.Status != r.StatusCode || p.RequestID == "" || p.RequestID != r.Header.Get("X-Request-Id") {
 		t.Fatalf("malformed problem %s (status %d, X-Request-Id %q)", r.Body, r.StatusCode, r.Header.Get("X-Request-Id"))
+	}
+	// type is the documentation of the code: its section of docs/problems.md.
+	if want := ProblemTypes + p.Code; p.Type != want {
+		t.Fatalf("problem type %q, want %q", p.Type, want)
+	}
+	// Every 401 challenges (RFC 9110 §11.6.1) with the Bearer scheme.
+	if ch := r.Header.Get("WWW-Authenticate"); r.StatusCode == http.StatusUnauthorized && !strings.HasPrefix(ch, `Bearer realm="tabnorm"`) {
+		t.Fatalf("401 %s with WWW-Authenticate %q, want a Bearer challenge with the realm", p.Code, ch)
 	}
 	return p.Code
 }

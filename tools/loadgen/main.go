@@ -34,6 +34,11 @@ type Result struct {
 	P50Millis float64 `json:"p50_ms"`
 	P99Millis float64 `json:"p99_ms"`
 	PeakRSSKB int64   `json:"peak_rss_kib,omitempty"`
+	// UserCPUMicros and SysCPUMicros are the server's CPU time per
+	// answered request while measuring (with -pid): on a machine other
+	// work shares, a steadier comparison than requests a second.
+	UserCPUMicros float64 `json:"server_user_cpu_us_per_request,omitempty"`
+	SysCPUMicros  float64 `json:"server_sys_cpu_us_per_request,omitempty"`
 }
 
 func main() {
@@ -46,6 +51,7 @@ func main() {
 	warmup := flag.Duration("warmup", time.Second, "unmeasured load per route before measuring")
 	pid := flag.Int("pid", 0, "the server's process id, to report its peak RSS")
 	asJSON := flag.Bool("json", false, "print one JSON array")
+	encoding := flag.String("encoding", "", "Accept-Encoding to send (e.g. gzip, zstd); none by default")
 	flag.Parse()
 	if err := loopbackOnly(*base); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
@@ -66,11 +72,16 @@ func main() {
 	for _, route := range strings.Split(*routes, ",") {
 		path := strings.ReplaceAll(strings.TrimSpace(route), "{id}", *job)
 		target := strings.TrimSuffix(*base, "/") + path
-		run(client, target, *key, *clients, *warmup)
-		r := run(client, target, *key, *clients, *duration)
+		run(client, target, *key, *encoding, *clients, *warmup)
+		user0, sys0 := cpuTicks(*pid)
+		r := run(client, target, *key, *encoding, *clients, *duration)
 		r.Route = "GET " + strings.TrimSpace(route)
 		if *pid > 0 {
 			r.PeakRSSKB = peakRSS(*pid)
+			if user1, sys1 := cpuTicks(*pid); r.Requests > 0 && user1 > 0 {
+				r.UserCPUMicros = float64(user1-user0) * tickMicros / float64(r.Requests)
+				r.SysCPUMicros = float64(sys1-sys0) * tickMicros / float64(r.Requests)
+			}
 		}
 		results = append(results, r)
 	}
@@ -80,14 +91,14 @@ func main() {
 		}
 		return
 	}
-	fmt.Printf("%-22s %10s %8s %8s %7s %12s\n", "route", "req/s", "p50 ms", "p99 ms", "errors", "peak RSS MiB")
+	fmt.Printf("%-22s %10s %8s %8s %7s %12s %12s\n", "route", "req/s", "p50 ms", "p99 ms", "errors", "peak RSS MiB", "user µs/req")
 	for _, r := range results {
-		fmt.Printf("%-22s %10.0f %8.2f %8.2f %7d %12.1f\n", r.Route, r.PerSecond, r.P50Millis, r.P99Millis, r.Errors, float64(r.PeakRSSKB)/1024)
+		fmt.Printf("%-22s %10.0f %8.2f %8.2f %7d %12.1f %12.1f\n", r.Route, r.PerSecond, r.P50Millis, r.P99Millis, r.Errors, float64(r.PeakRSSKB)/1024, r.UserCPUMicros)
 	}
 }
 
 // run keeps clients requests in flight against target for d.
-func run(client *http.Client, target, key string, clients int, d time.Duration) Result {
+func run(client *http.Client, target, key, encoding string, clients int, d time.Duration) Result {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var (
@@ -101,7 +112,7 @@ func run(client *http.Client, target, key string, clients int, d time.Duration) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mine, failed := worker(ctx, client, target, key)
+			mine, failed := worker(ctx, client, target, key, encoding)
 			mu.Lock()
 			latencies = append(latencies, mine...)
 			errs += failed
@@ -122,7 +133,7 @@ func run(client *http.Client, target, key string, clients int, d time.Duration) 
 
 // worker sends one request after another until ctx ends; a request that
 // fails or answers other than 200 counts as an error, not a latency.
-func worker(ctx context.Context, client *http.Client, target, key string) ([]time.Duration, int) {
+func worker(ctx context.Context, client *http.Client, target, key, encoding string) ([]time.Duration, int) {
 	var latencies []time.Duration
 	errs := 0
 	for ctx.Err() == nil {
@@ -132,6 +143,9 @@ func worker(ctx context.Context, client *http.Client, target, key string) ([]tim
 		}
 		if key != "" {
 			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		if encoding != "" {
+			req.Header.Set("Accept-Encoding", encoding)
 		}
 		began := time.Now()
 		resp, err := client.Do(req)
@@ -176,6 +190,34 @@ func peakRSS(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// tickMicros is one clock tick of /proc/PID/stat in µs: Linux reports
+// CPU times in USER_HZ, 100 a second on every architecture it runs Go on.
+const tickMicros = 10_000
+
+// cpuTicks reads a process's user and system CPU time in clock ticks; 0
+// when it cannot.
+func cpuTicks(pid int) (user, sys int64) {
+	if pid <= 0 {
+		return 0, 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0
+	}
+	// The command name (field 2) may hold spaces: count from after it.
+	rest := string(b)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest) // f[0] is field 3 (state); utime is field 14, stime 15
+	if len(f) < 13 {
+		return 0, 0
+	}
+	_, _ = fmt.Sscan(f[11], &user)
+	_, _ = fmt.Sscan(f[12], &sys)
+	return user, sys
 }
 
 // loopbackOnly refuses any target but a loopback address.

@@ -74,8 +74,12 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if page.JSON200 == nil || len(page.JSON200.Data) != 1 || page.JSON200.Data[0]["id"] != "9007199254740993" {
+	if page.JSON200 == nil || len(page.JSON200.Data) != 1 || page.JSON200.Data[0]["id"] == nil {
 		return fmt.Errorf("rows page: %d %s", page.StatusCode(), page.Body)
+	}
+	// A row's value is typed: a string here, with numbers=string.
+	if id, err := page.JSON200.Data[0]["id"].AsRow0(); err != nil || id != "9007199254740993" {
+		return fmt.Errorf("rows page: id %q (%v): %s", id, err, page.Body)
 	}
 	dl, err := c.GetJobRowsJSONLWithResponse(ctx, id, &tabnormapi.GetJobRowsJSONLParams{})
 	if err != nil {
