@@ -83,86 +83,128 @@ func TestReview_chooseSheet(t *testing.T) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
 			app := apptest.Start(t, target)
-			k := newChecked(t, app)
 			acme := app.Org("Acme", identity.Normalize, identity.Connect)
-			key := apptest.Caller{Key: app.Key(acme)}
-			other := apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize))}
-			ses := createImportSession(t, app, key, importSessionBody())
-			secret := apptest.Caller{Key: ses.ClientSecret}
-
-			res := app.Request(upload(t, app, "book.xlsx", book, nil), secret)
-			expect(t, res, 202, "")
-			var j struct{ ID string }
-			res.JSON(t, &j)
-			waitStatus(t, app, key, "/v1/jobs/"+j.ID, "awaiting_review")
-			var first sheetsReview
-			k.do("GET", "/v1/jobs/"+j.ID+"/review", secret, nil, 200, "").JSON(t, &first)
-			if len(first.Sheets) != 3 || first.selected() != "Summary" || first.Sheets[2].Name != "People" || first.Sheets[2].Rows != 4 ||
-				!first.Sheets[2].Complete || !slices.Equal(first.Sheets[2].FirstRow, []string{"ID", "E-Mail", "Joined"}) ||
-				!first.Sheets[1].Complete || first.Sheets[1].Rows != 0 || first.Sheets[0].SourceFile != nil {
-				t.Fatalf("the sheets of the first review: %+v", first.Sheets)
+			w := &sheetWorld{k: newChecked(t, app), book: book, key: apptest.Caller{Key: app.Key(acme)},
+				other: apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize))}}
+			w.secret = apptest.Caller{Key: createImportSession(t, app, w.key, importSessionBody()).ClientSecret}
+			for _, step := range []struct {
+				name string
+				run  func(*testing.T, *sheetWorld)
+			}{
+				{"the_review_lists_the_sheets", sheetsListed},
+				{"other_jobs_are_404_and_bad_bodies_400", sheetRefusals},
+				{"another_sheet_is_read_and_kept", sheetChosen},
+				{"the_confirmed_job_reads_that_sheet", sheetConfirmed},
+				{"text_files_have_no_sheets", sheetOfText},
+				{"connect_jobs_choose_too", func(t *testing.T, w *sheetWorld) { chooseConnectSheet(t, w.k, w.key, w.book) }},
+			} {
+				if !t.Run(step.name, func(t *testing.T) { step.run(t, w) }) {
+					return // the later steps build on this one
+				}
 			}
-			if !slices.Equal(first.sourceColumns(), []string{"Region", "Total"}) || len(first.Blocking) == 0 {
-				t.Fatalf("the first review read %v, blocking %v", first.sourceColumns(), first.Blocking)
-			}
-
-			// Another job of the organization, another organization's: 404.
-			outside := uploadJob(t, app, key, map[string]string{"schema": apptest.PeopleSchema})
-			foreign := uploadJob(t, app, other, map[string]string{"schema": apptest.PeopleSchema})
-			for _, id := range []string{outside, foreign} {
-				k.do("PATCH", "/v1/jobs/"+id+"/review", secret, map[string]any{"sheet": "People"}, 404, "not_found")
-			}
-			k.do("PATCH", "/v1/jobs/"+j.ID+"/review", other, map[string]any{"sheet": "People"}, 404, "not_found")
-			k.do("PATCH", "/v1/jobs/"+j.ID+"/review", secret, map[string]any{"sheet": "Nope"}, 400, "invalid_request")
-			k.do("PATCH", "/v1/jobs/"+j.ID+"/review", secret, map[string]any{}, 400, "invalid_request")
-
-			var chosen sheetsReview
-			k.do("PATCH", "/v1/jobs/"+j.ID+"/review", secret, map[string]any{"sheet": "People"}, 200, "").JSON(t, &chosen)
-			if chosen.selected() != "People" || !slices.Equal(chosen.sourceColumns(), []string{"ID", "E-Mail", "Joined"}) || len(chosen.Blocking) != 0 ||
-				chosen.Sample.Records != 3 || chosen.Sample.RowsValid != 2 || chosen.Sample.RowsRejected != 1 || len(chosen.Preview) != 3 {
-				t.Fatalf("the review of People: sheet %q, columns %v, blocking %v, sample %+v", chosen.selected(), chosen.sourceColumns(), chosen.Blocking, chosen.Sample)
-			}
-			var again sheetsReview
-			k.do("GET", "/v1/jobs/"+j.ID+"/review", secret, nil, 200, "").JSON(t, &again)
-			if again.selected() != "People" || again.Sample.RowsValid != 2 {
-				t.Fatalf("the stored review: %q %+v", again.selected(), again.Sample)
-			}
-			// A mapping change after it is computed from the new sheet's sample.
-			var mapped sheetsReview
-			k.do("PATCH", "/v1/jobs/"+j.ID+"/mapping", secret, map[string]any{"mapping": map[string]any{"Joined": nil}}, 200, "").JSON(t, &mapped)
-			if mapped.selected() != "People" || mapped.Sample.RowsValid != 2 || !slices.Equal(mapped.sourceColumns(), []string{"ID", "E-Mail", "Joined"}) {
-				t.Fatalf("after a mapping change: %q %v %+v", mapped.selected(), mapped.sourceColumns(), mapped.Sample)
-			}
-			if got := jobOptions(t, app, key, j.ID)["sheet"]; got != "People" {
-				t.Fatalf("options.sheet is %v", got)
-			}
-
-			k.do("POST", "/v1/jobs/"+j.ID+"/confirm", secret, nil, 202, "")
-			if done := waitJob(t, app, key, j.ID); done.Status != "succeeded" {
-				t.Fatalf("the job ended %s: %+v", done.Status, done.Error)
-			}
-			rows := app.Do("GET", "/v1/jobs/"+j.ID+"/rows", key, nil)
-			if rows.StatusCode != 200 || !strings.Contains(rows.Body, `"email":"ann@example.com"`) || !strings.Contains(rows.Body, `"email":"cy@example.com"`) ||
-				strings.Contains(rows.Body, "North") || strings.Contains(rows.Body, `"joined"`) && !strings.Contains(rows.Body, `"joined":null`) {
-				t.Fatalf("the rows: %d %s", rows.StatusCode, rows.Body)
-			}
-			k.do("PATCH", "/v1/jobs/"+j.ID+"/review", secret, map[string]any{"sheet": "Summary"}, 409, "job_not_awaiting_review")
-
-			// Text files have no sheets.
-			res = app.Request(upload(t, app, "people.csv", messyPeople, nil), secret)
-			expect(t, res, 202, "")
-			res.JSON(t, &j)
-			waitStatus(t, app, key, "/v1/jobs/"+j.ID, "awaiting_review")
-			var text sheetsReview
-			k.do("GET", "/v1/jobs/"+j.ID+"/review", secret, nil, 200, "").JSON(t, &text)
-			if text.Sheets == nil || len(text.Sheets) != 0 {
-				t.Fatalf("a text file's sheets: %+v", text.Sheets)
-			}
-			k.do("PATCH", "/v1/jobs/"+j.ID+"/review", secret, map[string]any{"sheet": "People"}, 400, "invalid_request")
-
-			chooseConnectSheet(t, k, key, book)
 		})
 	}
+}
+
+// sheetWorld is what the steps of TestReview_chooseSheet share: the
+// session's job awaiting review of the workbook.
+type sheetWorld struct {
+	k                  *checked
+	book               string
+	key, other, secret apptest.Caller
+	job                string
+}
+
+func sheetsListed(t *testing.T, w *sheetWorld) {
+	app := w.k.app
+	res := app.Request(upload(t, app, "book.xlsx", w.book, nil), w.secret)
+	expect(t, res, 202, "")
+	var j struct{ ID string }
+	res.JSON(t, &j)
+	w.job = j.ID
+	waitStatus(t, app, w.key, "/v1/jobs/"+w.job, "awaiting_review")
+	var first sheetsReview
+	w.k.do("GET", "/v1/jobs/"+w.job+"/review", w.secret, nil, 200, "").JSON(t, &first)
+	if len(first.Sheets) != 3 || first.selected() != "Summary" || first.Sheets[2].Name != "People" || first.Sheets[2].Rows != 4 ||
+		!first.Sheets[2].Complete || !slices.Equal(first.Sheets[2].FirstRow, []string{"ID", "E-Mail", "Joined"}) ||
+		!first.Sheets[1].Complete || first.Sheets[1].Rows != 0 || first.Sheets[0].SourceFile != nil {
+		t.Fatalf("the sheets of the first review: %+v", first.Sheets)
+	}
+	if !slices.Equal(first.sourceColumns(), []string{"Region", "Total"}) || len(first.Blocking) == 0 {
+		t.Fatalf("the first review read %v, blocking %v", first.sourceColumns(), first.Blocking)
+	}
+}
+
+// sheetRefusals: another job of the organization and another
+// organization's job are 404 to the secret, the session's job is 404 to
+// another organization; an unknown sheet and a body without one are 400.
+func sheetRefusals(t *testing.T, w *sheetWorld) {
+	app := w.k.app
+	outside := uploadJob(t, app, w.key, map[string]string{"schema": apptest.PeopleSchema})
+	foreign := uploadJob(t, app, w.other, map[string]string{"schema": apptest.PeopleSchema})
+	for _, id := range []string{outside, foreign} {
+		w.k.do("PATCH", "/v1/jobs/"+id+"/review", w.secret, map[string]any{"sheet": "People"}, 404, "not_found")
+	}
+	w.k.do("PATCH", "/v1/jobs/"+w.job+"/review", w.other, map[string]any{"sheet": "People"}, 404, "not_found")
+	w.k.do("PATCH", "/v1/jobs/"+w.job+"/review", w.secret, map[string]any{"sheet": "Nope"}, 400, "invalid_request")
+	w.k.do("PATCH", "/v1/jobs/"+w.job+"/review", w.secret, map[string]any{}, 400, "invalid_request")
+}
+
+// sheetChosen: the secret chooses People; the review is of its sample,
+// stored, kept by a mapping change after it, and options.sheet says it.
+func sheetChosen(t *testing.T, w *sheetWorld) {
+	var chosen sheetsReview
+	w.k.do("PATCH", "/v1/jobs/"+w.job+"/review", w.secret, map[string]any{"sheet": "People"}, 200, "").JSON(t, &chosen)
+	if chosen.selected() != "People" || !slices.Equal(chosen.sourceColumns(), []string{"ID", "E-Mail", "Joined"}) || len(chosen.Blocking) != 0 ||
+		chosen.Sample.Records != 3 || chosen.Sample.RowsValid != 2 || chosen.Sample.RowsRejected != 1 || len(chosen.Preview) != 3 {
+		t.Fatalf("the review of People: sheet %q, columns %v, blocking %v, sample %+v", chosen.selected(), chosen.sourceColumns(), chosen.Blocking, chosen.Sample)
+	}
+	var again sheetsReview
+	w.k.do("GET", "/v1/jobs/"+w.job+"/review", w.secret, nil, 200, "").JSON(t, &again)
+	if again.selected() != "People" || again.Sample.RowsValid != 2 {
+		t.Fatalf("the stored review: %q %+v", again.selected(), again.Sample)
+	}
+	// A mapping change after it is computed from the new sheet's sample.
+	var mapped sheetsReview
+	w.k.do("PATCH", "/v1/jobs/"+w.job+"/mapping", w.secret, map[string]any{"mapping": map[string]any{"Joined": nil}}, 200, "").JSON(t, &mapped)
+	if mapped.selected() != "People" || mapped.Sample.RowsValid != 2 || !slices.Equal(mapped.sourceColumns(), []string{"ID", "E-Mail", "Joined"}) {
+		t.Fatalf("after a mapping change: %q %v %+v", mapped.selected(), mapped.sourceColumns(), mapped.Sample)
+	}
+	if got := jobOptions(t, w.k.app, w.key, w.job)["sheet"]; got != "People" {
+		t.Fatalf("options.sheet is %v", got)
+	}
+}
+
+// sheetConfirmed: the confirmed job reads People's rows (Joined ignored),
+// and its review takes no sheet after.
+func sheetConfirmed(t *testing.T, w *sheetWorld) {
+	app := w.k.app
+	w.k.do("POST", "/v1/jobs/"+w.job+"/confirm", w.secret, nil, 202, "")
+	if done := waitJob(t, app, w.key, w.job); done.Status != "succeeded" {
+		t.Fatalf("the job ended %s: %+v", done.Status, done.Error)
+	}
+	rows := app.Do("GET", "/v1/jobs/"+w.job+"/rows", w.key, nil)
+	if rows.StatusCode != 200 || !strings.Contains(rows.Body, `"email":"ann@example.com"`) || !strings.Contains(rows.Body, `"email":"cy@example.com"`) ||
+		strings.Contains(rows.Body, "North") || strings.Contains(rows.Body, `"joined"`) && !strings.Contains(rows.Body, `"joined":null`) {
+		t.Fatalf("the rows: %d %s", rows.StatusCode, rows.Body)
+	}
+	w.k.do("PATCH", "/v1/jobs/"+w.job+"/review", w.secret, map[string]any{"sheet": "Summary"}, 409, "job_not_awaiting_review")
+}
+
+// sheetOfText: a text file's review lists no sheets and takes none.
+func sheetOfText(t *testing.T, w *sheetWorld) {
+	app := w.k.app
+	res := app.Request(upload(t, app, "people.csv", messyPeople, nil), w.secret)
+	expect(t, res, 202, "")
+	var j struct{ ID string }
+	res.JSON(t, &j)
+	waitStatus(t, app, w.key, "/v1/jobs/"+j.ID, "awaiting_review")
+	var text sheetsReview
+	w.k.do("GET", "/v1/jobs/"+j.ID+"/review", w.secret, nil, 200, "").JSON(t, &text)
+	if text.Sheets == nil || len(text.Sheets) != 0 {
+		t.Fatalf("a text file's sheets: %+v", text.Sheets)
+	}
+	w.k.do("PATCH", "/v1/jobs/"+j.ID+"/review", w.secret, map[string]any{"sheet": "People"}, 400, "invalid_request")
 }
 
 // chooseConnectSheet: a connect job's review takes a sheet under
