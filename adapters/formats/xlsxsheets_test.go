@@ -1,8 +1,12 @@
 package formats
 
 import (
+	"archive/zip"
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -95,5 +99,45 @@ func TestXLSXSheetsBounded(t *testing.T) {
 	}
 	if s := got[2]; !s.Complete || s.Rows != 0 || s.FirstRow != nil {
 		t.Fatalf("an empty sheet: %+v", s)
+	}
+}
+
+// TestXLSXSheetsDamaged: a sheet whose XML is damaged is listed by name
+// only (neither empty nor counted), and the sheet read is read as ever.
+func TestXLSXSheetsDamaged(t *testing.T) {
+	t.Parallel()
+	good := workbook(t, func(f *excelize.File) {
+		_ = f.SetSheetRow("Sheet1", "A1", &[]any{"a", "b"})
+		_ = f.SetSheetRow("Sheet1", "A2", &[]any{1, 2})
+		_, _ = f.NewSheet("Broken")
+		_ = f.SetCellValue("Broken", "A1", "x")
+	})
+	zr, err := zip.OpenReader(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "damaged.xlsx")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(out)
+	for _, f := range zr.File {
+		w, _ := zw.Create(f.Name)
+		if f.Name == "xl/worksheets/sheet2.xml" {
+			_, _ = w.Write([]byte(`<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1"><v>1</v></row>`))
+			continue
+		}
+		rc, _ := f.Open()
+		_, _ = io.Copy(w, rc)
+		_ = rc.Close()
+	}
+	_ = zw.Close()
+	_ = out.Close()
+	_ = zr.Close()
+	got := sheetsOf(t, path, table.ReadOptions{})
+	want := []table.Sheet{{Name: "Sheet1", Rows: 2, Complete: true, FirstRow: []string{"a", "b"}}, {Name: "Broken"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("sheets %+v", got)
 	}
 }
