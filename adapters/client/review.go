@@ -25,10 +25,22 @@ type Review struct {
 	Blocking       []Blocking      `json:"blocking"`
 	IssueCounts    []IssueCount    `json:"issue_counts"`
 	Preview        []PreviewRow    `json:"preview"`
+	Sheets         []ReviewSheet   `json:"sheets"` // the workbooks' sheets; empty for other formats
 	Raw            json.RawMessage `json:"-"`
 }
 
 func (r *Review) keep(raw []byte) { r.Raw = raw }
+
+// ReviewSheet is a sheet of a workbook among the job's files, for
+// choosing another with ChooseSheet.
+type ReviewSheet struct {
+	SourceFile *string  `json:"source_file"` // connect jobs; nil for an upload
+	Name       string   `json:"name"`
+	Rows       int      `json:"rows"`      // rows holding a value (header included): all when Complete, else at least
+	Complete   bool     `json:"complete"`  // the sheet was read to its end
+	FirstRow   []string `json:"first_row"` // its first row with a value, cut short
+	Selected   bool     `json:"selected"`  // the sample was read from it
+}
 
 // ReviewSample says how many records the review read and how they came out.
 type ReviewSample struct {
@@ -112,6 +124,20 @@ func (c *Client) PatchMapping(ctx context.Context, jobID string, mapping map[str
 	}
 	var r Review
 	return &r, c.call(ctx, request{method: http.MethodPatch, path: jobPath(jobID) + "/mapping", body: b, contentType: "application/json", replayable: true}, &r)
+}
+
+// ChooseSheet reads the sample of a job awaiting review again from
+// another sheet of its workbooks (by name, as Review.Sheets lists it) and
+// answers the review of it; the sheet becomes the job's options.sheet. A
+// sheet the workbook lacks, or a job without workbooks, is
+// invalid_request.
+func (c *Client) ChooseSheet(ctx context.Context, jobID, sheet string) (*Review, error) {
+	b, err := jsonBody(map[string]any{"sheet": sheet})
+	if err != nil {
+		return nil, err
+	}
+	var r Review
+	return &r, c.call(ctx, request{method: http.MethodPatch, path: jobPath(jobID) + "/review", body: b, contentType: "application/json", replayable: true}, &r)
 }
 
 // Confirm confirms a job's review: the reviewed mapping becomes the job's

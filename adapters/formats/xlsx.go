@@ -68,6 +68,10 @@ type xlsxReader struct {
 	// ctx is the job's: every part is read through a ctxReader on it.
 	ctx       context.Context
 	dropFirst bool // an annotated workbook: its first column numbers the rows
+	// What Sheets needs to look at the other sheets.
+	wb    *workbookParts
+	sst   *sharedStrings
+	kinds []byte
 }
 
 // annotatedRowHeader heads the first column of the workbook a job's
@@ -92,7 +96,10 @@ const (
 	maxSampleBytes = 64 << 20
 )
 
-var _ table.Describer = (*xlsxReader)(nil)
+var (
+	_ table.Describer   = (*xlsxReader)(nil)
+	_ table.SheetLister = (*xlsxReader)(nil)
+)
 
 func openXLSX(ctx context.Context, path string, opts table.ReadOptions) (_ *xlsxReader, err error) {
 	limits := opts.Limits.WithDefaults()
@@ -135,6 +142,7 @@ func openXLSX(ctx context.Context, path string, opts table.ReadOptions) (_ *xlsx
 	if err := x.firstWithData(wb, at, opts, sst, styles); err != nil {
 		return nil, err
 	}
+	x.wb, x.sst, x.kinds = wb, sst, kinds
 	return x, nil
 }
 

@@ -30,7 +30,7 @@ func (a *API) authenticateImportSession(c *gin.Context, secret string) (identity
 
 // importSessionRoutes are what a client secret may call, by method and
 // route pattern: its session, creating jobs in it, and reading,
-// reviewing, mapping, fixing, confirming, cancelling and rerunning them.
+// reviewing (choosing a workbook's sheet too), mapping, fixing, confirming, cancelling and rerunning them.
 var importSessionRoutes = map[string]bool{
 	"GET /v1/import-sessions/current":         true,
 	"POST /v1/import-sessions/current/submit": true,
@@ -45,6 +45,7 @@ var importSessionRoutes = map[string]bool{
 	"GET /v1/jobs/:id/errors.csv":             true,
 	"GET /v1/jobs/:id/events":                 true,
 	"GET /v1/jobs/:id/review":                 true,
+	"PATCH /v1/jobs/:id/review":               true,
 	"PATCH /v1/jobs/:id/mapping":              true,
 	"POST /v1/jobs/:id/confirm":               true,
 	"GET /v1/jobs/:id/invalid-values":         true,

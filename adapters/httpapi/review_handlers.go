@@ -17,6 +17,7 @@ import (
 // (docs/review.md).
 func (a *API) reviewRoutes(g *gin.RouterGroup) {
 	get(g, "/:id/review", a.getReview)
+	g.PATCH("/:id/review", a.patchReview)
 	g.PATCH("/:id/mapping", a.patchMapping)
 	g.POST("/:id/confirm", a.confirmReview)
 	get(g, "/:id/invalid-values", a.invalidValues)
@@ -42,6 +43,34 @@ func newReviewJSON(v review.View) reviewJSON {
 
 func (a *API) getReview(c *gin.Context) {
 	v, err := a.deps.Review.Get(c.Request.Context(), principal(c), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newReviewJSON(v))
+}
+
+// reviewChange is the body of PATCH …/review: the sheet of the job's
+// workbooks to read the sample from.
+type reviewChange struct {
+	Sheet *string `json:"sheet"`
+}
+
+func (a *API) patchReview(c *gin.Context) {
+	var req reviewChange
+	if err := decodeJSON(c, &req); err != nil {
+		fail(c, err)
+		return
+	}
+	if req.Sheet == nil { // an unknown job is 404 before its body is 400, as on every route
+		if _, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+			fail(c, err)
+			return
+		}
+		fail(c, errMissing("sheet", "Send the sheet to read the sample from as sheet: {\"sheet\": \"Sheet name\"}."))
+		return
+	}
+	v, err := a.deps.Review.ChooseSheet(c.Request.Context(), principal(c), c.Param("id"), *req.Sheet)
 	if err != nil {
 		fail(c, err)
 		return

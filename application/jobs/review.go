@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -78,6 +79,32 @@ func (s *Service) sampleAndReview(ctx context.Context, cancel context.CancelFunc
 		return rev, nil, errCanceled
 	}
 	return rev, samples, err
+}
+
+// Resample reads the samples of a job's files again with other reader
+// options (another sheet of a workbook), for a review a person changes.
+// The files are staged in a working folder of their own, removed after.
+func (s *Service) Resample(ctx context.Context, j job.Job, opts normalize.Options) ([]normalize.Sample, error) {
+	dir, err := os.MkdirTemp("", workdirPrefix)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil { // the reaper's hourly sweep takes what is left
+			s.log.WarnContext(ctx, "remove a resample's working folder", "job_id", j.ID, "error", err)
+		}
+	}()
+	paths, err := s.stage(ctx, j, dir)
+	if err != nil {
+		return nil, err
+	}
+	return normalize.ReadSamples(ctx, s.sources(ctx, j, paths, opts))
+}
+
+// KeepSample stores a job's samples, as stored by MarshalSamples, where
+// its review's later changes read them.
+func (s *Service) KeepSample(ctx context.Context, orgID, jobID string, stored []byte) error {
+	return s.putBlob(ctx, SampleKey(orgID, jobID), stored)
 }
 
 func (s *Service) putBlob(ctx context.Context, key string, data []byte) error {

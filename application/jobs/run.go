@@ -255,6 +255,20 @@ func (s *Service) input(ctx context.Context, j job.Job, paths []string) (normali
 			return normalize.Input{}, &normalize.Failure{Code: domain.CodeInvalidSchema, Message: err.Error()}
 		}
 	}
+	sources := s.sources(ctx, j, paths, opts)
+	var learned map[string]string
+	if j.SchemaID != "" {
+		if learned, err = s.learned.Get(ctx, j.OrgID, j.SchemaID); err != nil {
+			return normalize.Input{}, err
+		}
+	}
+	return normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Learned: learned, MaxRows: s.cfg.MaxRows,
+		NewIndex: s.cfg.NewIndex}, nil
+}
+
+// sources are the job's staged files, read with the options' reader
+// settings.
+func (s *Service) sources(ctx context.Context, j job.Job, paths []string, opts normalize.Options) []normalize.Source {
 	sources := make([]normalize.Source, len(j.Files))
 	for i, f := range j.Files {
 		sources[i] = normalize.Source{Open: func() (table.Reader, error) {
@@ -264,14 +278,7 @@ func (s *Service) input(ctx context.Context, j job.Job, paths []string) (normali
 			sources[i].FileID = f.ID
 		}
 	}
-	var learned map[string]string
-	if j.SchemaID != "" {
-		if learned, err = s.learned.Get(ctx, j.OrgID, j.SchemaID); err != nil {
-			return normalize.Input{}, err
-		}
-	}
-	return normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Learned: learned, MaxRows: s.cfg.MaxRows,
-		NewIndex: s.cfg.NewIndex}, nil
+	return sources
 }
 
 // results are the blobs a run writes its rows and issues to.

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sort"
 	"time"
@@ -132,14 +131,9 @@ func settingsOf(j job.Job) (settings, error) {
 }
 
 func (s *Service) samples(ctx context.Context, j job.Job) ([]normalize.Sample, error) {
-	r, err := s.blobs.Open(ctx, jobs.SampleKey(j.OrgID, j.ID), 0, -1)
+	b, err := s.sampleBytes(ctx, j)
 	if err != nil {
-		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
-	}
-	defer func() { _ = r.Close() }()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
+		return nil, err
 	}
 	return normalize.UnmarshalSamples(b)
 }

@@ -14,9 +14,9 @@ import (
 )
 
 // newReviewCmds are the jobs subcommands of the review step and of value
-// fixes (API.md §5.6): review, map, confirm, invalid-values, rerun.
+// fixes (API.md §5.6): review, sheet, map, confirm, invalid-values, rerun.
 func newReviewCmds(asJSON *bool) []*cobra.Command {
-	return []*cobra.Command{newJobsReviewCmd(asJSON), newJobsMapCmd(asJSON), newJobsConfirmCmd(asJSON), newJobsInvalidValuesCmd(asJSON), newJobsRerunCmd(asJSON)}
+	return []*cobra.Command{newJobsReviewCmd(asJSON), newJobsSheetCmd(asJSON), newJobsMapCmd(asJSON), newJobsConfirmCmd(asJSON), newJobsInvalidValuesCmd(asJSON), newJobsRerunCmd(asJSON)}
 }
 
 func newJobsReviewCmd(asJSON *bool) *cobra.Command {
@@ -27,6 +27,21 @@ func newJobsReviewCmd(asJSON *bool) *cobra.Command {
 				return err
 			}
 			r, err := c.Review(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printReview(cmd, *asJSON, r)
+		}}
+}
+
+func newJobsSheetCmd(asJSON *bool) *cobra.Command {
+	return &cobra.Command{Use: "sheet ID NAME", Short: "Read the sample of a job awaiting review again from another sheet of its workbook, and show the review of it", Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient()
+			if err != nil {
+				return err
+			}
+			r, err := c.ChooseSheet(cmd.Context(), args[0], args[1])
 			if err != nil {
 				return err
 			}
@@ -226,7 +241,28 @@ func printReview(cmd *cobra.Command, asJSON bool, r *client.Review) error {
 		}
 		fmt.Fprintf(&b, "sample issues: %s %s %s ×%d\n", f, ic.Severity, ic.Code, ic.Count)
 	}
+	writeSheets(&b, r.Sheets)
 	return printRaw(cmd, false, nil, strings.TrimRight(b.String(), "\n"))
+}
+
+// writeSheets lists a review's sheets, one a line: its name, its rows
+// with a value, and "read" on the one the sample was read from.
+func writeSheets(b *strings.Builder, sheets []client.ReviewSheet) {
+	for _, sh := range sheets {
+		name := sh.Name
+		if sh.SourceFile != nil {
+			name = *sh.SourceFile + ": " + name
+		}
+		rows := fmt.Sprintf("%d rows", sh.Rows)
+		if !sh.Complete {
+			rows = "at least " + rows
+		}
+		fmt.Fprintf(b, "sheet: %s, %s", oneLine(name), rows)
+		if sh.Selected {
+			b.WriteString(", read")
+		}
+		b.WriteString("\n")
+	}
 }
 
 // oneLine keeps a header or value from breaking the table's lines.

@@ -67,6 +67,21 @@ type Review struct {
 	IssueCounts []IssueCount `json:"issue_counts"`
 	// Preview is the first PreviewRows rows as they would come out.
 	Preview []PreviewRow `json:"preview"`
+	// Sheets are the sheets of the workbooks among the files, for
+	// choosing another (options.sheet); empty for other formats.
+	Sheets []ReviewSheet `json:"sheets"`
+}
+
+// ReviewSheet is one sheet of a workbook: its rows with a value (all of
+// them when Complete, else at least so many), its first such row, and
+// whether the sample was read from it.
+type ReviewSheet struct {
+	SourceFile *string  `json:"source_file"`
+	Name       string   `json:"name"`
+	Rows       int      `json:"rows"`
+	Complete   bool     `json:"complete"`
+	FirstRow   []string `json:"first_row"`
+	Selected   bool     `json:"selected"`
 }
 
 // SampleSummary says what the sample held and how its rows came out.
@@ -159,7 +174,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 		return rev, fail(domain.CodeInvalidSchema, "a review needs a target schema")
 	}
 	s := in.Schema
-	rev = Review{Columns: []ReviewColumn{}, UnmappedFields: []string{}, Blocking: []Blocker{}, IssueCounts: []IssueCount{}, Preview: []PreviewRow{}}
+	rev = Review{Columns: []ReviewColumn{}, UnmappedFields: []string{}, Blocking: []Blocker{}, IssueCounts: []IssueCount{}, Preview: []PreviewRow{}, Sheets: sheetsOf(in.Samples)}
 	mappedAnywhere := make([]bool, len(s.Fields))
 	relax := map[string]bool{} // required fields some file leaves unmapped
 	skip := make([]bool, len(in.Samples))
@@ -194,6 +209,28 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 	rev.Sample = SampleSummary{Records: w.res.Progress.RowsRead, RowsValid: w.res.Progress.RowsValid, RowsRejected: w.res.Progress.RowsRejected, Complete: complete}
 	rev.IssueCounts = countIssues(&issues, s)
 	return rev, nil
+}
+
+// sheetsOf lists the sheets of the samples' workbooks, each marked when
+// its sample was read from it.
+func sheetsOf(samples []Sample) []ReviewSheet {
+	out := []ReviewSheet{}
+	for i := range samples {
+		smp := &samples[i]
+		read := ""
+		if smp.Detection != nil {
+			read = smp.Detection.Sheet
+		}
+		for _, sh := range smp.Sheets {
+			first := sh.FirstRow
+			if first == nil {
+				first = []string{}
+			}
+			out = append(out, ReviewSheet{SourceFile: optional(smp.FileID), Name: sh.Name, Rows: sh.Rows, Complete: sh.Complete,
+				FirstRow: first, Selected: read != "" && sh.Name == read})
+		}
+	}
+	return out
 }
 
 // addSample adds the review of one sample's columns, and the problems
@@ -513,6 +550,9 @@ func ParseReview(b []byte) (Review, error) {
 	var r Review
 	if err := json.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("review: %w", err)
+	}
+	if r.Sheets == nil { // a review stored before sheets were listed
+		r.Sheets = []ReviewSheet{}
 	}
 	return r, nil
 }

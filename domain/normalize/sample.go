@@ -34,6 +34,9 @@ type Sample struct {
 	Records   []table.Record // owned copies
 	// Complete says the file has no records beyond these.
 	Complete bool
+	// Sheets are a workbook's sheets, for choosing another; nil for a
+	// file of another format.
+	Sheets []table.Sheet
 }
 
 // ReadSamples reads the header and first records of every source. A
@@ -69,6 +72,11 @@ func readSample(ctx context.Context, src Source, budget int) (s Sample, size int
 	if d, ok := r.(table.Describer); ok {
 		det := d.Detection()
 		s.Detection = &det
+	}
+	if l, ok := r.(table.SheetLister); ok {
+		if s.Sheets, err = l.Sheets(); err != nil {
+			return s, 0, readerFailure(ctx, err, src.FileID)
+		}
 	}
 	for len(s.Records) < SampleRecords && (len(s.Records) == 0 || size < budget) {
 		if err := ctx.Err(); err != nil {
@@ -145,6 +153,14 @@ type sampleJSON struct {
 	Header    []string        `json:"header"`
 	Records   []sampleRecJSON `json:"records"`
 	Complete  bool            `json:"complete"`
+	Sheets    []sheetJSON     `json:"sheets,omitempty"`
+}
+
+type sheetJSON struct {
+	Name     string   `json:"name"`
+	Rows     int      `json:"rows"`
+	Complete bool     `json:"complete"`
+	FirstRow []string `json:"first_row"`
 }
 
 type detectionJSON struct {
@@ -179,6 +195,9 @@ func MarshalSamples(samples []Sample) ([]byte, error) {
 	out := make([]sampleJSON, len(samples))
 	for i, s := range samples {
 		sj := sampleJSON{FileID: s.FileID, Format: s.Format, Header: s.Header, Complete: s.Complete, Records: make([]sampleRecJSON, len(s.Records))}
+		for _, sh := range s.Sheets {
+			sj.Sheets = append(sj.Sheets, sheetJSON(sh))
+		}
 		if d := s.Detection; d != nil {
 			sj.Detection = &detectionJSON{Format: d.Format, Encoding: d.Encoding, EncodingConfidence: d.EncodingConfidence, Delimiter: d.Delimiter,
 				Quote: d.Quote, Escape: d.Escape, Sheet: d.Sheet, HeaderRow: d.HeaderRow, SkippedRows: d.SkippedRows, SkippedCount: d.SkippedCount}
@@ -207,6 +226,9 @@ func UnmarshalSamples(b []byte) ([]Sample, error) {
 	out := make([]Sample, len(in))
 	for i, sj := range in {
 		s := Sample{FileID: sj.FileID, Format: sj.Format, Header: sj.Header, Complete: sj.Complete, Records: make([]table.Record, len(sj.Records))}
+		for _, sh := range sj.Sheets {
+			s.Sheets = append(s.Sheets, table.Sheet(sh))
+		}
 		if d := sj.Detection; d != nil {
 			s.Detection = &table.Detection{Format: d.Format, Encoding: d.Encoding, EncodingConfidence: d.EncodingConfidence, Delimiter: d.Delimiter,
 				Quote: d.Quote, Escape: d.Escape, Sheet: d.Sheet, HeaderRow: d.HeaderRow, SkippedRows: d.SkippedRows, SkippedCount: d.SkippedCount}

@@ -211,3 +211,26 @@ const RowLabelColumn = "row_label"
 type Describer interface {
 	Detection() Detection
 }
+
+// Sheet is one sheet of a workbook, as a person choosing which sheet to
+// read sees it.
+type Sheet struct {
+	Name string
+	// Rows counts the rows that hold a value (a header and the lines of a
+	// title included), as far as the sheet was read: all of them when
+	// Complete, else at least so many.
+	Rows int
+	// Complete says the sheet was read to its end: Rows is all its rows
+	// with a value, and a sheet of none is empty.
+	Complete bool
+	// FirstRow is the first row that holds a value (mostly the header),
+	// cut short; nil when none was read.
+	FirstRow []string
+}
+
+// SheetLister is implemented by readers of workbooks: the workbook's
+// sheets, for a person choosing which one to read. A review asks for
+// them; a run never does.
+type SheetLister interface {
+	Sheets() ([]Sheet, error)
+}

@@ -1,12 +1,13 @@
 // The importer inside its frame. It waits for the host page (one of the
 // session's allowed origins) to hand it the client secret by postMessage,
-// then walks the end user through file, column matching, value fixes and
-// submit, on the API's own routes. It talks only to that one origin.
+// then walks the end user through file, sheet (a workbook of several),
+// column matching, value fixes and submit, on the API's own routes. It
+// talks only to that one origin.
 const root = document.documentElement;
 const allowed = JSON.parse(root.dataset.origins || "[]");
 const sessionID = root.dataset.session;
-const state = { parent: null, secret: null, session: null, job: null, step: "file", words: {} };
-const steps = ["file", "match", "fix", "submit"];
+const state = { parent: null, secret: null, session: null, job: null, step: "file", words: {}, steps: ["file", "match", "fix", "submit"],
+  sheet: { chosen: false } };
 const $ = (id) => document.getElementById(id);
 
 function t(key, vars = {}) {
@@ -57,7 +58,7 @@ async function api(method, path, body) {
 
 function showSteps() {
   const ol = $("tn-steps");
-  ol.replaceChildren(...steps.map((s) => el("li", { "aria-current": s === state.step ? "step" : false, text: t("step." + s) })));
+  ol.replaceChildren(...state.steps.map((s) => el("li", { "aria-current": s === state.step ? "step" : false, text: t("step." + s) })));
 }
 
 function show(step, ...children) {
@@ -116,6 +117,7 @@ function upload(file, bar) {
   if (limit && file.size > limit) return status(t("file.tooLarge", { name: file.name, size: megabytes(limit) }), true);
   const form = new FormData();
   form.append("file", file, file.name);
+  state.sheet = { chosen: false };
   const xhr = new XMLHttpRequest();
   xhr.open("POST", "/v1/jobs");
   xhr.setRequestHeader("Authorization", "Bearer " + state.secret);
@@ -142,9 +144,62 @@ function upload(file, bar) {
 // afterRun moves on from a job that stopped: to its review, its fixes, or its failure.
 async function afterRun(j) {
   state.job = j;
-  if (j.status === "awaiting_review") return matchStep(await api("GET", "/v1/jobs/" + j.id + "/review"));
+  if (j.status === "awaiting_review") {
+    const review = await api("GET", "/v1/jobs/" + j.id + "/review");
+    if (sheetsWithData(review).length > 1) {
+      if (!state.steps.includes("sheet")) state.steps.splice(1, 0, "sheet");
+      if (!state.sheet.chosen) return sheetStep(review);
+    }
+    return matchStep(review);
+  }
   if (j.status === "succeeded") return fixStep();
   fail(Object.assign(new Error(j.error ? j.error.message : j.status), { code: j.error ? j.error.code : j.status }));
+}
+
+// sheetsWithData are the sheets of the review's workbook a person may
+// choose: those not known to be empty, and the one read.
+function sheetsWithData(review) {
+  return (review.sheets || []).filter((s) => s.selected || !(s.complete && s.rows === 0));
+}
+
+function sheetSize(s) {
+  if (!s.complete) return t("sheet.rowsAtLeast", { rows: s.rows });
+  return s.rows === 1 ? t("sheet.row") : t("sheet.rows", { rows: s.rows });
+}
+
+// Step 2 of a workbook with several sheets of data: which one to import.
+// The one the engine read is chosen to begin with; another is read again
+// by the API (PATCH …/review), whose review the next step shows.
+function sheetStep(review) {
+  const sheets = sheetsWithData(review);
+  const current = sheets.find((s) => s.selected) || sheets[0];
+  const choices = sheets.map((s, i) => {
+    const id = "tn-sheet-" + i;
+    const about = [sheetSize(s), (s.first_row || []).filter((c) => c !== "").join(", ")].filter(Boolean).join(" · ");
+    return el("div", { class: "tn-sheet" },
+      el("input", { type: "radio", name: "tn-sheet", id, value: s.name, checked: s === current, "aria-describedby": id + "-about" }),
+      el("div", { class: "tn-sheet-text" },
+        el("label", { for: id, text: s.name }),
+        el("span", { id: id + "-about", class: "tn-muted tn-sheet-about", text: about })));
+  });
+  const go = el("button", { type: "button", class: "tn-button", text: t("sheet.continue"), onclick: async () => {
+    const picked = document.querySelector("input[name=tn-sheet]:checked");
+    const name = picked ? picked.value : current.name;
+    state.sheet.chosen = true;
+    if (name === current.name) return matchStep(review);
+    go.disabled = true;
+    status(t("sheet.reading", { sheet: name }));
+    try {
+      matchStep(await api("PATCH", "/v1/jobs/" + state.job.id + "/review", { sheet: name }));
+    } catch (err) { go.disabled = false; fail(err); }
+  } });
+  show("sheet", el("p", { text: t("sheet.intro") }),
+    el("fieldset", { class: "tn-sheets" }, el("legend", { text: t("sheet.legend") }), ...choices),
+    el("div", { class: "tn-actions" }, go));
+  const s = review.sample || {};
+  const unmapped = !s.records && (review.blocking || []).some((b) => b.code === "no_columns_mapped");
+  status(unmapped ? t("sheet.noColumns", { sheet: current.name })
+    : t("sheet.summary", { sheet: current.name, records: s.records || 0, valid: s.rows_valid || 0, rejected: s.rows_rejected || 0 }));
 }
 
 function fieldNames() {
@@ -192,9 +247,13 @@ function matchStep(review) {
       await afterRun(await waitJob(state.job.id, []));
     } catch (err) { confirm.disabled = false; fail(err); }
   } });
-  show("match", el("p", { text: t("match.intro") }), table, blocking, el("div", { class: "tn-actions" }, confirm));
+  const several = sheetsWithData(review).length > 1;
+  const other = several ? el("button", { type: "button", class: "tn-button tn-secondary", text: t("match.sheet"), onclick: () => sheetStep(review) }) : null;
+  show("match", el("p", { text: t("match.intro") }), table, blocking, el("div", { class: "tn-actions" }, confirm, other));
   const s = review.sample || {};
-  status(t("match.summary", { records: s.records || 0, valid: s.rows_valid || 0, rejected: s.rows_rejected || 0 }));
+  const summary = t("match.summary", { records: s.records || 0, valid: s.rows_valid || 0, rejected: s.rows_rejected || 0 });
+  const read = (review.sheets || []).find((x) => x.selected);
+  status(several && read ? t("match.onSheet", { sheet: read.name }) + " " + summary : summary);
 }
 
 function counts(j) {

@@ -4,7 +4,8 @@
 // every other field and "ignore", required fields still unmapped shown as
 // blocking, and what the first rows would come out as. Every change is
 // saved at once (PATCH …/mapping) and the preview drawn again; Confirm
-// runs the job with the mapping shown.
+// runs the job with the mapping shown. A workbook with several sheets of
+// data offers its sheets: another is read again (PATCH …/review).
 import * as api from '../api.js';
 import { busy, count, h, notice, problem, slot, table, when } from '../ui.js';
 
@@ -42,6 +43,24 @@ function fieldSelect(id, column, fields) {
   return select;
 }
 
+// sheetChoice offers the sheets of a review's workbooks that hold data
+// (the one read among them), each with its rows and first row; null when
+// there is nothing to choose.
+function sheetChoice(r, onChoose) {
+  const offered = r.sheets.filter((s) => s.selected || !(s.complete && s.rows === 0));
+  const names = [...new Set(offered.map((s) => s.name))];
+  if (names.length < 2) return null;
+  const select = h('select', { id: 'review-sheet' }, names.map((n) => {
+    const s = offered.find((x) => x.name === n);
+    const first = s.first_row.filter((c) => c !== '').join(', ');
+    return h('option', { value: n }, `${n} — ${s.complete ? '' : 'at least '}${count(s.rows)} rows${first ? `: ${first}` : ''}`);
+  }));
+  select.value = r.sheets.find((s) => s.selected)?.name ?? names[0];
+  const button = h('button', { type: 'button', id: 'read-sheet' }, 'Read this sheet');
+  button.addEventListener('click', () => busy(button, () => onChoose(select.value)));
+  return h('p', { class: 'actions' }, h('label', { for: 'review-sheet' }, 'Sheet of the workbook '), select, ' ', button);
+}
+
 // reviewPanel draws a job's review under path; onQueued gets the job once
 // the review is confirmed.
 export function reviewPanel(path, job, onQueued) {
@@ -66,6 +85,21 @@ export function reviewPanel(path, job, onQueued) {
     } catch (err) {
       message.set(problem(err));
       select.focus();
+    } finally {
+      box.removeAttribute('aria-busy');
+    }
+  };
+
+  // chooseSheet reads the sample again from another sheet and draws its review.
+  const chooseSheet = async (sheet) => {
+    box.setAttribute('aria-busy', 'true');
+    message.set();
+    try {
+      const r = await api.patch(`${path}/review`, { sheet });
+      draw(r, 'review-sheet');
+      said.textContent = `Sheet ${sheet}: ${count(r.sample.rows_valid)} of ${count(r.sample.records)} sample rows would be kept.`;
+    } catch (err) {
+      message.set(problem(err));
     } finally {
       box.removeAttribute('aria-busy');
     }
@@ -109,9 +143,12 @@ export function reviewPanel(path, job, onQueued) {
       ['Field', (c) => cell(c.field)], ['Severity', (c) => c.severity], ['Code', (c) => h('code', {}, c.code)], ['Count', (c) => count(c.count)],
     ], r.issue_counts, 'No issues in the sample.');
     const s = r.sample;
+    const sheet = sheetChoice(r, chooseSheet);
+    const read = r.sheets.find((x) => x.selected);
     box.set(
+      sheet,
       h('p', { id: 'review-summary' },
-        `Read ${count(s.records)} records${s.complete ? ' (all of the file)' : ' from the start of the file'}: `,
+        `Read ${count(s.records)} records${s.complete ? ' (all of the file)' : ' from the start of the file'}${sheet && read ? ` of the sheet ${read.name}` : ''}: `,
         `${count(s.rows_valid)} would be kept, ${count(s.rows_rejected)} rejected. `,
         r.expires_at ? ['The job waits for you until ', when(r.expires_at), '.'] : null),
       r.blocking.length ? notice('error', h('div', { id: 'review-blocking' },

@@ -1,0 +1,157 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// ChooseSheet reads the sample of a job awaiting review again from
+// another sheet of its workbooks (options.sheet, by name), and computes
+// the review of it: its columns, preview and counts. The mapping chosen
+// so far stays: a choice for a column the sheet does not have does
+// nothing.
+func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, sheet string) (View, error) {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return View{}, err
+	}
+	if j.Status != job.AwaitingReview {
+		return View{}, j.NotAwaitingReview()
+	}
+	st, err := settingsOf(j)
+	if err != nil {
+		return View{}, err
+	}
+	if st.schema == nil {
+		return View{}, fmt.Errorf("job %s awaits a review without a schema", j.ID)
+	}
+	before, err := s.sampleBytes(ctx, j)
+	if err != nil {
+		return View{}, err
+	}
+	samples, err := normalize.UnmarshalSamples(before)
+	if err != nil {
+		return View{}, err
+	}
+	if err := checkSheet(samples, sheet); err != nil {
+		return View{}, err
+	}
+	st.options.Sheet = sheet
+	fresh, err := s.runs.Resample(ctx, j, st.options)
+	if err != nil {
+		return View{}, unreadableSheet(sheet, err)
+	}
+	stored, err := normalize.MarshalSamples(fresh)
+	if err != nil {
+		return View{}, err
+	}
+	learned, err := s.learnedOf(ctx, j)
+	if err != nil {
+		return View{}, err
+	}
+	lists, closeLists, err := s.runs.OpenSchemaLists(ctx, p.OrgID, st.schema)
+	if err != nil {
+		return View{}, err
+	}
+	defer closeLists()
+	kept := false
+	updated, err := s.jobs.Update(ctx, p.OrgID, jobID, func(j *job.Job) error {
+		if j.Status != job.AwaitingReview {
+			return j.NotAwaitingReview()
+		}
+		st, err := settingsOf(*j) // the mapping as it is now
+		if err != nil {
+			return err
+		}
+		st.options.Sheet = sheet
+		rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: st.mode, Schema: st.schema, Options: st.options, Learned: learned, Samples: fresh, Lists: lists})
+		if err != nil {
+			return err
+		}
+		// The sample is stored while the job's row is held, so that two
+		// choices at once store theirs in the order they are saved.
+		if err := s.runs.KeepSample(ctx, j.OrgID, j.ID, stored); err != nil {
+			return err
+		}
+		kept = true
+		j.Options = st.options.JSON()
+		return j.Revise(rev.JSON(), rev.MappingJSON())
+	})
+	if err != nil {
+		if kept { // the job kept its review: it keeps the sample it was made from
+			if rerr := s.runs.KeepSample(context.WithoutCancel(ctx), j.OrgID, j.ID, before); rerr != nil {
+				s.log.ErrorContext(ctx, "restore a review's sample", "job_id", j.ID, "error", rerr)
+			}
+		}
+		return View{}, err
+	}
+	return s.view(updated)
+}
+
+func (s *Service) sampleBytes(ctx context.Context, j job.Job) ([]byte, error) {
+	r, err := s.blobs.Open(ctx, jobs.SampleKey(j.OrgID, j.ID), 0, -1)
+	if err != nil {
+		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
+	}
+	defer func() { _ = r.Close() }()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
+	}
+	return b, nil
+}
+
+// checkSheet refuses a sheet that a workbook among the job's files does
+// not list, and a job without workbooks.
+func checkSheet(samples []normalize.Sample, sheet string) error {
+	invalid := func(format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: msg, Fields: []domain.FieldError{{Field: "sheet", Message: msg}}}
+	}
+	if sheet == "" {
+		return invalid("Send the name of a sheet, as the review's sheets list it.")
+	}
+	books := 0
+	for _, smp := range samples {
+		if smp.Format != table.XLSX {
+			continue
+		}
+		books++
+		if smp.Sheets == nil { // sampled before sheets were listed: the reader decides
+			continue
+		}
+		if !slices.ContainsFunc(smp.Sheets, func(sh table.Sheet) bool { return sh.Name == sheet }) {
+			names := make([]string, 0, min(len(smp.Sheets), 10))
+			for _, sh := range smp.Sheets[:min(len(smp.Sheets), 10)] {
+				names = append(names, fmt.Sprintf("%q", sh.Name))
+			}
+			return invalid("The workbook has no sheet %q; its sheets are %s.", sheet, strings.Join(names, ", "))
+		}
+	}
+	if books == 0 {
+		return invalid("The job's files are not workbooks: they have no sheets to choose from.")
+	}
+	return nil
+}
+
+// unreadableSheet tells that the chosen sheet cannot be read: the request
+// chose it, so it is refused, and the job awaits its review as before.
+func unreadableSheet(sheet string, err error) error {
+	var f *normalize.Failure
+	if !errors.As(err, &f) || f.Code == domain.CodeInternalError {
+		return err
+	}
+	msg := fmt.Sprintf("The sheet %q cannot be read: %s", sheet, f.Message)
+	return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: msg, Fields: []domain.FieldError{{Field: "sheet", Message: f.Message}}}
+}
