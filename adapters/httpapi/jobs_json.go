@@ -165,6 +165,8 @@ type resultJSON struct {
 	InferredSchema  json.RawMessage     `json:"inferred_schema"`
 	Profile         []ColumnProfileJSON `json:"profile"`
 	Detected        json.RawMessage     `json:"detected"`
+	// EditsApplied counts the cells the job's edits set.
+	EditsApplied int64 `json:"edits_applied"`
 }
 
 // ColumnProfileJSON is one source column as infer mode saw it, as the
@@ -234,7 +236,8 @@ func (JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
 func (JobRenderer) Result(j job.Job, r normalize.Result) ([]byte, error) {
 	path := jobPath(j)
 	out := resultJSON{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
-		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: json.RawMessage("null"), Detected: r.DetectedJSON()}
+		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: json.RawMessage("null"), Detected: r.DetectedJSON(),
+		EditsApplied: r.EditsApplied}
 	if r.InferredSchema != nil {
 		out.InferredSchema = r.InferredSchema.JSON()
 		out.Profile = NewProfileJSON(r.Profile)

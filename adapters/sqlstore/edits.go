@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -87,52 +88,48 @@ func (s *Edits) Put(ctx context.Context, orgID, jobID string, edits []normalize.
 	return total, translate(err, "job")
 }
 
-// editCursor is where the next page of a job's edits starts: after this
-// cell, of this job.
-type editCursor struct {
-	Job   string `json:"j"`
-	File  string `json:"f"`
-	Row   int64  `json:"r"`
-	Field string `json:"c"`
+// Edit cursors are the job's id and how many edits came before the page
+// (pages of one job's edits, at most 100,000 of them, with short cursors
+// whatever the fields are named).
+func encodeEditCursor(jobID string, offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("job_edits " + jobID + " " + strconv.Itoa(offset)))
 }
 
-func encodeEditCursor(c editCursor) string {
-	b, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeEditCursor(jobID, s string) (*editCursor, error) {
+func decodeEditCursor(jobID, s string) (int, error) {
 	if s == "" {
-		return nil, nil
+		return 0, nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	var c editCursor
-	if err != nil || len(b) > 4096 || json.Unmarshal(b, &c) != nil || c.Job != jobID {
-		return nil, errInvalidCursor
+	if err != nil {
+		return 0, errInvalidCursor
 	}
-	return &c, nil
+	parts := strings.Split(string(b), " ")
+	if len(parts) != 3 || parts[0] != "job_edits" || parts[1] != jobID {
+		return 0, errInvalidCursor
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil || n < 0 {
+		return 0, errInvalidCursor
+	}
+	return n, nil
 }
 
 // List implements ports.JobEdits.
 func (s *Edits) List(ctx context.Context, orgID, jobID string, page ports.Page) ([]normalize.Edit, string, error) {
-	after, err := decodeEditCursor(jobID, page.Cursor)
+	offset, err := decodeEditCursor(jobID, page.Cursor)
 	if err != nil {
 		return nil, "", err
 	}
 	limit := clampLimit(page.Limit)
 	var rows []editRow
 	q := s.db.conn(ctx).NewSelect().Model(&rows).Where("job_id = ? AND org_id = ?", jobID, orgID)
-	if after != nil {
-		q = q.Where("(source_file, row_number, field) > (?, ?, ?)", after.File, after.Row, after.Field)
-	}
-	if err := q.OrderExpr("source_file, row_number, field").Limit(int64(limit) + 1).Scan(ctx); err != nil {
+	if err := q.OrderExpr("source_file, row_number, field").Offset(int64(offset)).Limit(int64(limit) + 1).Scan(ctx); err != nil {
 		return nil, "", translate(err, "job")
 	}
 	next := ""
 	if len(rows) > limit {
 		rows = rows[:limit]
-		last := rows[limit-1]
-		next = encodeEditCursor(editCursor{Job: jobID, File: last.SourceFile, Row: last.RowNumber, Field: last.Field})
+		next = encodeEditCursor(jobID, offset+limit)
 	}
 	out := make([]normalize.Edit, len(rows))
 	for i, r := range rows {

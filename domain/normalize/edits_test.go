@@ -59,7 +59,7 @@ func TestRun_editsFixCellsBeforeCoercion(t *testing.T) {
 	src := source("",
 		[]string{"id", "email", "active"},
 		[]string{"1", "ann@example.com", "ja"},
-		[]string{"2", "bob@example", "ja"},  // a typo
+		[]string{"2", "bob@example", "ja"},    // a typo
 		[]string{"3", "cy@example.com", "ja"}, // value_map fixes "ja"; the edit wins
 		[]string{"4", "dee@example.com", "true"},
 	)
