@@ -72,7 +72,7 @@ type EditsAdded struct {
 	EditCount int `json:"edit_count"`
 	// Data are the request's edits as stored, one a cell (the last value
 	// given for a cell wins), each with its row checked again.
-	Data []EditCheck    `json:"data"`
+	Data []EditCheck     `json:"data"`
 	Raw  json.RawMessage `json:"-"`
 }
 

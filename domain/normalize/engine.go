@@ -206,7 +206,7 @@ type rowOut struct {
 	uniques []uint64 // hash per unique field, 0 for null (slices batch.hashes)
 	pk      uint64   // primary key hash, 0 when any part is null
 	hasPK   bool
-	edited  int // cells set by edits
+	edited  int32 // cells set by edits (in the padding after hasPK)
 }
 
 type batch struct {
