@@ -287,31 +287,16 @@ func (s *Service) RejectedRows(ctx context.Context, p identity.Principal, jobID 
 func rejectedKeys(r io.Reader, offset, limit int) ([]rowKey, bool, error) {
 	seen := map[rowKey]bool{}
 	var keys []rowKey
-	n := 0
 	br := bufio.NewReaderSize(r, 256<<10)
 	for {
 		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && bytes.Contains(line, []byte(`"severity":"error"`)) {
-			var is struct {
-				Row        *int64  `json:"row"`
-				SourceFile *string `json:"source_file"`
-				Severity   string  `json:"severity"`
-			}
-			if json.Unmarshal(line, &is) == nil && is.Row != nil && is.Severity == "error" {
-				k := rowKey{row: *is.Row}
-				if is.SourceFile != nil {
-					k.file = *is.SourceFile
+		if k, ok := errorRow(line); ok && !seen[k] {
+			seen[k] = true
+			if len(seen) > offset {
+				if len(keys) == limit {
+					return keys, true, nil
 				}
-				if !seen[k] {
-					seen[k] = true
-					n++
-					if n > offset {
-						if len(keys) == limit {
-							return keys, true, nil
-						}
-						keys = append(keys, k)
-					}
-				}
+				keys = append(keys, k)
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -321,6 +306,26 @@ func rejectedKeys(r io.Reader, offset, limit int) ([]rowKey, bool, error) {
 			return nil, false, err
 		}
 	}
+}
+
+// errorRow is the row of an issue line that is an error about a row.
+func errorRow(line []byte) (rowKey, bool) {
+	if !bytes.Contains(line, []byte(`"severity":"error"`)) {
+		return rowKey{}, false
+	}
+	var is struct {
+		Row        *int64  `json:"row"`
+		SourceFile *string `json:"source_file"`
+		Severity   string  `json:"severity"`
+	}
+	if json.Unmarshal(line, &is) != nil || is.Row == nil || is.Severity != "error" {
+		return rowKey{}, false
+	}
+	k := rowKey{row: *is.Row}
+	if is.SourceFile != nil {
+		k.file = *is.SourceFile
+	}
+	return k, true
 }
 
 func rejectedCursor(jobID string, offset int) string {
