@@ -101,6 +101,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewJobEvents, fx.As(new(ports.JobEvents))),
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
 		fx.Annotate(sqlstore.NewLists, fx.As(new(ports.Lists))),
+		fx.Annotate(sqlstore.NewEdits, fx.As(new(ports.JobEdits))),
 		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
 		fx.Annotate(sqlstore.NewLearnedMappings, fx.As(new(ports.LearnedMappings))),
 		fx.Annotate(sqlstore.NewFiles, fx.As(new(ports.Files))),
@@ -218,6 +219,7 @@ type jobsDeps struct {
 	Log     *slog.Logger
 	Metrics *metrics.Metrics
 	Lists   *lists.Service
+	Edits   ports.JobEdits
 	// Webhooks writes the deliveries of a job's events: a subscriber.
 	Webhooks *webhooks.Service
 }
@@ -230,7 +232,7 @@ func newJobs(cfg Config, d jobsDeps) *jobs.Service {
 		Retention: cfg.Retention, NewIndex: spill.Factory(""), Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes},
 		Observer: d.Metrics, MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg},
 		jobs.Deps{Jobs: d.Jobs, Events: d.Events, Schemas: d.Schemas, Learned: d.Learned, Bus: d.Bus, Queue: d.Queue, Slots: d.Slots, Quotas: d.Quotas,
-			Blobs: d.Blobs, Staging: d.Staging, Tables: d.Tables, Tx: d.Tx, Render: d.Render, Clock: d.Clock, Log: d.Log, Lists: d.Lists})
+			Blobs: d.Blobs, Staging: d.Staging, Tables: d.Tables, Tx: d.Tx, Render: d.Render, Clock: d.Clock, Log: d.Log, Lists: d.Lists, Edits: d.Edits})
 	svc.Subscribe(d.Webhooks)
 	return svc
 }
@@ -242,8 +244,8 @@ var Connect = fx.Module("connect", fx.Provide(connect.NewService))
 // Review provides the review of jobs' mappings and the fixing of their
 // rejected values (reruns).
 var Review = fx.Module("review", fx.Provide(func(cfg Config, j ports.Jobs, r ports.JobReviews, runs *jobs.Service, conn *connect.Service, sch ports.Schemas,
-	learned ports.LearnedMappings, b ports.BlobStore, tx ports.Transactor, c ports.Clock, log *slog.Logger) *review.Service {
-	return review.NewService(review.Config{TTL: cfg.ReviewTTL}, j, r, runs, conn, sch, learned, b, tx, c, log)
+	learned ports.LearnedMappings, edits ports.JobEdits, b ports.BlobStore, tx ports.Transactor, c ports.Clock, log *slog.Logger) *review.Service {
+	return review.NewService(review.Config{TTL: cfg.ReviewTTL}, j, r, runs, conn, sch, learned, edits, b, tx, c, log)
 }))
 
 // Webhooks provides the webhooks service and its sender; the Jobs module

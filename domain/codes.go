@@ -36,6 +36,7 @@ const (
 	CodeWebhookDisabled             Code = "webhook_disabled"
 	CodeDeliveryPending             Code = "delivery_pending"
 	CodeWebhookLimitReached         Code = "webhook_limit_reached"
+	CodeEditLimitReached            Code = "edit_limit_reached"
 	CodeFileTooLarge                Code = "file_too_large"
 	CodeUnsupportedFileFormat       Code = "unsupported_file_format"
 	CodeEncryptedFile               Code = "encrypted_file"

@@ -67,6 +67,8 @@ type Result struct {
 	IssueCount      int64           `json:"issue_count"`
 	IssuesTruncated bool            `json:"issues_truncated"`
 	InferredSchema  json.RawMessage `json:"inferred_schema"`
+	// EditsApplied counts the cells the job's edits set.
+	EditsApplied int64 `json:"edits_applied"`
 }
 
 // JobError is why a job failed.

@@ -169,10 +169,13 @@ func (c *Client) InvalidValues(ctx context.Context, jobID, field string) iter.Se
 
 // RerunRequest changes a rerun: Options (a JSON document, API.md §7) over
 // the original's key by key, Mapping (source column → field, or nil to
-// ignore it) over the original's column by column. Both may be empty.
+// ignore it) over the original's column by column, Edits over the
+// original's edits cell by cell (the rerun applies them all). Each may be
+// empty.
 type RerunRequest struct {
 	Options json.RawMessage    `json:"options,omitempty"`
 	Mapping map[string]*string `json:"mapping,omitempty"`
+	Edits   []Edit             `json:"edits,omitempty"`
 }
 
 // Rerun starts a new job on an ended job's file(s), without uploading

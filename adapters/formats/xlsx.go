@@ -69,9 +69,9 @@ type xlsxReader struct {
 	ctx       context.Context
 	dropFirst bool // an annotated workbook: its first column numbers the rows
 	// What Sheets needs to look at the other sheets.
-	wb    *workbookParts
-	sst   *sharedStrings
-	kinds []byte
+	wb     *workbookParts
+	sst    *sharedStrings
+	styles cellStyles
 }
 
 // annotatedRowHeader heads the first column of the workbook a job's
@@ -142,7 +142,7 @@ func openXLSX(ctx context.Context, path string, opts table.ReadOptions) (_ *xlsx
 	if err := x.firstWithData(wb, at, opts, sst, styles); err != nil {
 		return nil, err
 	}
-	x.wb, x.sst, x.kinds = wb, sst, kinds
+	x.wb, x.sst, x.styles = wb, sst, styles
 	return x, nil
 }
 

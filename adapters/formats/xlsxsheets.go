@@ -72,7 +72,7 @@ func (x *xlsxReader) look(ref sheetRef) (table.Sheet, int64, error) {
 		return s, 0, nil
 	}
 	defer func() { _ = rc.Close() }()
-	r := &sheetReader{rc: rc, sc: newXMLScanner(ctxReader{x.ctx, rc}, 64<<10), sst: x.sst, kinds: x.kinds, date1904: x.wb.date1904, limits: x.limits}
+	r := &sheetReader{rc: rc, sc: newXMLScanner(ctxReader{x.ctx, rc}, 64<<10), sst: x.sst, kinds: x.styles.kinds, looks: x.styles.looks, date1904: x.wb.date1904, limits: x.limits}
 	for r.sc.read < sheetLookBytes {
 		cells, err := r.nextRow()
 		if err == io.EOF {

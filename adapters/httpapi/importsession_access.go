@@ -30,7 +30,8 @@ func (a *API) authenticateImportSession(c *gin.Context, secret string) (identity
 
 // importSessionRoutes are what a client secret may call, by method and
 // route pattern: its session, creating jobs in it, and reading,
-// reviewing (choosing a workbook's sheet too), mapping, fixing, confirming, cancelling and rerunning them.
+// reviewing (choosing a workbook's sheet too), mapping, fixing (values and
+// cells), confirming, cancelling and rerunning them.
 var importSessionRoutes = map[string]bool{
 	"GET /v1/import-sessions/current":         true,
 	"POST /v1/import-sessions/current/submit": true,
@@ -50,6 +51,7 @@ var importSessionRoutes = map[string]bool{
 	"POST /v1/jobs/:id/confirm":               true,
 	"GET /v1/jobs/:id/invalid-values":         true,
 	"POST /v1/jobs/:id/rerun":                 true,
+	"GET /v1/jobs/:id/rejected-rows":          true,
 }
 
 // importSessionMayUse reports whether a client secret may call a route.

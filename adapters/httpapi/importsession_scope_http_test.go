@@ -36,6 +36,9 @@ var secretMayUse = map[string]bool{
 	"POST /v1/jobs/{id}/confirm":              true,
 	"GET /v1/jobs/{id}/invalid-values":        true,
 	"POST /v1/jobs/{id}/rerun":                true,
+	"GET /v1/jobs/{id}/edits":                 true,
+	"POST /v1/jobs/{id}/edits":                true,
+	"GET /v1/jobs/{id}/rejected-rows":         true,
 }
 
 // sessionWorld is an organization with a session, a job in it, a job

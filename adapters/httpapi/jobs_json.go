@@ -165,6 +165,8 @@ type resultJSON struct {
 	InferredSchema  json.RawMessage     `json:"inferred_schema"`
 	Profile         []ColumnProfileJSON `json:"profile"`
 	Detected        json.RawMessage     `json:"detected"`
+	// EditsApplied counts the cells the job's edits set.
+	EditsApplied int64 `json:"edits_applied"`
 }
 
 // ColumnProfileJSON is one source column as infer mode saw it, as the
@@ -247,7 +249,8 @@ func newResultJSON(j job.Job) *resultJSON {
 	}
 	path := jobPath(j)
 	out := &resultJSON{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
-		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: rawOrNull(r.InferredSchema), Detected: rawOrNull(r.Detected)}
+		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: rawOrNull(r.InferredSchema), Detected: rawOrNull(r.Detected),
+		EditsApplied: r.EditsApplied}
 	if r.Profile != nil {
 		out.Profile = make([]ColumnProfileJSON, len(r.Profile))
 		for i, p := range r.Profile {

@@ -22,6 +22,7 @@ func (a *API) reviewRoutes(g *gin.RouterGroup) {
 	g.POST("/:id/confirm", a.confirmReview)
 	get(g, "/:id/invalid-values", a.invalidValues)
 	g.POST("/:id/rerun", a.rerunJob)
+	a.editRoutes(g) // edits_handlers.go
 }
 
 // reviewJSON is the review object: its state, and the document the
@@ -152,10 +153,11 @@ func (a *API) invalidValues(c *gin.Context) {
 	c.JSON(http.StatusOK, invalidValuesJSON{listJSON: newList(data, vals.Next), Field: vals.Field, DistinctCount: vals.Distinct, Capped: vals.Capped})
 }
 
-// rerunRequest is the body of POST …/rerun; both parts are optional.
+// rerunRequest is the body of POST …/rerun; every part is optional.
 type rerunRequest struct {
 	Options json.RawMessage    `json:"options"`
 	Mapping map[string]*string `json:"mapping"`
+	Edits   []editRequestJSON  `json:"edits,omitempty"`
 }
 
 // rerunJob makes a new job on the same files: an upload job's file is
@@ -180,7 +182,12 @@ func (a *API) rerunJob(c *gin.Context) {
 		writeAnswer(c, res, true, answer{})
 		return
 	}
-	run, err := a.deps.Review.PrepareRerun(ctx, p, c.Param("id"), review.RerunRequest{Options: present(req.Options), Mapping: req.Mapping})
+	edits, err := toEdits("edits", req.Edits)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	run, err := a.deps.Review.PrepareRerun(ctx, p, c.Param("id"), review.RerunRequest{Options: present(req.Options), Mapping: req.Mapping, Edits: edits})
 	if err != nil {
 		fail(c, err)
 		return

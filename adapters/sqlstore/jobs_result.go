@@ -20,6 +20,7 @@ type resultRow struct {
 	RejectedCount   int64           `json:"rejected_count"`
 	IssueCount      int64           `json:"issue_count"`
 	IssuesTruncated bool            `json:"issues_truncated"`
+	EditsApplied    int64           `json:"edits_applied,omitempty"`
 	InferredSchema  json.RawMessage `json:"inferred_schema"`
 	Profile         []profileRow    `json:"profile"`
 	Detected        json.RawMessage `json:"detected"`
@@ -41,7 +42,7 @@ func encodeResult(r *job.Result) (*string, error) {
 		return nil, nil
 	}
 	row := resultRow{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
-		InferredSchema: r.InferredSchema, Detected: r.Detected}
+		EditsApplied: r.EditsApplied, InferredSchema: r.InferredSchema, Detected: r.Detected}
 	if r.Profile != nil {
 		row.Profile = make([]profileRow, len(r.Profile))
 		for i, p := range r.Profile {
@@ -65,7 +66,7 @@ func decodeResult(s *string) (*job.Result, error) {
 		return nil, fmt.Errorf("read its result column: %w", err)
 	}
 	r := &job.Result{RowCount: row.RowCount, RejectedCount: row.RejectedCount, IssueCount: row.IssueCount, IssuesTruncated: row.IssuesTruncated,
-		InferredSchema: orNil(row.InferredSchema), Detected: orNil(row.Detected)}
+		EditsApplied: row.EditsApplied, InferredSchema: orNil(row.InferredSchema), Detected: orNil(row.Detected)}
 	if row.Profile != nil {
 		r.Profile = make([]job.ColumnProfile, len(row.Profile))
 		for i, p := range row.Profile {

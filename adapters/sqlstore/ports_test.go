@@ -32,6 +32,7 @@ func stores(db *sqlstore.DB) portstest.Stores {
 		WebhookDeliveries: sqlstore.NewWebhookDeliveries(db),
 		BlobOwners:        sqlstore.NewBlobOwners(db),
 		JobReviews:        sqlstore.NewReviews(db),
+		JobEdits:          sqlstore.NewEdits(db),
 	}
 }
 

@@ -71,6 +71,7 @@ type Service struct {
 	clock     ports.Clock
 	log       *slog.Logger
 	lists     ListOpener
+	edits     ports.JobEdits
 	feeds     feeds         // shared event feeds of the jobs followed on this node
 	beatEvery time.Duration // how often a running job's lease is renewed
 
@@ -98,6 +99,8 @@ type Deps struct {
 	// Lists opens the reference lists schemas check (nil: a schema with
 	// an inList constraint fails its job).
 	Lists ListOpener
+	// Edits are the jobs' edits of single cells, which their runs apply.
+	Edits ports.JobEdits
 }
 
 // NewService returns the jobs service.
@@ -116,7 +119,7 @@ func NewService(cfg Config, d Deps) *Service {
 	}
 	return &Service{cfg: cfg, jobs: d.Jobs, events: d.Events, schemas: d.Schemas, learned: d.Learned, bus: d.Bus, queue: d.Queue, slots: d.Slots,
 		quotas: d.Quotas, blobs: d.Blobs, staging: d.Staging, tables: d.Tables, tx: d.Tx, render: d.Render, clock: d.Clock, log: d.Log, lists: d.Lists,
-		beatEvery: time.Second}
+		edits: d.Edits, beatEvery: time.Second}
 }
 
 func sourceKey(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + jobID + "/source" }

@@ -262,8 +262,14 @@ func (s *Service) input(ctx context.Context, j job.Job, paths []string) (normali
 			return normalize.Input{}, err
 		}
 	}
+	var edits []normalize.Edit
+	if s.edits != nil && j.Mode != normalize.ModeInfer {
+		if edits, err = s.edits.All(ctx, j.OrgID, j.ID); err != nil {
+			return normalize.Input{}, err
+		}
+	}
 	return normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Learned: learned, MaxRows: s.cfg.MaxRows,
-		NewIndex: s.cfg.NewIndex}, nil
+		NewIndex: s.cfg.NewIndex, Edits: edits}, nil
 }
 
 // sources are the job's staged files, read with the options' reader

@@ -202,11 +202,13 @@ func countValues(r io.Reader, field string) ([]InvalidValue, int, bool, error) {
 	return all, len(counts), capped, nil
 }
 
-// RerunRequest is what a rerun changes: options key by key, and the
-// mapping column by column (also when given as options.mapping).
+// RerunRequest is what a rerun changes: options key by key, the mapping
+// column by column (also when given as options.mapping), and the cells
+// edited, cell by cell.
 type RerunRequest struct {
 	Options []byte // a JSON object, or nil
 	Mapping map[string]*string
+	Edits   []normalize.Edit
 }
 
 // Rerun is a rerun being made: its file is copied before the job exists,
@@ -216,6 +218,9 @@ type Rerun struct {
 	jobID  string // the new job's id, for an upload job's copied file
 	params jobs.Params
 	copied bool
+	// edits are the original's edits and the request's, which the rerun
+	// holds and applies.
+	edits []normalize.Edit
 }
 
 // PrepareRerun checks a rerun of a finished job and readies its files: an
@@ -237,7 +242,11 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 	if err != nil {
 		return nil, err
 	}
-	r := &Rerun{orig: orig, params: jobs.Params{Mode: string(orig.Mode), Options: options, Name: orig.Name,
+	edits, err := s.rerunEdits(ctx, orig, req.Edits)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rerun{orig: orig, edits: edits, params: jobs.Params{Mode: string(orig.Mode), Options: options, Name: orig.Name,
 		ImportSessionID: orig.ImportSessionID, Metadata: orig.Metadata}} // a rerun stays in its import session
 	switch {
 	case orig.SchemaID != "":
@@ -265,8 +274,25 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 }
 
 // SubmitRerun queues the prepared rerun, with source.rerun_of naming the
-// original, under the limits and checks of a new job.
+// original, under the limits and checks of a new job, and stores its
+// edits in the same transaction, before any worker can start it.
 func (s *Service) SubmitRerun(ctx context.Context, p identity.Principal, r *Rerun) (job.Job, error) {
+	var out job.Job
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if out, err = s.submitRerun(ctx, p, r); err != nil || len(r.edits) == 0 {
+			return err
+		}
+		_, err = s.edits.Put(ctx, p.OrgID, out.ID, r.edits, normalize.MaxEdits)
+		return err
+	})
+	if err != nil {
+		return job.Job{}, err
+	}
+	return out, nil
+}
+
+func (s *Service) submitRerun(ctx context.Context, p identity.Principal, r *Rerun) (job.Job, error) {
 	if r.orig.SourceType == job.SourceConnect {
 		ids := make([]string, len(r.orig.Files))
 		for i, f := range r.orig.Files {

@@ -58,7 +58,8 @@ type fixture struct {
 	learned map[string]string // "schema/header" → field
 	saved   map[string]schema.Saved
 	library map[string]domainconnect.File
-	linked  map[string][]string // job → the library files it reads
+	linked  map[string][]string         // job → the library files it reads
+	edits   map[string][]normalize.Edit // job → its edits, one a cell
 
 	beforeUpdate func(*job.Job)   // changes a job between a use case's read and its update
 	pending      int              // the organization's queued or running jobs, as the slots count them
@@ -74,7 +75,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	t.Helper()
 	f := &fixture{t: t, jobs: mocks.NewJobs(t), reviews: mocks.NewJobReviews(t), blobs: mocks.NewBlobStore(t),
 		stored: map[string]job.Job{}, blobMap: map[string]string{}, learned: map[string]string{}, saved: map[string]schema.Saved{},
-		library: map[string]domainconnect.File{}, linked: map[string][]string{}, openErr: map[string]error{}, brokenAt: map[string]int{}}
+		library: map[string]domainconnect.File{}, linked: map[string][]string{}, edits: map[string][]normalize.Edit{}, openErr: map[string]error{}, brokenAt: map[string]int{}}
 	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(f.inTx).Maybe()
 	clock.EXPECT().Now().Return(now).Maybe()
@@ -189,11 +190,29 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		return nil
 	}).Maybe()
 
+	edits := mocks.NewJobEdits(t)
+	edits.EXPECT().All(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, _, jobID string) ([]normalize.Edit, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return slices.Clone(f.edits[jobID]), nil
+	}).Maybe()
+	edits.EXPECT().Put(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(
+		func(_ context.Context, _, jobID string, es []normalize.Edit, limit int) (int, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			all := normalize.MergeEdits(f.edits[jobID], es)
+			if len(all) > limit {
+				return 0, domain.Errorf(domain.ErrConflict, domain.CodeEditLimitReached, "too many")
+			}
+			f.edits[jobID] = all
+			return len(all), nil
+		}).Maybe()
+
 	log := slog.New(slog.DiscardHandler)
 	runs := jobs.NewService(jobs.Config{}, jobs.Deps{Jobs: f.jobs, Events: events, Schemas: schemas, Learned: learned, Bus: bus, Queue: queue,
-		Slots: slots, Quotas: quotas, Blobs: f.blobs, Tx: tx, Render: render, Clock: clock, Log: log})
+		Slots: slots, Quotas: quotas, Blobs: f.blobs, Tx: tx, Render: render, Clock: clock, Log: log, Edits: edits})
 	conn := connect.NewService(files, runs, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
-	f.svc = NewService(cfg, f.jobs, f.reviews, runs, conn, schemas, learned, f.blobs, tx, clock, log)
+	f.svc = NewService(cfg, f.jobs, f.reviews, runs, conn, schemas, learned, edits, f.blobs, tx, clock, log)
 	return f
 }
 
@@ -248,11 +267,12 @@ func (f *fixture) inTx(ctx context.Context, fn func(context.Context) error) erro
 	}
 	f.mu.Lock()
 	stored, events, queued, learned, linked := maps.Clone(f.stored), slices.Clone(f.events), slices.Clone(f.queued), maps.Clone(f.learned), maps.Clone(f.linked)
+	edits := maps.Clone(f.edits)
 	f.mu.Unlock()
 	err := fn(context.WithValue(ctx, txKey{}, true))
 	if err != nil {
 		f.mu.Lock()
-		f.stored, f.events, f.queued, f.learned, f.linked = stored, events, queued, learned, linked
+		f.stored, f.events, f.queued, f.learned, f.linked, f.edits = stored, events, queued, learned, linked, edits
 		f.mu.Unlock()
 	}
 	return err

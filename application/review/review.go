@@ -42,6 +42,7 @@ type Service struct {
 	connect *connect.Service
 	schemas ports.Schemas
 	learned ports.LearnedMappings
+	edits   ports.JobEdits
 	blobs   ports.BlobStore
 	tx      ports.Transactor
 	clock   ports.Clock
@@ -50,11 +51,11 @@ type Service struct {
 
 // NewService returns the review service.
 func NewService(cfg Config, jobsRepo ports.Jobs, reviews ports.JobReviews, runs *jobs.Service, conn *connect.Service, schemas ports.Schemas,
-	learned ports.LearnedMappings, blobs ports.BlobStore, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
+	learned ports.LearnedMappings, edits ports.JobEdits, blobs ports.BlobStore, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
-	return &Service{cfg: cfg, jobs: jobsRepo, reviews: reviews, runs: runs, connect: conn, schemas: schemas, learned: learned, blobs: blobs, tx: tx, clock: clock, log: log}
+	return &Service{cfg: cfg, jobs: jobsRepo, reviews: reviews, runs: runs, connect: conn, schemas: schemas, learned: learned, edits: edits, blobs: blobs, tx: tx, clock: clock, log: log}
 }
 
 // The states of a review, as its status says them.

@@ -78,6 +78,7 @@ func newJobsCmd() *cobra.Command {
 	rows.Flags().StringVar(&output, "out", "", "the same as --output")
 	cmd.AddCommand(list, rows, newErrorsWorkbookCmd())
 	cmd.AddCommand(newReviewCmds(&asJSON)...)
+	cmd.AddCommand(newEditCmds(&asJSON)...)
 	return cmd
 }
 

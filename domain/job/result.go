@@ -18,6 +18,8 @@ type Result struct {
 	RejectedCount   int64
 	IssueCount      int64
 	IssuesTruncated bool // the issues file stopped at its limit
+	// EditsApplied counts the cells the job's edits set (a rerun's fixes).
+	EditsApplied int64
 	// Detected is what each file's reader detected and the options, date
 	// orders and decimal marks the engine decided, as the engine writes
 	// it (normalize.Result.DetectedJSON): passed back as a job's options,
@@ -46,7 +48,7 @@ type ColumnProfile struct {
 // NewResult is the result of a run that ended with r.
 func NewResult(r normalize.Result) Result {
 	out := Result{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
-		Detected: r.DetectedJSON()}
+		EditsApplied: r.EditsApplied, Detected: r.DetectedJSON()}
 	if r.InferredSchema != nil {
 		out.InferredSchema = r.InferredSchema.JSON()
 		out.Profile = make([]ColumnProfile, len(r.Profile))

@@ -59,6 +59,9 @@ type Input struct {
 	// Lists are the reference lists the schema's inList constraints name,
 	// by id.
 	Lists map[string]ListLookup
+	// Edits are a person's values for single cells (edits.go), read
+	// instead of the file's, before coercion, one a cell.
+	Edits []Edit
 }
 
 // Output is where a run writes: valid rows and issues, as JSON lines.
@@ -81,6 +84,9 @@ type Result struct {
 	Detected []FileDetection
 	// Decisions are the per-field date orders and decimal marks, per file.
 	Decisions []Decision
+	// EditsApplied counts the cells edits set; EditsNotApplied the edits
+	// whose row no file had (each a warning edit_not_applied).
+	EditsApplied, EditsNotApplied int64
 }
 
 // FileDetection is a reader's Detection for one source file.
@@ -200,6 +206,7 @@ type rowOut struct {
 	uniques []uint64 // hash per unique field, 0 for null (slices batch.hashes)
 	pk      uint64   // primary key hash, 0 when any part is null
 	hasPK   bool
+	edited  int32 // cells set by edits (in the padding after hasPK)
 }
 
 type batch struct {
@@ -251,6 +258,10 @@ type plan struct {
 	// keyColumns are the columns of the source keys compiled expressions
 	// read (rules.Env.KeyColumns).
 	keyColumns []int
+	// edits are the file's edits by row (nil: none), and unapplied the
+	// rows whose edits no written row took yet (edits.go).
+	edits     map[int64][]cellEdit
+	unapplied map[int64]bool
 }
 
 type writer struct {
@@ -357,6 +368,7 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 		return err
 	}
 	w.tailWarnings(src.FileID, r)
+	w.unappliedEdits(p)
 	return nil
 }
 
@@ -689,6 +701,7 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 	for _, k := range s.PrimaryKey {
 		p.pk = append(p.pk, s.Index(k))
 	}
+	w.planEdits(p)
 	if err := w.planStage(p); err != nil {
 		return nil, err
 	}
@@ -915,6 +928,10 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 		rec := &b.recs[i]
 		sc.buf = sc.buf[:0] // the previous row's values are written out
 		ro := rowOut{number: int64(rec.Number), ok: true, start: len(b.json)}
+		var ed []cellEdit
+		if p.edits != nil {
+			ed = p.edits[ro.number]
+		}
 		if rec.RowIssue != nil {
 			ro.ok = false
 			ro.issues = append(ro.issues, p.issue(rec.Number, rec.RowIssue.Column, -1, "error", rec.RowIssue.Code, rec.RowIssue.Message, &rec.RowIssue.Value))
@@ -938,14 +955,27 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 		}
 		clear(kinds)
 		for c, f := range p.to {
-			if f < 0 || c >= len(rec.Cells) {
+			if f < 0 {
 				continue
 			}
-			s := rec.Cells[c]
+			s, present, edited := "", c < len(rec.Cells), false
+			if present {
+				s = rec.Cells[c]
+			}
+			if ed != nil { // an edit, instead of the file's value and value_map
+				if e := editOf(ed, f); e != nil {
+					s, present, edited = e.value, !e.null, true
+					ro.edited++
+				}
+			}
+			if !present {
+				continue
+			}
+			orig := s // as the file (or the edit) has it, for an issue
 			if p.opts.Trim {
 				s = trimSpace(s)
 			}
-			if p.values != nil && p.values[f] != nil { // value_map, before coercion
+			if !edited && p.values != nil && p.values[f] != nil { // value_map, before coercion
 				s = p.values[f].apply(s)
 			}
 			if p.isMissing(s) {
@@ -954,7 +984,7 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			col := &p.columns[f]
 			v, prob := col.value(s, sc)
 			if prob != nil {
-				raw := rec.Cells[c]
+				raw := orig
 				sev := prob.severity
 				if sev != warning && p.opts.OnError == "null_value" && !col.field.Constraints.Required {
 					sev = warning
@@ -983,6 +1013,9 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 		}
 		if p.stage != nil {
 			rs.cells, rs.ro = rec.Cells, &ro
+			if ed != nil {
+				rs.cells = p.editedCells(rec.Cells, ed)
+			}
 			p.stage.compute(&rs)
 		}
 		for f := range p.columns {
@@ -1164,6 +1197,7 @@ func (w *writer) take(p *plan, b *batch) error {
 			}
 			w.issue(is)
 		}
+		w.editsTaken(p, ro)
 		if ro.ok {
 			w.res.Progress.RowsValid++
 			if _, err := w.rows.Write(b.json[ro.start:ro.end]); err != nil {

@@ -52,6 +52,7 @@ type Stores struct {
 	WebhookDeliveries ports.WebhookDeliveries
 	BlobOwners        ports.BlobOwners
 	JobReviews        ports.JobReviews
+	JobEdits          ports.JobEdits
 }
 
 // Repositories runs the suite of every repository port against stores
@@ -84,6 +85,7 @@ func Repositories(t *testing.T, open func(t *testing.T) Stores) {
 		{"WebhookDeliveries", WebhookDeliveries},
 		{"BlobOwners", BlobOwners},
 		{"JobReviews", JobReviews},
+		{"JobEdits", JobEdits},
 	} {
 		t.Run(suite.name, func(t *testing.T) {
 			t.Parallel() // each step opens its own stores

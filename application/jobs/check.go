@@ -1,0 +1,67 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// CheckRows runs some rows of a finished job's files again, as its run
+// read them but with opts (the run's, with its decided mapping, date
+// orders and decimal marks) and edits applied: which rows, by the file id
+// issues name ("" for an uploaded file), in rows. The files are read up
+// to the last row asked for. A file gone from storage is source_deleted.
+func (s *Service) CheckRows(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, rows map[string][]int64) ([]normalize.RowCheck, error) {
+	sch, err := schema.Parse(j.Schema)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", workdirPrefix)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil { // the reaper's hourly sweep takes what is left
+			s.log.WarnContext(ctx, "remove a check's working folder", "job_id", j.ID, "error", err)
+		}
+	}()
+	staged := j
+	staged.Files = nil
+	var sources []normalize.Source
+	for _, f := range j.Files { // only the files rows are asked of
+		fileID := ""
+		if j.SourceType == job.SourceConnect {
+			fileID = f.ID
+		}
+		if len(rows[fileID]) > 0 {
+			staged.Files = append(staged.Files, f)
+			sources = append(sources, normalize.Source{FileID: fileID})
+		}
+	}
+	paths, err := s.stage(ctx, staged, dir)
+	var failure *normalize.Failure
+	if errors.As(err, &failure) {
+		return nil, domain.Errorf(domain.ErrConflict, domain.CodeSourceDeleted, "%s", failure.Message)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range staged.Files {
+		sources[i].Open = func() (table.Reader, error) {
+			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.cfg.Limits))
+		}
+	}
+	in := normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Edits: edits}
+	closeLists, err := s.openLists(ctx, j, &in, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLists()
+	return normalize.CheckRows(ctx, in, rows)
+}

@@ -1,0 +1,267 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
+)
+
+// editsCSV has 24 rejected rows, more than a page of the grid: rows 1–23
+// have an e-mail without a dot in its domain, row 24 a word for a boolean,
+// row 25 is valid.
+func editsCSV() string {
+	var b strings.Builder
+	b.WriteString("id,email,active\n")
+	for i := 1; i <= 23; i++ {
+		fmt.Fprintf(&b, "%d,user%d@example,yes\n", i, i)
+	}
+	b.WriteString("24,dee@example.com,vielleicht\n25,eve@example.com,no\n")
+	return b.String()
+}
+
+const editsSchema = `{"fields":[{"name":"id","type":"integer","constraints":{"required":true,"unique":true}},
+	{"name":"email","type":"string","format":"email","constraints":{"required":true}},{"name":"active","type":"boolean"}]}`
+
+// finishedJob creates a job over content with the organization's key and
+// waits for it to succeed.
+func finishedJob(t *testing.T, app *apptest.App, key apptest.Caller, content, schema string) string {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "people.csv")
+	_, _ = fw.Write([]byte(content))
+	_ = mw.WriteField("schema", schema)
+	_ = mw.Close()
+	req, _ := http.NewRequest("POST", app.URL+"/v1/jobs", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	res := app.Request(req, key)
+	var j struct{ ID, Status string }
+	if res.StatusCode != 202 {
+		t.Fatalf("create job: %d %s", res.StatusCode, res.Body)
+	}
+	res.JSON(t, &j)
+	for deadline := testtime.Deadline(wait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		app.Do("GET", "/v1/jobs/"+j.ID, key, nil).JSON(t, &j)
+		if j.Status == "succeeded" {
+			return j.ID
+		}
+		if j.Status == "failed" || j.Status == "canceled" {
+			t.Fatalf("job %s %s", j.ID, j.Status)
+		}
+	}
+	t.Fatalf("job %s did not finish in %s", j.ID, wait)
+	return ""
+}
+
+// focused is the id of the element with the focus.
+func (p *page) focused() string {
+	p.t.Helper()
+	return eval[string](p, `document.activeElement?.id ?? ''`)
+}
+
+// key presses keys on whatever has the focus.
+func (p *page) key(keys ...string) {
+	p.t.Helper()
+	for _, k := range keys {
+		p.do(chromedp.KeyEvent(k))
+	}
+}
+
+// backTo presses Shift+Tab until the element with id has the focus.
+func (p *page) backTo(id string) {
+	p.t.Helper()
+	for range 20 {
+		if p.focused() == id {
+			return
+		}
+		p.do(chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(kb.ModifierShift)))
+	}
+	p.t.Fatalf("Shift+Tab never reached #%s (focus on %s)", id, p.focused())
+}
+
+// tabFar presses Tab until the element with id has the focus, through up
+// to 150 stops (the value fixes above the grid have many).
+func (p *page) tabFar(id string) {
+	p.t.Helper()
+	for range 150 {
+		if p.focused() == id {
+			return
+		}
+		p.do(chromedp.KeyEvent(kb.Tab))
+	}
+	p.t.Fatalf("Tab never reached #%s (focus on %s)", id, p.focused())
+}
+
+// TestEdits_grid: the rejected rows of a job are a grid a person works with
+// the keyboard alone: Tab reaches one cell, the arrow keys move, Enter
+// edits and saves a cell (checked at once: the row says it is now valid,
+// or which issues remain), Escape cancels; the next page of rows; at 375
+// px and on a wide screen with no serious or critical axe-core violation;
+// "Rerun with fixes" reruns the job with the edits.
+func TestEdits_grid(t *testing.T) {
+	browserTest(t)
+	app := apptest.Start(t, sqltest.SQLite(t))
+	org := app.Org("Acme", identity.Normalize)
+	admin := person(t, app, org, "ann@acme.test", identity.Admin, false)
+	first := finishedJob(t, app, apptest.Caller{Key: app.Key(org)}, editsCSV(), editsSchema)
+	p := open(t, app)
+	p.login(admin.Email)
+	p.visit("/jobs/" + first)
+	p.until("the grid", `document.querySelector('#cells-table [role=gridcell]')`)
+
+	if got := eval[string](p, `[...document.querySelectorAll('#cells-table [role=columnheader]')].map((c) => c.innerText).join(',')`); got != "Row,id,email,active" {
+		t.Errorf("grid columns %q", got)
+	}
+	if got := p.text("#cells-page"); got != "Rows 1–20 of 24 rejected" {
+		t.Errorf("page %q", got)
+	}
+	if got := eval[string](p, `document.querySelector('#cell-0-2').innerText`); !strings.Contains(got, "user1@example") || !strings.Contains(got, "invalid_email") {
+		t.Errorf("the first bad cell shows %q, want its value and its issue", got)
+	}
+	if eval[string](p, `document.querySelector('#cell-0-2').getAttribute('aria-invalid')`) != "true" ||
+		eval[int](p, `document.querySelectorAll('#cells-table [tabindex="0"]').length`) != 1 {
+		t.Error("bad cells are not marked invalid, or more than one cell is in the Tab order")
+	}
+
+	// Tab reaches the grid on its first cell; arrows move.
+	p.tabFar("cell-0-1")
+	p.key(kb.ArrowRight)
+	if got := p.focused(); got != "cell-0-2" {
+		t.Fatalf("ArrowRight went to %q", got)
+	}
+	p.key(kb.ArrowDown, kb.ArrowDown, kb.ArrowUp)
+	if got := p.focused(); got != "cell-1-2" {
+		t.Fatalf("ArrowDown ×2, ArrowUp went to %q", got)
+	}
+	// Enter edits; Escape leaves the cell as it was.
+	p.key(kb.Enter)
+	p.until("the cell editor", `document.activeElement?.id === 'cell-editor'`)
+	p.key("oops", kb.Escape)
+	p.until("the cell again", `document.activeElement?.id === 'cell-1-2'`)
+	if got := p.text("#cells-status"); got != "Row 2: email left as it was." {
+		t.Errorf("after Escape: %q", got)
+	}
+	// A fix that makes the row valid.
+	p.key(kb.Enter)
+	p.until("the cell editor", `document.activeElement?.id === 'cell-editor'`)
+	p.key("user2@example.com", kb.Enter)
+	p.until("the saved edit", `document.querySelector('#cells-status').innerText.startsWith('Row 2: email saved')`)
+	if got := p.text("#cells-status"); got != "Row 2: email saved. The row is now valid." {
+		t.Errorf("after the fix: %q", got)
+	}
+	p.until("the focus back on the cell", `document.activeElement?.id === 'cell-1-2'`)
+	if got := p.text("#cell-1-0"); !strings.Contains(got, "fixed") || !strings.Contains(p.text("#cell-1-2"), "edited") {
+		t.Errorf("the fixed row says %q, its cell %q", got, p.text("#cell-1-2"))
+	}
+	// A change that is still wrong says what remains.
+	p.key(kb.ArrowUp, kb.Enter)
+	p.until("the cell editor", `document.activeElement?.id === 'cell-editor'`)
+	p.key("still@wrong", kb.Enter)
+	p.until("the saved edit", `document.querySelector('#cells-status').innerText.startsWith('Row 1: email saved')`)
+	if got := p.text("#cells-status"); got != "Row 1: email saved. The row still has 1 issue: email invalid_email." {
+		t.Errorf("after a bad fix: %q", got)
+	}
+	if missing := p.unlabelled(); missing != "" {
+		t.Errorf("form controls without a label: %s", missing)
+	}
+	p.checkStep(width)
+	p.shotOf("edit-grid", "section.cells")
+
+	// On a phone: the grid scrolls inside its region, the page does not.
+	p.do(chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile))
+	p.checkStep(375)
+	p.shotOf("edit-grid-phone", "section.cells")
+	p.do(chromedp.EmulateViewport(width, height))
+
+	// The next page, from the keyboard: the boolean of row 24, fixed.
+	p.tabFar("cells-next")
+	p.key(kb.Enter)
+	p.until("page 2", `document.querySelector('#cells-page').innerText === 'Rows 21–24 of 24 rejected'`)
+	p.backTo("cell-0-1") // back past Previous rows to the grid
+	p.key(kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.End)
+	if got := p.focused(); got != "cell-3-3" {
+		t.Fatalf("Down ×3, End went to %q", got)
+	}
+	p.key(kb.Enter)
+	p.until("the cell editor", `document.activeElement?.id === 'cell-editor'`)
+	p.key("no", kb.Enter)
+	p.until("the saved edit", `document.querySelector('#cells-status').innerText === 'Row 24: active saved. The row is now valid.'`)
+
+	// The edits are the job's; the rerun applies them.
+	var edits struct {
+		Data []struct {
+			Row   int64
+			Field string
+			Value *string
+		}
+	}
+	status, body := p.fetchBody("/v1/jobs/" + first + "/edits")
+	if err := json.Unmarshal([]byte(body), &edits); status != 200 || err != nil || len(edits.Data) != 3 {
+		t.Fatalf("the job's edits: %d %s", status, body)
+	}
+	p.tabFar("rerun-cells")
+	p.key(kb.Enter)
+	p.until("the rerun done", fmt.Sprintf(`location.pathname !== '/jobs/%s' && document.querySelector('#rerun-of') &&
+		document.querySelector('#job-status').innerText.includes('succeeded') && document.querySelector('#result-summary')`, first))
+	if got := p.text("#result-summary"); !strings.HasPrefix(got, "3 valid rows, 22 rejected") {
+		t.Errorf("rerun summary %q", got)
+	}
+	p.until("the rerun's grid", `document.querySelector('#cells-table [role=gridcell]')`)
+	if got := p.text("#cell-0-2"); !strings.Contains(got, "still@wrong") || !strings.Contains(got, "edited") {
+		t.Errorf("the rerun's first rejected cell %q, want the edit it ran with", got)
+	}
+	p.shotOf("edit-rerun", "section.cells")
+}
+
+// shotOf saves a screenshot of one element, where shot saves the page's.
+func (p *page) shotOf(name, selector string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, wait)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(selector)))
+	if err != nil {
+		p.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dirs := []string{os.Getenv("TABNORM_SCREENSHOT_DIR")}
+	if dirs[0] == "" {
+		dirs[0] = p.t.TempDir()
+	}
+	if os.Getenv("TABNORM_UPDATE_SCREENSHOTS") == "1" {
+		dirs = append(dirs, filepath.Join("..", "..", "docs", "screenshots"))
+	}
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			p.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+}
+
+// fetchBody calls the API from the page with its cookie and returns the
+// status and the body.
+func (p *page) fetchBody(path string) (int, string) {
+	p.t.Helper()
+	res := eval[struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+	}](p, fmt.Sprintf(`fetch(%q, {credentials: 'include'}).then(async (r) => ({status: r.status, body: await r.text()}))`, path))
+	return res.Status, res.Body
+}
