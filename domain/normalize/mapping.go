@@ -41,8 +41,9 @@ type MappingEntry struct {
 	Field        string // "" when unmapped
 	Method       string
 	Confidence   float64
-	// Evidence is what the matcher saw for the mapping; nil for an
-	// explicit or positional one, and for an unmapped column.
+	// Evidence is what the matcher saw, for a mapping it made (synonym,
+	// fuzzy, content); nil for the header methods, which are certain,
+	// and for an unmapped column.
 	Evidence *Evidence
 }
 
@@ -79,9 +80,10 @@ type matchInput struct {
 // matchColumns decides, for each source column, its field index or -1.
 // Every field is taken by at most one column; the header methods claim
 // first, strongest first, and within a method the leftmost column wins;
-// then the matcher (match.go) maps what it is sure of. An explicit ""
-// ignores the column. The matcher is returned for the review's
-// alternatives (nil when every column was mapped explicitly).
+// then the matcher (match.go) maps what it is sure of, reading the values
+// only when a column and a field are left. An explicit "" ignores the
+// column. The matcher is returned for the review's alternatives (nil
+// when it was not needed).
 func matchColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
 	header, s := in.header, in.schema
 	m := &mapper{header: header, s: s, to: make([]int, len(header)), entries: make([]MappingEntry, len(header)),
@@ -102,11 +104,7 @@ func matchColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
 	m.aliases()
 	m.learned(in.learned)
 	m.position()
-	open := false
-	for i := range header {
-		open = open || !m.ignored[i] && m.entries[i].Method != MethodExplicit
-	}
-	if !open {
+	if !m.open() {
 		return m.to, m.entries, nil
 	}
 	var values [][]string
@@ -116,12 +114,9 @@ func matchColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
 	mt := newMatcher(header, values, s, in.lists)
 	mt.assign(m)
 	for i, e := range m.entries {
-		if m.to[i] >= 0 && e.Method != MethodExplicit && e.Method != MethodPosition {
-			ev := mt.pairs[i][m.to[i]].evidence()
-			if e.Confidence == 1 {
-				ev.Header = 1
-			}
-			m.entries[i].Evidence = ev
+		switch e.Method {
+		case MethodSynonym, MethodFuzzy, MethodContent:
+			m.entries[i].Evidence = mt.pairs[i][m.to[i]].evidence()
 		}
 	}
 	return m.to, m.entries, mt
@@ -138,6 +133,19 @@ type mapper struct {
 	ignored   []bool
 	norm      []string // each column's HeaderKey
 	fieldNorm []string // each field's name's HeaderKey
+}
+
+// open says the header methods left a column and a field the matcher
+// may pair: only then are the values read.
+func (m *mapper) open() bool {
+	col, field := false, false
+	for i := range m.header {
+		col = col || m.to[i] < 0 && !m.ignored[i]
+	}
+	for j, f := range m.s.Fields {
+		field = field || !m.taken[j] && f.Compute == ""
+	}
+	return col && field
 }
 
 // claim maps column col to field, unless either is taken already or the

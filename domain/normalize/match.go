@@ -190,6 +190,9 @@ func (e *expectation) fit(p *profile) (share float64, matched string) {
 	case e.pattern != nil:
 		return p.distinctShare(e.pattern), kindPattern
 	}
+	if e.kind == "" {
+		return 1, kindAny
+	}
 	return kindFit(p, e.kind), e.kind
 }
 
@@ -296,11 +299,14 @@ func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *
 	ps.support = ps.values * w
 	a := ps.header
 	var conf float64
-	if a >= headerLed {
+	switch {
+	case ps.matched == kindAny:
+		conf = 0 // the field says nothing its values could confirm
+	case a >= headerLed:
 		// Values that fit confirm what the header says, even values of a
 		// kind that would not tell the field on their own.
 		conf = ps.values * (0.5 + 0.5*w)
-	} else {
+	default:
 		conf = math.Min(1, ps.support/0.75) * 0.95
 	}
 	s := 1 - (1-a)*(1-conf)

@@ -44,6 +44,7 @@ const (
 	kindPattern    = "pattern"
 	kindList       = "list"
 	kindEmpty      = "empty" // the sample has no value in the column
+	kindAny        = "any"   // the field says nothing of its values: any fits
 )
 
 // profileKinds are the kinds a value is classified as, each a bit.

@@ -86,8 +86,8 @@ type ReviewColumn struct {
 	Field        *string  `json:"field"`
 	Method       *string  `json:"method"`
 	Confidence   *float64 `json:"confidence"`
-	// Evidence is what the mapping rests on (nil when unmapped, or mapped
-	// explicitly).
+	// Evidence is what the mapping rests on, for a mapping the matcher
+	// made (synonym, fuzzy, content); nil otherwise.
 	Evidence *Evidence `json:"evidence"`
 	// Ignored says the mapping maps the column to null: no method takes it.
 	Ignored      bool        `json:"ignored"`
