@@ -126,88 +126,129 @@ var booleanWords = map[string]bool{"true": true, "false": true, "yes": true, "no
 	"falso": true, "vero": true, "waar": true, "onwaar": true, "j": true, "o": true, "s": true, "-": true}
 
 // classify returns the kinds one value reads as.
-//
-//nolint:gocognit // a flat list of independent tests, one per kind
 func classify(v string, sc *scratch) []string {
-	var out []string
-	add := func(k string) { out = append(out, k) }
-	lower := strings.ToLower(v)
-	hasSpace := strings.ContainsAny(v, " \t")
-	digits, letters := countDigitsLetters(v)
-	if at := strings.IndexByte(v, '@'); at > 0 && !hasSpace && strings.Count(v, "@") == 1 {
-		add(kindEmail)
+	c := valueShape{v: v, lower: strings.ToLower(v), hasSpace: strings.ContainsAny(v, " \t"), words: strings.Fields(v)}
+	c.digits, c.letters = countDigitsLetters(v)
+	c.contacts()
+	c.times()
+	c.numbers(sc)
+	c.codes()
+	c.names()
+	return c.out
+}
+
+// valueShape is one value being classified: what it is made of, and the
+// kinds found so far.
+type valueShape struct {
+	v, lower        string
+	hasSpace        bool
+	words           []string
+	digits, letters int
+	isDate          bool
+	out             []string
+}
+
+func (c *valueShape) add(k string) { c.out = append(c.out, k) }
+
+// contacts: e-mail addresses, web addresses, UUIDs and phone numbers.
+func (c *valueShape) contacts() {
+	if at := strings.IndexByte(c.v, '@'); at > 0 && !c.hasSpace && strings.Count(c.v, "@") == 1 {
+		c.add(kindEmail)
 	}
-	if strings.Contains(v, "://") || strings.HasPrefix(lower, "www.") {
-		add(kindURI)
+	if strings.Contains(c.v, "://") || strings.HasPrefix(c.lower, "www.") {
+		c.add(kindURI)
 	}
-	if _, ok := parseUUID(v); ok {
-		add(kindUUID)
+	if _, ok := parseUUID(c.v); ok {
+		c.add(kindUUID)
 	}
-	isDate, isDateTime := dateKinds(v)
-	if isDate {
-		add(kindDate)
+}
+
+// times: dates, dates with a time, times of day.
+func (c *valueShape) times() {
+	date, datetime := dateKinds(c.v)
+	c.isDate = date
+	if date {
+		c.add(kindDate)
 	}
-	if isDateTime {
-		add(kindDateTime)
+	if datetime {
+		c.add(kindDateTime)
 	}
-	if _, _, _, _, _, ok := parseTime(v); ok && !isDate && strings.Contains(v, ":") {
-		add(kindTime)
+	if _, _, _, _, _, ok := parseTime(c.v); ok && !date && strings.Contains(c.v, ":") {
+		c.add(kindTime)
 	}
-	if !isDate && phoneShaped(v, digits, letters) {
-		add(kindPhone)
+}
+
+// numbers: phone numbers, whole and other numbers, years, postal codes.
+// A number written as a phone number is not a number, unless it is
+// digits only.
+func (c *valueShape) numbers(sc *scratch) {
+	phone := !c.isDate && phoneShaped(c.v, c.digits, c.letters)
+	if phone {
+		c.add(kindPhone)
 	}
-	if letters > 0 && digits == 0 {
-		if _, ok := parseCountry(v); ok || countryNames()[countryKey(v)] {
-			add(kindCountry)
+	if !c.isDate && !phone || allDigits(c.v) {
+		if _, ok := parseInteger(sc, c.v, "", ""); ok {
+			c.add(kindInteger)
+			c.add(kindNumber)
+		} else if _, ok := parseDecimal(sc, c.v, "", ""); ok {
+			c.add(kindNumber)
 		}
 	}
-	if _, ok := parseCurrency(v); ok && digits == 0 {
-		add(kindCurrency)
+	if len(c.v) == 4 && allDigits(c.v) && c.v >= "1800" && c.v <= "2100" {
+		c.add(kindYear)
 	}
-	if booleanWords[lower] {
-		add(kindBoolean)
+	if postalShaped(c.v) {
+		c.add(kindPostal)
 	}
-	if !isDate && !phoneShaped(v, digits, letters) || allDigits(v) {
-		if _, ok := parseInteger(sc, v, "", ""); ok {
-			add(kindInteger)
-			add(kindNumber)
-		} else if _, ok := parseDecimal(sc, v, "", ""); ok {
-			add(kindNumber)
+}
+
+// codes: countries, currencies, yes and no.
+func (c *valueShape) codes() {
+	if c.letters > 0 && c.digits == 0 {
+		if _, ok := parseCountry(c.v); ok || countryNames()[countryKey(c.v)] {
+			c.add(kindCountry)
 		}
+		if _, ok := parseCurrency(c.v); ok {
+			c.add(kindCurrency)
+		}
+	} else if _, ok := parseCurrency(c.v); ok && c.digits == 0 {
+		c.add(kindCurrency) // a symbol: €
 	}
-	if len(v) == 4 && allDigits(v) && v >= "1800" && v <= "2100" {
-		add(kindYear)
+	if booleanWords[c.lower] {
+		c.add(kindBoolean)
 	}
-	if postalShaped(v) {
-		add(kindPostal)
-	}
-	words := strings.Fields(v)
-	company := len(words) >= 2 && legalForm(words)
+}
+
+// names: companies, words and names of people, street lines and
+// addresses, identifiers, any text.
+func (c *valueShape) names() {
+	n := len(c.words)
+	company := n >= 2 && legalForm(c.words)
 	if company {
-		add(kindCompany)
+		c.add(kindCompany)
 	}
-	if letters > 0 && digits == 0 && len(v) <= 60 && nameChars(v) && !company {
-		add(kindWords)
-		if len(words) == 1 || len(words) == 2 && len(v) <= 20 && strings.Contains(v, "-") {
-			add(kindGivenName)
+	if c.letters > 0 && c.digits == 0 && len(c.v) <= 60 && nameChars(c.v) && !company {
+		c.add(kindWords)
+		if n == 1 || n == 2 && len(c.v) <= 20 && strings.Contains(c.v, "-") {
+			c.add(kindGivenName)
 		}
-		if len(words) >= 2 && len(words) <= 4 || strings.Contains(v, ",") && len(words) >= 2 {
-			add(kindPersonName)
-		}
-	}
-	if letters > 0 && digits > 0 && len(words) >= 2 && len(v) <= 80 && !strings.Contains(v, "@") && streetName(v) {
-		add(kindStreet)
-		if strings.Contains(v, ",") || len(words) >= 5 {
-			add(kindAddress)
+		if n >= 2 && n <= 4 || strings.Contains(c.v, ",") && n >= 2 {
+			c.add(kindPersonName)
 		}
 	}
-	if !hasSpace && utf8.RuneCountInString(v) <= 40 && (digits > 0 || letters > 0) && !strings.Contains(v, "@") {
-		add(kindIdentifier)
+	noAt := !strings.Contains(c.v, "@")
+	if c.letters > 0 && c.digits > 0 && n >= 2 && len(c.v) <= 80 && noAt && streetName(c.v) {
+		c.add(kindStreet)
+		if strings.Contains(c.v, ",") || n >= 5 {
+			c.add(kindAddress)
+		}
 	}
-	if letters > 0 {
-		add(kindText)
+	if !c.hasSpace && utf8.RuneCountInString(c.v) <= 40 && (c.digits > 0 || c.letters > 0) && noAt {
+		c.add(kindIdentifier)
 	}
-	return out
+	if c.letters > 0 {
+		c.add(kindText)
+	}
 }
 
 // legalForm says a name ends with a company's legal form (GmbH, S.r.l.,
