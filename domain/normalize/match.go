@@ -252,16 +252,17 @@ func contradicts(p *profile, kind, matched string, share float64) bool {
 // compatible says a column mostly of kind dominant may still be a field
 // of kind k.
 func compatible(k, dominant string) bool {
-	switch {
-	case k == dominant:
+	if k == dominant {
 		return true
-	case k == kindDate || k == kindDateTime || k == kindYear:
+	}
+	switch k {
+	case kindDate, kindDateTime, kindYear:
 		return dominant == kindDate || dominant == kindDateTime
-	case k == kindIdentifier:
+	case kindIdentifier:
 		return dominant == kindPhone || dominant == kindUUID || dominant == kindEmail || dominant == kindNumber
-	case k == kindInteger || k == kindNumber || k == kindPostal:
+	case kindInteger, kindNumber, kindPostal:
 		return dominant == kindNumber || dominant == kindPhone
-	case k == kindPhone:
+	case kindPhone:
 		return dominant == kindNumber
 	}
 	return false

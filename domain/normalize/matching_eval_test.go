@@ -46,11 +46,9 @@ type matchingTally struct {
 	top3                     int
 }
 
-func (t *matchingTally) precision() float64 { return ratio(t.correct, t.mapped) }
-func (t *matchingTally) recall() float64    { return ratio(t.correct, t.labelled) }
-func (t *matchingTally) top3Recall() float64 {
-	return ratio(t.top3, t.labelled)
-}
+func (tl *matchingTally) precision() float64  { return ratio(tl.correct, tl.mapped) }
+func (tl *matchingTally) recall() float64     { return ratio(tl.correct, tl.labelled) }
+func (tl *matchingTally) top3Recall() float64 { return ratio(tl.top3, tl.labelled) }
 
 func ratio(a, b int) float64 {
 	if b == 0 {
@@ -137,7 +135,7 @@ func (tl *matchingTally) add(want, got string, top []string) {
 
 // readMatchingFile reads a file of the set as a review's sample, and its
 // schema.
-func readMatchingFile(t *testing.T, mf matchingFile) (*Sample, *schema.Schema) {
+func readMatchingFile(t testing.TB, mf matchingFile) (*Sample, *schema.Schema) {
 	t.Helper()
 	f, err := os.Open(filepath.Join(matchingDir, mf.File))
 	if err != nil {

@@ -66,12 +66,12 @@ var synonyms = sync.OnceValue(func() *synonymIndex {
 		qualifiers: keySet(doc.Qualifiers), heads: keySet(doc.Heads), legalForms: keySet(doc.LegalForms), streetWords: keySet(doc.StreetWords)}
 	for _, raw := range doc.Concepts {
 		c := &concept{}
-		var related, close []string
+		var related, near []string
 		_ = json.Unmarshal(raw["concept"], &c.name)
 		_ = json.Unmarshal(raw["kind"], &c.kind)
 		_ = json.Unmarshal(raw["related"], &related)
-		_ = json.Unmarshal(raw["close"], &close)
-		c.related, c.close = keySet(related), keySet(close)
+		_ = json.Unmarshal(raw["close"], &near)
+		c.related, c.close = keySet(related), keySet(near)
 		ix.concepts[c.name] = c
 		ix.add(c.name, c)
 		for _, lang := range synonymLanguages {
