@@ -56,18 +56,29 @@ type ReviewColumn struct {
 	SourceFile   *string       `json:"source_file"` // connect jobs; nil for an upload
 	SourceColumn string        `json:"source_column"`
 	Field        *string       `json:"field"`  // nil: unmapped or ignored
-	Method       *string       `json:"method"` // exact, normalized, alias, learned, fuzzy, explicit
+	Method       *string       `json:"method"` // exact, normalized, alias, learned, synonym, fuzzy, content, position, explicit
 	Confidence   *float64      `json:"confidence"`
-	Ignored      bool          `json:"ignored"` // mapped to null on purpose
+	Evidence     *Evidence     `json:"evidence"` // methods synonym, fuzzy and content; nil otherwise
+	Ignored      bool          `json:"ignored"`  // mapped to null on purpose
 	Alternatives []Alternative `json:"alternatives"`
 	Values       []string      `json:"values"` // up to 5 distinct values of the sample
 }
 
-// Alternative is another field a column could map to.
+// Alternative is another field a column could map to, best first.
 type Alternative struct {
-	Field      string  `json:"field"`
-	Method     string  `json:"method"`
-	Confidence float64 `json:"confidence"`
+	Field      string    `json:"field"`
+	Method     string    `json:"method"`
+	Confidence float64   `json:"confidence"`
+	Evidence   *Evidence `json:"evidence"`
+}
+
+// Evidence is what a mapping rests on (API.md §5.2): how strongly the
+// header names the field (0 to 1), the share of the sample's values that
+// fit it, and what they were read as ("email", "date", "enum", …).
+type Evidence struct {
+	Header  float64 `json:"header"`
+	Values  float64 `json:"values"`
+	Matched string  `json:"matched"`
 }
 
 // Blocking is a problem that makes Confirm fail until the mapping changes.
@@ -98,11 +109,12 @@ type PreviewRow struct {
 
 // ColumnMapping is where a job's source column went (the job's mapping).
 type ColumnMapping struct {
-	SourceFile   string   `json:"source_file,omitempty"` // connect jobs
-	SourceColumn string   `json:"source_column"`
-	Field        *string  `json:"field"`
-	Method       *string  `json:"method"`
-	Confidence   *float64 `json:"confidence"`
+	SourceFile   string    `json:"source_file,omitempty"` // connect jobs
+	SourceColumn string    `json:"source_column"`
+	Field        *string   `json:"field"`
+	Method       *string   `json:"method"`
+	Confidence   *float64  `json:"confidence"`
+	Evidence     *Evidence `json:"evidence"` // methods synonym, fuzzy and content; nil otherwise
 }
 
 // Review reads a job's review (a job never reviewed is not_found).

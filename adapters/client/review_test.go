@@ -62,7 +62,7 @@ func TestReview_mapConfirmSucceeds(t *testing.T) {
 	key := newOrgKey(t)
 	f := newFront(t, nil)
 	c := client.New(f.URL, key)
-	csv := "Ident,Courriel,Notes\n1,ann@x.io,a\n2,bob@,b\n9007199254740993,cy@x.io,c\n"
+	csv := "Ident,Contact,Notes\n1,ann@x.io,a\n2,bob@,b\n9007199254740993,cy@x.io,c\n"
 	j, err := c.CreateJob(ctx, client.Upload{Filename: "p.csv", Body: strings.NewReader(csv)}, client.JobParams{Schema: []byte(people), Options: []byte(`{"review":true}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +91,12 @@ func reviewProposal(t *testing.T, c *client.Client, jobID string) {
 		len(r.Columns[0].Alternatives) == 0 || r.Columns[0].Alternatives[0].Field != "id" {
 		t.Fatalf("review %s", r.Raw)
 	}
+	// Contact names a person, but its values are e-mail addresses: the
+	// e-mail field is offered, with the evidence, not mapped.
+	if a := r.Columns[1].Alternatives; len(a) == 0 || a[0].Field != "email" || a[0].Method != "content" || a[0].Evidence == nil ||
+		a[0].Evidence.Matched != "email" || a[0].Evidence.Values != 1 || a[0].Evidence.Header != 0 {
+		t.Fatalf("Contact's alternatives %+v", r.Columns[1].Alternatives)
+	}
 	if len(r.Blocking) == 0 || r.Blocking[0].Code != "no_columns_mapped" || !slices.Equal(r.UnmappedFields, []string{"id", "email"}) {
 		t.Fatalf("blocking %+v, unmapped %v (columns %s)", r.Blocking, r.UnmappedFields, columns(r))
 	}
@@ -109,11 +115,11 @@ func reviewProposal(t *testing.T, c *client.Client, jobID string) {
 // computed again, its preview rows with every digit of their numbers.
 func reviewChange(t *testing.T, c *client.Client, jobID string) {
 	t.Helper()
-	r, err := c.PatchMapping(context.Background(), jobID, map[string]*string{"Ident": ptr("id"), "Courriel": ptr("email"), "Notes": nil})
+	r, err := c.PatchMapping(context.Background(), jobID, map[string]*string{"Ident": ptr("id"), "Contact": ptr("email"), "Notes": nil})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := columns(r); got != "Ident→id/explicit Courriel→email/explicit Notes→ignored" || len(r.Blocking) != 0 || len(r.UnmappedFields) != 0 {
+	if got := columns(r); got != "Ident→id/explicit Contact→email/explicit Notes→ignored" || len(r.Blocking) != 0 || len(r.UnmappedFields) != 0 {
 		t.Fatalf("after the change: %s %+v", got, r)
 	}
 	if r.Sample.Records != 3 || !r.Sample.Complete || r.Sample.RowsValid != 2 || r.Sample.RowsRejected != 1 || len(r.IssueCounts) != 1 || *r.IssueCounts[0].Field != "email" || r.IssueCounts[0].Code != "invalid_email" || r.IssueCounts[0].Count != 1 {

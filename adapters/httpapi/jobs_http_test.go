@@ -500,19 +500,19 @@ func TestJobs_learnedMappings(t *testing.T) {
 			key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
 			var saved struct{ ID string }
 			app.Do("POST", "/v1/schemas", key, map[string]any{"name": "people", "schema": json.RawMessage(peopleSchema)}).JSON(t, &saved)
-			csv := "ID,Courriel,Joined\n1,a@x.io,2024-01-01\n"
+			csv := "ID,Contact,Joined\n1,a@x.io,2024-01-01\n"
 			methodOf := func(res apptest.Response) string {
 				var j jobView
 				res.JSON(t, &j)
 				done := waitJob(t, app, key, j.ID)
 				for _, m := range done.Mapping {
-					if m.SourceColumn == "Courriel" && m.Method != nil {
+					if m.SourceColumn == "Contact" && m.Method != nil {
 						return *m.Method + ":" + *m.Field
 					}
 				}
 				return "unmapped"
 			}
-			first := app.Request(upload(t, app, "p.csv", csv, map[string]string{"schema_id": saved.ID, "options": `{"mapping":{"Courriel":"email"}}`}), key)
+			first := app.Request(upload(t, app, "p.csv", csv, map[string]string{"schema_id": saved.ID, "options": `{"mapping":{"Contact":"email"}}`}), key)
 			if got := methodOf(first); got != "explicit:email" {
 				t.Fatalf("first job: %s", got)
 			}

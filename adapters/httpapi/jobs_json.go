@@ -147,11 +147,12 @@ type jobEventJSON struct {
 // mappingJSON is one entry of a job's mapping; an unmapped column has a
 // null field, method and confidence.
 type mappingJSON struct {
-	SourceFile   *string  `json:"source_file,omitempty"`
-	SourceColumn string   `json:"source_column"`
-	Field        *string  `json:"field"`
-	Method       *string  `json:"method"`
-	Confidence   *float64 `json:"confidence"`
+	SourceFile   *string             `json:"source_file,omitempty"`
+	SourceColumn string              `json:"source_column"`
+	Field        *string             `json:"field"`
+	Method       *string             `json:"method"`
+	Confidence   *float64            `json:"confidence"`
+	Evidence     *normalize.Evidence `json:"evidence"`
 }
 
 // resultJSON is a succeeded job's result object.
@@ -224,7 +225,7 @@ func (JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
 		}
 		if m.Field != "" {
 			field, method, conf := m.Field, m.Method, m.Confidence
-			e.Field, e.Method, e.Confidence = &field, &method, &conf
+			e.Field, e.Method, e.Confidence, e.Evidence = &field, &method, &conf, m.Evidence
 		}
 		out[i] = e
 	}

@@ -172,7 +172,7 @@ func (r reviewView) counts() string {
 	return strings.Join(out, " ")
 }
 
-const reviewCSV = "Ident,Courriel,Joined,Notes\n1,ann@x.io,31/01/2024,a\n2,bob@,01/02/2024,b\n3,cy@x.io,2024-03-04,c\n"
+const reviewCSV = "Ident,Contact,Joined,Notes\n1,ann@x.io,31/01/2024,a\n2,bob@,01/02/2024,b\n3,cy@x.io,2024-03-04,c\n"
 
 // TestReview_patchConfirmSucceeds walks a review from the proposal to the
 // finished job: review → patch → confirm → succeeded, on both databases.
@@ -240,10 +240,10 @@ func reviewProposed(t *testing.T, r *reviewed) {
 	if rev.Object != "job_review" || rev.Status != "pending" || rev.JobStatus != "awaiting_review" || rev.ExpiresAt == nil || rev.ConfirmedAt != nil {
 		t.Fatalf("review %+v", rev)
 	}
-	if got := rev.columns(); got != "Ident→- Courriel→- Joined→joined/normalized Notes→-" {
+	if got := rev.columns(); got != "Ident→- Contact→- Joined→joined/normalized Notes→-" {
 		t.Fatalf("columns %s", got)
 	}
-	if a := rev.Columns[0].Alternatives; len(a) == 0 || a[0].Field != "id" || a[0].Method != "fuzzy" || fmt.Sprint(rev.Columns[0].Values) != "[1 2 3]" {
+	if a := rev.Columns[0].Alternatives; len(a) == 0 || a[0].Field != "id" || a[0].Method != "content" || fmt.Sprint(rev.Columns[0].Values) != "[1 2 3]" {
 		t.Fatalf("Ident %+v", rev.Columns[0])
 	}
 	if len(rev.Blocking) != 1 || rev.Blocking[0].Code != "required_field_unmapped" || *rev.Blocking[0].Field != "id" ||
@@ -272,8 +272,8 @@ func reviewRefusals(_ *testing.T, r *reviewed) {
 // field given to another column of the file leaves the first.
 func reviewChanges(t *testing.T, r *reviewed) {
 	var rev reviewView
-	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Ident": "id", "Courriel": "email", "Notes": nil}}, 200, "").JSON(t, &rev)
-	if got := rev.columns(); got != "Ident→id/explicit Courriel→email/explicit Joined→joined/normalized Notes→ignored" ||
+	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Ident": "id", "Contact": "email", "Notes": nil}}, 200, "").JSON(t, &rev)
+	if got := rev.columns(); got != "Ident→id/explicit Contact→email/explicit Joined→joined/normalized Notes→ignored" ||
 		len(rev.Blocking) != 0 || len(rev.UnmappedFields) != 0 {
 		t.Fatalf("after the change: %s %+v", got, rev)
 	}
@@ -284,10 +284,10 @@ func reviewChanges(t *testing.T, r *reviewed) {
 		t.Fatalf("preview row 2 %+v %s", p, p.Values)
 	}
 	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Notes": "email"}}, 200, "").JSON(t, &rev)
-	if got := rev.columns(); got != "Ident→id/explicit Courriel→- Joined→joined/normalized Notes→email/explicit" || rev.counts() != "email/invalid_email=3" {
+	if got := rev.columns(); got != "Ident→id/explicit Contact→- Joined→joined/normalized Notes→email/explicit" || rev.counts() != "email/invalid_email=3" {
 		t.Fatalf("moved: %s, counts %s", got, rev.counts())
 	}
-	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Courriel": "email", "Notes": nil}}, 200, "")
+	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Contact": "email", "Notes": nil}}, 200, "")
 }
 
 // reviewConfirm: the confirmation queues the job with its mapping, and the
@@ -345,7 +345,7 @@ func reviewLearned(t *testing.T, r *reviewed) {
 			methods = append(methods, m.SourceColumn+":"+*m.Method)
 		}
 	}
-	if got := strings.Join(methods, " "); got != "Ident:learned Courriel:learned Joined:normalized" || next.Result.RowCount != 2 {
+	if got := strings.Join(methods, " "); got != "Ident:learned Contact:learned Joined:normalized" || next.Result.RowCount != 2 {
 		t.Fatalf("next job's mapping %s (%+v)", got, next.Result)
 	}
 	r.k.do("GET", "/v1/jobs/"+created.ID+"/review", r.key, nil, 404, "not_found")

@@ -217,11 +217,11 @@ func printReview(cmd *cobra.Command, asJSON bool, r *client.Review) error {
 			method = *col.Method
 		}
 		if col.Confidence != nil {
-			conf = fmt.Sprintf("%.2f", *col.Confidence)
+			conf = fmt.Sprintf("%.2f", *col.Confidence) + valuesNote(col.Evidence)
 		}
 		alts := make([]string, len(col.Alternatives))
 		for i, a := range col.Alternatives {
-			alts[i] = fmt.Sprintf("%s (%s %.2f)", a.Field, a.Method, a.Confidence)
+			alts[i] = fmt.Sprintf("%s (%s %.2f%s)", a.Field, a.Method, a.Confidence, valuesNote(a.Evidence))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(name), field, method, conf, strings.Join(alts, ", "), oneLine(strings.Join(col.Values, ", ")))
 	}
@@ -268,4 +268,13 @@ func writeSheets(b *strings.Builder, sheets []client.ReviewSheet) {
 // oneLine keeps a header or value from breaking the table's lines.
 func oneLine(s string) string {
 	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
+}
+
+// valuesNote says briefly what a mapping's values were read as: "; 97%
+// email". Nothing when the values say nothing of the field.
+func valuesNote(e *client.Evidence) string {
+	if e == nil || e.Matched == "any" || e.Matched == "empty" || e.Matched == "" {
+		return ""
+	}
+	return fmt.Sprintf("; %.0f%% %s", 100*e.Values, e.Matched)
 }

@@ -638,13 +638,11 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		w.res.Detected = append(w.res.Detected, FileDetection{SourceFile: src.FileID, Detection: det})
 		w.fileWarnings(src.FileID, det)
 	}
-	to, entries := mapSourceColumns(header, s, w.in.Options.Mapping, w.in.Learned)
+	to, entries, _ := mapSourceColumns(matchInput{header: header, schema: s, explicit: w.in.Options.Mapping, learned: w.in.Learned, lists: w.in.Lists,
+		values: func() [][]string { return columnValuesOf(ctx, src, len(header), s.MissingValues) }})
 	for i := range entries {
 		entries[i].SourceFile = src.FileID
-		if entries[i].Method == MethodFuzzy {
-			w.issue(Issue{SourceFile: src.FileID, Column: entries[i].SourceColumn, Field: entries[i].Field, Severity: warning, Code: "fuzzy_mapping",
-				Message: fmt.Sprintf("Column %q was mapped to field %q by similarity (%.2f); check it, or map it explicitly.", entries[i].SourceColumn, entries[i].Field, entries[i].Confidence)})
-		}
+		w.mappingWarning(src.FileID, entries[i])
 	}
 	w.res.Mapping = append(w.res.Mapping, entries...)
 	for _, is := range readerWarnings(r, src.FileID, header) {
@@ -706,6 +704,20 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		return nil, err
 	}
 	return p, nil
+}
+
+// mappingWarning warns of a mapping a person should check: one made by
+// a header's likeness to the field's name, or by the column's values.
+func (w *writer) mappingWarning(fileID string, e MappingEntry) {
+	switch e.Method {
+	case MethodFuzzy:
+		w.issue(Issue{SourceFile: fileID, Column: e.SourceColumn, Field: e.Field, Severity: warning, Code: "fuzzy_mapping",
+			Message: fmt.Sprintf("Column %q was mapped to field %q by similarity (%.2f); check it, or map it explicitly.", e.SourceColumn, e.Field, e.Confidence)})
+	case MethodContent:
+		w.issue(Issue{SourceFile: fileID, Column: e.SourceColumn, Field: e.Field, Severity: warning, Code: "content_mapping",
+			Message: fmt.Sprintf("Column %q was mapped to field %q by its values (%.0f%% read as %s; confidence %.2f); check it, or map it explicitly.",
+				e.SourceColumn, e.Field, 100*e.Evidence.Values, e.Evidence.Matched, e.Confidence)})
+	}
 }
 
 // unmappedFields warns of each field (not computed) that matches no column

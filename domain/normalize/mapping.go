@@ -16,6 +16,13 @@ const (
 	MethodAlias      = "alias"
 	MethodLearned    = "learned"
 	MethodFuzzy      = "fuzzy"
+	// MethodSynonym maps a column whose header is a synonym of the field's
+	// concept in synonyms.json (Courriel, PLZ, Geburtsdatum), its values
+	// not contradicting it.
+	MethodSynonym = "synonym"
+	// MethodContent maps a column its values decided more than its header
+	// (match.go).
+	MethodContent = "content"
 	// MethodPosition maps a column whose header is blank (or has no letter
 	// or digit) to the field named by its position, column_N: the name
 	// infer gives such a column.
@@ -34,6 +41,10 @@ type MappingEntry struct {
 	Field        string // "" when unmapped
 	Method       string
 	Confidence   float64
+	// Evidence is what the matcher saw, for a mapping it made (synonym,
+	// fuzzy, content); nil for the header methods, which are certain,
+	// and for an unmapped column.
+	Evidence *Evidence
 }
 
 // HeaderKey is the key headers and field names are compared by:
@@ -49,11 +60,32 @@ func HeaderKey(s string) string {
 	return b.String()
 }
 
-// mapColumns decides, for each source column, its field index or -1.
-// Every field is taken by at most one column; stronger methods claim
-// first, and within a method the leftmost column wins. An explicit ""
-// ignores the column.
+// mapColumns maps a header without values, as matchColumns does.
 func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]string) ([]int, []MappingEntry) {
+	to, entries, _ := matchColumns(matchInput{header: header, schema: s, explicit: explicit, learned: learned})
+	return to, entries
+}
+
+// matchInput is what the mapping of one file reads.
+type matchInput struct {
+	header            []string
+	schema            *schema.Schema
+	explicit, learned map[string]string
+	// values returns each column's non-missing, trimmed sample values;
+	// called only when a column is left to the matcher. nil: no sample.
+	values func() [][]string
+	lists  map[string]ListLookup
+}
+
+// matchColumns decides, for each source column, its field index or -1.
+// Every field is taken by at most one column; the header methods claim
+// first, strongest first, and within a method the leftmost column wins;
+// then the matcher (match.go) maps what it is sure of, reading the values
+// only when a column and a field are left. An explicit "" ignores the
+// column. The matcher is returned for the review's alternatives (nil
+// when it was not needed).
+func matchColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
+	header, s := in.header, in.schema
 	m := &mapper{header: header, s: s, to: make([]int, len(header)), entries: make([]MappingEntry, len(header)),
 		taken: make([]bool, len(s.Fields)), ignored: make([]bool, len(header)), norm: make([]string, len(header)),
 		fieldNorm: make([]string, len(s.Fields))}
@@ -65,15 +97,29 @@ func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]
 	for j, f := range s.Fields {
 		m.fieldNorm[j] = HeaderKey(f.Name)
 	}
-	// The methods, strongest first.
-	m.explicit(explicit)
+	// The header methods, strongest first.
+	m.explicit(in.explicit)
 	m.exact()
 	m.normalized()
 	m.aliases()
-	m.learned(learned)
-	m.fuzzy()
+	m.learned(in.learned)
 	m.position()
-	return m.to, m.entries
+	if !m.open() {
+		return m.to, m.entries, nil
+	}
+	var values [][]string
+	if in.values != nil {
+		values = in.values()
+	}
+	mt := newMatcher(header, values, s, in.lists)
+	mt.assign(m)
+	for i, e := range m.entries {
+		switch e.Method {
+		case MethodSynonym, MethodFuzzy, MethodContent:
+			m.entries[i].Evidence = mt.pairs[i][m.to[i]].evidence()
+		}
+	}
+	return m.to, m.entries, mt
 }
 
 // mapper is the state of mapColumns: each column's field so far, the
@@ -87,6 +133,19 @@ type mapper struct {
 	ignored   []bool
 	norm      []string // each column's HeaderKey
 	fieldNorm []string // each field's name's HeaderKey
+}
+
+// open says the header methods left a column and a field the matcher
+// may pair: only then are the values read.
+func (m *mapper) open() bool {
+	col, field := false, false
+	for i := range m.header {
+		col = col || m.to[i] < 0 && !m.ignored[i]
+	}
+	for j, f := range m.s.Fields {
+		field = field || !m.taken[j] && f.Compute == ""
+	}
+	return col && field
 }
 
 // claim maps column col to field, unless either is taken already or the
@@ -153,30 +212,6 @@ func (m *mapper) learned(learned map[string]string) {
 	for i := range m.header {
 		if f, ok := learned[m.norm[i]]; ok {
 			m.claim(i, m.s.Index(f), MethodLearned, 1)
-		}
-	}
-}
-
-// fuzzy gives each column still unmapped the free field whose name or
-// alias is most like it, when it is alike enough.
-func (m *mapper) fuzzy() {
-	for i := range m.header {
-		if m.to[i] >= 0 || len(m.norm[i]) < 3 {
-			continue
-		}
-		best, bestScore := -1, 0.0
-		for j, f := range m.s.Fields {
-			if m.taken[j] {
-				continue
-			}
-			for _, name := range append([]string{f.Name}, f.Aliases...) {
-				if sc := jaroWinkler(m.norm[i], HeaderKey(name)); sc > bestScore {
-					best, bestScore = j, sc
-				}
-			}
-		}
-		if bestScore >= fuzzyThreshold {
-			m.claim(i, best, MethodFuzzy, float64(int(bestScore*100))/100)
 		}
 	}
 }

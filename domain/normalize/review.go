@@ -101,6 +101,9 @@ type ReviewColumn struct {
 	Field        *string  `json:"field"`
 	Method       *string  `json:"method"`
 	Confidence   *float64 `json:"confidence"`
+	// Evidence is what the mapping rests on, for a mapping the matcher
+	// made (synonym, fuzzy, content); nil otherwise.
+	Evidence *Evidence `json:"evidence"`
 	// Ignored says the mapping maps the column to null: no method takes it.
 	Ignored      bool        `json:"ignored"`
 	Alternatives []Candidate `json:"alternatives"`
@@ -108,11 +111,12 @@ type ReviewColumn struct {
 }
 
 // Candidate is a field a column could map to, with the method that
-// suggests it and how sure it is.
+// suggests it, how sure it is and the evidence.
 type Candidate struct {
-	Field      string  `json:"field"`
-	Method     string  `json:"method"`
-	Confidence float64 `json:"confidence"`
+	Field      string    `json:"field"`
+	Method     string    `json:"method"`
+	Confidence float64   `json:"confidence"`
+	Evidence   *Evidence `json:"evidence"`
 }
 
 // Blocker is a problem that keeps the job from running as mapped.
@@ -239,7 +243,12 @@ func sheetsOf(samples []Sample) []ReviewSheet {
 // reports whether some column maps.
 func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, relax map[string]bool) (some bool) {
 	s := in.Schema
-	to, entries := mapSourceColumns(smp.Header, s, in.Options.Mapping, in.Learned)
+	cols := smp.columnValues(s.MissingValues)
+	to, entries, mt := mapSourceColumns(matchInput{header: smp.Header, schema: s, explicit: in.Options.Mapping, learned: in.Learned,
+		values: func() [][]string { return cols }, lists: in.Lists})
+	if mt == nil {
+		mt = newMatcher(smp.Header, cols, s, in.Lists)
+	}
 	values := sampleValues(smp)
 	mapped := make([]bool, len(s.Fields))
 	for c, e := range entries {
@@ -249,10 +258,10 @@ func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, r
 		}
 		if to[c] >= 0 {
 			field, method, conf := e.Field, e.Method, e.Confidence
-			col.Field, col.Method, col.Confidence = &field, &method, &conf
+			col.Field, col.Method, col.Confidence, col.Evidence = &field, &method, &conf, e.Evidence
 			mapped[to[c]], mappedAnywhere[to[c]], some = true, true, true
 		}
-		for _, cand := range fieldCandidates(e.SourceColumn, s, in.Learned) {
+		for _, cand := range mt.candidates(c, in.Learned) {
 			if cand.Field != e.Field && len(col.Alternatives) < maxAlternatives {
 				col.Alternatives = append(col.Alternatives, cand)
 			}
@@ -428,40 +437,6 @@ func countIssues(issues io.Reader, s *schema.Schema) []IssueCount {
 	return out
 }
 
-// fieldCandidates ranks the fields a header could map to, best first: the
-// methods of the automatic mapping, and fields whose name or alias is
-// similar enough to offer.
-func fieldCandidates(h string, s *schema.Schema, learned map[string]string) []Candidate {
-	norm := HeaderKey(h)
-	var out []Candidate
-	for _, f := range s.Fields {
-		c := Candidate{Field: f.Name}
-		switch {
-		case strings.TrimSpace(h) == f.Name:
-			c.Method, c.Confidence = MethodExact, 1
-		case norm != "" && norm == HeaderKey(f.Name):
-			c.Method, c.Confidence = MethodNormalized, 1
-		case norm != "" && aliasOf(norm, f):
-			c.Method, c.Confidence = MethodAlias, 1
-		case norm != "" && learned[norm] == f.Name:
-			c.Method, c.Confidence = MethodLearned, 1
-		case len(norm) >= 3:
-			best := 0.0
-			for _, name := range append([]string{f.Name}, f.Aliases...) {
-				best = max(best, jaroWinkler(norm, HeaderKey(name)), containment(norm, HeaderKey(name)))
-			}
-			if best >= alternativeThreshold {
-				c.Method, c.Confidence = MethodFuzzy, float64(int(best*100))/100
-			}
-		}
-		if c.Method != "" {
-			out = append(out, c)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Confidence > out[j].Confidence })
-	return out
-}
-
 // containment scores a name that holds the other whole ("fullname" and
 // "name"), which Jaro-Winkler rates low when the other is short: from
 // alternativeThreshold up, by the share of the longer one it covers.
@@ -516,18 +491,20 @@ func sampleValues(smp *Sample) [][]string {
 }
 
 // MappingJSON is the review's mapping as the job object shows it
-// (API.md §5.2): every column, its field, method and confidence.
+// (API.md §5.2): every column, its field, method, confidence and
+// evidence.
 func (r Review) MappingJSON() []byte {
 	type entry struct {
-		SourceFile   *string  `json:"source_file,omitempty"`
-		SourceColumn string   `json:"source_column"`
-		Field        *string  `json:"field"`
-		Method       *string  `json:"method"`
-		Confidence   *float64 `json:"confidence"`
+		SourceFile   *string   `json:"source_file,omitempty"`
+		SourceColumn string    `json:"source_column"`
+		Field        *string   `json:"field"`
+		Method       *string   `json:"method"`
+		Confidence   *float64  `json:"confidence"`
+		Evidence     *Evidence `json:"evidence"`
 	}
 	out := make([]entry, len(r.Columns))
 	for i, c := range r.Columns {
-		out[i] = entry{SourceFile: c.SourceFile, SourceColumn: c.SourceColumn, Field: c.Field, Method: c.Method, Confidence: c.Confidence}
+		out[i] = entry{SourceFile: c.SourceFile, SourceColumn: c.SourceColumn, Field: c.Field, Method: c.Method, Confidence: c.Confidence, Evidence: c.Evidence}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

@@ -150,7 +150,7 @@ const reviewPeople = `{"fields":[
 	{"name":"name","type":"string"},
 	{"name":"phone","type":"string"}]}`
 
-var reviewRows = [][]string{{"ID", "Emial", "Full name", "Notes"}, {"1", "ann@x.io", "Ann", "n1"}, {"2", "bob@", "Bob", "n2"}, {"1", "cy@x.io", "Cy", ""}, {"x", "dee@x.io", "Dee", "n4"}}
+var reviewRows = [][]string{{"ID", "Emial", "Nickname", "Notes"}, {"1", "ann@x.io", "Ann", "n1"}, {"2", "bob@", "Bob", "n2"}, {"1", "cy@x.io", "Cy", ""}, {"x", "dee@x.io", "Dee", "n4"}}
 
 // reviewColumn is the review's column of that header.
 func reviewColumn(t *testing.T, rev Review, name string) ReviewColumn {
@@ -172,8 +172,8 @@ func reviewProposal(t *testing.T) {
 	if c := reviewColumn(t, rev, "Emial"); *c.Field != "email" || *c.Method != MethodFuzzy || *c.Confidence >= 1 {
 		t.Fatalf("Emial %+v", c)
 	}
-	if c := reviewColumn(t, rev, "Full name"); c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "name" || c.Alternatives[0].Method != MethodFuzzy {
-		t.Fatalf("Full name %+v", c)
+	if c := reviewColumn(t, rev, "Nickname"); c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "name" || c.Alternatives[0].Method != MethodSynonym {
+		t.Fatalf("Nickname %+v", c)
 	}
 	if c := reviewColumn(t, rev, "Notes"); c.Field != nil || c.Ignored || fmt.Sprint(c.Values) != "[n1 n2 n4]" {
 		t.Fatalf("Notes %+v", c)
@@ -182,10 +182,11 @@ func reviewProposal(t *testing.T) {
 		t.Fatalf("unmapped %v blocking %+v", rev.UnmappedFields, rev.Blocking)
 	}
 	if got := string(rev.MappingJSON()); !strings.Contains(got, `{"source_column":"Emial","field":"email","method":"fuzzy","confidence":0.9`) ||
-		!strings.Contains(got, `{"source_column":"Notes","field":null,"method":null,"confidence":null}`) {
+		!strings.Contains(got, `"evidence":{"header":0.95,"values":1,"matched":"email"}}`) ||
+		!strings.Contains(got, `{"source_column":"Notes","field":null,"method":null,"confidence":null,"evidence":null}`) {
 		t.Fatalf("mapping %s", got)
 	}
-	if got := fmt.Sprint(rev.Confirmed()); got != "map[Emial:email Full name: ID:id Notes:]" {
+	if got := fmt.Sprint(rev.Confirmed()); got != "map[Emial:email ID:id Nickname: Notes:]" {
 		t.Fatalf("confirmed %s", got)
 	}
 }
@@ -224,11 +225,11 @@ func reviewPreview(t *testing.T) {
 	}
 }
 
-// reviewChoices: Full name → name, Emial ignored. A required field left
+// reviewChoices: Nickname → name, Emial ignored. A required field left
 // unmapped blocks, and the preview still shows the rest; with nothing
 // mapped, the file blocks and has no preview.
 func reviewChoices(t *testing.T) {
-	changed := reviewOf(t, reviewPeople, `{"mapping":{"Full name":"name","Emial":null,"ID":null}}`, source("", reviewRows...))
+	changed := reviewOf(t, reviewPeople, `{"mapping":{"Nickname":"name","Emial":null,"ID":null}}`, source("", reviewRows...))
 	var chosen []string
 	for _, c := range changed.Columns {
 		f := "-"
@@ -237,7 +238,7 @@ func reviewChoices(t *testing.T) {
 		}
 		chosen = append(chosen, fmt.Sprintf("%s:%s:%v", c.SourceColumn, f, c.Ignored))
 	}
-	if got := strings.Join(chosen, " "); got != "ID:-:true Emial:-:true Full name:name/explicit:false Notes:-:false" {
+	if got := strings.Join(chosen, " "); got != "ID:-:true Emial:-:true Nickname:name/explicit:false Notes:-:false" {
 		t.Fatalf("columns %s", got)
 	}
 	if len(changed.Blocking) != 1 || changed.Blocking[0].Code != "required_field_unmapped" || *changed.Blocking[0].Field != "id" {
@@ -249,7 +250,7 @@ func reviewChoices(t *testing.T) {
 	if len(changed.Preview) != 4 || string(changed.Preview[0].Values) != `{"id":null,"email":null,"name":"Ann","phone":null}` || !changed.Preview[0].Valid {
 		t.Fatalf("preview %s", changed.Preview[0].Values)
 	}
-	none := reviewOf(t, reviewPeople, `{"mapping":{"Full name":null,"Emial":null,"ID":null}}`, source("", reviewRows...))
+	none := reviewOf(t, reviewPeople, `{"mapping":{"Nickname":null,"Emial":null,"ID":null}}`, source("", reviewRows...))
 	if len(none.Blocking) != 2 || none.Blocking[1].Code != "no_columns_mapped" || len(none.Preview) != 0 {
 		t.Fatalf("nothing mapped: %+v", none)
 	}

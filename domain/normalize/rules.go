@@ -153,17 +153,18 @@ func hasCompute(s *schema.Schema) bool {
 	return false
 }
 
-// mapSourceColumns maps the header as mapColumns does, but leaves
+// mapSourceColumns maps the header as matchColumns does, but leaves
 // computed fields to their expressions: no column fills them.
-func mapSourceColumns(header []string, s *schema.Schema, explicit, learned map[string]string) ([]int, []MappingEntry) {
-	to, entries := mapColumns(header, s, explicit, learned)
+func mapSourceColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
+	s := in.schema
+	to, entries, mt := matchColumns(in)
 	for c, f := range to {
 		if f >= 0 && s.Fields[f].Compute != "" {
 			to[c] = -1
 			entries[c] = MappingEntry{SourceFile: entries[c].SourceFile, SourceColumn: entries[c].SourceColumn}
 		}
 	}
-	return to, entries
+	return to, entries, mt
 }
 
 // rowState is what the stage needs of the row being processed.

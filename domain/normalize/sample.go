@@ -251,3 +251,67 @@ func UnmarshalSamples(b []byte) ([]Sample, error) {
 	}
 	return out, nil
 }
+
+// columnValues returns each column's values in the sample that are not
+// missing, trimmed: what the matcher profiles.
+func (s *Sample) columnValues(missing []string) [][]string {
+	cv := newColumnValues(len(s.Header), missing)
+	for _, rec := range s.Records {
+		cv.add(rec.Cells)
+	}
+	return cv.cols
+}
+
+// columnValuesOf reads a source's first SampleRecords records for the
+// matcher, as a review's sample holds them. A reader's error ends the
+// reading: the run reports it when it reads the file in full.
+func columnValuesOf(ctx context.Context, src Source, ncols int, missing []string) [][]string {
+	cv := newColumnValues(ncols, missing)
+	r, err := src.Open()
+	if err != nil {
+		return cv.cols
+	}
+	defer func() { _ = r.Close() }()
+	for range SampleRecords {
+		if ctx.Err() != nil {
+			return cv.cols
+		}
+		rec, err := r.Next()
+		if err != nil {
+			return cv.cols
+		}
+		cv.add(rec.Cells)
+	}
+	return cv.cols
+}
+
+// valueCollector gathers each column's non-missing values, cloned from
+// the reader's memory.
+type valueCollector struct {
+	cols    [][]string
+	missing map[string]bool
+}
+
+func newColumnValues(ncols int, missing []string) *valueCollector {
+	cv := &valueCollector{cols: make([][]string, ncols), missing: map[string]bool{}}
+	for _, m := range missing {
+		cv.missing[m] = true
+	}
+	if len(missing) == 0 {
+		cv.missing[""] = true
+	}
+	return cv
+}
+
+func (cv *valueCollector) add(cells []string) {
+	for c, v := range cells {
+		if c >= len(cv.cols) {
+			break
+		}
+		v = trimSpace(v)
+		if v == "" || cv.missing[v] {
+			continue
+		}
+		cv.cols[c] = append(cv.cols[c], strings.Clone(v))
+	}
+}

@@ -65,7 +65,7 @@ func TestReview_mappingScreen(t *testing.T) {
 	if !eval[bool](p, `document.querySelector('#review-first').checked`) {
 		t.Fatal("Review columns before running is not on by default")
 	}
-	p.dropFile("people.csv", "Ident,Courriel,Joined,Notes\n1,ann@x.io,31/01/2024,first\n2,bob@,01/02/2024,second\n3,cy@x.io,2024-03-04,third\n")
+	p.dropFile("people.csv", "Ident,Contact,Joined,Notes\n1,ann@x.io,31/01/2024,first\n2,bob@,01/02/2024,second\n3,cy@x.io,2024-03-04,third\n")
 	p.do(chromedp.Click(chromedp.ID("start-job")))
 	p.until("the mapping screen", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#review table') && document.querySelector('#confirm-review')`)
 	jobID := strings.TrimPrefix(eval[string](p, `location.pathname`), "/jobs/")
@@ -85,13 +85,18 @@ func TestReview_mappingScreen(t *testing.T) {
 	if !eval[bool](p, `document.querySelector('#confirm-review').disabled`) {
 		t.Error("Confirm is enabled while a required field is unmapped")
 	}
-	// The alternatives: Ident could be id.
-	if got := eval[string](p, `[...document.querySelectorAll('#map-0 optgroup[label="Suggested"] option')].map((o) => o.textContent).join('|')`); !strings.HasPrefix(got, "id (required) — fuzzy") {
+	// The alternatives: Ident could be id; Contact names a person, but its
+	// values say e-mail, and the suggestion says so.
+	if got := eval[string](p, `[...document.querySelectorAll('#map-0 optgroup[label="Suggested"] option')].map((o) => o.textContent).join('|')`); !strings.HasPrefix(got, "id (required) — content") {
 		t.Errorf("Ident's suggestions %q", got)
+	}
+	if got := eval[string](p, `[...document.querySelectorAll('#map-1 optgroup[label="Suggested"] option')].map((o) => o.textContent).join('|')`); !strings.HasPrefix(got, "email — content") ||
+		!strings.Contains(got, "100% of values email") {
+		t.Errorf("Contact's suggestions %q", got)
 	}
 	p.shot("review-blocked")
 
-	// By keyboard: Tab to Ident's select, type "id"; then Courriel → email;
+	// By keyboard: Tab to Ident's select, type "id"; then Contact → email;
 	// Joined ignored (End: the last choice) and taken back. Each change is
 	// saved and the preview drawn again.
 	p.do(chromedp.Focus(chromedp.ID("cancel-job")))
@@ -102,7 +107,7 @@ func TestReview_mappingScreen(t *testing.T) {
 		t.Errorf("the focus left the select that changed: %s", eval[string](p, `document.activeElement.outerHTML.slice(0, 60)`))
 	}
 	p.choose("map-1", "email")
-	p.until("email mapped", `document.querySelector('#review-said').innerText.includes('Courriel: mapped to email')`)
+	p.until("email mapped", `document.querySelector('#review-said').innerText.includes('Contact: mapped to email')`)
 	p.do(chromedp.Focus(chromedp.ID("map-2")), chromedp.KeyEvent(kb.End))
 	p.until("Joined ignored", `document.querySelector('#review-said').innerText.includes('Joined: ignored')`)
 	if got := p.text("#unmapped-fields"); got != "Fields no column maps to: joined." {
@@ -141,7 +146,7 @@ func TestReview_mappingScreen(t *testing.T) {
 		} `json:"options"`
 	}
 	app.Do("GET", "/v1/jobs/"+jobID, key, nil).JSON(t, &j)
-	if m := j.Options.Mapping; m["Ident"] == nil || *m["Ident"] != "id" || m["Courriel"] == nil || *m["Courriel"] != "email" || m["Notes"] != nil ||
+	if m := j.Options.Mapping; m["Ident"] == nil || *m["Ident"] != "id" || m["Contact"] == nil || *m["Contact"] != "email" || m["Notes"] != nil ||
 		m["Joined"] == nil || *m["Joined"] != "joined" {
 		t.Errorf("the job ran with mapping %v", m)
 	}

@@ -4,7 +4,7 @@
 import * as api from '../api.js';
 import { busy, confirm, count, h, notice, problem, show, size, slot, status, table, when } from '../ui.js';
 import { ACTIVE, jobTitle } from './jobs.js';
-import { reviewPanel } from './review.js';
+import { reviewPanel, why } from './review.js';
 import { cellsPanel } from './cells.js';
 import { fixPanel } from './fix.js';
 
@@ -120,6 +120,7 @@ function mapping(j) {
     table('Column mapping', [
       fileColumn(j), ['Source column', (m) => m.source_column], ['Field', (m) => cellText(m.field)],
       ['Method', (m) => m.method ?? '—'], ['Confidence', (m) => (m.confidence == null ? '—' : `${Math.round(m.confidence * 100)}%`)],
+      ['Evidence', (m) => why(m.evidence) || '—'],
     ].filter(Boolean), j.mapping));
 }
 

@@ -1,6 +1,7 @@
 // The review of a job's columns (options.review), on the page of a job
 // awaiting it: each source column with some of its values, the field it
-// maps to with the mapping's confidence, a select of the alternatives,
+// maps to with the mapping's confidence and evidence, a select of the
+// alternatives (each with its own),
 // every other field and "ignore", required fields still unmapped shown as
 // blocking, and what the first rows would come out as. Every change is
 // saved at once (PATCH …/mapping) and the preview drawn again; Confirm
@@ -24,12 +25,27 @@ function percent(c) {
   return c == null ? '—' : `${Math.round(c * 100)}%`;
 }
 
+// why says briefly what a mapping rests on (its evidence): how strongly
+// the header names the field, and the share of values that fit it.
+export function why(e) {
+  if (!e) return '';
+  const parts = [];
+  if (e.header > 0) parts.push(`header ${percent(e.header)}`);
+  if (e.matched !== 'any' && e.matched !== 'empty') parts.push(`${percent(e.values)} of values ${e.matched}`);
+  return parts.join(', ');
+}
+
+function note(method, confidence, evidence) {
+  const because = why(evidence);
+  return `${method}, ${percent(confidence)}${because ? `; ${because}` : ''}`;
+}
+
 // fieldSelect is the choice of one column's field: the current one and the
 // alternatives first, then the schema's other fields, then ignore.
 function fieldSelect(id, column, fields) {
   const suggested = [];
-  if (column.field) suggested.push({ field: column.field, note: `${column.method}, ${percent(column.confidence)}` });
-  for (const a of column.alternatives) suggested.push({ field: a.field, note: `${a.method}, ${percent(a.confidence)}` });
+  if (column.field) suggested.push({ field: column.field, note: note(column.method, column.confidence, column.evidence) });
+  for (const a of column.alternatives) suggested.push({ field: a.field, note: note(a.method, a.confidence, a.evidence) });
   const named = new Set(suggested.map((s) => s.field));
   const label = (f) => `${f.name}${f.constraints?.required ? ' (required)' : ''}`;
   const byName = Object.fromEntries(fields.map((f) => [f.name, f]));
@@ -128,7 +144,8 @@ export function reviewPanel(path, job, onQueued) {
         });
         return select;
       }],
-      ['Confidence', (c) => (c.field ? `${percent(c.confidence)} (${c.method})` : h('span', { class: 'muted' }, '—'))],
+      ['Confidence', (c) => (c.field ? [`${percent(c.confidence)} (${c.method})`,
+        c.evidence ? h('span', { class: 'muted evidence' }, ` ${why(c.evidence)}`) : null] : h('span', { class: 'muted' }, '—'))],
     ].filter(Boolean), r.columns);
     const names = fields.map((f) => f.name);
     const preview = table('Preview', [

@@ -1,0 +1,486 @@
+package normalize
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+)
+
+// The matcher scores each column–field pair that the header methods
+// (exact, normalized, alias, learned) leave open from two kinds of
+// evidence: what the header says (a synonym of the field's concept in
+// synonyms.json, or a name like the field's) and what the column's
+// sampled values say (the share of them that look like what the field
+// holds, weighed by how telling that is). A strong value match beats a
+// weak header match; a pair whose values contradict the field is never
+// proposed. The same scores decide the automatic mapping, conservatively,
+// and rank the alternatives a review offers.
+
+// Evidence says what a mapping rests on: how strongly the header names
+// the field (0 to 1), the share of the sample's values that fit it, and
+// what they were read as (a kind of value, "enum", "pattern", "list", or
+// "empty" when the sample holds no value in the column).
+type Evidence struct {
+	Header  float64 `json:"header"`
+	Values  float64 `json:"values"`
+	Matched string  `json:"matched"`
+}
+
+// Thresholds of the combined score.
+const (
+	// autoThreshold is the score from which a pair is mapped without a
+	// person: a wrong automatic mapping is a silent error.
+	autoThreshold = 0.85
+	// proposalThreshold is the least score a review offers.
+	proposalThreshold = 0.2
+	// headerLed is the header score from which the header, not the
+	// values, is said to decide a mapping.
+	headerLed = 0.5
+	// tieMargin: a pair this close to a rival for its column or field is
+	// left to a person.
+	tieMargin = 0.03
+	// contentMargin: a pair the values alone decide must beat any rival
+	// by this much value evidence.
+	contentMargin = 0.15
+)
+
+// kindStrength is how plainly values of a kind say what a column is: a
+// column of e-mail addresses is the e-mail field; a column of whole
+// numbers could be many fields.
+var kindStrength = map[string]float64{
+	kindEmail: 0.95, kindUUID: 0.95, kindURI: 0.9, kindDateTime: 0.85, kindDate: 0.8, kindPhone: 0.85,
+	kindCountry: 0.85, kindCurrency: 0.85, kindBoolean: 0.6, kindTime: 0.7, kindYear: 0.45, kindPostal: 0.5,
+	kindNumber: 0.4, kindInteger: 0.35, kindIdentifier: 0.4, kindPersonName: 0.35, kindGivenName: 0.3,
+	kindWords: 0.2, kindCompany: 0.8, kindStreet: 0.8, kindAddress: 0.5, kindText: 0.1,
+	kindEnum: 0.9, kindPattern: 0.7, kindList: 0.9,
+}
+
+// strictKinds are kinds a value either reads as or not: a column few of
+// whose values read so is not that field, whatever its header says.
+var strictKinds = map[string]bool{kindEmail: true, kindUUID: true, kindURI: true, kindDate: true, kindDateTime: true, kindTime: true,
+	kindInteger: true, kindNumber: true, kindBoolean: true, kindYear: true, kindPhone: true}
+
+// expectation is what one field expects of a column.
+type expectation struct {
+	kind     string // what its values are; "" when the field says nothing
+	concepts map[*concept]bool
+	enum     map[string]bool
+	pattern  func(string) bool
+	list     ListLookup
+}
+
+// pairScore is one column–field pair scored.
+type pairScore struct {
+	col, field int
+	score      float64
+	header     float64
+	headerBy   string // the method the header evidence is: synonym or fuzzy
+	values     float64
+	matched    string
+	support    float64 // values × strength
+	excluded   bool    // the values contradict the field
+	other      bool    // the header names another concept
+}
+
+func (p pairScore) method() string {
+	if p.header >= headerLed {
+		return p.headerBy
+	}
+	return MethodContent
+}
+
+func (p pairScore) evidence() *Evidence {
+	return &Evidence{Header: round2(p.header), Values: round2(p.values), Matched: p.matched}
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// expectations describes what each field expects.
+func expectations(s *schema.Schema, lists map[string]ListLookup) []expectation {
+	ix := synonyms()
+	out := make([]expectation, len(s.Fields))
+	for j, f := range s.Fields {
+		e := expectation{concepts: map[*concept]bool{}}
+		for _, name := range append([]string{f.Name, f.Title}, f.Aliases...) {
+			if c := ix.fieldConcept(name); c != nil {
+				e.concepts[c] = true
+			}
+		}
+		e.kind = typeKind(f)
+		if e.kind == "" {
+			if c := ix.fieldConcept(f.Name); c != nil {
+				e.kind = c.kind
+			} else {
+				for c := range e.concepts {
+					e.kind = c.kind
+				}
+			}
+		}
+		if len(f.Constraints.Enum) > 0 {
+			e.enum = map[string]bool{}
+			for _, v := range f.Constraints.Enum {
+				e.enum[strings.ToLower(v)] = true
+			}
+		}
+		if re := f.Constraints.Pattern; re != nil {
+			e.pattern = re.MatchString
+		}
+		if f.Constraints.InList != "" {
+			e.list = lists[f.Constraints.InList]
+		}
+		out[j] = e
+	}
+	return out
+}
+
+// typeKind is the kind of value a field's type and format say.
+func typeKind(f schema.Field) string {
+	switch f.Type {
+	case schema.String:
+		switch f.Format {
+		case schema.Email, schema.Phone, schema.Country, schema.Currency, schema.UUID, schema.URI:
+			return string(f.Format)
+		}
+		return ""
+	case schema.Integer, schema.Number, schema.Boolean, schema.Date, schema.DateTime, schema.Time, schema.Year:
+		return string(f.Type)
+	}
+	return ""
+}
+
+// fieldConcept is the concept a field's name names: the whole name, else
+// its last words (customer_email is an e-mail), else its first ones.
+func (ix *synonymIndex) fieldConcept(name string) *concept {
+	if name == "" {
+		return nil
+	}
+	if cs := ix.byKey[synKey(name)]; len(cs) > 0 {
+		return cs[0]
+	}
+	words := headerWords(name)
+	for i := 1; i < len(words); i++ {
+		if cs := ix.byKey[strings.Join(words[i:], "")]; len(cs) > 0 {
+			return cs[0]
+		}
+	}
+	for i := len(words) - 1; i >= 1; i-- {
+		if cs := ix.byKey[strings.Join(words[:i], "")]; len(cs) > 0 {
+			return cs[0]
+		}
+	}
+	return nil
+}
+
+// fit is the share of a column's values that fit what a field expects,
+// and what they were read as.
+func (e *expectation) fit(p *profile) (share float64, matched string) {
+	if p.n == 0 {
+		return 0, kindEmpty
+	}
+	switch {
+	case e.enum != nil:
+		return p.distinctShare(func(v string) bool { return e.enum[strings.ToLower(v)] }), kindEnum
+	case e.list != nil:
+		return p.distinctShare(func(v string) bool {
+			ok, err := e.list.Contains(v)
+			return err == nil && ok
+		}), kindList
+	case e.pattern != nil:
+		return p.distinctShare(e.pattern), kindPattern
+	}
+	if e.kind == "" {
+		return 1, kindAny
+	}
+	return kindFit(p, e.kind), e.kind
+}
+
+// distinctShare is the share of values (counted over the distinct values
+// the profile kept) for which ok holds.
+func (p *profile) distinctShare(ok func(string) bool) float64 {
+	total, yes := 0, 0
+	for v, n := range p.distinct {
+		total += n
+		if ok(v) {
+			yes += n
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(yes) / float64(total)
+}
+
+// kindFit is the share of a column's values that are of a kind.
+func kindFit(p *profile, kind string) float64 {
+	sh := p.share
+	switch kind {
+	case "":
+		return 0
+	case kindDate:
+		return math.Min(1, sh[kindDate]+0.7*sh[kindDateTime])
+	case kindDateTime:
+		return math.Min(1, sh[kindDateTime]+0.8*sh[kindDate])
+	case kindYear:
+		return math.Min(1, sh[kindYear]+0.5*sh[kindDate])
+	case kindAddress:
+		return math.Min(1, sh[kindAddress]+0.7*sh[kindStreet])
+	case kindNumber:
+		// Whole numbers fit a number field, but a column without a fraction
+		// is likelier a field of whole numbers.
+		return sh[kindNumber] * (1 - 0.4*sh[kindInteger])
+	}
+	return sh[kind]
+}
+
+// contradicts says a column's values rule out a field: few of them read
+// as its strict kind, or most are plainly something else.
+func contradicts(p *profile, kind, matched string, share float64) bool {
+	if p.n == 0 || kind == "" && matched != kindEnum && matched != kindList {
+		return false
+	}
+	if strictKinds[kind] && kindFit(p, kind) < 0.3 {
+		return true
+	}
+	if p.dominant == "" || compatible(kind, p.dominant) {
+		return false
+	}
+	return share < 0.5
+}
+
+// compatible says a column mostly of kind dominant may still be a field
+// of kind k.
+func compatible(k, dominant string) bool {
+	if k == dominant {
+		return true
+	}
+	switch k {
+	case kindDate, kindDateTime, kindYear:
+		return dominant == kindDate || dominant == kindDateTime
+	case kindIdentifier:
+		return dominant == kindPhone || dominant == kindUUID || dominant == kindEmail || dominant == kindNumber
+	case kindInteger, kindNumber, kindPostal:
+		return dominant == kindNumber || dominant == kindPhone
+	case kindPhone:
+		return dominant == kindNumber
+	}
+	return false
+}
+
+// columnEvidence is what the matcher knows of each column: its header's
+// concepts and whether it is generic, and its values' profile.
+type columnEvidence struct {
+	hits    []conceptHit
+	generic bool
+	profile *profile
+}
+
+// scorePair scores one column–field pair.
+func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *expectation) pairScore {
+	ps := pairScore{col: col, field: field, headerBy: MethodFuzzy}
+	if !ce.generic {
+		ps.header, ps.headerBy = headerScore(h, f)
+	}
+	for _, hit := range ce.hits {
+		if r := hit.score * relation(hit.c, e.concepts); r > ps.header {
+			ps.header, ps.headerBy = r, MethodSynonym
+		}
+	}
+	if len(e.concepts) > 0 && ps.header < headerLed {
+		for _, hit := range ce.hits {
+			if hit.score >= 0.5 && relation(hit.c, e.concepts) == 0 {
+				ps.other = true
+			}
+		}
+	}
+	ps.values, ps.matched = e.fit(ce.profile)
+	ps.excluded = contradicts(ce.profile, e.kind, ps.matched, ps.values)
+	w := kindStrength[ps.matched]
+	ps.support = ps.values * w
+	a := ps.header
+	var conf float64
+	switch {
+	case ps.matched == kindAny:
+		conf = 0 // the field says nothing its values could confirm
+	case a >= headerLed:
+		// Values that fit confirm what the header says, even values of a
+		// kind that would not tell the field on their own.
+		conf = ps.values * (0.5 + 0.5*w)
+	default:
+		conf = math.Min(1, ps.support/0.75) * 0.95
+	}
+	s := 1 - (1-a)*(1-conf)
+	if strictKinds[ps.matched] && ps.values < 0.8 {
+		s -= a * 0.3 * (0.8 - ps.values) / 0.8
+	}
+	if ps.other {
+		s = conf * 0.5
+	}
+	ps.score = math.Max(0, math.Min(0.99, s))
+	return ps
+}
+
+// relation is how much a header's concept counts for a field of the
+// given concepts: its own concept fully, a close one (address for a
+// street) nearly, a related one (a date for a birth date) a little.
+func relation(c *concept, fieldConcepts map[*concept]bool) float64 {
+	best := 0.0
+	for fc := range fieldConcepts {
+		switch {
+		case fc == c:
+			return 1
+		case c.close[fc.name] || fc.close[c.name]:
+			best = max(best, 0.8)
+		case c.related[fc.name] || fc.related[c.name]:
+			best = max(best, 0.45)
+		}
+	}
+	return best
+}
+
+// headerScore is how much a header is like a field's name or aliases:
+// a close spelling (Jaro-Winkler at least fuzzyThreshold) is that
+// similarity; a name within the header, or a looser likeness, says less.
+func headerScore(h string, f schema.Field) (float64, string) {
+	norm := HeaderKey(h)
+	if len(norm) < 3 {
+		return 0, MethodFuzzy
+	}
+	best := 0.0
+	for _, name := range append([]string{f.Name}, f.Aliases...) {
+		key := HeaderKey(name)
+		jw := jaroWinkler(norm, key)
+		if jw >= fuzzyThreshold {
+			best = max(best, jw)
+			continue
+		}
+		best = max(best, 0.45*math.Max(0, math.Min(1, (jw-0.7)/0.18)))
+		if c := containment(norm, key); c > 0 {
+			best = max(best, 0.4+0.3*(c-alternativeThreshold)/0.2)
+		}
+	}
+	return best, MethodFuzzy
+}
+
+// matcher holds one file's evidence for scoring.
+type matcher struct {
+	header  []string
+	s       *schema.Schema
+	expect  []expectation
+	columns []columnEvidence
+	pairs   [][]pairScore // by column, then field
+}
+
+// newMatcher profiles each column's values (values[c] are column c's
+// non-missing, trimmed sample values; nil when there is no sample).
+func newMatcher(header []string, values [][]string, s *schema.Schema, lists map[string]ListLookup) *matcher {
+	m := &matcher{header: header, s: s, expect: expectations(s, lists), columns: make([]columnEvidence, len(header)), pairs: make([][]pairScore, len(header))}
+	ix := synonyms()
+	for c, h := range header {
+		var vals []string
+		if c < len(values) {
+			vals = values[c]
+		}
+		hits, generic := ix.conceptsOf(h)
+		m.columns[c] = columnEvidence{hits: hits, generic: generic, profile: profileValues(vals)}
+		m.pairs[c] = make([]pairScore, len(s.Fields))
+		for j, f := range s.Fields {
+			m.pairs[c][j] = scorePair(c, j, h, &m.columns[c], f, &m.expect[j])
+		}
+	}
+	return m
+}
+
+// assign maps the columns and fields still free, best pair first, when a
+// pair is sure enough to map without a person.
+func (m *matcher) assign(mp *mapper) {
+	var order []pairScore
+	for c := range m.pairs {
+		if mp.to[c] >= 0 || mp.ignored[c] {
+			continue
+		}
+		for j, ps := range m.pairs[c] {
+			if !mp.taken[j] && m.s.Fields[j].Compute == "" && !ps.excluded && !ps.other && ps.score >= autoThreshold {
+				order = append(order, ps)
+			}
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return order[a].score > order[b].score })
+	for _, ps := range order {
+		if mp.to[ps.col] >= 0 || mp.taken[ps.field] || !m.sure(mp, ps) {
+			continue
+		}
+		mp.claim(ps.col, ps.field, ps.method(), round2(ps.score))
+	}
+}
+
+// sure says a pair may be mapped without a person: no rival pair of its
+// column or field comes close, and a pair the values decide is of a
+// telling kind under a header that names nothing.
+func (m *matcher) sure(mp *mapper, ps pairScore) bool {
+	led := ps.header >= headerLed
+	if !led {
+		ce := &m.columns[ps.col]
+		need := 0.85
+		if ce.generic {
+			need = 0.75
+		}
+		if len(ce.hits) > 0 || kindStrength[ps.matched] < need {
+			return false
+		}
+	}
+	for j, rival := range m.pairs[ps.col] {
+		if j == ps.field || mp.taken[j] || rival.excluded || m.s.Fields[j].Compute != "" {
+			continue
+		}
+		if rival.score >= ps.score-tieMargin || !led && rival.support >= ps.support-contentMargin {
+			return false
+		}
+	}
+	for c := range m.pairs {
+		if c == ps.col || mp.to[c] >= 0 || mp.ignored[c] {
+			continue
+		}
+		rival := m.pairs[c][ps.field]
+		if rival.excluded {
+			continue
+		}
+		if rival.score >= ps.score-tieMargin || !led && rival.header < headerLed && rival.support >= ps.support-contentMargin {
+			return false
+		}
+	}
+	return true
+}
+
+// candidates ranks the fields column c could take, best first: the
+// header methods' fields, then the scored pairs worth offering.
+func (m *matcher) candidates(c int, learned map[string]string) []Candidate {
+	var out []Candidate
+	h := m.header[c]
+	norm := HeaderKey(h)
+	for j, f := range m.s.Fields {
+		ps := m.pairs[c][j]
+		cand := Candidate{Field: f.Name, Evidence: ps.evidence()}
+		switch {
+		case strings.TrimSpace(h) == f.Name:
+			cand.Method, cand.Confidence = MethodExact, 1
+		case norm != "" && norm == HeaderKey(f.Name):
+			cand.Method, cand.Confidence = MethodNormalized, 1
+		case norm != "" && aliasOf(norm, f):
+			cand.Method, cand.Confidence = MethodAlias, 1
+		case norm != "" && learned[norm] == f.Name:
+			cand.Method, cand.Confidence = MethodLearned, 1
+		case !ps.excluded && ps.score >= proposalThreshold:
+			cand.Method, cand.Confidence = ps.method(), round2(ps.score)
+		}
+		if cand.Method != "" {
+			if cand.Confidence == 1 {
+				cand.Evidence.Header = 1
+			}
+			out = append(out, cand)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Confidence > out[j].Confidence })
+	return out
+}

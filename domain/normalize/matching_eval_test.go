@@ -1,0 +1,221 @@
+package normalize
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// The evaluation set of column matching (test/testdata/matching, written by
+// its generate.py): made-up files with headers in seven languages,
+// abbreviations, vendor-style, generic and missing headers, every column
+// labelled with its field or "none". The goals: a wrong automatic mapping
+// is a silent error, so precision comes first.
+const (
+	goalPrecision = 0.98
+	goalRecall    = 0.90
+	goalTop3      = 0.97
+)
+
+const matchingDir = "../../test/testdata/matching"
+
+type matchingFile struct {
+	File      string   `json:"file"`
+	Split     string   `json:"split"`
+	Schema    string   `json:"schema"`
+	Delimiter string   `json:"delimiter"`
+	Header    bool     `json:"header"`
+	Labels    []string `json:"labels"`
+	Columns   []string `json:"columns"`
+}
+
+// matchingTally counts one split's outcomes.
+type matchingTally struct {
+	files, columns, labelled int
+	mapped, correct          int
+	top3                     int
+}
+
+func (tl *matchingTally) precision() float64  { return ratio(tl.correct, tl.mapped) }
+func (tl *matchingTally) recall() float64     { return ratio(tl.correct, tl.labelled) }
+func (tl *matchingTally) top3Recall() float64 { return ratio(tl.top3, tl.labelled) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
+
+func TestMatching_evaluationSet(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		Files []matchingFile `json:"files"`
+	}
+	b, err := os.ReadFile(filepath.Join(matchingDir, "labels.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Files) < 60 {
+		t.Fatalf("the evaluation set has %d files, want at least 60", len(doc.Files))
+	}
+	tallies := map[string]*matchingTally{"all": {}}
+	var misses []string
+	for _, mf := range doc.Files {
+		smp, sch := readMatchingFile(t, mf)
+		auto := automaticMapping(t, mf, smp, sch)
+		proposals := reviewProposals(t, mf, smp, sch)
+		for _, key := range []string{"all", mf.Split} {
+			if tallies[key] == nil {
+				tallies[key] = &matchingTally{}
+			}
+			tallies[key].files++
+		}
+		for c, want := range mf.Labels {
+			got, top := auto[c], proposals[c]
+			for _, key := range []string{"all", mf.Split} {
+				tallies[key].add(want, got, top)
+			}
+			if got != "" && got != want || want != "none" && got != want {
+				misses = append(misses, fmt.Sprintf("%s %q: mapped %q, want %q; proposed %v", mf.File, mf.Columns[c], got, want, top))
+			}
+		}
+	}
+	for _, m := range misses {
+		t.Log(m)
+	}
+	keys := make([]string, 0, len(tallies))
+	for k := range tallies {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		tl := tallies[k]
+		t.Logf("%-4s %2d files, %3d columns (%d with a field): automatic mapping precision %.3f (%d/%d), recall %.3f; review top-3 recall %.3f (%d/%d)",
+			k, tl.files, tl.columns, tl.labelled, tl.precision(), tl.correct, tl.mapped, tl.recall(), tl.top3Recall(), tl.top3, tl.labelled)
+	}
+	all := tallies["all"]
+	if all.precision() < goalPrecision || all.recall() < goalRecall || all.top3Recall() < goalTop3 {
+		t.Errorf("below the goals (precision %.2f, recall %.2f, top-3 %.2f): precision %.3f, recall %.3f, top-3 %.3f",
+			goalPrecision, goalRecall, goalTop3, all.precision(), all.recall(), all.top3Recall())
+	}
+}
+
+func (tl *matchingTally) add(want, got string, top []string) {
+	tl.columns++
+	if got != "" {
+		tl.mapped++
+	}
+	if want == "none" {
+		return
+	}
+	tl.labelled++
+	if got == want {
+		tl.correct++
+	}
+	for i, f := range top {
+		if i < 3 && f == want {
+			tl.top3++
+		}
+	}
+}
+
+// readMatchingFile reads a file of the set as a review's sample, and its
+// schema.
+func readMatchingFile(t testing.TB, mf matchingFile) (*Sample, *schema.Schema) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(matchingDir, mf.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	r := csv.NewReader(f)
+	r.Comma = rune(mf.Delimiter[0])
+	records, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", mf.File, err)
+	}
+	smp := &Sample{Format: table.CSV, Header: mf.Columns, Complete: true}
+	if mf.Header {
+		if strings.Join(records[0], "\x00") != strings.Join(mf.Columns, "\x00") {
+			t.Fatalf("%s: header %q, labels name %q", mf.File, records[0], mf.Columns)
+		}
+		records = records[1:]
+	}
+	for i, rec := range records {
+		smp.Records = append(smp.Records, table.Record{Number: i + 1, Cells: rec, Owned: true})
+	}
+	if len(mf.Labels) != len(mf.Columns) {
+		t.Fatalf("%s: %d labels for %d columns", mf.File, len(mf.Labels), len(mf.Columns))
+	}
+	doc, err := os.ReadFile(filepath.Join(matchingDir, "schemas", mf.Schema+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.Parse(doc)
+	if err != nil {
+		t.Fatalf("%s: %v", mf.Schema, err)
+	}
+	for _, l := range mf.Labels {
+		if l != "none" && sch.Index(l) < 0 {
+			t.Fatalf("%s: label %q is no field of %s", mf.File, l, mf.Schema)
+		}
+	}
+	return smp, sch
+}
+
+// automaticMapping runs the engine on the file, as a job without review
+// does, and returns each column's field ("" when unmapped).
+func automaticMapping(t *testing.T, mf matchingFile, smp *Sample, sch *schema.Schema) []string {
+	t.Helper()
+	res, err := Run(context.Background(), Input{Mode: ModeNormalize, Schema: sch, Options: Defaults(ModeNormalize), Sources: []Source{smp.Source()}},
+		Output{Rows: io.Discard, Issues: io.Discard})
+	var f *Failure
+	if err != nil && !(asFailure(err, &f) && f.Code == "no_columns_mapped") {
+		t.Fatalf("%s: %v", mf.File, err)
+	}
+	out := make([]string, len(mf.Columns))
+	for c, m := range res.Mapping {
+		out[c] = m.Field
+	}
+	return out
+}
+
+func asFailure(err error, f **Failure) bool {
+	ff, ok := err.(*Failure)
+	*f = ff
+	return ok
+}
+
+// reviewProposals computes the file's review and returns, per column, the
+// fields it proposes in order: the mapped one, then the alternatives.
+func reviewProposals(t *testing.T, mf matchingFile, smp *Sample, sch *schema.Schema) [][]string {
+	t.Helper()
+	rev, err := RunReview(context.Background(), ReviewInput{Mode: ModeNormalize, Schema: sch, Options: Defaults(ModeNormalize), Samples: []Sample{*smp}})
+	if err != nil {
+		t.Fatalf("%s: %v", mf.File, err)
+	}
+	out := make([][]string, len(rev.Columns))
+	for c, col := range rev.Columns {
+		if col.Field != nil {
+			out[c] = append(out[c], *col.Field)
+		}
+		for _, a := range col.Alternatives {
+			out[c] = append(out[c], a.Field)
+		}
+	}
+	return out
+}
