@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/license"
+	"github.com/tabnorm/tabnorm/ports"
 	"github.com/tabnorm/tabnorm/test/mocks"
 )
 
@@ -106,4 +108,30 @@ func TestAuthenticate_anExpiredGrantStopsWorking(t *testing.T) {
 		allowed(t, "normalize at "+c.at.String(), g.Check(p, identity.Normalize), c.normalize, "forbidden_entitlement_missing")
 		allowed(t, "connect at "+c.at.String(), g.Check(p, identity.Connect), c.connectsOK, "forbidden_entitlement_missing")
 	}
+}
+
+// TestListOrganizations: staff see every organization with the products
+// its grants make usable now; an unreadable grant fails the list.
+func TestListOrganizations(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	staff := identity.Principal{Method: identity.BySession, OrgID: "org_home", IsStaff: true}
+	page := ports.Page{Limit: 10}
+	ended := now
+	conn, _ := entitlement.Grant("ent_1", "org_b", identity.Connect, entitlement.Admin, "tabnorm admin", now.Add(-time.Hour), nil)
+	norm, _ := entitlement.Grant("ent_2", "org_b", identity.Normalize, entitlement.Admin, "tabnorm admin", now.Add(-time.Hour), &ended)
+	f.orgs.EXPECT().List(mock.Anything, page).Return([]identity.Organization{{ID: "org_a"}, {ID: "org_b"}}, "", nil).Twice()
+	f.grants.EXPECT().Current(mock.Anything, "org_a", "org_b").Return([]entitlement.Entitlement{conn, norm}, nil).Once()
+	orgs, _, err := f.svc.ListOrganizations(ctx, staff, page)
+	if err != nil || len(orgs) != 2 || len(orgs[0].Products) != 0 || len(orgs[1].Products) != 1 || !orgs[1].Has(identity.Connect) {
+		t.Fatalf("ListOrganizations = %+v, %v", orgs, err)
+	}
+	down := errors.New("database down")
+	f.grants.EXPECT().Current(mock.Anything, "org_a", "org_b").Return(nil, down).Once()
+	if _, _, err := f.svc.ListOrganizations(ctx, staff, page); !errors.Is(err, down) {
+		t.Fatalf("with the grants unreadable: %v", err)
+	}
+	member := identity.Principal{Method: identity.BySession, OrgID: "org_a", Role: identity.Admin}
+	allowed(t, "a customer's admin", func() error { _, _, err := f.svc.ListOrganizations(ctx, member, page); return err }(), false, "insufficient_permissions")
 }
