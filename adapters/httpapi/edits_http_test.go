@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -377,6 +378,18 @@ func TestEdits_connectJob(t *testing.T) {
 			if done := waitJob(t, app, key, rerun.ID); done.Status != "succeeded" || done.Result.RowCount != 3 || done.Result.RejectedCount != 0 {
 				t.Fatalf("rerun %s %+v", done.Status, done.Result)
 			}
+			var listed editListView
+			k.do("GET", path+"/edits", key, nil, 200, "").JSON(t, &listed)
+			if len(listed.Data) != 2 {
+				t.Fatalf("the connect job's edits %v", listed.cells())
+			}
+			// A connect job awaiting its review has no cells to edit yet.
+			res = k.do("POST", "/v1/connect/jobs", key, map[string]any{"file_ids": []string{a.ID}, "schema": json.RawMessage(peopleSchema), "options": map[string]any{"review": true}}, 202, "")
+			var waiting jobView
+			res.JSON(t, &waiting)
+			waitStatus(t, app, key, "/v1/jobs/"+waiting.ID, "awaiting_review")
+			k.do("POST", "/v1/connect/jobs/"+waiting.ID+"/edits", key, `{"edits":[{"row":1,"source_file":"`+a.ID+`","field":"email","value":"x@y.io"}]}`, 409, "job_not_finished")
+			k.do("GET", "/v1/connect/jobs/"+waiting.ID+"/rejected-rows", key, nil, 409, "job_not_finished")
 			// An upload job is not served under /v1/connect/jobs.
 			var up jobView
 			k.send(upload(t, app, "people.csv", editsCSV, map[string]string{"schema": editsSchema}), key, 202, "").JSON(t, &up)
