@@ -152,24 +152,34 @@ func invalidMapping(errs []domain.FieldError) error {
 		Fields: errs}
 }
 
+// awaitingReview is a job of p's organization that awaits its review,
+// with its settings: another status is the job's own conflict.
+func (s *Service) awaitingReview(ctx context.Context, p identity.Principal, jobID string) (job.Job, settings, error) {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return job.Job{}, settings{}, err
+	}
+	if j.Status != job.AwaitingReview {
+		return job.Job{}, settings{}, j.NotAwaitingReview()
+	}
+	st, err := settingsOf(j)
+	if err != nil {
+		return job.Job{}, settings{}, err
+	}
+	if st.schema == nil {
+		return job.Job{}, settings{}, fmt.Errorf("job %s awaits a review without a schema", j.ID)
+	}
+	return j, st, nil
+}
+
 // PatchMapping changes the mapping of a job awaiting review: each source
 // column named goes to its field, or to null (ignored). A field given to a
 // column leaves any other column of the same file that was mapped to it.
 // The review is computed again, with its preview and counts.
 func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID string, changes map[string]*string) (View, error) {
-	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	j, st, err := s.awaitingReview(ctx, p, jobID)
 	if err != nil {
 		return View{}, err
-	}
-	if j.Status != job.AwaitingReview {
-		return View{}, j.NotAwaitingReview()
-	}
-	st, err := settingsOf(j)
-	if err != nil {
-		return View{}, err
-	}
-	if st.schema == nil {
-		return View{}, fmt.Errorf("job %s awaits a review without a schema", j.ID)
 	}
 	samples, err := s.samples(ctx, j)
 	if err != nil {

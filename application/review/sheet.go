@@ -22,19 +22,9 @@ import (
 // so far stays: a choice for a column the sheet does not have does
 // nothing.
 func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, sheet string) (View, error) {
-	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	j, st, err := s.awaitingReview(ctx, p, jobID)
 	if err != nil {
 		return View{}, err
-	}
-	if j.Status != job.AwaitingReview {
-		return View{}, j.NotAwaitingReview()
-	}
-	st, err := settingsOf(j)
-	if err != nil {
-		return View{}, err
-	}
-	if st.schema == nil {
-		return View{}, fmt.Errorf("job %s awaits a review without a schema", j.ID)
 	}
 	before, err := s.sampleBytes(ctx, j)
 	if err != nil {
