@@ -16,9 +16,9 @@ import (
 // under /v1/jobs/{id} and, for connect jobs, /v1/connect/jobs/{id}
 // (docs/review.md).
 func (a *API) editRoutes(g *gin.RouterGroup) {
-	g.GET("/:id/edits", a.listEdits)
+	get(g, "/:id/edits", a.listEdits)
 	g.POST("/:id/edits", a.addEdits)
-	g.GET("/:id/rejected-rows", a.rejectedRows)
+	get(g, "/:id/rejected-rows", a.rejectedRows)
 }
 
 // editRequestJSON is one edit as a request gives it: value must be there,
