@@ -210,6 +210,11 @@ const maxPhoneCache = 4096
 // the fast path only knows its length is possible. Its verdict (tens of
 // microseconds) is cached, as numbers recur in a column.
 func (sc *scratch) validPhone(d []byte) bool {
+	if cc, n := callingCodeOf(d); n > 0 {
+		if v, ok := phoneValid(cc, d[n:]); ok {
+			return v
+		}
+	}
 	if v, ok := sc.phones[string(d)]; ok {
 		return v
 	}
@@ -220,6 +225,20 @@ func (sc *scratch) validPhone(d []byte) bool {
 	}
 	sc.phones[string(d)] = v
 	return v
+}
+
+// callingCodeOf is the calling code at the start of d (the digits of an
+// international number) and its length, as the library's parse reads it
+// (the shortest in use); 0, 0 for none.
+func callingCodeOf(d []byte) (cc, n int) {
+	codes := callingCodes()
+	for i := 0; i < 3 && i < len(d); i++ {
+		cc = cc*10 + int(d[i]-'0')
+		if codes[cc].used {
+			return cc, i + 1
+		}
+	}
+	return 0, 0
 }
 
 func nanpRegion(r string) bool { return r == "US" || r == "CA" }

@@ -1,0 +1,335 @@
+package normalize
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sync"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+// phoneValid is libphonenumber's IsValidNumber for the number whose
+// calling code is cc and whose national significant number is nsn (digits,
+// no leading zero), decided without the library's parse and without its
+// regular expressions: each number pattern of the metadata is turned once
+// into a digit automaton (a DFA over 0–9, built from the pattern's own
+// compiled program), so a number costs a table step a digit a pattern.
+// Its decision is the library's, step for step (IsValidNumber,
+// GetRegionCodeForNumber, getNumberTypeHelper, isNumberMatchingDesc);
+// TestPhoneValid_matchesTheLibrary holds the two equal. ok is false where
+// it cannot decide (a pattern it does not model): the caller asks the
+// library.
+func phoneValid(cc int, nsn []byte) (valid, ok bool) {
+	regions := phonenumbers.GetRegionCodesForCountryCode(cc)
+	if len(regions) == 0 {
+		return false, true
+	}
+	if main := phoneMeta(cc, regions[0]); main == nil || main.rewrites == nil && main.rewritesAll || main.rewrites != nil && main.rewrites.Match(nsn) {
+		return false, false // the parse may strip or rewrite digits of this number: the library decides
+	}
+	region := regions[0]
+	if len(regions) > 1 {
+		region = ""
+		for _, r := range regions {
+			m := phoneMeta(cc, r)
+			if m == nil || !m.usable {
+				return false, false
+			}
+			if m.leading != nil {
+				if m.leading.matchesPrefix(nsn) {
+					region = r
+					break
+				}
+			} else if m.valid(nsn) {
+				region = r
+				break
+			}
+		}
+		if region == "" {
+			return false, true
+		}
+	}
+	m := phoneMeta(cc, region)
+	if m == nil {
+		return false, true
+	}
+	if !m.usable {
+		return false, false
+	}
+	return m.valid(nsn), true
+}
+
+// regionAutomata are a region's number descriptions as automata.
+type regionAutomata struct {
+	usable bool // every pattern compiled to an automaton
+	// rewrites is "^(?:national prefix for parsing)" where that is more
+	// than the national prefix (a pattern, a transform rule): the
+	// library's parse strips or rewrites the digits of a number of its
+	// calling code that it matches (rewritesAll: it does not compile).
+	rewrites    *regexp.Regexp
+	rewritesAll bool
+	general     desc
+	types       []desc // premium rate … voicemail: any of them makes a number valid
+	fixed       desc
+	mobile      desc
+	same        bool // the same pattern for mobile and fixed line
+	leading     *digitDFA
+}
+
+// desc is a PhoneNumberDesc: its possible lengths and its pattern.
+type desc struct {
+	lengths []int32
+	dfa     *digitDFA
+}
+
+// matches is isNumberMatchingDesc: a possible length (when the
+// description lists any) and the whole number matching its pattern.
+func (d desc) matches(nsn []byte) bool {
+	if len(d.lengths) > 0 && !slices.Contains(d.lengths, int32(len(nsn))) {
+		return false
+	}
+	return d.dfa.matches(nsn)
+}
+
+// valid is getNumberTypeHelper(nsn) != UNKNOWN.
+func (m *regionAutomata) valid(nsn []byte) bool {
+	if !m.general.matches(nsn) {
+		return false
+	}
+	for _, t := range m.types {
+		if t.matches(nsn) {
+			return true
+		}
+	}
+	if m.fixed.matches(nsn) {
+		return true
+	}
+	return !m.same && m.mobile.matches(nsn)
+}
+
+var phoneAutomata struct {
+	once    sync.Once
+	byKey   map[string]*phoneMetaEntry
+	failure bool
+}
+
+type phoneMetaEntry struct {
+	md   *phonenumbers.PhoneMetadata
+	once sync.Once
+	a    *regionAutomata
+}
+
+// phoneMeta is the automata of a region (or, for "001", of the
+// non-geographic entity of calling code cc), built on first use.
+func phoneMeta(cc int, region string) *regionAutomata {
+	phoneAutomata.once.Do(func() {
+		phoneAutomata.byKey = map[string]*phoneMetaEntry{}
+		coll, err := phonenumbers.MetadataCollection()
+		if err != nil || coll == nil {
+			phoneAutomata.failure = true
+			return
+		}
+		for _, md := range coll.GetMetadata() {
+			phoneAutomata.byKey[metaKey(int(md.GetCountryCode()), md.GetId())] = &phoneMetaEntry{md: md}
+		}
+	})
+	if phoneAutomata.failure {
+		return &regionAutomata{}
+	}
+	e := phoneAutomata.byKey[metaKey(cc, region)]
+	if e == nil {
+		return nil
+	}
+	e.once.Do(func() { e.a = buildRegion(e.md) })
+	return e.a
+}
+
+func metaKey(cc int, region string) string {
+	if region == "001" {
+		return "001/" + string(rune(cc))
+	}
+	return region
+}
+
+func buildRegion(md *phonenumbers.PhoneMetadata) *regionAutomata {
+	a := &regionAutomata{usable: true, same: md.GetSameMobileAndFixedLinePattern()}
+	if npp := md.GetNationalPrefixForParsing(); md.GetNationalPrefixTransformRule() != "" || npp != "" && npp != md.GetNationalPrefix() {
+		var err error
+		if a.rewrites, err = regexp.Compile("^(?:" + npp + ")"); err != nil {
+			a.rewritesAll = true
+		}
+	}
+	mk := func(d *phonenumbers.PhoneNumberDesc) desc {
+		dfa := newDigitDFA(d.GetNationalNumberPattern())
+		if dfa == nil {
+			a.usable = false
+		}
+		return desc{lengths: d.GetPossibleLength(), dfa: dfa}
+	}
+	a.general = mk(md.GetGeneralDesc())
+	for _, d := range []*phonenumbers.PhoneNumberDesc{md.GetPremiumRate(), md.GetTollFree(), md.GetSharedCost(), md.GetVoip(),
+		md.GetPersonalNumber(), md.GetPager(), md.GetUan(), md.GetVoicemail()} {
+		a.types = append(a.types, mk(d))
+	}
+	a.fixed, a.mobile = mk(md.GetFixedLine()), mk(md.GetMobile())
+	if ld := md.GetLeadingDigits(); ld != "" {
+		if a.leading = newDigitDFA(ld); a.leading == nil {
+			a.usable = false
+		}
+	}
+	return a
+}
+
+// maxDFAStates bounds an automaton; a pattern past it is left to the
+// library.
+const maxDFAStates = 1 << 16
+
+// digitDFA is a pattern's deterministic automaton over the digits, built
+// whole from its program by the subset construction (patterns of phone
+// numbers are short and bounded, so it stays small).
+type digitDFA struct {
+	next  [][10]int32 // by state and digit; -1: no match possible
+	match []bool      // the state ends a match
+}
+
+// newDigitDFA is the automaton of the whole-string match of pattern, or
+// nil where the pattern has what a digit automaton cannot model
+// (assertions such as ^ or \b, which phone metadata does not use).
+func newDigitDFA(pattern string) *digitDFA {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return nil
+	}
+	b := dfaBuilder{prog: prog, ids: map[string]int32{}, dfa: &digitDFA{}}
+	start, ok := b.state(b.closure([]uint32{uint32(prog.Start)}))
+	if !ok || start != 0 {
+		return nil
+	}
+	for s := 0; s < len(b.sets); s++ {
+		for d := range 10 {
+			id, ok := b.state(b.step(b.sets[s], rune('0'+d)))
+			if !ok {
+				return nil
+			}
+			b.dfa.next[s][d] = id
+		}
+	}
+	return b.dfa
+}
+
+type dfaBuilder struct {
+	prog *syntax.Prog
+	ids  map[string]int32
+	sets [][]uint32
+	dfa  *digitDFA
+	bad  bool
+}
+
+// closure is the set of consuming or matching instructions reachable
+// from pcs without reading a digit, sorted.
+func (b *dfaBuilder) closure(pcs []uint32) []uint32 {
+	var out []uint32
+	seen := map[uint32]bool{}
+	stack := append([]uint32(nil), pcs...)
+	for len(stack) > 0 {
+		pc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[pc] {
+			continue
+		}
+		seen[pc] = true
+		in := &b.prog.Inst[pc]
+		switch in.Op {
+		case syntax.InstAlt, syntax.InstAltMatch:
+			stack = append(stack, in.Out, in.Arg)
+		case syntax.InstNop, syntax.InstCapture:
+			stack = append(stack, in.Out)
+		case syntax.InstEmptyWidth:
+			b.bad = true
+		case syntax.InstFail:
+		default:
+			out = append(out, pc)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (b *dfaBuilder) step(set []uint32, r rune) []uint32 {
+	var next []uint32
+	for _, pc := range set {
+		in := &b.prog.Inst[pc]
+		if in.Op != syntax.InstMatch && in.MatchRune(r) {
+			next = append(next, in.Out)
+		}
+	}
+	return b.closure(next)
+}
+
+// state is the id of the automaton state of set, -1 for the empty set;
+// ok is false past the bound or on an assertion.
+func (b *dfaBuilder) state(set []uint32) (int32, bool) {
+	if b.bad {
+		return 0, false
+	}
+	if len(set) == 0 {
+		return -1, true
+	}
+	key := make([]byte, 0, 4*len(set))
+	for _, pc := range set {
+		key = append(key, byte(pc), byte(pc>>8), byte(pc>>16), byte(pc>>24))
+	}
+	if id, ok := b.ids[string(key)]; ok {
+		return id, true
+	}
+	if len(b.sets) >= maxDFAStates {
+		return 0, false
+	}
+	id := int32(len(b.sets))
+	b.ids[string(key)] = id
+	b.sets = append(b.sets, set)
+	matches := false
+	for _, pc := range set {
+		matches = matches || b.prog.Inst[pc].Op == syntax.InstMatch
+	}
+	b.dfa.match = append(b.dfa.match, matches)
+	b.dfa.next = append(b.dfa.next, [10]int32{})
+	return id, true
+}
+
+// matches tells whether the whole of digits matches.
+func (d *digitDFA) matches(digits []byte) bool {
+	s := int32(0)
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+		if s = d.next[s][c-'0']; s < 0 {
+			return false
+		}
+	}
+	return d.match[s]
+}
+
+// matchesPrefix tells whether some prefix of digits (the empty one too)
+// matches: the library's "^(?:leading digits)" search.
+func (d *digitDFA) matchesPrefix(digits []byte) bool {
+	s := int32(0)
+	for _, c := range digits {
+		if d.match[s] {
+			return true
+		}
+		if c < '0' || c > '9' {
+			return false
+		}
+		if s = d.next[s][c-'0']; s < 0 {
+			return false
+		}
+	}
+	return d.match[s]
+}

@@ -1,0 +1,120 @@
+package normalize
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+// libraryValid is what validPhone asked before the automata: the
+// library's parse of +digits and its IsValidNumber.
+func libraryValid(d []byte) bool {
+	num, err := phonenumbers.Parse("+"+string(d), "ZZ")
+	return err == nil && phonenumbers.IsValidNumber(num)
+}
+
+// TestPhoneValid_matchesTheLibrary holds phoneValid equal to the library
+// on every number validPhone can be given: for each calling code in use,
+// numbers near each of its regions' example numbers (valid ones and their
+// neighbours) and random ones of each possible length, taken where the
+// fast path would ask (a possible length, no national prefix).
+func TestPhoneValid_matchesTheLibrary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	checked, valid, decided := 0, 0, 0
+	check := func(d []byte) {
+		if len(d) < 8 || len(d) > 15 || d[0] == '0' {
+			return
+		}
+		cc, n := callingCodeOf(d)
+		if n == 0 || (cc != 1 && possibleInternational(d) != fastYes) || (cc == 1 && (len(d) != 11 || !validNANP(d[1:]))) {
+			return
+		}
+		want := libraryValid(d)
+		got, ok := phoneValid(cc, d[n:])
+		checked++
+		if !ok {
+			return
+		}
+		decided++
+		if want {
+			valid++
+		}
+		if got != want {
+			t.Errorf("+%s: automata say valid=%v, the library %v", d, got, want)
+		}
+	}
+	for cc := range phonenumbers.GetSupportedCallingCodes() {
+		prefix := strconv.Itoa(cc)
+		var examples []string
+		for _, r := range phonenumbers.GetRegionCodesForCountryCode(cc) {
+			for _, typ := range []phonenumbers.PhoneNumberType{phonenumbers.FIXED_LINE, phonenumbers.MOBILE, phonenumbers.TOLL_FREE,
+				phonenumbers.PREMIUM_RATE, phonenumbers.VOIP, phonenumbers.UAN, phonenumbers.PAGER, phonenumbers.PERSONAL_NUMBER} {
+				var ex *phonenumbers.PhoneNumber
+				if r == "001" {
+					ex = phonenumbers.GetExampleNumberForNonGeoEntity(cc)
+				} else {
+					ex = phonenumbers.GetExampleNumberForType(r, typ)
+				}
+				if ex != nil {
+					examples = append(examples, phonenumbers.GetNationalSignificantNumber(ex))
+				}
+			}
+		}
+		for _, ex := range examples {
+			check([]byte(prefix + ex))
+			for range 40 { // neighbours: one to three digits changed, or one added or dropped
+				b := []byte(ex)
+				for range 1 + rng.IntN(3) {
+					b[rng.IntN(len(b))] = byte('0' + rng.IntN(10))
+				}
+				switch rng.IntN(4) {
+				case 0:
+					b = append(b, byte('0'+rng.IntN(10)))
+				case 1:
+					b = b[:len(b)-1]
+				}
+				check([]byte(prefix + string(b)))
+			}
+		}
+		for length := 4; length <= 13; length++ {
+			for range 30 {
+				b := []byte(prefix)
+				b = append(b, byte('1'+rng.IntN(9)))
+				for len(b) < len(prefix)+length {
+					b = append(b, byte('0'+rng.IntN(10)))
+				}
+				check(b)
+			}
+		}
+	}
+	t.Logf("%d numbers, %d decided by the automata (%d of them valid)", checked, decided, valid)
+	if decided < checked*3/4 || valid < 1000 {
+		t.Fatalf("the automata decided %d of %d numbers, %d valid: too few to hold them equal", decided, checked, valid)
+	}
+	// The calling codes of most files are decided without the library.
+	for _, d := range []string{"14155552671", "493012345678", "33155429200", "447911123456", "34912345678", "390212345678",
+		"31201234567", "61212345678", "81312345678", "861012345678", "919876543210", "41446681800", "4312345678"} {
+		cc, n := callingCodeOf([]byte(d))
+		if _, ok := phoneValid(cc, []byte(d[n:])); !ok {
+			t.Errorf("+%s: the automata leave calling code %d to the library", d, cc)
+		}
+	}
+}
+
+func BenchmarkPhoneValid(b *testing.B) {
+	numbers := [][]byte{[]byte("14155552671"), []byte("493012345678"), []byte("33155429200"), []byte("447911123456")}
+	b.Run("automata", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			d := numbers[i%len(numbers)]
+			cc, n := callingCodeOf(d)
+			phoneValid(cc, d[n:])
+		}
+	})
+	b.Run("library", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			libraryValid(numbers[i%len(numbers)])
+		}
+	})
+}
