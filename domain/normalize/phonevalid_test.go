@@ -23,69 +23,24 @@ func libraryValid(d []byte) bool {
 func TestPhoneValid_matchesTheLibrary(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	checked, valid, decided := 0, 0, 0
-	check := func(d []byte) {
-		if len(d) < 8 || len(d) > 15 || d[0] == '0' {
-			return
-		}
-		cc, n := callingCodeOf(d)
-		if n == 0 || (cc != 1 && possibleInternational(d) != fastYes) || (cc == 1 && (len(d) != 11 || !validNANP(d[1:]))) {
-			return
-		}
-		want := libraryValid(d)
-		got, ok := phoneValid(cc, d[n:])
-		checked++
-		if !ok {
-			return
-		}
-		decided++
-		if want {
-			valid++
-		}
-		if got != want {
-			t.Errorf("+%s: automata say valid=%v, the library %v", d, got, want)
-		}
-	}
 	for cc := range phonenumbers.GetSupportedCallingCodes() {
-		prefix := strconv.Itoa(cc)
-		var examples []string
-		for _, r := range phonenumbers.GetRegionCodesForCountryCode(cc) {
-			for _, typ := range []phonenumbers.PhoneNumberType{phonenumbers.FIXED_LINE, phonenumbers.MOBILE, phonenumbers.TOLL_FREE,
-				phonenumbers.PREMIUM_RATE, phonenumbers.VOIP, phonenumbers.UAN, phonenumbers.PAGER, phonenumbers.PERSONAL_NUMBER} {
-				var ex *phonenumbers.PhoneNumber
-				if r == "001" {
-					ex = phonenumbers.GetExampleNumberForNonGeoEntity(cc)
-				} else {
-					ex = phonenumbers.GetExampleNumberForType(r, typ)
-				}
-				if ex != nil {
-					examples = append(examples, phonenumbers.GetNationalSignificantNumber(ex))
-				}
+		for _, d := range phoneSamples(rng, cc) {
+			if !fastPathAsks(d) {
+				continue
 			}
-		}
-		for _, ex := range examples {
-			check([]byte(prefix + ex))
-			for range 40 { // neighbours: one to three digits changed, or one added or dropped
-				b := []byte(ex)
-				for range 1 + rng.IntN(3) {
-					b[rng.IntN(len(b))] = byte('0' + rng.IntN(10))
-				}
-				switch rng.IntN(4) {
-				case 0:
-					b = append(b, byte('0'+rng.IntN(10)))
-				case 1:
-					b = b[:len(b)-1]
-				}
-				check([]byte(prefix + string(b)))
+			checked++
+			cc, n := callingCodeOf(d)
+			got, ok := phoneValid(cc, d[n:])
+			if !ok {
+				continue
 			}
-		}
-		for length := 4; length <= 13; length++ {
-			for range 30 {
-				b := []byte(prefix)
-				b = append(b, byte('1'+rng.IntN(9)))
-				for len(b) < len(prefix)+length {
-					b = append(b, byte('0'+rng.IntN(10)))
-				}
-				check(b)
+			decided++
+			want := libraryValid(d)
+			if want {
+				valid++
+			}
+			if got != want {
+				t.Errorf("+%s: automata say valid=%v, the library %v", d, got, want)
 			}
 		}
 	}
@@ -101,6 +56,78 @@ func TestPhoneValid_matchesTheLibrary(t *testing.T) {
 			t.Errorf("+%s: the automata leave calling code %d to the library", d, cc)
 		}
 	}
+}
+
+// fastPathAsks tells whether validPhone can be given d (the digits of
+// +d): what the fast path of the phone coercer lets through.
+func fastPathAsks(d []byte) bool {
+	if len(d) < 8 || len(d) > 15 || d[0] == '0' {
+		return false
+	}
+	cc, n := callingCodeOf(d)
+	switch {
+	case n == 0:
+		return false
+	case cc == 1:
+		return len(d) == 11 && validNANP(d[1:])
+	default:
+		return possibleInternational(d) == fastYes
+	}
+}
+
+// phoneSamples are numbers of calling code cc: its regions' example
+// numbers, neighbours of them (one to three digits changed, one added or
+// dropped) and random ones of 4 to 13 national digits.
+func phoneSamples(rng *rand.Rand, cc int) [][]byte {
+	prefix := strconv.Itoa(cc)
+	var out [][]byte
+	for _, ex := range exampleNumbers(cc) {
+		out = append(out, []byte(prefix+ex))
+		for range 40 {
+			b := []byte(ex)
+			for range 1 + rng.IntN(3) {
+				b[rng.IntN(len(b))] = byte('0' + rng.IntN(10))
+			}
+			switch rng.IntN(4) {
+			case 0:
+				b = append(b, byte('0'+rng.IntN(10)))
+			case 1:
+				b = b[:len(b)-1]
+			}
+			out = append(out, []byte(prefix+string(b)))
+		}
+	}
+	for length := 4; length <= 13; length++ {
+		for range 30 {
+			b := append([]byte(prefix), byte('1'+rng.IntN(9)))
+			for len(b) < len(prefix)+length {
+				b = append(b, byte('0'+rng.IntN(10)))
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// exampleNumbers are the national significant numbers of the library's
+// example numbers of each type, for every region of calling code cc.
+func exampleNumbers(cc int) []string {
+	var out []string
+	for _, r := range phonenumbers.GetRegionCodesForCountryCode(cc) {
+		if r == "001" {
+			if ex := phonenumbers.GetExampleNumberForNonGeoEntity(cc); ex != nil {
+				out = append(out, phonenumbers.GetNationalSignificantNumber(ex))
+			}
+			continue
+		}
+		for _, typ := range []phonenumbers.PhoneNumberType{phonenumbers.FIXED_LINE, phonenumbers.MOBILE, phonenumbers.TOLL_FREE,
+			phonenumbers.PREMIUM_RATE, phonenumbers.VOIP, phonenumbers.UAN, phonenumbers.PAGER, phonenumbers.PERSONAL_NUMBER} {
+			if ex := phonenumbers.GetExampleNumberForType(r, typ); ex != nil {
+				out = append(out, phonenumbers.GetNationalSignificantNumber(ex))
+			}
+		}
+	}
+	return out
 }
 
 func BenchmarkPhoneValid(b *testing.B) {
