@@ -25,39 +25,37 @@ func phoneValid(cc int, nsn []byte) (valid, ok bool) {
 	if len(regions) == 0 {
 		return false, true
 	}
-	if main := phoneMeta(cc, regions[0]); main == nil || main.rewrites == nil && main.rewritesAll || main.rewrites != nil && main.rewrites.Match(nsn) {
+	main := phoneMeta(cc, regions[0])
+	if main == nil || main.rewrites == nil && main.rewritesAll || main.rewrites != nil && main.rewrites.Match(nsn) {
 		return false, false // the parse may strip or rewrite digits of this number: the library decides
 	}
-	region := regions[0]
+	m := main
 	if len(regions) > 1 {
-		region = ""
-		for _, r := range regions {
-			m := phoneMeta(cc, r)
-			if m == nil || !m.usable {
-				return false, false
-			}
-			if m.leading != nil {
-				if m.leading.matchesPrefix(nsn) {
-					region = r
-					break
-				}
-			} else if m.valid(nsn) {
-				region = r
-				break
-			}
+		if m, ok = regionOf(cc, regions, nsn); !ok || m == nil {
+			return false, ok
 		}
-		if region == "" {
-			return false, true
-		}
-	}
-	m := phoneMeta(cc, region)
-	if m == nil {
-		return false, true
 	}
 	if !m.usable {
 		return false, false
 	}
 	return m.valid(nsn), true
+}
+
+// regionOf is GetRegionCodeForNumberFromRegionList: the first region of
+// the calling code whose leading digits start nsn or, for one without
+// them, for which nsn is valid; nil for none. ok is false where a region
+// has a pattern the automata do not model.
+func regionOf(cc int, regions []string, nsn []byte) (_ *regionAutomata, ok bool) {
+	for _, r := range regions {
+		m := phoneMeta(cc, r)
+		if m == nil || !m.usable {
+			return nil, false
+		}
+		if m.leading != nil && m.leading.matchesPrefix(nsn) || m.leading == nil && m.valid(nsn) {
+			return m, true
+		}
+	}
+	return nil, true
 }
 
 // regionAutomata are a region's number descriptions as automata.

@@ -301,21 +301,16 @@ const (
 // The national number may start with the region's national prefix
 // (+44 020…): libphonenumber drops the prefix, so those go to it (unsure).
 func possibleInternational(d []byte) int {
-	codes := callingCodes()
-	cc := 0
-	for i := 0; i < 3 && i < len(d); i++ {
-		cc = cc*10 + int(d[i]-'0')
-		if !codes[cc].used {
-			continue
-		}
-		national := d[i+1:]
-		if p := codes[cc].prefix; p != "" && len(national) >= len(p) && string(national[:len(p)]) == p || len(national) > 0 && national[0] == '0' {
-			return fastUnsure
-		}
-		if len(national) < len(codes[cc].possible) && codes[cc].possible[len(national)] {
-			return fastYes
-		}
+	cc, n := callingCodeOf(d)
+	if n == 0 {
 		return fastNo
+	}
+	code, national := &callingCodes()[cc], d[n:]
+	if p := code.prefix; p != "" && len(national) >= len(p) && string(national[:len(p)]) == p || len(national) > 0 && national[0] == '0' {
+		return fastUnsure
+	}
+	if len(national) < len(code.possible) && code.possible[len(national)] {
+		return fastYes
 	}
 	return fastNo
 }
