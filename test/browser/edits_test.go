@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -238,21 +236,7 @@ func (p *page) shotOf(name, selector string) {
 	if err != nil {
 		p.t.Fatalf("screenshot %s: %v", name, err)
 	}
-	dirs := []string{os.Getenv("TABNORM_SCREENSHOT_DIR")}
-	if dirs[0] == "" {
-		dirs[0] = p.t.TempDir()
-	}
-	if os.Getenv("TABNORM_UPDATE_SCREENSHOTS") == "1" {
-		dirs = append(dirs, filepath.Join("..", "..", "docs", "screenshots"))
-	}
-	for _, dir := range dirs {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			p.t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
-			p.t.Fatal(err)
-		}
-	}
+	p.saveShot(name, png)
 }
 
 // fetchBody calls the API from the page with its cookie and returns the

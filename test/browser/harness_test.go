@@ -346,6 +346,14 @@ func (p *page) shot(name string) {
 	if err != nil {
 		p.t.Fatalf("screenshot %s: %v", name, err)
 	}
+	p.saveShot(name, png)
+}
+
+// saveShot writes a screenshot into TABNORM_SCREENSHOT_DIR (a temporary
+// folder when unset) and, with TABNORM_UPDATE_SCREENSHOTS=1, into
+// docs/screenshots.
+func (p *page) saveShot(name string, png []byte) {
+	p.t.Helper()
 	dirs := []string{os.Getenv("TABNORM_SCREENSHOT_DIR")}
 	if dirs[0] == "" {
 		dirs[0] = p.t.TempDir()
