@@ -212,6 +212,7 @@ func (st *stage) activation(b *batch) *rules.Activation {
 // read, and its cells. Values are parsed, not boxed: compiled
 // expressions read them as they are, and CEL boxes what it reads.
 func (st *stage) load(a *rules.Activation, rs *rowState) {
+	a.NewRow()
 	for _, f := range st.needed {
 		st.set(a, rs, f)
 	}

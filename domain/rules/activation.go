@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"unsafe"
+
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -16,8 +18,10 @@ type Activation struct {
 	names map[string]int // "row.<field>" → field index
 	vals  []Value
 	boxed []ref.Val // the CEL values of vals read this row; nil: not yet
-	// scratch holds compiled expressions' intermediate results.
+	// scratch holds compiled expressions' intermediate results, and text
+	// the strings they make for the current row (NewRow empties it).
 	scratch []Value
+	text    []byte
 
 	// The current row's source: its header, its cells, the columns CEL
 	// reads (nil: all), and the column of each of the Env's constant
@@ -41,6 +45,24 @@ func (e *Env) NewActivation(nFields int) *Activation {
 	}
 	a.source = types.NewStringStringMap(types.DefaultTypeAdapter, a.cellMap)
 	return a
+}
+
+// NewRow starts a row: the strings compiled expressions made for the
+// previous row are overwritten from now on, so a caller must be done
+// with them (a computed value written out, an issue's value copied).
+func (a *Activation) NewRow() { a.text = a.text[:0] }
+
+// appendText writes the texts one after another into the row's text
+// buffer and returns them as one string sharing the buffer's memory.
+func (a *Activation) appendText(texts []string) string {
+	mark := len(a.text)
+	for _, t := range texts {
+		a.text = append(a.text, t...)
+	}
+	if len(a.text) == mark {
+		return ""
+	}
+	return unsafe.String(&a.text[mark], len(a.text)-mark)
 }
 
 // Set gives a field its value for the current row from its canonical

@@ -176,7 +176,9 @@ func (e *Env) sourceKey(key string) int {
 func (e *Env) SourceKeys() []string { return e.keys }
 
 // concat compiles a chain of string +, a + b + c, to one concatenation
-// (one allocation, where CEL makes one string a +).
+// written into the activation's text buffer (no allocation, where CEL
+// makes one string a +). The result lives until the activation's next
+// row (Activation.NewRow).
 func (e *Env) concat(x ast.Expr, a *ast.AST) fastFn {
 	var parts []fastFn
 	var walk func(x ast.Expr) bool
@@ -194,21 +196,20 @@ func (e *Env) concat(x ast.Expr, a *ast.AST) fastFn {
 	}
 	slot := e.slot()
 	return func(a *Activation) *Value {
-		n := 0
+		// Every part is evaluated before any is written: a part may
+		// itself write into the buffer (a concatenation inside a
+		// conditional), and each is evaluated once.
+		var fixed [8]string
+		texts := fixed[:0]
 		for _, p := range parts {
 			v := p(a)
 			if v == nil || v.k != vString {
 				return nil
 			}
-			n += len(v.s)
-		}
-		var b strings.Builder
-		b.Grow(n)
-		for _, p := range parts {
-			b.WriteString(p(a).s)
+			texts = append(texts, v.s)
 		}
 		out := &a.scratch[slot]
-		*out = Value{k: vString, s: b.String()}
+		*out = Value{k: vString, s: a.appendText(texts)}
 		return out
 	}
 }

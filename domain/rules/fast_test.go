@@ -75,7 +75,9 @@ var fastExprs = []string{
 	"row.n + row.m > 0", "row.d * 2.0 > row.e",
 	// strings: source columns and fields joined
 	"source['First'] + ' ' + source['Last']", "source['Dup']", "source['Empty'] + source['Dup']", "source['Absent'] + 'x'",
-	"row.s + row.u", "row.s + ' ' + source['First']", "source['First'] == 'Ann'", "source['First'] + source['Last'] == row.s",
+	"row.s + row.u", "row.s + ' ' + source['First']",
+	"(row.b ? row.s + '-' : row.u) + source['First']", "row.s + (row.n > 0 ? row.u + '!' + row.s : '?') + row.s",
+	"(row.s + row.u) + (row.u + row.s) == row.s + row.u + row.u + row.s", "row.s + 'a' + 'b' + 'c' + 'd' + 'e' + 'f' + 'g' + 'h' + row.u", "source['First'] == 'Ann'", "source['First'] + source['Last'] == row.s",
 	// values as they are
 	"row.n", "row.d", "row.s", "row.t", "row.b", "null", "1", "'x'", "2.5", "true", "date('2024-02-29')", "date('2024-02-30')",
 	"row.t >= date('2024-02-30')",
@@ -97,6 +99,7 @@ func fastEnv(t testing.TB) *Env {
 
 func (r fastRow) load(t testing.TB, env *Env, a *Activation) {
 	t.Helper()
+	a.NewRow()
 	for i, v := range fastVars {
 		text, ok := r.vals[v.Name]
 		if !ok {

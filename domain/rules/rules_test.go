@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -70,5 +71,29 @@ func TestCompile_sizedOnlyWhenCostDependsOnSizes(t *testing.T) {
 		if c.sized != sized {
 			t.Errorf("%s: sized %v, want %v", expr, c.sized, sized)
 		}
+	}
+}
+
+// isoDate gives the Time time.Date gives, on every day of four centuries
+// and their edges, and refuses the days a month does not have.
+func TestIsoDate_isTimeDate(t *testing.T) {
+	t.Parallel()
+	check := func(y, m, d int) {
+		s := fmt.Sprintf("%04d-%02d-%02d", y, m, d)
+		got, ok := isoDate(s)
+		want := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+		if valid := want.Day() == d && want.Month() == time.Month(m); ok != valid || ok && got != want {
+			t.Fatalf("%s: %v %v, time.Date %v (a date: %v)", s, got, ok, want, valid)
+		}
+	}
+	for _, y := range []int{0, 1, 4, 100, 399, 400, 1600, 1899, 1900, 1969, 1970, 1999, 2000, 2024, 2100, 2400, 9999} {
+		for m := 1; m <= 12; m++ {
+			for d := 1; d <= 31; d++ {
+				check(y, m, d)
+			}
+		}
+	}
+	for day := time.Date(1800, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() < 2200; day = day.AddDate(0, 0, 1) {
+		check(day.Year(), int(day.Month()), day.Day())
 	}
 }

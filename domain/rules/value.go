@@ -163,12 +163,40 @@ func isoDate(s string) (time.Time, bool) {
 	y, ok1 := n(s[:4])
 	m, ok2 := n(s[5:7])
 	d, ok3 := n(s[8:])
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > 31 {
-		return time.Time{}, false
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return time.Time{}, false // 2024-02-30 is no date
 	}
-	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if t.Day() != d { // 2024-02-30 is no date
-		return time.Time{}, false
+	// The same Time as time.Date(y, m, d, 0, 0, 0, 0, time.UTC), without
+	// its normalisation.
+	return time.Unix(daysFromCivil(y, m, d)*86400, 0).UTC(), true
+}
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
 	}
-	return t, true
+	return 31
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to a date of the
+// proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
