@@ -150,11 +150,11 @@ func (e *Env) compileSpecial(fn string, args []ast.Expr, ids []string) fastFn {
 		if !ok {
 			return nil
 		}
-		t, ok := isoDate(string(s))
+		sec, ok := isoSeconds(string(s))
 		if !ok {
 			return nil // CEL's error on every row
 		}
-		v := Value{k: vTime, t: t}
+		v := Value{k: vTime, i: sec}
 		return func(*Activation) *Value { return &v }
 	}
 	return nil
@@ -407,7 +407,7 @@ func equal(l, r *Value) bool {
 	case vBool:
 		return r.k == vBool && l.i == r.i
 	case vTime:
-		return r.k == vTime && l.t.Equal(r.t)
+		return r.k == vTime && compareTimes(l, r) == 0
 	case vInt:
 		switch r.k {
 		case vInt:
@@ -500,7 +500,7 @@ func compare(l, r *Value) (int, bool) {
 	case l.k == vBool && r.k == vBool:
 		return compareInts(l.i, r.i), true
 	case l.k == vTime && r.k == vTime:
-		return l.t.Compare(r.t), true
+		return compareTimes(l, r), true
 	}
 	return 0, false
 }

@@ -26,12 +26,44 @@ const (
 // the same value boxed (CEL), made when an expression needs the
 // interpreter, so both ways of evaluating read one conversion of the
 // field's text.
+//
+// It is kept small (40 bytes), as it is copied on every evaluation: a
+// time is its instant, seconds in i and nanoseconds in ns, and s holds
+// its text when it has a zone other than UTC, from which CEL's value is
+// made with that zone.
 type Value struct {
-	k vkind
-	s string
-	i int64 // an int, or a bool as 0 or 1
-	f float64
-	t time.Time
+	k  vkind
+	ns int32
+	s  string
+	i  int64 // an int, a bool as 0 or 1, or a time's Unix seconds
+	f  float64
+}
+
+// timeValue is the value of a time; text is where it was read from.
+func timeValue(t time.Time, text string) Value {
+	v := Value{k: vTime, i: t.Unix(), ns: int32(t.Nanosecond())}
+	if t.Location() != time.UTC {
+		v.s = text
+	}
+	return v
+}
+
+// time is a time value's time, in the zone it was read with.
+func (v Value) time() time.Time {
+	if v.s != "" {
+		if t, err := time.Parse(time.RFC3339Nano, v.s); err == nil {
+			return t
+		}
+	}
+	return time.Unix(v.i, int64(v.ns)).UTC()
+}
+
+// compareTimes orders two time values by their instants.
+func compareTimes(l, r *Value) int {
+	if c := compareInts(l.i, r.i); c != 0 {
+		return c
+	}
+	return compareInts(int64(l.ns), int64(r.ns))
 }
 
 // Parse is the value of a field's canonical text (what the engine writes
@@ -40,12 +72,18 @@ type Value struct {
 func Parse(k Kind, text string) (Value, error) {
 	switch k {
 	case Int:
+		if i, ok := smallInt(text); ok {
+			return Value{k: vInt, i: i}, nil
+		}
 		i, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
 			return Value{}, fmt.Errorf("%q is beyond a 64-bit integer", text)
 		}
 		return Value{k: vInt, i: i}, nil
 	case Double:
+		if f, ok := exactDecimal(text); ok {
+			return Value{k: vDouble, f: f}, nil
+		}
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil {
 			return Value{}, fmt.Errorf("%q is beyond a double", text)
@@ -54,17 +92,85 @@ func Parse(k Kind, text string) (Value, error) {
 	case Bool:
 		return boolValue(text == "true"), nil
 	case Timestamp:
-		if t, ok := isoDate(text); ok {
-			return Value{k: vTime, t: t}, nil
+		if sec, ok := isoSeconds(text); ok {
+			return Value{k: vTime, i: sec}, nil
 		}
 		t, err := time.Parse(time.RFC3339Nano, text)
 		if err != nil {
 			return Value{}, fmt.Errorf("%q is not a date or time: %w", text, err)
 		}
-		return Value{k: vTime, t: t}, nil
+		return timeValue(t, text), nil
 	default:
 		return Value{k: vString, s: text}, nil
 	}
+}
+
+// smallInt reads an integer of at most 18 digits, which int64 holds,
+// with an optional minus: what the engine writes for most integers.
+func smallInt(s string) (int64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// pow10 are the powers of ten a double holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactDecimal reads a plain decimal (digits, at most one point, an
+// optional minus) whose digits make an integer below 2^53 and which has
+// at most 22 decimals: that integer and the power of ten are exact
+// doubles, so one division is the correctly rounded value ParseFloat
+// gives (Clinger's fast path). Anything else is left to ParseFloat.
+func exactDecimal(s string) (float64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 17 {
+		return 0, false
+	}
+	var m uint64
+	point, digits := -1, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+		case c == '.' && point < 0:
+			point = i
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || m >= 1<<53 {
+		return 0, false
+	}
+	f := float64(m)
+	if point >= 0 {
+		f /= pow10[len(s)-1-point]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 func boolValue(b bool) Value {
@@ -92,7 +198,7 @@ func (v Value) CEL() ref.Val {
 	case vBool:
 		return types.Bool(v.i != 0)
 	case vTime:
-		return types.Timestamp{Time: v.t}
+		return types.Timestamp{Time: v.time()}
 	default:
 		return types.NullValue
 	}
@@ -111,9 +217,9 @@ func (v Value) Text(dateOnly bool) (text string, null bool) {
 		return strconv.FormatBool(v.i != 0), false
 	case vTime:
 		if dateOnly {
-			return v.t.UTC().Format(time.DateOnly), false
+			return time.Unix(v.i, int64(v.ns)).UTC().Format(time.DateOnly), false
 		}
-		return v.t.UTC().Format(time.RFC3339Nano), false
+		return time.Unix(v.i, int64(v.ns)).UTC().Format(time.RFC3339Nano), false
 	default:
 		return "", true
 	}
@@ -144,11 +250,21 @@ func Text(v ref.Val, dateOnly bool) (text string, null bool, err error) {
 	return "", false, fmt.Errorf("the result is a %s, which a field cannot hold", v.Type().TypeName())
 }
 
-// isoDate reads a canonical YYYY-MM-DD date without time.Parse's
-// generality (a date field is read on every row a rule reads it).
+// isoDate reads a canonical YYYY-MM-DD date as a time at midnight UTC.
 func isoDate(s string) (time.Time, bool) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+	sec, ok := isoSeconds(s)
+	if !ok {
 		return time.Time{}, false
+	}
+	return time.Unix(sec, 0).UTC(), true
+}
+
+// isoSeconds reads a canonical YYYY-MM-DD date without time.Parse's
+// generality (a date field is read on every row a rule reads it): the
+// Unix seconds of its midnight UTC.
+func isoSeconds(s string) (int64, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, false
 	}
 	n := func(s string) (int, bool) {
 		v := 0
@@ -164,11 +280,9 @@ func isoDate(s string) (time.Time, bool) {
 	m, ok2 := n(s[5:7])
 	d, ok3 := n(s[8:])
 	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
-		return time.Time{}, false // 2024-02-30 is no date
+		return 0, false // 2024-02-30 is no date
 	}
-	// The same Time as time.Date(y, m, d, 0, 0, 0, 0, time.UTC), without
-	// its normalisation.
-	return time.Unix(daysFromCivil(y, m, d)*86400, 0).UTC(), true
+	return daysFromCivil(y, m, d) * 86400, true
 }
 
 func daysIn(y, m int) int {
