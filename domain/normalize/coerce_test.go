@@ -91,6 +91,12 @@ func TestCoercers(t *testing.T) {
 	runCoerce(t, "country", parseCountry, []coerceCase{
 		{"Germany", "DE"}, {"DEU", "DE"}, {"de", "DE"}, {"United States", "US"}, {"USA", "US"}, {"uk", "GB"},
 		{"United Kingdom", "GB"}, {"France", "FR"}, {"japan", "JP"}, {"Côte d’Ivoire", "CI"}, {"Atlantis", ""}, {"XX", ""},
+		// CLDR's names in the languages of the matcher's synonyms
+		{"Frankreich", "FR"}, {"Vereinigte Staaten", "US"}, {"Allemagne", "DE"}, {"États-Unis", "US"}, {"Países Bajos", "NL"},
+		{"Paesi Bassi", "NL"}, {"Alemanha", "DE"}, {"Verenigd Koninkrijk", "GB"}, {"Suiza", "CH"}, {"Zwitserland", "CH"},
+		{"Japón", "JP"}, {"Giappone", "JP"}, {"Österreich", "AT"}, {"Reino Unido", "GB"},
+		// English names and codes keep their meaning in every language
+		{"Chad", "TD"}, {"Niger", "NE"}, {"Oman", "OM"},
 	})
 	runCoerce(t, "currency", parseCurrency, []coerceCase{
 		{"USD", "USD"}, {"eur", "EUR"}, {"€", "EUR"}, {"$", "USD"}, {"£", "GBP"}, {"JPY", "JPY"}, {"XYZ", ""}, {"dollarz", ""},

@@ -1,7 +1,9 @@
 package normalize
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -419,6 +421,7 @@ func loadCountries() {
 	for k, v := range countryAliases {
 		countries[countryKey(k)] = v
 	}
+	addForeignCountryNames(countries)
 	// Spellings as they usually come (DE, de, Germany, GERMANY) are looked
 	// up as they are, with no folding.
 	countryExact = map[string]string{}
@@ -435,6 +438,41 @@ func loadCountries() {
 }
 
 var countryExact map[string]string
+
+// countryLanguages are the languages of the matcher's synonyms
+// (synonyms.json) besides English: country names in them are read too.
+var countryLanguages = []language.Tag{language.German, language.French, language.Spanish, language.Italian,
+	language.Portuguese, language.EuropeanPortuguese, language.Dutch}
+
+// addForeignCountryNames adds CLDR's names of the countries in
+// countryLanguages to names where English names, codes and aliases left
+// the key free. A name two languages give to different countries is left
+// out: a value is refused rather than guessed.
+func addForeignCountryNames(names map[string]string) {
+	found, ambiguous := map[string]string{}, map[string]bool{}
+	for _, tag := range countryLanguages {
+		regions := display.Regions(tag)
+		for _, code := range slices.Compact(slices.Sorted(maps.Values(names))) {
+			r, err := language.ParseRegion(code)
+			if err != nil {
+				continue
+			}
+			key := countryKey(regions.Name(r))
+			if _, taken := names[key]; taken || key == "" {
+				continue
+			}
+			if prev, ok := found[key]; ok && prev != code {
+				ambiguous[key] = true
+			}
+			found[key] = code
+		}
+	}
+	for key, code := range found {
+		if !ambiguous[key] {
+			names[key] = code
+		}
+	}
+}
 
 // countryKey folds case, accents and punctuation: "México" and "mexico"
 // are the same key.
