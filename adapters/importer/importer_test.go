@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -43,5 +44,34 @@ func TestPage_escapesItsData(t *testing.T) {
 	}
 	if strings.Count(s, "<script") != 1 || !strings.Contains(s, `<script type="module" src="/embed/v1/app.js"></script>`) {
 		t.Fatalf("the page has script of its own: %s", s)
+	}
+}
+
+// TestApp_wordsExist: every message key app.js names literally (t("…")
+// and t(cond ? "…" : "…")) is in en.json, so no step shows a bare key.
+func TestApp_wordsExist(t *testing.T) {
+	t.Parallel()
+	app, ok := Asset("app.js")
+	en, ok2 := Asset("locales/en.json")
+	if !ok || !ok2 {
+		t.Fatal("no app.js or en.json")
+	}
+	var words map[string]string
+	if err := json.Unmarshal(en.Body, &words); err != nil {
+		t.Fatal(err)
+	}
+	calls := regexp.MustCompile(`\bt\(([^()]*?)[,)]`).FindAllStringSubmatch(string(app.Body), -1)
+	literal := regexp.MustCompile(`"([a-zA-Z]+\.[a-zA-Z.]+|[a-z]+)"`)
+	seen := 0
+	for _, c := range calls {
+		for _, k := range literal.FindAllStringSubmatch(c[1], -1) {
+			seen++
+			if _, ok := words[k[1]]; !ok {
+				t.Errorf("app.js names %q, which en.json lacks", k[1])
+			}
+		}
+	}
+	if seen < 50 {
+		t.Fatalf("found only %d keys in app.js: the pattern no longer reads it", seen)
 	}
 }

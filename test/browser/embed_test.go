@@ -171,7 +171,7 @@ func importOnce(t *testing.T, app *apptest.App, key, hostURL, name string, w, h 
 		t.Fatalf("the unreadable value shown is %q", v)
 	}
 	f.do(chromedp.SendKeys(chromedp.ID("tn-fix-0-0"), "2024-01-06"))
-	p.shot("embed-" + name + "-3-fix")
+	// The fix step's screenshots are TestEmbed_fixCells's, with a cell fixed.
 	f.press(".tn-actions .tn-button")
 	f.until("the submit step", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q)`, words[2]))
 	f.checkStep(w)
