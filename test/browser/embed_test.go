@@ -118,7 +118,7 @@ func (p *page) frame() *page {
 // frames the importer from the service on another; the end user uploads
 // a messy file, maps a column, fixes a value and submits; the host hears
 // tabnorm:complete and the backend reads the clean rows with its key. In
-// English on a desktop and in German on a phone, with screenshots.
+// English and German, on a desktop and a phone, with screenshots.
 func TestEmbed_importerInAHostPage(t *testing.T) {
 	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
@@ -130,6 +130,8 @@ func TestEmbed_importerInAHostPage(t *testing.T) {
 	}{
 		{"en", "desktop", width, height, []string{"Choose a file", "Confirm columns", "Submit"}},
 		{"de", "phone", 375, 812, []string{"Datei auswählen", "Spalten bestätigen", "Absenden"}},
+		{"en", "phone", 375, 812, []string{"Choose a file", "Confirm columns", "Submit"}},
+		{"de", "desktop", width, height, []string{"Datei auswählen", "Spalten bestätigen", "Absenden"}},
 	} {
 		t.Run(run.locale+"-"+run.device, func(t *testing.T) {
 			var ses hostSession
@@ -175,6 +177,13 @@ func importOnce(t *testing.T, app *apptest.App, key, hostURL, name string, w, h 
 	f.press(".tn-actions .tn-button")
 	f.until("the submit step", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q)`, words[2]))
 	f.checkStep(w)
+	f.painted()
+	// A new step starts with its heading in view, in the host page too,
+	// however far an earlier, taller step had scrolled it.
+	if top := eval[float64](p, `document.querySelector('iframe').getBoundingClientRect().top`) +
+		eval[float64](f, `document.getElementById('tn-title').getBoundingClientRect().top`); top < 0 {
+		t.Errorf("the submit step's heading is %.0f px above the host's viewport", -top)
+	}
 	p.shot("embed-" + name + "-4-submit")
 	f.press(".tn-actions .tn-button")
 	p.until("tabnorm:complete in the host page", `window.complete && window.complete.type === 'tabnorm:complete'`)

@@ -335,6 +335,15 @@ func (p *page) refusal(path, explanation, controls, api, code string) {
 	}
 }
 
+// painted waits until the page has drawn two frames since the call, so a
+// screenshot taken next shows what the last change laid out (a framed
+// page is drawn by its own process: wait on it too before shooting the
+// page that frames it).
+func (p *page) painted() {
+	p.t.Helper()
+	eval[bool](p, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+}
+
 // shot saves a full-page screenshot as a test artifact: into
 // TABNORM_SCREENSHOT_DIR (else the test's temp dir), and, with
 // TABNORM_UPDATE_SCREENSHOTS=1, into docs/screenshots for the README.

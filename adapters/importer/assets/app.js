@@ -66,7 +66,12 @@ function show(step, ...children) {
   showSteps();
   const main = $("tn-main");
   main.replaceChildren(...children.filter(Boolean));
-  main.focus();
+  // A new step starts at the top, its heading and steps in view (in the
+  // host page too, where the browser lets a frame scroll it); focus moves
+  // to it without scrolling the heading away.
+  window.scrollTo(0, 0);
+  document.querySelector(".tn-head").scrollIntoView({ block: "nearest" });
+  main.focus({ preventScroll: true });
 }
 
 function theme(th) {
