@@ -189,52 +189,39 @@ var Events = fx.Module("events", fx.Provide(func(lc fx.Lifecycle, db *sqlstore.D
 	return bus
 }))
 
-// Jobs provides the jobs service, the sweep of orphaned storage, the
-// saved schemas and idempotency keys, and the renderer of the job
-// documents the use cases store. newJobs subscribes the side effects of a
-// job's events to the service (jobs.Subscriber): the webhooks.
-var Jobs = fx.Module("jobs", fx.Provide(newJobs, schemas.NewService, lists.NewService, idempotency.NewService,
+// Jobs provides the jobs use cases (application/jobs: the Creator, the
+// Runner, the Reader, the Canceler and the Reaper, each on the ports it
+// uses, and the Outbox, Dispatcher and Sources they share), the sweep of
+// orphaned storage, the saved schemas and idempotency keys, and the
+// renderer of the job documents the use cases store. newOutbox subscribes
+// the side effects of a job's events to the outbox every use case stores
+// them through (jobs.Subscriber): the webhooks.
+var Jobs = fx.Module("jobs", fx.Provide(
+	newJobsConfig, newOutbox, jobs.NewDispatcher, jobs.NewSources,
+	jobs.NewCreator, jobs.NewRunner, jobs.NewReader, jobs.NewCanceler, jobs.NewReaper,
+	schemas.NewService, lists.NewService, idempotency.NewService,
+	func(l *lists.Service) jobs.ListOpener { return l },
 	fx.Annotate(httpapi.NewJobRenderer, fx.As(new(ports.JobRenderer))),
 	func(cfg Config, owners ports.BlobOwners, b ports.BlobStore, c ports.Clock, log *slog.Logger) *jobs.Orphans {
 		return jobs.NewOrphans(cfg.OrphanGrace, owners, b, c, log)
 	}))
 
-// jobsDeps gathers the jobs service's ports.
-type jobsDeps struct {
-	fx.In
-	Jobs    ports.Jobs
-	Events  ports.JobEvents
-	Schemas ports.Schemas
-	Learned ports.LearnedMappings
-	Bus     ports.EventBus
-	Queue   ports.Queue
-	Slots   ports.JobSlots
-	Quotas  ports.Quotas
-	Blobs   ports.BlobStore
-	Staging ports.Staging
-	Tables  ports.TableOpener
-	Tx      ports.Transactor
-	Render  ports.JobRenderer
-	Clock   ports.Clock
-	Log     *slog.Logger
-	Metrics *metrics.Metrics
-	Lists   *lists.Service
-	Edits   ports.JobEdits
-	// Webhooks writes the deliveries of a job's events: a subscriber.
-	Webhooks *webhooks.Service
+// newJobsConfig is the jobs' limits, and the metrics that count the jobs
+// that end.
+func newJobsConfig(cfg Config, m *metrics.Metrics) jobs.Config {
+	return jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
+		Retention: cfg.Retention, NewIndex: spill.Factory(""), Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes},
+		Observer: m, MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg}
 }
 
-// newJobs makes the jobs service and subscribes every side effect of a
-// job's events to it: each runs in the transaction that stores the event
-// (application/jobs/outbox.go). The webhooks service is the one today.
-func newJobs(cfg Config, d jobsDeps) *jobs.Service {
-	svc := jobs.NewService(jobs.Config{MaxUploadBytes: cfg.MaxUploadBytes, MaxRows: int64(cfg.MaxRows), JobTimeout: cfg.JobTimeout, Lease: cfg.JobLease,
-		Retention: cfg.Retention, NewIndex: spill.Factory(""), Limits: table.Limits{MaxColumns: cfg.MaxColumns, MaxCellBytes: cfg.MaxCellBytes},
-		Observer: d.Metrics, MaxRunningPerOrg: cfg.MaxRunningJobsPerOrg, MaxQueuedPerOrg: cfg.MaxQueuedJobsPerOrg},
-		jobs.Deps{Jobs: d.Jobs, Events: d.Events, Schemas: d.Schemas, Learned: d.Learned, Bus: d.Bus, Queue: d.Queue, Slots: d.Slots, Quotas: d.Quotas,
-			Blobs: d.Blobs, Staging: d.Staging, Tables: d.Tables, Tx: d.Tx, Render: d.Render, Clock: d.Clock, Log: d.Log, Lists: d.Lists, Edits: d.Edits})
-	svc.Subscribe(d.Webhooks)
-	return svc
+// newOutbox makes the outbox of the jobs' events and subscribes every
+// side effect of a job's events to it: each runs in the transaction that
+// stores the event (application/jobs/outbox.go), whichever use case
+// stores it. The webhooks service is the one today.
+func newOutbox(events ports.JobEvents, render ports.JobRenderer, bus ports.EventBus, hooks *webhooks.Service) *jobs.Outbox {
+	o := jobs.NewOutbox(events, render, bus)
+	o.Subscribe(hooks)
+	return o
 }
 
 // Connect provides the connect product's service (files library and
@@ -243,13 +230,23 @@ var Connect = fx.Module("connect", fx.Provide(connect.NewService))
 
 // Review provides the review of jobs' mappings and the fixing of their
 // rejected values (reruns).
-var Review = fx.Module("review", fx.Provide(func(cfg Config, j ports.Jobs, r ports.JobReviews, runs *jobs.Service, conn *connect.Service, sch ports.Schemas,
+var Review = fx.Module("review", fx.Provide(func(cfg Config, j ports.Jobs, r ports.JobReviews, uc reviewJobs, conn *connect.Service, sch ports.Schemas,
 	learned ports.LearnedMappings, edits ports.JobEdits, b ports.BlobStore, tx ports.Transactor, c ports.Clock, log *slog.Logger) *review.Service {
-	return review.NewService(review.Config{TTL: cfg.ReviewTTL}, j, r, runs, conn, sch, learned, edits, b, tx, c, log)
+	return review.NewService(review.Config{TTL: cfg.ReviewTTL}, j, r, review.JobUseCases{Create: uc.Create, Read: uc.Read, Sources: uc.Sources, Outbox: uc.Outbox},
+		conn, sch, learned, edits, b, tx, c, log)
 }))
 
+// reviewJobs gathers the jobs use cases the review calls back into.
+type reviewJobs struct {
+	fx.In
+	Create  *jobs.Creator
+	Read    *jobs.Reader
+	Sources *jobs.Sources
+	Outbox  *jobs.Outbox
+}
+
 // Webhooks provides the webhooks service and its sender; the Jobs module
-// subscribes the service to the jobs' events.
+// subscribes the service to the jobs' events (newOutbox).
 var Webhooks = fx.Options(
 	fx.Module("webhooks", fx.Provide(
 		func(db *sqlstore.DB, log *slog.Logger) (ports.WebhookQueue, error) { return queue.NewInserter(db, log) },
@@ -267,14 +264,15 @@ var Webhooks = fx.Options(
 // Workers run queued jobs for the process's lifetime; the reaper requeues
 // jobs whose worker was lost, expires reviews left too long and removes
 // this node's dead runs' working folders.
-var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, svc *jobs.Service, orphans *jobs.Orphans, reviews *review.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
+var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, runner *jobs.Runner, reaper *jobs.Reaper, orphans *jobs.Orphans,
+	reviews *review.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
 	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers}
-	w, err := queue.NewWorkers(db, qc, svc, jobs.Purgers{svc, orphans}, hooks, log)
+	w, err := queue.NewWorkers(db, qc, runner, jobs.Purgers{reaper, orphans}, hooks, log)
 	if err != nil {
 		return err
 	}
-	reaper := svc.NewReaper(orphans).Also("expire reviews", reviews.Expire)
+	reaper.Also("expire reviews", reviews.Expire)
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := w.Start(ctx); err != nil {
@@ -300,7 +298,9 @@ type apiDeps struct {
 	Blob     *blob.Store
 	Auth     *auth.Service
 	Keys     *keys.Service
-	Jobs     *jobs.Service
+	Jobs     *jobs.Reader
+	Create   *jobs.Creator
+	Cancel   *jobs.Canceler
 	Connect  *connect.Service
 	Schemas  *schemas.Service
 	Lists    *lists.Service
@@ -316,7 +316,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Jobs: d.Jobs, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

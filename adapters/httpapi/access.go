@@ -140,7 +140,7 @@ func (a *API) connectJob(c *gin.Context) error {
 			return domain.Errorf(domain.ErrInvalid, domain.CodeUnsupportedMediaType, "Send the body as application/json.")
 		}
 	}
-	j, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id"))
+	j, err := a.deps.JobReader.Get(c.Request.Context(), principal(c), c.Param("id"))
 	if err != nil {
 		return err
 	}

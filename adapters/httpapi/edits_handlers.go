@@ -109,7 +109,7 @@ func (a *API) addEdits(c *gin.Context) {
 	}
 	edits, err := toEdits("edits", in)
 	if err != nil { // an unknown job is 404 before its body is 400, as on every route
-		if _, gerr := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id")); gerr != nil {
+		if _, gerr := a.deps.JobReader.Get(c.Request.Context(), principal(c), c.Param("id")); gerr != nil {
 			err = gerr
 		}
 		fail(c, err)

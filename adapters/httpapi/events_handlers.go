@@ -40,9 +40,9 @@ func (a *API) jobEvents(c *gin.Context) {
 		return
 	}
 	// Follow before reading the history, so nothing falls in between.
-	live, unfollow := a.deps.Jobs.Follow(jobID, last)
+	live, unfollow := a.deps.JobReader.Follow(jobID, last)
 	defer unfollow()
-	history, err := a.deps.Jobs.Events(ctx, p, jobID, last)
+	history, err := a.deps.JobReader.Events(ctx, p, jobID, last)
 	if err != nil {
 		fail(c, err)
 		return
@@ -83,7 +83,7 @@ func (a *API) jobEvents(c *gin.Context) {
 			catchUp = true
 		}
 		if catchUp {
-			if evs, err = a.deps.Jobs.Events(ctx, p, jobID, s.last); err != nil {
+			if evs, err = a.deps.JobReader.Events(ctx, p, jobID, s.last); err != nil {
 				return // the job was deleted, or the store is gone: end the stream
 			}
 		}

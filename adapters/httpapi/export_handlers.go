@@ -64,7 +64,7 @@ func notModified(c *gin.Context, etag string) bool {
 func (a *API) generatedResult(c *gin.Context, which jobs.Result, q resultQuery) {
 	ctx := c.Request.Context()
 	p, id := principal(c), c.Param("id")
-	j, err := a.deps.Jobs.Get(ctx, p, id)
+	j, err := a.deps.JobReader.Get(ctx, p, id)
 	if err != nil {
 		fail(c, err)
 		return
@@ -127,7 +127,7 @@ func targetColumns(j job.Job) ([]export.Column, error) {
 
 // openRows opens a finished job's rows and its columns.
 func (a *API) openRows(ctx context.Context, p identity.Principal, id string) (io.ReadCloser, []export.Column, error) {
-	j, rc, err := a.deps.Jobs.OpenResult(ctx, p, id, jobs.Rows, 0)
+	j, rc, err := a.deps.JobReader.OpenResult(ctx, p, id, jobs.Rows, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -170,7 +170,7 @@ func (a *API) writeRowsParquet(ctx context.Context, p identity.Principal, id str
 // writeAnnotated builds the errors workbook from the job's issues and its
 // files read again.
 func (a *API) writeAnnotated(ctx context.Context, p identity.Principal, id string, rejectedOnly bool, out io.Writer) error {
-	_, rc, err := a.deps.Jobs.OpenResult(ctx, p, id, jobs.Issues, 0)
+	_, rc, err := a.deps.JobReader.OpenResult(ctx, p, id, jobs.Issues, 0)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (a *API) writeAnnotated(ctx context.Context, p identity.Principal, id strin
 	}
 	defer func() { _ = w.Close() }() // removes what it spilled; the workbook was written or failed
 	visit := jobs.SourceVisit{File: w.File, Row: func(rec table.Record) error { return w.Row(rec) }}
-	if _, err := a.deps.Jobs.ReadSource(ctx, p, id, visit); err != nil {
+	if _, err := a.deps.JobReader.ReadSource(ctx, p, id, visit); err != nil {
 		return err
 	}
 	return w.Write(out)
@@ -246,14 +246,14 @@ func (b *blobRange) Close() {
 // long download can resume where it broke.
 func (a *API) rangedJSONL(c *gin.Context, j job.Job, which jobs.Result, opened io.ReadCloser, etag string) {
 	ctx, p := c.Request.Context(), principal(c)
-	size, err := a.deps.Jobs.ResultSize(ctx, j, which)
+	size, err := a.deps.JobReader.ResultSize(ctx, j, which)
 	if err != nil {
 		_ = opened.Close() // a reader: nothing to lose
 		fail(c, err)
 		return
 	}
 	b := &blobRange{rc: opened, size: size, open: func(offset int64) (io.ReadCloser, error) {
-		_, rc, err := a.deps.Jobs.OpenResult(ctx, p, j.ID, which, offset)
+		_, rc, err := a.deps.JobReader.OpenResult(ctx, p, j.ID, which, offset)
 		return rc, err
 	}}
 	defer b.Close()

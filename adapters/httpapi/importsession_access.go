@@ -88,7 +88,7 @@ func (a *API) importScope(c *gin.Context) error {
 	if !strings.HasPrefix(route, "/v1/jobs/:id") {
 		return nil
 	}
-	j, err := a.deps.Jobs.Get(c.Request.Context(), p, c.Param("id"))
+	j, err := a.deps.JobReader.Get(c.Request.Context(), p, c.Param("id"))
 	if err != nil {
 		return err
 	}

@@ -41,8 +41,8 @@ func (a *API) createJob(c *gin.Context) {
 	var in jobs.Params
 	a.createUploaded(c, answer{status: http.StatusAccepted}, upload{
 		store: func(filename string, r io.Reader) error {
-			up = a.deps.Jobs.NewUpload(p, filename)
-			return a.deps.Jobs.Store(ctx, up, r)
+			up = a.deps.JobCreator.NewUpload(p, filename)
+			return a.deps.JobCreator.Store(ctx, up, r)
 		},
 		field: func(name string, value []byte) error {
 			switch name {
@@ -74,13 +74,13 @@ func (a *API) createJob(c *gin.Context) {
 					return "", nil, err
 				}
 			}
-			j, err := a.deps.Jobs.Create(ctx, p, up, in)
+			j, err := a.deps.JobCreator.Create(ctx, p, up, in)
 			if err != nil {
 				return "", nil, err
 			}
 			return jobPath(j), newJobJSON(j), nil
 		},
-		discard: func() { a.deps.Jobs.Discard(ctx, up) },
+		discard: func() { a.deps.JobCreator.Discard(ctx, up) },
 	})
 }
 
@@ -212,7 +212,7 @@ func uploadError(err error, limit int64) error {
 }
 
 func (a *API) getJob(c *gin.Context) {
-	j, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id"))
+	j, err := a.deps.JobReader.Get(c.Request.Context(), principal(c), c.Param("id"))
 	if err != nil {
 		fail(c, err)
 		return
@@ -235,7 +235,7 @@ func (a *API) listJobs(sourceType job.SourceType) gin.HandlerFunc {
 				return
 			}
 		}
-		list, next, err := a.deps.Jobs.List(c.Request.Context(), principal(c), f, page)
+		list, next, err := a.deps.JobReader.List(c.Request.Context(), principal(c), f, page)
 		if err != nil {
 			fail(c, err)
 			return
@@ -249,7 +249,7 @@ func (a *API) listJobs(sourceType job.SourceType) gin.HandlerFunc {
 }
 
 func (a *API) cancelJob(c *gin.Context) {
-	j, err := a.deps.Jobs.Cancel(c.Request.Context(), principal(c), c.Param("id"))
+	j, err := a.deps.JobCanceler.Cancel(c.Request.Context(), principal(c), c.Param("id"))
 	if err != nil {
 		fail(c, err)
 		return
@@ -258,7 +258,7 @@ func (a *API) cancelJob(c *gin.Context) {
 }
 
 func (a *API) deleteJob(c *gin.Context) {
-	if err := a.deps.Jobs.Delete(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+	if err := a.deps.JobCanceler.Delete(c.Request.Context(), principal(c), c.Param("id")); err != nil {
 		fail(c, err)
 		return
 	}
@@ -288,7 +288,7 @@ func (a *API) jobResult(which jobs.Result, download string) gin.HandlerFunc {
 		// which must end the previous line, so a made-up offset cannot cut
 		// a row in two.
 		start := max(offset-1, 0)
-		j, opened, err := a.deps.Jobs.OpenResult(c.Request.Context(), principal(c), c.Param("id"), which, start)
+		j, opened, err := a.deps.JobReader.OpenResult(c.Request.Context(), principal(c), c.Param("id"), which, start)
 		if err != nil {
 			fail(c, err)
 			return

@@ -64,7 +64,7 @@ func (a *API) patchReview(c *gin.Context) {
 		return
 	}
 	if req.Sheet == nil { // an unknown job is 404 before its body is 400, as on every route
-		if _, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+		if _, err := a.deps.JobReader.Get(c.Request.Context(), principal(c), c.Param("id")); err != nil {
 			fail(c, err)
 			return
 		}
@@ -92,7 +92,7 @@ func (a *API) patchMapping(c *gin.Context) {
 		return
 	}
 	if req.Mapping == nil { // an unknown job is 404 before its body is 400, as on every route
-		if _, err := a.deps.Jobs.Get(c.Request.Context(), principal(c), c.Param("id")); err != nil {
+		if _, err := a.deps.JobReader.Get(c.Request.Context(), principal(c), c.Param("id")); err != nil {
 			fail(c, err)
 			return
 		}

@@ -62,11 +62,16 @@ type Config struct {
 
 // Deps are what the router needs from the application.
 type Deps struct {
-	Log         *slog.Logger
-	Readiness   Readiness
-	Auth        *auth.Service
-	Keys        *keys.Service
-	Jobs        *jobs.Service
+	Log       *slog.Logger
+	Readiness Readiness
+	Auth      *auth.Service
+	Keys      *keys.Service
+	// The jobs use cases the routes call: reading jobs, their events and
+	// results; uploading and creating them (and the usage they count
+	// against); canceling and deleting them.
+	JobReader   *jobs.Reader
+	JobCreator  *jobs.Creator
+	JobCanceler *jobs.Canceler
 	Connect     *connect.Service
 	Schemas     *schemas.Service
 	Lists       *lists.Service

@@ -33,7 +33,7 @@ func limitOf(n int64) *int64 {
 // usage is GET /v1/usage: the caller's organization's use this month
 // against its quotas and job limits.
 func (a *API) usage(c *gin.Context) {
-	u, err := a.deps.Jobs.Usage(c.Request.Context(), principal(c))
+	u, err := a.deps.JobCreator.Usage(c.Request.Context(), principal(c))
 	if err != nil {
 		fail(c, err)
 		return

@@ -20,7 +20,7 @@ import (
 // Service is the connect use cases.
 type Service struct {
 	files  ports.Files
-	jobs   *jobs.Service
+	jobs   *jobs.Creator // creates the jobs over library files
 	blobs  ports.BlobStore
 	tables ports.TableOpener
 	tx     ports.Transactor
@@ -29,7 +29,7 @@ type Service struct {
 }
 
 // NewService returns the connect service.
-func NewService(files ports.Files, jobs *jobs.Service, blobs ports.BlobStore, tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
+func NewService(files ports.Files, jobs *jobs.Creator, blobs ports.BlobStore, tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
 	return &Service{files: files, jobs: jobs, blobs: blobs, tables: tables, tx: tx, clock: clock, log: log}
 }
 

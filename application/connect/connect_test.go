@@ -49,9 +49,10 @@ func newFixture(t *testing.T) fixture {
 	bus.EXPECT().Publish(mock.Anything, mock.Anything, 1).Return(nil).Maybe()
 	render.EXPECT().Event(mock.Anything, mock.Anything, false).Return([]byte(`{}`), nil).Maybe()
 	log := slog.New(slog.DiscardHandler)
-	js := jobs.NewService(jobs.Config{}, jobs.Deps{Jobs: f.jobs, Events: events, Bus: bus, Queue: f.queue, Slots: f.slots, Quotas: f.quotas,
-		Blobs: f.blobs, Tables: f.tables, Tx: tx, Render: render, Clock: clock, Log: log})
-	f.svc = connect.NewService(f.files, js, f.blobs, f.tables, tx, clock, log)
+	cfg := jobs.Config{}
+	create := jobs.NewCreator(cfg, f.jobs, nil, f.quotas, f.blobs, f.tables, tx, clock, jobs.NewOutbox(events, render, bus),
+		jobs.NewDispatcher(cfg, f.slots, f.queue, tx, log))
+	f.svc = connect.NewService(f.files, create, f.blobs, f.tables, tx, clock, log)
 	return f
 }
 

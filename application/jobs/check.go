@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 	"errors"
-	"os"
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -17,20 +16,16 @@ import (
 // orders and decimal marks) and edits applied: which rows, by the file id
 // issues name ("" for an uploaded file), in rows. The files are read up
 // to the last row asked for. A file gone from storage is source_deleted.
-func (s *Service) CheckRows(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, rows map[string][]int64) ([]normalize.RowCheck, error) {
+func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, rows map[string][]int64) ([]normalize.RowCheck, error) {
 	sch, err := schema.Parse(j.Schema)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", workdirPrefix)
+	dir, remove, err := s.workdir(ctx, "check", j.ID)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err := os.RemoveAll(dir); err != nil { // the reaper's hourly sweep takes what is left
-			s.log.WarnContext(ctx, "remove a check's working folder", "job_id", j.ID, "error", err)
-		}
-	}()
+	defer remove()
 	staged := j
 	staged.Files = nil
 	var sources []normalize.Source
@@ -54,7 +49,7 @@ func (s *Service) CheckRows(ctx context.Context, j job.Job, opts normalize.Optio
 	}
 	for i, f := range staged.Files {
 		sources[i].Open = func() (table.Reader, error) {
-			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.cfg.Limits))
+			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.limits))
 		}
 	}
 	in := normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Edits: edits}

@@ -2,9 +2,9 @@ package jobs
 
 import "time"
 
-// SetBeatEvery makes the service renew running jobs' leases every d, so
+// SetBeatEvery makes the runner renew running jobs' leases every d, so
 // that tests see a cancellation without waiting a second.
-func SetBeatEvery(s *Service, d time.Duration) { s.beatEvery = d }
+func SetBeatEvery(r *Runner, d time.Duration) { r.beatEvery = d }
 
 // SetEvery makes the reaper run every d, and look for dead runs' working
 // folders in dir.

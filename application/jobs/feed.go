@@ -24,8 +24,8 @@ type feed struct {
 // Follow returns a channel of the job's new events (in order, possibly
 // with gaps when the follower falls behind: the caller reads the store to
 // fill them) and a function that ends following.
-func (s *Service) Follow(jobID string, after int) (<-chan []ports.Event, func()) {
-	f := &s.feeds
+func (r *Reader) Follow(jobID string, after int) (<-chan []ports.Event, func()) {
+	f := &r.feeds
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.by == nil {
@@ -33,11 +33,11 @@ func (s *Service) Follow(jobID string, after int) (<-chan []ports.Event, func())
 	}
 	fd := f.by[jobID]
 	if fd == nil {
-		notices, unsubscribe := s.bus.Subscribe(jobID)
+		notices, unsubscribe := r.bus.Subscribe(jobID)
 		ctx, cancel := context.WithCancel(context.Background())
 		fd = &feed{followers: map[chan []ports.Event]struct{}{}, last: after, stop: func() { cancel(); unsubscribe() }}
 		f.by[jobID] = fd
-		go s.pump(ctx, jobID, fd, notices)
+		go r.pump(ctx, jobID, fd, notices)
 	}
 	ch := make(chan []ports.Event, 16)
 	fd.followers[ch] = struct{}{}
@@ -55,8 +55,8 @@ func (s *Service) Follow(jobID string, after int) (<-chan []ports.Event, func())
 // pump reads the job's new events once per notice and hands them to every
 // follower; a follower whose channel is full misses them and catches up
 // from the store.
-func (s *Service) pump(ctx context.Context, jobID string, fd *feed, notices <-chan int) {
-	f := &s.feeds
+func (r *Reader) pump(ctx context.Context, jobID string, fd *feed, notices <-chan int) {
+	f := &r.feeds
 	for {
 		select {
 		case <-ctx.Done():
@@ -66,7 +66,7 @@ func (s *Service) pump(ctx context.Context, jobID string, fd *feed, notices <-ch
 		f.mu.Lock()
 		after := fd.last
 		f.mu.Unlock()
-		evs, err := s.events.After(ctx, jobID, after)
+		evs, err := r.events.After(ctx, jobID, after)
 		if err != nil || len(evs) == 0 {
 			continue
 		}

@@ -1,7 +1,6 @@
 package jobs_test
 
 import (
-	"log/slog"
 	"testing"
 	"time"
 
@@ -12,9 +11,9 @@ import (
 	"github.com/tabnorm/tabnorm/test/mocks"
 )
 
-// TestService_Follow: however many streams follow a job on a node, a
+// TestReader_Follow: however many streams follow a job on a node, a
 // notice costs one read of the store, and every stream gets the events.
-func TestService_Follow(t *testing.T) {
+func TestReader_Follow(t *testing.T) {
 	t.Parallel()
 	bus, events := mocks.NewEventBus(t), mocks.NewJobEvents(t)
 	notices := make(chan int, 1)
@@ -22,13 +21,13 @@ func TestService_Follow(t *testing.T) {
 	bus.EXPECT().Subscribe("job_1").Return(notices, func() { close(unsubscribed) }).Once()
 	stored := []ports.Event{{JobID: "job_1", Seq: 3, Kind: "job.progress"}, {JobID: "job_1", Seq: 4, Kind: "job.progress"}}
 	events.EXPECT().After(mock.Anything, "job_1", 2).Return(stored, nil).Once()
-	svc := jobs.NewService(jobs.Config{}, jobs.Deps{Events: events, Bus: bus, Log: slog.New(slog.DiscardHandler)})
+	read := jobs.NewReader(mocks.NewJobs(t), events, bus, mocks.NewBlobStore(t), nil)
 
 	const followers = 50
 	chans := make([]<-chan []ports.Event, followers)
 	stops := make([]func(), followers)
 	for i := range chans {
-		chans[i], stops[i] = svc.Follow("job_1", 2)
+		chans[i], stops[i] = read.Follow("job_1", 2)
 	}
 	notices <- 4
 	for i, ch := range chans {

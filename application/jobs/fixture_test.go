@@ -36,7 +36,7 @@ var (
 	identityOther = identity.Principal{OrgID: "org_other"}
 )
 
-// fixture is the jobs service on mocks of its ports. The repository mock
+// fixture is the jobs use cases on mocks of their ports. The repository mock
 // keeps its jobs in memory and applies Update's function to them as the
 // real one does, so a test reads the outcome of a use case from the
 // stored job; the repositories themselves are tested on real databases.
@@ -55,7 +55,19 @@ type fixture struct {
 	tables   *mocks.TableOpener
 	render   *mocks.JobRenderer
 	observer *mocks.JobObserver
-	svc      *jobs.Service
+	tx       *mocks.Transactor
+	clock    *mocks.Clock
+	log      *slog.Logger
+
+	// the use cases, on the mocks, sharing one outbox and one dispatcher
+	outbox   *jobs.Outbox
+	dispatch *jobs.Dispatcher
+	sources  *jobs.Sources
+	create   *jobs.Creator
+	run      *jobs.Runner
+	read     *jobs.Reader
+	cancel   *jobs.Canceler
+	reap     *jobs.Reaper
 
 	mu       sync.Mutex
 	stored   map[string]job.Job
@@ -72,7 +84,8 @@ func newFixture(t *testing.T, cfg jobs.Config) *fixture {
 		bus: mocks.NewEventBus(t), queue: mocks.NewQueue(t), slots: mocks.NewJobSlots(t), quotas: mocks.NewQuotas(t), blobs: mocks.NewBlobStore(t),
 		staging: mocks.NewStaging(t), tables: mocks.NewTableOpener(t), render: mocks.NewJobRenderer(t), observer: mocks.NewJobObserver(t),
 		stored: map[string]job.Job{}, withJob: map[string]bool{}, written: map[string]*bytes.Buffer{}}
-	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
+	f.tx, f.clock, f.log = mocks.NewTransactor(t), mocks.NewClock(t), slog.New(slog.DiscardHandler)
+	tx, clock := f.tx, f.clock
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(f.inTx).Maybe()
 	clock.EXPECT().Now().Return(now).Maybe()
 	f.jobs.EXPECT().Get(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.get).Maybe()
@@ -88,10 +101,21 @@ func newFixture(t *testing.T, cfg jobs.Config) *fixture {
 	if cfg.Observer == nil {
 		cfg.Observer = f.observer
 	}
-	f.svc = jobs.NewService(cfg, jobs.Deps{Jobs: f.jobs, Events: f.events, Schemas: f.schemas, Learned: f.learned, Bus: f.bus, Queue: f.queue,
-		Slots: f.slots, Quotas: f.quotas, Blobs: f.blobs, Staging: f.staging, Tables: f.tables, Tx: tx, Render: f.render, Clock: clock,
-		Log: slog.New(slog.DiscardHandler)})
+	f.outbox = jobs.NewOutbox(f.events, f.render, f.bus)
+	f.dispatch = jobs.NewDispatcher(cfg, f.slots, f.queue, tx, f.log)
+	f.sources = jobs.NewSources(cfg, f.staging, f.tables, nil, f.log)
+	f.create = jobs.NewCreator(cfg, f.jobs, f.schemas, f.quotas, f.blobs, f.tables, tx, clock, f.outbox, f.dispatch)
+	f.run = jobs.NewRunner(cfg, f.jobs, f.learned, nil, f.blobs, f.render, tx, clock, f.log, f.sources, f.outbox, f.dispatch)
+	f.read = jobs.NewReader(f.jobs, f.events, f.bus, f.blobs, f.sources)
+	f.cancel = jobs.NewCanceler(f.jobs, f.blobs, tx, clock, f.log, f.outbox, f.dispatch)
+	f.reap = f.newReaper(cfg, nil)
 	return f
+}
+
+// newReaper is the reaper on the fixture's mocks, with orphans (nil: Reap
+// and Purge only).
+func (f *fixture) newReaper(cfg jobs.Config, orphans *jobs.Orphans) *jobs.Reaper {
+	return jobs.NewReaper(cfg, f.jobs, f.blobs, f.tx, f.clock, f.log, f.outbox, f.dispatch, orphans)
 }
 
 // put stores a job as the repository would hold it.

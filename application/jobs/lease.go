@@ -16,7 +16,7 @@ const progressEventEvery = 250 * time.Millisecond
 // between its progress reports: every beat stores the latest progress,
 // extends the lease, and notices a cancellation, which stops the run.
 type lease struct {
-	s      *Service
+	r      *Runner
 	jobID  string
 	cancel context.CancelFunc
 
@@ -29,8 +29,8 @@ type lease struct {
 }
 
 // holdLease starts beating for a job that started; cancel stops its run.
-func (s *Service) holdLease(ctx context.Context, j job.Job, cancel context.CancelFunc) *lease {
-	l := &lease{s: s, jobID: j.ID, cancel: cancel, latest: job.Progress{BytesTotal: j.Progress.BytesTotal},
+func (r *Runner) holdLease(ctx context.Context, j job.Job, cancel context.CancelFunc) *lease {
+	l := &lease{r: r, jobID: j.ID, cancel: cancel, latest: job.Progress{BytesTotal: j.Progress.BytesTotal},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go l.keep(context.WithoutCancel(ctx))
 	return l
@@ -38,7 +38,7 @@ func (s *Service) holdLease(ctx context.Context, j job.Job, cancel context.Cance
 
 func (l *lease) keep(ctx context.Context) {
 	defer close(l.done)
-	t := time.NewTicker(l.s.beatEvery)
+	t := time.NewTicker(l.r.beatEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -54,7 +54,7 @@ func (l *lease) keep(ctx context.Context) {
 // let go: the next one tries again, and a job whose beats all fail is
 // requeued by the reaper once its lease ends.
 func (l *lease) beat(ctx context.Context) {
-	status, err := l.s.jobs.Heartbeat(ctx, l.jobID, l.progress(), l.s.clock.Now().Add(l.s.cfg.Lease))
+	status, err := l.r.jobs.Heartbeat(ctx, l.jobID, l.progress(), l.r.clock.Now().Add(l.r.cfg.Lease))
 	if err == nil {
 		l.notice(status)
 	}
@@ -95,7 +95,7 @@ func (l *lease) end() (canceled bool) {
 // stores the progress at its next beat, and the job's subscribers hear of
 // it at most four times a second, while it runs; a cancellation found
 // then stops the run at once.
-func (s *Service) reportProgress(ctx context.Context, j job.Job, l *lease) func(normalize.Progress) {
+func (r *Runner) reportProgress(ctx context.Context, j job.Job, l *lease) func(normalize.Progress) {
 	var last time.Time
 	return func(p normalize.Progress) {
 		cur := job.Progress{RowsRead: p.RowsRead, RowsValid: p.RowsValid, RowsRejected: p.RowsRejected, BytesRead: p.BytesRead,
@@ -105,9 +105,9 @@ func (s *Service) reportProgress(ctx context.Context, j job.Job, l *lease) func(
 			last = now
 			jj := j
 			jj.Progress = cur
-			status, err := s.runningEvent(ctx, jj, job.EventProgress)
+			status, err := r.runningEvent(ctx, jj, job.EventProgress)
 			if err != nil {
-				s.log.ErrorContext(ctx, "store job event", "job_id", j.ID, "kind", job.EventProgress, "error", err)
+				r.log.ErrorContext(ctx, "store job event", "job_id", j.ID, "kind", job.EventProgress, "error", err)
 			}
 			l.notice(status)
 		}

@@ -18,7 +18,7 @@ type ListOpener interface {
 
 // openLists gives the engine the lists the job's schema checks; the
 // returned function closes them.
-func (s *Service) openLists(ctx context.Context, j job.Job, in *normalize.Input, dir string) (func(), error) {
+func (s *Sources) openLists(ctx context.Context, j job.Job, in *normalize.Input, dir string) (func(), error) {
 	if in.Schema == nil || in.Mode == normalize.ModeInfer {
 		return func() {}, nil
 	}
@@ -40,7 +40,7 @@ func (s *Service) openLists(ctx context.Context, j job.Job, in *normalize.Input,
 // OpenSchemaLists opens the lists a schema checks for a review's preview,
 // staged in a folder of their own; the returned function closes them and
 // removes the folder.
-func (s *Service) OpenSchemaLists(ctx context.Context, orgID string, sch *schema.Schema) (map[string]normalize.ListLookup, func(), error) {
+func (s *Sources) OpenSchemaLists(ctx context.Context, orgID string, sch *schema.Schema) (map[string]normalize.ListLookup, func(), error) {
 	if sch == nil || len(sch.Lists()) == 0 {
 		return nil, func() {}, nil
 	}

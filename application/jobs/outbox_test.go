@@ -27,11 +27,11 @@ func (r recorder) JobEvent(_ context.Context, j job.Job, ev ports.Event) error {
 	return r.fail
 }
 
-// TestService_subscribers: every stored event reaches the subscribers
+// TestOutbox_subscribers: every stored event reaches the subscribers
 // once stored, in the order they were registered, with the job as changed
 // and the event's sequence number; a subscriber's error fails the change,
 // which is undone with its event: they run in its transaction.
-func TestService_subscribers(t *testing.T) {
+func TestOutbox_subscribers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
@@ -40,11 +40,11 @@ func TestService_subscribers(t *testing.T) {
 		f := newFixture(t, jobs.Config{})
 		f.put(queuedJob("job_1"))
 		var heard []string
-		f.svc.Subscribe(recorder{name: "a", f: f, heard: &heard})
-		f.svc.Subscribe(recorder{name: "b", f: f, heard: &heard})
+		f.outbox.Subscribe(recorder{name: "a", f: f, heard: &heard})
+		f.outbox.Subscribe(recorder{name: "b", f: f, heard: &heard})
 		f.slots.EXPECT().Counts(mock.Anything, "org_acme").Return(0, 0, nil).Maybe()
 		f.slots.EXPECT().NextWaiting(mock.Anything, "org_acme").Return("", nil).Maybe()
-		if _, err := f.svc.Cancel(ctx, acme, "job_1"); err != nil {
+		if _, err := f.cancel.Cancel(ctx, acme, "job_1"); err != nil {
 			t.Fatal(err)
 		}
 		if len(heard) != 2 || heard[0] != "a:job.canceled:canceled:1:stored=job.canceled" || heard[1] != "b:job.canceled:canceled:1:stored=job.canceled" {
@@ -58,9 +58,9 @@ func TestService_subscribers(t *testing.T) {
 		f.put(queuedJob("job_1"))
 		var heard []string
 		down := errors.New("the deliveries table is down")
-		f.svc.Subscribe(recorder{name: "a", f: f, heard: &heard, fail: down})
-		f.svc.Subscribe(recorder{name: "b", f: f, heard: &heard})
-		_, err := f.svc.Cancel(ctx, acme, "job_1")
+		f.outbox.Subscribe(recorder{name: "a", f: f, heard: &heard, fail: down})
+		f.outbox.Subscribe(recorder{name: "b", f: f, heard: &heard})
+		_, err := f.cancel.Cancel(ctx, acme, "job_1")
 		if !errors.Is(err, down) || len(heard) != 1 {
 			t.Fatalf("Cancel = %v, heard %v; want the subscriber's error, and the next subscriber not told", err, heard)
 		}

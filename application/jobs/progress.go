@@ -12,16 +12,16 @@ import (
 // cancel either commits first, and nothing is stored after its terminal
 // event, or waits for this event and follows it. It returns the job's
 // status, so the worker notices a cancel at once.
-func (s *Service) runningEvent(ctx context.Context, j job.Job, kind string) (job.Status, error) {
+func (r *Runner) runningEvent(ctx context.Context, j job.Job, kind string) (job.Status, error) {
 	ctx = context.WithoutCancel(ctx)
 	var status job.Status
-	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		now := s.clock.Now()
+	err := r.tx.InTx(ctx, func(ctx context.Context) error {
+		now := r.clock.Now()
 		var err error
-		if status, err = s.jobs.Heartbeat(ctx, j.ID, j.Progress, now.Add(s.cfg.Lease)); err != nil || status != job.Running {
+		if status, err = r.jobs.Heartbeat(ctx, j.ID, j.Progress, now.Add(r.cfg.Lease)); err != nil || status != job.Running {
 			return err
 		}
-		return s.append(ctx, j, kind, now, false)
+		return r.outbox.append(ctx, j, kind, now, false)
 	})
 	return status, err
 }

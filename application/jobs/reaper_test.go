@@ -23,7 +23,7 @@ func runningJob(id string, attempts int) job.Job {
 	return j
 }
 
-func TestService_Reap(t *testing.T) {
+func TestReaper_Reap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
@@ -34,7 +34,7 @@ func TestService_Reap(t *testing.T) {
 		f.jobs.EXPECT().Expired(mock.Anything, now).Return([][2]string{{"org_acme", "job_1"}}, nil).Once()
 		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_1", 0).Return(nil).Once()
 		f.noWaitingJobs()
-		n, err := f.svc.Reap(ctx)
+		n, err := f.reap.Reap(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("Reap = %d, %v", n, err)
 		}
@@ -52,7 +52,7 @@ func TestService_Reap(t *testing.T) {
 		f.put(runningJob("job_1", job.MaxAttempts))
 		f.jobs.EXPECT().Expired(mock.Anything, now).Return([][2]string{{"org_acme", "job_1"}}, nil).Once()
 		f.noWaitingJobs()
-		n, err := f.svc.Reap(ctx)
+		n, err := f.reap.Reap(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("Reap = %d, %v", n, err)
 		}
@@ -75,7 +75,7 @@ func TestService_Reap(t *testing.T) {
 		f.jobs.EXPECT().Expired(mock.Anything, now).Return([][2]string{{"org_acme", "job_1"}, {"org_acme", "job_2"}}, nil).Once()
 		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_2", 0).Return(nil).Once()
 		f.noWaitingJobs()
-		if n, err := f.svc.Reap(ctx); err != nil || n != 1 {
+		if n, err := f.reap.Reap(ctx); err != nil || n != 1 {
 			t.Fatalf("Reap = %d, %v", n, err)
 		}
 		if got := f.job("job_1"); got.Status != job.Succeeded {
@@ -88,13 +88,13 @@ func TestService_Reap(t *testing.T) {
 		f := newFixture(t, jobs.Config{})
 		down := errors.New("database down")
 		f.jobs.EXPECT().Expired(mock.Anything, now).Return(nil, down).Once()
-		if _, err := f.svc.Reap(ctx); !errors.Is(err, down) {
+		if _, err := f.reap.Reap(ctx); !errors.Is(err, down) {
 			t.Fatalf("error %v", err)
 		}
 		f.put(runningJob("job_1", 1))
 		f.jobs.EXPECT().Expired(mock.Anything, now).Return([][2]string{{"org_acme", "job_1"}}, nil).Once()
 		f.queue.EXPECT().Enqueue(mock.Anything, mock.Anything, "job_1", 0).Return(down).Once()
-		if n, err := f.svc.Reap(ctx); !errors.Is(err, down) || n != 0 {
+		if n, err := f.reap.Reap(ctx); !errors.Is(err, down) || n != 0 {
 			t.Fatalf("Reap = %d, %v", n, err)
 		}
 	})
@@ -131,7 +131,7 @@ func TestReaper(t *testing.T) {
 	clock := mocks.NewClock(t)
 	clock.EXPECT().Now().Return(now)
 	orphans := jobs.NewOrphans(24*time.Hour, mocks.NewBlobOwners(t), f.blobs, clock, slog.New(slog.DiscardHandler))
-	r := f.svc.NewReaper(orphans)
+	r := f.newReaper(jobs.Config{}, orphans)
 	r.SetEvery(time.Millisecond, tmp)
 	r.Start()
 	for range 2 { // two rounds: a failed one does not stop it
@@ -158,4 +158,40 @@ func TestReaper(t *testing.T) {
 	if _, err := os.Stat(live); err != nil {
 		t.Fatalf("a live run's working folder went: %v", err)
 	}
+}
+
+func TestReaper_Purge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t.Run("without a retention nothing is purged", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, jobs.Config{})
+		if n, err := f.reap.Purge(ctx); n != 0 || err != nil {
+			t.Fatalf("Purge = %d, %v", n, err)
+		}
+	})
+	t.Run("files of jobs finished before the retention go, batch after batch", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, jobs.Config{Retention: 24 * time.Hour})
+		before := now.Add(-24 * time.Hour)
+		f.jobs.EXPECT().FinishedBefore(mock.Anything, before, 200).Return([][2]string{{"org_a", "job_1"}, {"org_b", "job_2"}}, nil).Once()
+		f.jobs.EXPECT().FinishedBefore(mock.Anything, before, 200).Return([][2]string{{"org_a", "job_3"}}, nil).Once()
+		f.jobs.EXPECT().FinishedBefore(mock.Anything, before, 200).Return(nil, nil).Once()
+		for _, p := range [][2]string{{"org_a", "job_1"}, {"org_b", "job_2"}, {"org_a", "job_3"}} {
+			f.blobs.EXPECT().DeletePrefix(mock.Anything, "org/"+p[0]+"/jobs/"+p[1]+"/").Return(nil).Once()
+			f.jobs.EXPECT().MarkPurged(mock.Anything, p[1], now).Return(nil).Once()
+		}
+		if n, err := f.reap.Purge(ctx); n != 3 || err != nil {
+			t.Fatalf("Purge = %d, %v", n, err)
+		}
+	})
+	t.Run("a store failure stops the purge, and the job is not marked", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, jobs.Config{Retention: time.Hour})
+		f.jobs.EXPECT().FinishedBefore(mock.Anything, now.Add(-time.Hour), 200).Return([][2]string{{"org_a", "job_1"}}, nil).Once()
+		f.blobs.EXPECT().DeletePrefix(mock.Anything, "org/org_a/jobs/job_1/").Return(errors.New("store down")).Once()
+		if n, err := f.reap.Purge(ctx); n != 0 || err == nil {
+			t.Fatalf("Purge = %d, %v", n, err)
+		}
+	})
 }

@@ -10,20 +10,20 @@ import (
 // saveResult completes a run that finished: it stores the result blobs,
 // remembers the mappings the job taught, stores the job's mapping and
 // final progress, and returns the job's result.
-func (s *Service) saveResult(ctx context.Context, j job.Job, res normalize.Result, out results) (job.Result, error) {
+func (r *Runner) saveResult(ctx context.Context, j job.Job, res normalize.Result, out results) (job.Result, error) {
 	ctx, span := tracer.Start(ctx, "job.write")
 	defer span.End()
 	if err := out.close(); err != nil {
 		return job.Result{}, err
 	}
-	mapping, err := s.render.Mapping(res.Mapping)
+	mapping, err := r.render.Mapping(res.Mapping)
 	if err != nil {
 		return job.Result{}, err
 	}
-	if err := s.learn(ctx, j, res.Mapping); err != nil {
+	if err := r.learn(ctx, j, res.Mapping); err != nil {
 		return job.Result{}, err
 	}
-	_, err = s.jobs.Update(context.WithoutCancel(ctx), "", j.ID, func(jj *job.Job) error {
+	_, err = r.jobs.Update(context.WithoutCancel(ctx), "", j.ID, func(jj *job.Job) error {
 		jj.Mapping = mapping
 		p := res.Progress
 		jj.Progress = job.Progress{RowsRead: p.RowsRead, RowsValid: p.RowsValid, RowsRejected: p.RowsRejected,
@@ -38,7 +38,7 @@ func (s *Service) saveResult(ctx context.Context, j job.Job, res normalize.Resul
 
 // learn remembers the explicit mappings of a job with a saved schema, for
 // the organization's next jobs with that schema (method "learned").
-func (s *Service) learn(ctx context.Context, j job.Job, mapping []normalize.MappingEntry) error {
+func (r *Runner) learn(ctx context.Context, j job.Job, mapping []normalize.MappingEntry) error {
 	if !j.Teaches() {
 		return nil
 	}
@@ -46,7 +46,7 @@ func (s *Service) learn(ctx context.Context, j job.Job, mapping []normalize.Mapp
 		if m.Method != normalize.MethodExplicit {
 			continue
 		}
-		if err := s.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.HeaderKey(m.SourceColumn), m.Field, s.clock.Now()); err != nil {
+		if err := r.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.HeaderKey(m.SourceColumn), m.Field, r.clock.Now()); err != nil {
 			return err
 		}
 	}

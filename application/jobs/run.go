@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"log/slog"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -16,11 +17,41 @@ import (
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
-	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
-var _ ports.JobRunner = (*Service)(nil)
+// Runner runs queued jobs, one RunJob a queue entry: it is the queue's
+// ports.JobRunner. A run stages the job's files (Sources), runs the engine
+// over them into its result blobs while a lease keeps the job alive
+// (lease.go), stops for a review when the job asks for one (review.go),
+// and stores its result and the mappings it taught (result.go). Its
+// events go through the Outbox, where the job's side effects start; its
+// slot goes back to the Dispatcher.
+type Runner struct {
+	cfg       Config
+	jobs      ports.Jobs
+	learned   ports.LearnedMappings
+	edits     ports.JobEdits
+	blobs     ports.BlobStore
+	render    ports.JobRenderer
+	tx        ports.Transactor
+	clock     ports.Clock
+	log       *slog.Logger
+	sources   *Sources
+	outbox    *Outbox
+	dispatch  *Dispatcher
+	beatEvery time.Duration // how often a running job's lease is renewed
+}
+
+// NewRunner returns the runner of jobs. edits are the jobs' edits of
+// single cells, which their runs apply (nil: none).
+func NewRunner(cfg Config, jobs ports.Jobs, learned ports.LearnedMappings, edits ports.JobEdits, blobs ports.BlobStore, render ports.JobRenderer,
+	tx ports.Transactor, clock ports.Clock, log *slog.Logger, sources *Sources, outbox *Outbox, dispatcher *Dispatcher) *Runner {
+	return &Runner{cfg: cfg.withDefaults(), jobs: jobs, learned: learned, edits: edits, blobs: blobs, render: render, tx: tx, clock: clock, log: log,
+		sources: sources, outbox: outbox, dispatch: dispatcher, beatEvery: time.Second}
+}
+
+var _ ports.JobRunner = (*Runner)(nil)
 
 var tracer = otel.Tracer("github.com/tabnorm/tabnorm/application/jobs")
 
@@ -36,18 +67,18 @@ var errCanceled = errors.New("job canceled")
 //
 // Everything that follows a job's end starts here:
 //   - end (finish) moves the job to succeeded or failed and stores its
-//     terminal event (append) in one transaction, in which the subscribers
-//     (outbox.go; bootstrap registers the webhooks, which write their
-//     deliveries) act; on commit the event bus tells the job's followers
-//     (its event streams);
+//     terminal event through the Outbox (outbox.go) in one transaction,
+//     in which the Outbox's subscribers (bootstrap.newOutbox registers
+//     the webhooks, which write their deliveries) act; on commit the
+//     event bus tells the job's followers (its event streams);
 //   - announce then logs the end, counts it for the metrics
 //     (Config.Observer) and gives the job's slot to its organization's
-//     waiting jobs.
+//     waiting jobs (the Dispatcher).
 //
-// A job that ends otherwise (Cancel, the reaper's worker_lost, a review's
-// expiry, awaiting_review) stores its event through the same append, so
-// the subscribers hear of every end.
-func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
+// A job that ends otherwise (the Canceler, the Reaper's worker_lost, a
+// review's expiry, awaiting_review) stores its event through the same
+// Outbox, so the subscribers hear of every end.
+func (r *Runner) RunJob(ctx context.Context, jobID string) (err error) {
 	ctx, span := tracer.Start(ctx, "job.run", trace.WithAttributes(attribute.String("tabnorm.job_id", jobID)))
 	defer func() {
 		if err != nil {
@@ -55,18 +86,18 @@ func (s *Service) RunJob(ctx context.Context, jobID string) (err error) {
 		}
 		span.End()
 	}()
-	j, err := s.start(ctx, jobID)
+	j, err := r.start(ctx, jobID)
 	if err != nil {
 		return skipped(err)
 	}
 	span.SetAttributes(attribute.String("tabnorm.org_id", j.OrgID))
-	runCtx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
+	runCtx, cancel := context.WithTimeout(ctx, r.cfg.JobTimeout)
 	defer cancel()
-	res, runErr := s.run(runCtx, cancel, j)
-	if j, err = s.end(ctx, j, res, runErr); err != nil {
+	res, runErr := r.run(runCtx, cancel, j)
+	if j, err = r.end(ctx, j, res, runErr); err != nil {
 		return skipped(err)
 	}
-	s.announce(ctx, j)
+	r.announce(ctx, j)
 	return nil
 }
 
@@ -86,13 +117,13 @@ func skipped(err error) error {
 // The change and its job.started event share one transaction, as every
 // change of status and its event do: the event's sequence number is the
 // one the change's webhook deliveries carry.
-func (s *Service) start(ctx context.Context, jobID string) (job.Job, error) {
+func (r *Runner) start(ctx context.Context, jobID string) (job.Job, error) {
 	var j job.Job
 	var status job.Status
-	err := s.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
-		now := s.clock.Now()
+	err := r.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		now := r.clock.Now()
 		var err error
-		j, err = s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
+		j, err = r.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
 			if j.Status != job.Queued {
 				return errSkip
 			}
@@ -101,7 +132,7 @@ func (s *Service) start(ctx context.Context, jobID string) (job.Job, error) {
 		if err != nil {
 			return fmt.Errorf("start job %s: %w", jobID, err)
 		}
-		status, err = s.runningEvent(ctx, j, job.EventStarted)
+		status, err = r.runningEvent(ctx, j, job.EventStarted)
 		return err
 	})
 	if err != nil {
@@ -117,41 +148,41 @@ func (s *Service) start(ctx context.Context, jobID string) (job.Job, error) {
 // with a code. errSkip: the job was canceled meanwhile, and Cancel already
 // moved it, told its subscribers and freed its slot. Any other error asks
 // for the run to be tried again.
-func (s *Service) end(ctx context.Context, j job.Job, result job.Result, runErr error) (job.Job, error) {
-	now := s.clock.Now()
+func (r *Runner) end(ctx context.Context, j job.Job, result job.Result, runErr error) (job.Job, error) {
+	now := r.clock.Now()
 	switch {
 	case runErr == nil:
-		return s.finish(ctx, j.ID, func(j *job.Job) error { return j.Succeed(now, result) })
+		return r.finish(ctx, j.ID, func(j *job.Job) error { return j.Succeed(now, result) })
 	case errors.Is(runErr, errCanceled):
 		return j, errSkip
 	case errors.Is(runErr, errAwaitingReview):
 		return j, errSkip // the job stopped for its review (review.go), which told its subscribers
 	case errors.Is(runErr, context.DeadlineExceeded) && ctx.Err() == nil:
-		return s.finish(ctx, j.ID, func(j *job.Job) error {
-			return j.Fail(now, job.Failure{Code: domain.CodeJobTimeout, Message: fmt.Sprintf("The job ran longer than %s.", s.cfg.JobTimeout)})
+		return r.finish(ctx, j.ID, func(j *job.Job) error {
+			return j.Fail(now, job.Failure{Code: domain.CodeJobTimeout, Message: fmt.Sprintf("The job ran longer than %s.", r.cfg.JobTimeout)})
 		})
 	case ctx.Err() != nil:
 		return j, ctx.Err() // the worker is stopping: the queue retries, the lease reaper requeues
 	}
 	var f *normalize.Failure
 	if !errors.As(runErr, &f) { // infrastructure trouble: try again
-		s.log.WarnContext(ctx, "job will be retried", "job_id", j.ID, "org_id", j.OrgID, "error", runErr)
+		r.log.WarnContext(ctx, "job will be retried", "job_id", j.ID, "org_id", j.OrgID, "error", runErr)
 		return j, fmt.Errorf("run job %s: %w", j.ID, runErr)
 	}
 	if f.Stack != "" { // a bug: the job fails as internal_error, the stack goes to the log
-		s.log.ErrorContext(ctx, "engine panic", "job_id", j.ID, "stack", f.Stack)
+		r.log.ErrorContext(ctx, "engine panic", "job_id", j.ID, "stack", f.Stack)
 	}
-	return s.finish(ctx, j.ID, func(j *job.Job) error { return j.Fail(now, job.Failure{Code: f.Code, Message: f.Message}) })
+	return r.finish(ctx, j.ID, func(j *job.Job) error { return j.Fail(now, job.Failure{Code: f.Code, Message: f.Message}) })
 }
 
 // finish applies the final transition unless the job was canceled
 // meanwhile, and stores its terminal event in the same transaction: a
 // job is never over without the event that tells its followers (and its
 // webhooks) so.
-func (s *Service) finish(ctx context.Context, jobID string, fn func(*job.Job) error) (job.Job, error) {
+func (r *Runner) finish(ctx context.Context, jobID string, fn func(*job.Job) error) (job.Job, error) {
 	var out job.Job
-	err := s.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
-		j, err := s.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
+	err := r.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
+		j, err := r.jobs.Update(ctx, "", jobID, func(j *job.Job) error {
 			if j.Status != job.Running {
 				return errSkip
 			}
@@ -161,7 +192,7 @@ func (s *Service) finish(ctx context.Context, jobID string, fn func(*job.Job) er
 			return err
 		}
 		out = j
-		return s.append(ctx, j, terminalEvent(j), s.clock.Now(), true)
+		return r.outbox.append(ctx, j, terminalEvent(j), r.clock.Now(), true)
 	})
 	return out, err
 }
@@ -177,56 +208,52 @@ func terminalEvent(j job.Job) string {
 // announce tells of a job that ended on this node: the operator's log and
 // metrics, the job's subscribers, and its organization's waiting jobs,
 // which get its slot.
-func (s *Service) announce(ctx context.Context, j job.Job) {
+func (r *Runner) announce(ctx context.Context, j job.Job) {
 	if j.Status == job.Failed {
 		// The caller sees the failure in the job; the operator sees it here,
 		// by ids and code only (the message may quote the caller's data).
-		s.log.WarnContext(ctx, "job failed", "job_id", j.ID, "org_id", j.OrgID, "code", j.Failure.Code)
+		r.log.WarnContext(ctx, "job failed", "job_id", j.ID, "org_id", j.OrgID, "code", j.Failure.Code)
 	} else {
-		s.log.InfoContext(ctx, "job succeeded", "job_id", j.ID, "org_id", j.OrgID, "rows", j.Progress.RowsRead)
+		r.log.InfoContext(ctx, "job succeeded", "job_id", j.ID, "org_id", j.OrgID, "rows", j.Progress.RowsRead)
 	}
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.JobFinished(j)
+	if r.cfg.Observer != nil {
+		r.cfg.Observer.JobFinished(j)
 	}
-	s.dispatch(ctx, j.OrgID)
+	r.dispatch.dispatch(ctx, j.OrgID)
 }
 
 // run runs the engine over the job's files, staged locally in a working
 // folder, into its result blobs, while a lease keeps the job alive and
 // watches for its cancellation (which calls cancel), and returns the
 // job's result.
-func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job) (job.Result, error) {
-	dir, err := os.MkdirTemp("", workdirPrefix)
+func (r *Runner) run(ctx context.Context, cancel context.CancelFunc, j job.Job) (job.Result, error) {
+	dir, remove, err := r.sources.workdir(ctx, "run", j.ID)
 	if err != nil {
 		return job.Result{}, err
 	}
-	defer func() {
-		if err := os.RemoveAll(dir); err != nil { // the reaper's hourly sweep takes what is left
-			s.log.WarnContext(ctx, "remove a run's working folder", "job_id", j.ID, "error", err)
-		}
-	}()
-	paths, err := s.stage(ctx, j, dir)
+	defer remove()
+	paths, err := r.sources.stage(ctx, j, dir)
 	if err != nil {
 		return job.Result{}, err
 	}
-	in, err := s.input(ctx, j, paths)
+	in, err := r.input(ctx, j, paths)
 	if err != nil {
 		return job.Result{}, err
 	}
-	closeLists, err := s.openLists(ctx, j, &in, dir)
+	closeLists, err := r.sources.openLists(ctx, j, &in, dir)
 	if err != nil {
 		return job.Result{}, err
 	}
 	defer closeLists()
 	if in.Options.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
-		return job.Result{}, s.review(ctx, cancel, j, in)
+		return job.Result{}, r.review(ctx, cancel, j, in)
 	}
-	out, err := s.createResults(ctx, j)
+	out, err := r.createResults(ctx, j)
 	if err != nil {
 		return job.Result{}, err
 	}
-	l := s.holdLease(ctx, j, cancel)
-	in.OnProgress = s.reportProgress(ctx, j, l)
+	l := r.holdLease(ctx, j, cancel)
+	in.OnProgress = r.reportProgress(ctx, j, l)
 	normCtx, normSpan := tracer.Start(ctx, "job.normalize")
 	res, err := normalize.Run(normCtx, in, normalize.Output{Rows: out.rows, Issues: out.issues})
 	normSpan.SetAttributes(attribute.Int64("tabnorm.rows", res.RowCount))
@@ -238,13 +265,13 @@ func (s *Service) run(ctx context.Context, cancel context.CancelFunc, j job.Job)
 		}
 		return job.Result{}, err
 	}
-	return s.saveResult(ctx, j, res, out)
+	return r.saveResult(ctx, j, res, out)
 }
 
 // input is the engine's input for a job: its mode, options and schema,
 // its staged files in order, and the mappings learned for its saved
 // schema. Options or a schema stored unreadable fail the job.
-func (s *Service) input(ctx context.Context, j job.Job, paths []string) (normalize.Input, error) {
+func (r *Runner) input(ctx context.Context, j job.Job, paths []string) (normalize.Input, error) {
 	opts, err := normalize.ParseOptions(j.Mode, j.Options)
 	if err != nil {
 		return normalize.Input{}, &normalize.Failure{Code: domain.CodeInvalidRequest, Message: err.Error()}
@@ -255,36 +282,21 @@ func (s *Service) input(ctx context.Context, j job.Job, paths []string) (normali
 			return normalize.Input{}, &normalize.Failure{Code: domain.CodeInvalidSchema, Message: err.Error()}
 		}
 	}
-	sources := s.sources(ctx, j, paths, opts)
+	sources := r.sources.open(ctx, j, paths, opts)
 	var learned map[string]string
 	if j.SchemaID != "" {
-		if learned, err = s.learned.Get(ctx, j.OrgID, j.SchemaID); err != nil {
+		if learned, err = r.learned.Get(ctx, j.OrgID, j.SchemaID); err != nil {
 			return normalize.Input{}, err
 		}
 	}
 	var edits []normalize.Edit
-	if s.edits != nil && j.Mode != normalize.ModeInfer {
-		if edits, err = s.edits.All(ctx, j.OrgID, j.ID); err != nil {
+	if r.edits != nil && j.Mode != normalize.ModeInfer {
+		if edits, err = r.edits.All(ctx, j.OrgID, j.ID); err != nil {
 			return normalize.Input{}, err
 		}
 	}
-	return normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Learned: learned, MaxRows: s.cfg.MaxRows,
-		NewIndex: s.cfg.NewIndex, Edits: edits}, nil
-}
-
-// sources are the job's staged files, read with the options' reader
-// settings.
-func (s *Service) sources(ctx context.Context, j job.Job, paths []string, opts normalize.Options) []normalize.Source {
-	sources := make([]normalize.Source, len(j.Files))
-	for i, f := range j.Files {
-		sources[i] = normalize.Source{Open: func() (table.Reader, error) {
-			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.cfg.Limits))
-		}}
-		if j.SourceType == job.SourceConnect { // issues and mappings name the file they come from
-			sources[i].FileID = f.ID
-		}
-	}
-	return sources
+	return normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Learned: learned, MaxRows: r.cfg.MaxRows,
+		NewIndex: r.cfg.NewIndex, Edits: edits}, nil
 }
 
 // results are the blobs a run writes its rows and issues to.
@@ -292,12 +304,12 @@ type results struct {
 	rows, issues io.WriteCloser
 }
 
-func (s *Service) createResults(ctx context.Context, j job.Job) (results, error) {
-	rows, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Rows)))
+func (r *Runner) createResults(ctx context.Context, j job.Job) (results, error) {
+	rows, err := r.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Rows)))
 	if err != nil {
 		return results{}, err
 	}
-	issues, err := s.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Issues)))
+	issues, err := r.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(Issues)))
 	if err != nil {
 		_ = rows.Close()
 		return results{}, err

@@ -30,7 +30,7 @@ func sourceOf(id string) string { return "org/org_acme/jobs/" + id + "/source" }
 
 const people = "Name,E-mail\nAnn,ann@x.io\nBob,bob@\n"
 
-func TestService_RunJob(t *testing.T) {
+func TestRunner_RunJob(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
@@ -49,7 +49,7 @@ func TestService_RunJob(t *testing.T) {
 		var finished job.Job
 		f.observer.EXPECT().JobFinished(mock.Anything).Run(func(j job.Job) { finished = j }).Once()
 
-		if err := f.svc.RunJob(ctx, "job_1"); err != nil {
+		if err := f.run.RunJob(ctx, "job_1"); err != nil {
 			t.Fatal(err)
 		}
 		got := f.job("job_1")
@@ -92,7 +92,7 @@ func TestService_RunJob(t *testing.T) {
 		f.heartbeats()
 		f.renderResults()
 		f.failKind = job.EventSucceeded
-		if err := f.svc.RunJob(ctx, "job_1"); err == nil {
+		if err := f.run.RunJob(ctx, "job_1"); err == nil {
 			t.Fatal("RunJob succeeded without storing job.succeeded")
 		}
 		if got := f.job("job_1"); got.Status != job.Running || got.FinishedAt != nil {
@@ -115,7 +115,7 @@ func TestService_RunJob(t *testing.T) {
 		f.renderResults()
 		f.noWaitingJobs()
 		f.observer.EXPECT().JobFinished(mock.Anything).Once()
-		if err := f.svc.RunJob(ctx, "job_1"); err != nil {
+		if err := f.run.RunJob(ctx, "job_1"); err != nil {
 			t.Fatal(err)
 		}
 		got := f.job("job_1")
@@ -133,7 +133,7 @@ func TestService_RunJob(t *testing.T) {
 			j := queuedJob("job_1")
 			j.Status = st
 			f.put(j)
-			if err := f.svc.RunJob(ctx, "job_1"); err != nil {
+			if err := f.run.RunJob(ctx, "job_1"); err != nil {
 				t.Fatalf("%s: %v", st, err)
 			}
 			if got := f.job("job_1"); got.Status != st || got.Attempts != 0 || f.kinds() != "" {
@@ -146,7 +146,7 @@ func TestService_RunJob(t *testing.T) {
 	t.Run("a job that cannot be claimed is tried again", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, jobs.Config{})
-		if err := f.svc.RunJob(ctx, "job_gone"); !errors.Is(err, domain.ErrNotFound) {
+		if err := f.run.RunJob(ctx, "job_gone"); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("error %v", err)
 		}
 	})
@@ -159,7 +159,7 @@ func TestService_RunJob(t *testing.T) {
 		f.heartbeats()
 		f.noWaitingJobs()
 		f.observer.EXPECT().JobFinished(mock.Anything).Once()
-		if err := f.svc.RunJob(ctx, "job_1"); err != nil {
+		if err := f.run.RunJob(ctx, "job_1"); err != nil {
 			t.Fatal(err)
 		}
 		got := f.job("job_1")
@@ -181,7 +181,7 @@ func TestService_RunJob(t *testing.T) {
 		f.heartbeats()
 		f.noWaitingJobs()
 		f.observer.EXPECT().JobFinished(mock.Anything).Once()
-		if err := f.svc.RunJob(ctx, "job_1"); err != nil {
+		if err := f.run.RunJob(ctx, "job_1"); err != nil {
 			t.Fatal(err)
 		}
 		if got := f.job("job_1"); got.Status != job.Failed || got.Failure.Code != "invalid_request" {
@@ -199,7 +199,7 @@ func TestService_RunJob(t *testing.T) {
 		f.heartbeats()
 		down := errors.New("connection refused")
 		f.staging.EXPECT().Stage(mock.Anything, sourceOf("job_1"), mock.Anything).Return("", down).Once()
-		if err := f.svc.RunJob(ctx, "job_1"); !errors.Is(err, down) {
+		if err := f.run.RunJob(ctx, "job_1"); !errors.Is(err, down) {
 			t.Fatalf("error %v", err)
 		}
 		if got := f.job("job_1"); got.Status != job.Running || f.kinds() != "job.started" {
@@ -211,7 +211,7 @@ func TestService_RunJob(t *testing.T) {
 	t.Run("a job canceled while it runs stops at the next beat, as canceled", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, jobs.Config{})
-		jobs.SetBeatEvery(f.svc, 5*time.Millisecond)
+		jobs.SetBeatEvery(f.run, 5*time.Millisecond)
 		f.put(queuedJob("job_1"))
 		f.runEndlessly()
 		f.heartbeats()
@@ -224,7 +224,7 @@ func TestService_RunJob(t *testing.T) {
 			f.put(j)
 		}()
 		done := make(chan error)
-		go func() { done <- f.svc.RunJob(ctx, "job_1") }()
+		go func() { done <- f.run.RunJob(ctx, "job_1") }()
 		select {
 		case err := <-done:
 			if err != nil {
@@ -249,7 +249,7 @@ func TestService_RunJob(t *testing.T) {
 		f.heartbeats()
 		f.noWaitingJobs()
 		f.observer.EXPECT().JobFinished(mock.Anything).Once()
-		if err := f.svc.RunJob(ctx, "job_1"); err != nil {
+		if err := f.run.RunJob(ctx, "job_1"); err != nil {
 			t.Fatal(err)
 		}
 		if got := f.job("job_1"); got.Status != job.Failed || got.Failure.Code != "job_timeout" || got.Failure.Message != "The job ran longer than 50ms." {
@@ -270,7 +270,7 @@ func TestService_RunJob(t *testing.T) {
 			}
 			stop()
 		}()
-		if err := f.svc.RunJob(stopping, "job_1"); !errors.Is(err, context.Canceled) {
+		if err := f.run.RunJob(stopping, "job_1"); !errors.Is(err, context.Canceled) {
 			t.Fatalf("error %v", err)
 		}
 		if got := f.job("job_1"); got.Status != job.Running {
@@ -292,7 +292,7 @@ func TestService_RunJob(t *testing.T) {
 				f.put(j)
 				return newCSVReader(people), nil
 			}).Once()
-		if err := f.svc.RunJob(ctx, "job_1"); err != nil {
+		if err := f.run.RunJob(ctx, "job_1"); err != nil {
 			t.Fatal(err)
 		}
 		if got := f.job("job_1"); got.Status != job.Canceled || got.Result != nil {

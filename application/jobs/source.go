@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -25,8 +24,8 @@ type SourceVisit struct {
 // ReadSource reads a finished job's files again, with the job's read
 // options, so that its issues can be shown on the values they are about
 // (the annotated workbook). A file gone from storage is source_deleted.
-func (s *Service) ReadSource(ctx context.Context, p identity.Principal, jobID string, visit SourceVisit) (job.Job, error) {
-	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+func (r *Reader) ReadSource(ctx context.Context, p identity.Principal, jobID string, visit SourceVisit) (job.Job, error) {
+	j, err := r.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return j, err
 	}
@@ -37,36 +36,37 @@ func (s *Service) ReadSource(ctx context.Context, p identity.Principal, jobID st
 	if err != nil {
 		return j, err
 	}
-	dir, err := os.MkdirTemp("", workdirPrefix)
+	return j, r.sources.read(ctx, j, opts, visit)
+}
+
+// read stages a job's files and hands them to visit, one after the other.
+func (s *Sources) read(ctx context.Context, j job.Job, opts normalize.Options, visit SourceVisit) error {
+	dir, remove, err := s.workdir(ctx, "source read", j.ID)
 	if err != nil {
-		return j, err
+		return err
 	}
-	defer func() {
-		if err := os.RemoveAll(dir); err != nil { // the reaper's hourly sweep takes what is left
-			s.log.WarnContext(ctx, "remove a source read's working folder", "job_id", j.ID, "error", err)
-		}
-	}()
+	defer remove()
 	paths, err := s.stage(ctx, j, dir)
 	var failure *normalize.Failure
 	if errors.As(err, &failure) {
-		return j, domain.Errorf(domain.ErrConflict, domain.CodeSourceDeleted, "%s", failure.Message)
+		return domain.Errorf(domain.ErrConflict, domain.CodeSourceDeleted, "%s", failure.Message)
 	}
 	if err != nil {
-		return j, err
+		return err
 	}
 	for i, f := range j.Files {
 		sourceFile := ""
 		if j.SourceType == job.SourceConnect {
 			sourceFile = f.ID
 		}
-		if err := s.readFile(ctx, paths[i], f.Filename, sourceFile, opts.ReadOptions(s.cfg.Limits), visit); err != nil {
-			return j, err
+		if err := s.readFile(ctx, paths[i], f.Filename, sourceFile, opts.ReadOptions(s.limits), visit); err != nil {
+			return err
 		}
 	}
-	return j, nil
+	return nil
 }
 
-func (s *Service) readFile(ctx context.Context, path, filename, sourceFile string, opts table.ReadOptions, visit SourceVisit) error {
+func (s *Sources) readFile(ctx context.Context, path, filename, sourceFile string, opts table.ReadOptions, visit SourceVisit) error {
 	r, err := s.tables.Open(ctx, path, filename, opts)
 	if err != nil {
 		return err

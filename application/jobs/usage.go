@@ -17,24 +17,24 @@ type Usage struct {
 }
 
 // Usage reports the caller's organization's use this month.
-func (s *Service) Usage(ctx context.Context, p identity.Principal) (Usage, error) {
-	u, q, err := s.usage(ctx, p.OrgID)
+func (c *Creator) Usage(ctx context.Context, p identity.Principal) (Usage, error) {
+	u, q, err := c.usage(ctx, p.OrgID)
 	if err != nil {
 		return Usage{}, err
 	}
-	return Usage{Usage: u, Quota: q, MaxRunningPerOrg: s.cfg.MaxRunningPerOrg, MaxQueuedPerOrg: s.cfg.MaxQueuedPerOrg}, nil
+	return Usage{Usage: u, Quota: q, MaxRunningPerOrg: c.cfg.MaxRunningPerOrg, MaxQueuedPerOrg: c.cfg.MaxQueuedPerOrg}, nil
 }
 
-func (s *Service) usage(ctx context.Context, orgID string) (job.Usage, job.Quota, error) {
-	q, err := s.quotas.Get(ctx, orgID)
+func (c *Creator) usage(ctx context.Context, orgID string) (job.Usage, job.Quota, error) {
+	q, err := c.quotas.Get(ctx, orgID)
 	if err != nil {
 		return job.Usage{}, job.Quota{}, err
 	}
-	u := job.Usage{PeriodStart: job.MonthStart(s.clock.Now())}
-	if u.Rows, u.StorageBytes, err = s.quotas.Usage(ctx, orgID, u.PeriodStart); err != nil {
+	u := job.Usage{PeriodStart: job.MonthStart(c.clock.Now())}
+	if u.Rows, u.StorageBytes, err = c.quotas.Usage(ctx, orgID, u.PeriodStart); err != nil {
 		return job.Usage{}, job.Quota{}, err
 	}
-	if _, u.Pending, err = s.slots.Counts(ctx, orgID); err != nil {
+	if _, u.Pending, err = c.dispatch.counts(ctx, orgID); err != nil {
 		return job.Usage{}, job.Quota{}, err
 	}
 	return u, q, nil
@@ -42,12 +42,12 @@ func (s *Service) usage(ctx context.Context, orgID string) (job.Usage, job.Quota
 
 // checkQuota refuses a new job when the organization spent its monthly
 // rows, or when the job's files would take its storage over its quota.
-func (s *Service) checkQuota(ctx context.Context, orgID string, newBytes int64) error {
-	q, err := s.quotas.Get(ctx, orgID)
+func (c *Creator) checkQuota(ctx context.Context, orgID string, newBytes int64) error {
+	q, err := c.quotas.Get(ctx, orgID)
 	if err != nil || (q.RowsPerMonth == 0 && q.StorageBytes == 0) {
 		return err
 	}
-	rows, storage, err := s.quotas.Usage(ctx, orgID, job.MonthStart(s.clock.Now()))
+	rows, storage, err := c.quotas.Usage(ctx, orgID, job.MonthStart(c.clock.Now()))
 	if err != nil {
 		return err
 	}

@@ -202,7 +202,7 @@ func (s *Service) checkRows(ctx context.Context, j job.Job, all []normalize.Edit
 	if err != nil {
 		return nil, err
 	}
-	checks, err := s.runs.CheckRows(ctx, j, opts, all, rows)
+	checks, err := s.sources.CheckRows(ctx, j, opts, all, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +245,7 @@ func (s *Service) RejectedRows(ctx context.Context, p identity.Principal, jobID 
 	if err != nil {
 		return RejectedRows{}, err
 	}
-	_, rc, err := s.runs.OpenResult(ctx, p, jobID, jobs.Issues, 0)
+	_, rc, err := s.read.OpenResult(ctx, p, jobID, jobs.Issues, 0)
 	if err != nil {
 		return RejectedRows{}, err
 	}
@@ -402,7 +402,7 @@ func (s *Service) carryRunIssues(ctx context.Context, p identity.Principal, j jo
 	if len(checks) == 0 || !hasUniqueness(sch) {
 		return nil
 	}
-	_, rc, err := s.runs.OpenResult(ctx, p, j.ID, jobs.Issues, 0)
+	_, rc, err := s.read.OpenResult(ctx, p, j.ID, jobs.Issues, 0)
 	if err != nil {
 		return err
 	}

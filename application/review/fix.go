@@ -119,7 +119,7 @@ func (s *Service) InvalidValues(ctx context.Context, p identity.Principal, jobID
 	if err != nil {
 		return InvalidValues{}, err
 	}
-	_, rc, err := s.runs.OpenResult(ctx, p, jobID, jobs.Issues, 0)
+	_, rc, err := s.read.OpenResult(ctx, p, jobID, jobs.Issues, 0)
 	if err != nil {
 		return InvalidValues{}, err
 	}
@@ -300,7 +300,7 @@ func (s *Service) submitRerun(ctx context.Context, p identity.Principal, r *Reru
 		}
 		return s.connect.Rerun(ctx, p, ids, r.params, r.orig.ID)
 	}
-	return s.runs.Submit(ctx, p, jobs.Submission{JobID: r.jobID, SourceType: r.orig.SourceType, Files: r.orig.Files, Params: r.params, RerunOf: r.orig.ID})
+	return s.create.Submit(ctx, p, jobs.Submission{JobID: r.jobID, SourceType: r.orig.SourceType, Files: r.orig.Files, Params: r.params, RerunOf: r.orig.ID})
 }
 
 // DiscardRerun removes the file copied for a rerun that did not become a

@@ -209,10 +209,16 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		}).Maybe()
 
 	log := slog.New(slog.DiscardHandler)
-	runs := jobs.NewService(jobs.Config{}, jobs.Deps{Jobs: f.jobs, Events: events, Schemas: schemas, Learned: learned, Bus: bus, Queue: queue,
-		Slots: slots, Quotas: quotas, Blobs: f.blobs, Tx: tx, Render: render, Clock: clock, Log: log, Edits: edits})
-	conn := connect.NewService(files, runs, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
-	f.svc = NewService(cfg, f.jobs, f.reviews, runs, conn, schemas, learned, edits, f.blobs, tx, clock, log)
+	jcfg := jobs.Config{}
+	outbox := jobs.NewOutbox(events, render, bus)
+	uc := JobUseCases{
+		Create:  jobs.NewCreator(jcfg, f.jobs, schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log)),
+		Read:    jobs.NewReader(f.jobs, events, bus, f.blobs, nil),
+		Sources: jobs.NewSources(jcfg, nil, nil, nil, log),
+		Outbox:  outbox,
+	}
+	conn := connect.NewService(files, uc.Create, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
+	f.svc = NewService(cfg, f.jobs, f.reviews, uc, conn, schemas, learned, edits, f.blobs, tx, clock, log)
 	return f
 }
 

@@ -38,7 +38,10 @@ type Service struct {
 	cfg     Config
 	jobs    ports.Jobs
 	reviews ports.JobReviews
-	runs    *jobs.Service
+	create  *jobs.Creator
+	read    *jobs.Reader
+	sources *jobs.Sources
+	outbox  *jobs.Outbox
 	connect *connect.Service
 	schemas ports.Schemas
 	learned ports.LearnedMappings
@@ -49,13 +52,22 @@ type Service struct {
 	log     *slog.Logger
 }
 
+// JobUseCases are the jobs use cases a review calls back into.
+type JobUseCases struct {
+	Create  *jobs.Creator // queues a confirmed job again, and an uploaded job's rerun
+	Read    *jobs.Reader  // a finished job's issues
+	Sources *jobs.Sources // a job's files read again: samples of another sheet, rows with edits, the schema's lists
+	Outbox  *jobs.Outbox  // the job.canceled event of an expired review
+}
+
 // NewService returns the review service.
-func NewService(cfg Config, jobsRepo ports.Jobs, reviews ports.JobReviews, runs *jobs.Service, conn *connect.Service, schemas ports.Schemas,
+func NewService(cfg Config, jobsRepo ports.Jobs, reviews ports.JobReviews, uc JobUseCases, conn *connect.Service, schemas ports.Schemas,
 	learned ports.LearnedMappings, edits ports.JobEdits, blobs ports.BlobStore, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
 	if cfg.TTL <= 0 {
 		cfg.TTL = DefaultTTL
 	}
-	return &Service{cfg: cfg, jobs: jobsRepo, reviews: reviews, runs: runs, connect: conn, schemas: schemas, learned: learned, edits: edits, blobs: blobs, tx: tx, clock: clock, log: log}
+	return &Service{cfg: cfg, jobs: jobsRepo, reviews: reviews, create: uc.Create, read: uc.Read, sources: uc.Sources, outbox: uc.Outbox, connect: conn,
+		schemas: schemas, learned: learned, edits: edits, blobs: blobs, tx: tx, clock: clock, log: log}
 }
 
 // The states of a review, as its status says them.
@@ -198,7 +210,7 @@ func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID 
 	if errs := checkChanges(headers, st.schema, changes, columns); len(errs) > 0 {
 		return View{}, invalidMapping(errs)
 	}
-	lists, closeLists, err := s.runs.OpenSchemaLists(ctx, p.OrgID, st.schema)
+	lists, closeLists, err := s.sources.OpenSchemaLists(ctx, p.OrgID, st.schema)
 	if err != nil {
 		return View{}, err
 	}
@@ -307,7 +319,7 @@ func (s *Service) Confirm(ctx context.Context, p identity.Principal, jobID strin
 		now := s.clock.Now()
 		var confirmed normalize.Mapping
 		var err error
-		out, err = s.runs.Resume(ctx, p.OrgID, jobID, func(j *job.Job) error {
+		out, err = s.create.Resume(ctx, p.OrgID, jobID, func(j *job.Job) error {
 			if j.Status != job.AwaitingReview {
 				return j.NotAwaitingReview()
 			}
@@ -374,7 +386,7 @@ func (s *Service) Expire(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			return s.runs.Announce(ctx, j, job.EventCanceled, now)
+			return s.outbox.Announce(ctx, j, job.EventCanceled, now)
 		})
 		if errors.Is(err, errSkip) || errors.Is(err, domain.ErrNotFound) {
 			continue

@@ -38,7 +38,7 @@ func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, 
 		return View{}, err
 	}
 	st.options.Sheet = sheet
-	fresh, err := s.runs.Resample(ctx, j, st.options)
+	fresh, err := s.sources.Resample(ctx, j, st.options)
 	if err != nil {
 		return View{}, unreadableSheet(sheet, err)
 	}
@@ -50,7 +50,7 @@ func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, 
 	if err != nil {
 		return View{}, err
 	}
-	lists, closeLists, err := s.runs.OpenSchemaLists(ctx, p.OrgID, st.schema)
+	lists, closeLists, err := s.sources.OpenSchemaLists(ctx, p.OrgID, st.schema)
 	if err != nil {
 		return View{}, err
 	}
@@ -71,7 +71,7 @@ func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, 
 		}
 		// The sample is stored while the job's row is held, so that two
 		// choices at once store theirs in the order they are saved.
-		if err := s.runs.KeepSample(ctx, j.OrgID, j.ID, stored); err != nil {
+		if err := s.keepSample(ctx, j.OrgID, j.ID, stored); err != nil {
 			return err
 		}
 		kept = true
@@ -80,13 +80,28 @@ func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, 
 	})
 	if err != nil {
 		if kept { // the job kept its review: it keeps the sample it was made from
-			if rerr := s.runs.KeepSample(context.WithoutCancel(ctx), j.OrgID, j.ID, before); rerr != nil {
+			if rerr := s.keepSample(context.WithoutCancel(ctx), j.OrgID, j.ID, before); rerr != nil {
 				s.log.ErrorContext(ctx, "restore a review's sample", "job_id", j.ID, "error", rerr)
 			}
 		}
 		return View{}, err
 	}
 	return s.view(updated)
+}
+
+// keepSample stores a job's samples, as stored by MarshalSamples, where
+// the review's later changes read them (sampleBytes), as the run that
+// stopped for the review stored them first.
+func (s *Service) keepSample(ctx context.Context, orgID, jobID string, stored []byte) error {
+	w, err := s.blobs.Create(ctx, jobs.SampleKey(orgID, jobID))
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(stored); err != nil {
+		_ = w.Close()
+		return err
+	}
+	return w.Close()
 }
 
 func (s *Service) sampleBytes(ctx context.Context, j job.Job) ([]byte, error) {

@@ -355,7 +355,7 @@ var jobEvents = map[string]string{
 
 // JobEvent writes the deliveries of a job's event to every enabled
 // endpoint of its organization that subscribed to it, with their queue
-// entries. It is a subscriber of the jobs service (jobs.Subscriber,
+// entries. It is a subscriber of the jobs' outbox (jobs.Subscriber,
 // registered in bootstrap where the jobs are wired): it runs in the
 // transaction that changes the job and stores the event, so the job, its
 // event and its deliveries commit together. Every payload carries the

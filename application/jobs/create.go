@@ -1,0 +1,225 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tabnorm/tabnorm/application/upload"
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Creator is the creation of jobs: it takes an upload into storage and,
+// in one transaction, inserts its job, the job.queued event and its queue
+// entry, under the organization's quotas and limits. It also queues again
+// a job its review confirmed (Resume), and reports the organization's
+// usage against those limits (usage.go).
+type Creator struct {
+	cfg      Config
+	jobs     ports.Jobs
+	schemas  ports.Schemas
+	quotas   ports.Quotas
+	blobs    ports.BlobStore
+	tables   ports.TableOpener
+	tx       ports.Transactor
+	clock    ports.Clock
+	outbox   *Outbox
+	dispatch *Dispatcher
+}
+
+// NewCreator returns the creation of jobs.
+func NewCreator(cfg Config, jobs ports.Jobs, schemas ports.Schemas, quotas ports.Quotas, blobs ports.BlobStore, tables ports.TableOpener,
+	tx ports.Transactor, clock ports.Clock, outbox *Outbox, dispatcher *Dispatcher) *Creator {
+	return &Creator{cfg: cfg.withDefaults(), jobs: jobs, schemas: schemas, quotas: quotas, blobs: blobs, tables: tables, tx: tx, clock: clock,
+		outbox: outbox, dispatch: dispatcher}
+}
+
+// NewUpload reserves a job id for an upload; the file goes to storage
+// under it before the job row exists.
+func (c *Creator) NewUpload(p identity.Principal, filename string) *Upload {
+	jobID := id.New(id.Job)
+	return &Upload{JobID: jobID, Upload: upload.New(sourceKey(p.OrgID, jobID), filename)}
+}
+
+// Store streams the file into storage.
+func (c *Creator) Store(ctx context.Context, u *Upload, r io.Reader) error {
+	return upload.Store(ctx, c.blobs, c.tables, &u.Upload, r)
+}
+
+// Discard removes an upload that did not become a job.
+func (c *Creator) Discard(ctx context.Context, u *Upload) {
+	if u != nil {
+		upload.Discard(ctx, c.blobs, &u.Upload)
+	}
+}
+
+// Create validates the parameters and, in one transaction, inserts the
+// job of an uploaded file, its job.queued event and its queue entry.
+func (c *Creator) Create(ctx context.Context, p identity.Principal, u *Upload, in Params) (job.Job, error) {
+	f := u.File
+	return c.Submit(ctx, p, Submission{JobID: u.JobID, SourceType: job.SourceUpload, Params: in,
+		Files: []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(f.Format), SizeBytes: f.Size, SHA256: f.SHA256}}})
+}
+
+// Submit validates the parameters and, in one transaction (joining the
+// caller's, if any), inserts the job, its job.queued event and its queue
+// entry.
+func (c *Creator) Submit(ctx context.Context, p identity.Principal, sub Submission) (job.Job, error) {
+	in := sub.Params
+	mode, err := normalize.ParseMode(in.Mode)
+	if err != nil {
+		return job.Job{}, err
+	}
+	sch, err := c.targetSchema(ctx, p, mode, in)
+	if err != nil {
+		return job.Job{}, err
+	}
+	opts, err := normalize.ParseOptions(mode, in.Options)
+	if err != nil {
+		return job.Job{}, err
+	}
+	if err := opts.CheckFields(sch); err != nil { // value_map names the schema's fields
+		return job.Job{}, err
+	}
+	if len(in.Name) > 200 {
+		return job.Job{}, domain.Invalid("name must be at most 200 characters")
+	}
+	if sub.JobID == "" {
+		sub.JobID = id.New(id.Job)
+	}
+	var total int64
+	for _, f := range sub.Files {
+		total += f.SizeBytes
+	}
+	var newBytes int64 // a connect job's files are stored, and counted, already
+	if sub.SourceType != job.SourceConnect {
+		newBytes = total
+	}
+	if err := c.checkQuota(ctx, p.OrgID, newBytes); err != nil {
+		return job.Job{}, err
+	}
+	j := job.Job{ID: sub.JobID, OrgID: p.OrgID, Name: in.Name, SchemaID: in.SchemaID, Mode: mode, Status: job.Queued, SourceType: sub.SourceType,
+		Files: sub.Files, Options: opts.JSON(), Progress: job.Progress{BytesTotal: total}, CreatedAt: c.clock.Now(), RerunOf: sub.RerunOf,
+		ImportSessionID: in.ImportSessionID, Metadata: in.Metadata}
+	if sch != nil {
+		j.Schema = sch.JSON()
+	}
+	if err := c.queueNew(ctx, j, in.SessionMaxJobs); err != nil {
+		return job.Job{}, fmt.Errorf("create job: %w", err)
+	}
+	return j, nil
+}
+
+// targetSchema is the schema a new job conforms to: the one sent, or the
+// saved one it names, or none in infer mode.
+func (c *Creator) targetSchema(ctx context.Context, p identity.Principal, mode normalize.Mode, in Params) (*schema.Schema, error) {
+	switch {
+	case in.SchemaID != "" && len(bytes.TrimSpace(in.Schema)) > 0:
+		return nil, domain.Invalid("Send schema or schema_id, not both.")
+	case in.SchemaID != "":
+		saved, err := c.schemas.Get(ctx, p.OrgID, in.SchemaID)
+		if err != nil {
+			return nil, err
+		}
+		sch, err := schema.Parse(saved.Document)
+		if err != nil {
+			return nil, fmt.Errorf("saved schema %s: %w", saved.ID, err)
+		}
+		return sch, nil
+	case len(bytes.TrimSpace(in.Schema)) > 0:
+		sch, err := schema.Parse(in.Schema)
+		if err != nil {
+			return nil, domain.PrefixFields(err, "schema.")
+		}
+		return sch, nil
+	case mode != normalize.ModeInfer:
+		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "A schema is required in " + string(mode) + " mode.",
+			Fields: []domain.FieldError{{Field: "schema", Message: "required"}}}
+	}
+	return nil, nil
+}
+
+// queueNew inserts a new job with its job.queued event, and queues it
+// when its organization has a free slot, else holds it for one; at most
+// MaxQueuedPerOrg of an organization's jobs wait or run.
+func (c *Creator) queueNew(ctx context.Context, j job.Job, sessionMaxJobs int) error {
+	return c.tx.InTx(ctx, func(ctx context.Context) error {
+		active, pending, err := c.dispatch.counts(ctx, j.OrgID)
+		if err != nil {
+			return err
+		}
+		if err := c.checkSessionRoom(ctx, j, sessionMaxJobs); err != nil {
+			return err
+		}
+		if err := c.dispatch.room(pending); err != nil {
+			return err
+		}
+		if err := c.jobs.Create(ctx, j); err != nil {
+			return err
+		}
+		if err := c.outbox.append(ctx, j, job.EventQueued, j.CreatedAt, false); err != nil {
+			return err
+		}
+		return c.dispatch.place(ctx, j, active)
+	})
+}
+
+// checkSessionRoom refuses a job past its import session's max_jobs; it
+// runs after counts has locked the organization's slots.
+func (c *Creator) checkSessionRoom(ctx context.Context, j job.Job, limit int) error {
+	if j.ImportSessionID == "" || limit <= 0 {
+		return nil
+	}
+	have, _, err := c.jobs.List(ctx, j.OrgID, ports.JobFilter{ImportSessionID: j.ImportSessionID}, ports.Page{Limit: limit})
+	if err != nil {
+		return err
+	}
+	if len(have) >= limit {
+		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded, "The import session has made its %d jobs, the most it may make.", limit)
+	}
+	return nil
+}
+
+// Resume queues again a job that stopped for its review, once change (the
+// confirmation, application/review) has moved it to queued, under the
+// limits of a new job: the monthly quota, the organization's queued jobs
+// and its running slots.
+func (c *Creator) Resume(ctx context.Context, orgID, jobID string, change func(*job.Job) error) (job.Job, error) {
+	if err := c.checkQuota(ctx, orgID, 0); err != nil {
+		return job.Job{}, err
+	}
+	var out job.Job
+	err := c.tx.InTx(ctx, func(ctx context.Context) error {
+		active, pending, err := c.dispatch.counts(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		if err := c.dispatch.room(pending); err != nil {
+			return err
+		}
+		now := c.clock.Now()
+		j, err := c.jobs.Update(ctx, orgID, jobID, change)
+		if err != nil {
+			return err
+		}
+		if j.Status != job.Queued {
+			return fmt.Errorf("resume job %s: it is %s, not queued", jobID, j.Status)
+		}
+		out = j
+		if err := c.outbox.append(ctx, j, job.EventQueued, now, false); err != nil {
+			return err
+		}
+		return c.dispatch.place(ctx, j, active)
+	})
+	if err != nil {
+		return job.Job{}, err
+	}
+	return out, nil
+}

@@ -1,0 +1,69 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Reader reads an organization's jobs: the jobs themselves, their events
+// as stored and as they happen (feed.go), their results, and their files
+// again for the annotated workbook (source.go).
+type Reader struct {
+	jobs    ports.Jobs
+	events  ports.JobEvents
+	bus     ports.EventBus
+	blobs   ports.BlobStore
+	sources *Sources
+	feeds   feeds // shared event feeds of the jobs followed on this node
+}
+
+// NewReader returns the reading of jobs.
+func NewReader(jobs ports.Jobs, events ports.JobEvents, bus ports.EventBus, blobs ports.BlobStore, sources *Sources) *Reader {
+	return &Reader{jobs: jobs, events: events, bus: bus, blobs: blobs, sources: sources}
+}
+
+// Get returns one of the organization's jobs.
+func (r *Reader) Get(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
+	return r.jobs.Get(ctx, p.OrgID, jobID)
+}
+
+// List returns the organization's jobs, newest first.
+func (r *Reader) List(ctx context.Context, p identity.Principal, f ports.JobFilter, page ports.Page) ([]job.Job, string, error) {
+	return r.jobs.List(ctx, p.OrgID, f, page)
+}
+
+// Events returns a job's stored events after a sequence number.
+func (r *Reader) Events(ctx context.Context, p identity.Principal, jobID string, after int) ([]ports.Event, error) {
+	if _, err := r.jobs.Get(ctx, p.OrgID, jobID); err != nil {
+		return nil, err
+	}
+	return r.events.After(ctx, jobID, after)
+}
+
+// OpenResult opens a finished job's rows or issues from a byte offset.
+func (r *Reader) OpenResult(ctx context.Context, p identity.Principal, jobID string, res Result, offset int64) (job.Job, io.ReadCloser, error) {
+	j, err := r.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return j, nil, err
+	}
+	if j.Status != job.Succeeded {
+		return j, nil, j.NotFinished()
+	}
+	rc, err := r.blobs.Open(ctx, resultKey(j.OrgID, j.ID, string(res)), offset, -1)
+	if errors.Is(err, domain.ErrNotFound) {
+		return j, nil, domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "The job's results were deleted (retention).")
+	}
+	return j, rc, err
+}
+
+// ResultSize is the size in bytes of a job's rows or issues, for a
+// download's length and ranges.
+func (r *Reader) ResultSize(ctx context.Context, j job.Job, res Result) (int64, error) {
+	return r.blobs.Size(ctx, resultKey(j.OrgID, j.ID, string(res)))
+}
