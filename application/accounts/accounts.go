@@ -257,20 +257,26 @@ func randomPassword() string { return rand.Text() }
 // ListOrgs returns organizations for the operator's command line, a page
 // at a time.
 func (s *Service) ListOrgs(ctx context.Context, page ports.Page) ([]identity.Organization, string, error) {
-	orgs, next, err := s.orgs.List(ctx, page)
+	return ListWithProducts(ctx, s.orgs, s.grants, s.clock.Now(), page)
+}
+
+// ListWithProducts is a page of organizations, each with the products its
+// grants make usable at now: the operator's list and the staff's.
+func ListWithProducts(ctx context.Context, orgs ports.Organizations, grants ports.Entitlements, now time.Time, page ports.Page) ([]identity.Organization, string, error) {
+	list, next, err := orgs.List(ctx, page)
 	if err != nil {
 		return nil, "", err
 	}
-	ids := make([]string, len(orgs))
-	for i, o := range orgs {
+	ids := make([]string, len(list))
+	for i, o := range list {
 		ids[i] = o.ID
 	}
-	grants, err := s.grants.Current(ctx, ids...)
+	current, err := grants.Current(ctx, ids...)
 	if err != nil {
 		return nil, "", fmt.Errorf("read entitlements: %w", err)
 	}
-	entitlement.WithProducts(orgs, grants, s.clock.Now())
-	return orgs, next, nil
+	entitlement.WithProducts(list, current, now)
+	return list, next, nil
 }
 
 // Org returns one organization with the products its grants make usable

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/apikey"
 	"github.com/tabnorm/tabnorm/domain/entitlement"
@@ -297,20 +298,7 @@ func (s *Service) ListOrganizations(ctx context.Context, p identity.Principal, p
 	if err := p.CanListOrganizations(); err != nil {
 		return nil, "", err
 	}
-	orgs, next, err := s.orgs.List(ctx, page)
-	if err != nil {
-		return nil, "", err
-	}
-	ids := make([]string, len(orgs))
-	for i, o := range orgs {
-		ids[i] = o.ID
-	}
-	grants, err := s.grants.Current(ctx, ids...)
-	if err != nil {
-		return nil, "", fmt.Errorf("read entitlements: %w", err)
-	}
-	entitlement.WithProducts(orgs, grants, s.clock.Now())
-	return orgs, next, nil
+	return accounts.ListWithProducts(ctx, s.orgs, s.grants, s.clock.Now(), page)
 }
 
 // record writes an audit entry; a failure is logged, not returned, so an
