@@ -16,6 +16,7 @@ import (
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/text/encoding/charmap"
 
+	"github.com/tabnorm/tabnorm/adapters/formats/internal/formatstest"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -203,7 +204,7 @@ func BenchmarkOpenGuessed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	path := writeFile(b, "f.csv", []byte(data))
+	path := formatstest.WriteFile(b, "f.csv", []byte(data))
 	b.ReportAllocs()
 	for b.Loop() {
 		r, err := NewOpener().Open(b.Context(), path, "f.csv", table.ReadOptions{})

@@ -51,6 +51,23 @@ func readAll(t *testing.T, path string, opts table.ReadOptions) parsed {
 	}
 }
 
+// cloneCells copies a record the reader will reuse.
+func cloneCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.Clone(c)
+	}
+	return out
+}
+
+func cellsOf(recs []table.Record) [][]string {
+	out := make([][]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.Cells
+	}
+	return out
+}
+
 // cell is an expected value: record index (0-based among records), column, text.
 type cell struct {
 	rec, col int

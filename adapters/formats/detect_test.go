@@ -3,18 +3,13 @@ package formats
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/adapters/formats/internal/formatstest"
 	"github.com/tabnorm/tabnorm/domain/table"
-)
-
-var (
-	_ table.Describer = (*delimitedReader)(nil)
-	_ table.Describer = (*jsonlReader)(nil)
 )
 
 // readDetected reads a file and returns what its reader detected.
@@ -141,41 +136,11 @@ func checkRealWorldClass(t *testing.T, c realWorldClass) {
 
 func TestHeaderRowNone(t *testing.T) {
 	t.Parallel()
-	path := writeFile(t, "f.csv", []byte("id,name\n1,a\n2,b,extra\n"))
+	path := formatstest.WriteFile(t, "f.csv", []byte("id,name\n1,a\n2,b,extra\n"))
 	got, det := readDetected(t, path, table.ReadOptions{NoHeader: true})
 	if got.err != nil || strings.Join(got.header, ",") != "column_1,column_2,column_3" || len(got.recs) != 3 ||
 		strings.Join(got.recs[0].Cells, ",") != "id,name" || got.recs[0].Number != 1 || det.HeaderRow != 0 {
 		t.Fatalf("%q %v %v %+v", got.header, got.recs, got.err, det)
-	}
-}
-
-// TestHeaderRowBounded: a header_row far down the file is reached without
-// holding the rows above it, and a value over the cap is refused.
-func TestHeaderRowBounded(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	for i := range 12_000 {
-		fmt.Fprintf(&b, "%d,%s\n", i, strings.Repeat("x", 100))
-	}
-	path := writeFile(t, "f.csv", []byte(b.String()))
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := make([]byte, SniffSize)
-	n, _ := f.Read(head)
-	var te textEncoding
-	te.name, te.bom, te.confidence = detectEncoding(head[:n])
-	d, err := openDelimited(t.Context(), f, head[:n], "f.csv", te, table.ReadOptions{HeaderRow: table.MaxHeaderRow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if d.header[0] != "9999" || len(d.pending) > sampleRecords || d.det.SkippedCount != table.MaxHeaderRow-1 || len(d.det.SkippedRows) != maxSkippedRows {
-		t.Fatalf("header %q, %d records held, %d skipped (%d listed)", d.header, len(d.pending), d.det.SkippedCount, len(d.det.SkippedRows))
-	}
-	if got := readAll(t, path, table.ReadOptions{HeaderRow: table.MaxHeaderRow + 1}); !errors.Is(got.err, table.ErrUnreadable) {
-		t.Fatalf("header_row over the cap: %v", got.err)
 	}
 }
 
@@ -191,7 +156,7 @@ func TestCellLimitUnderTheBuffer(t *testing.T) {
 		"unquoted, general":  "a,b\n1,\"x\"y\"," + big + "\n2,3\n",
 		"quoted, line break": "a,b\n1,\"" + big + "\n" + big + "\"\n",
 	} {
-		got := readAll(t, writeFile(t, "f.csv", []byte(data)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}})
+		got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte(data)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}})
 		if !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "over 1000 bytes") {
 			t.Errorf("%s: %v (%d records)", name, got.err, len(got.recs))
 		}
@@ -200,12 +165,12 @@ func TestCellLimitUnderTheBuffer(t *testing.T) {
 
 func TestJSONLinesWithoutKeys(t *testing.T) {
 	t.Parallel()
-	got := readAll(t, writeFile(t, "f.jsonl", []byte("{}\n{}\n{ }\n")), table.ReadOptions{})
+	got := readAll(t, formatstest.WriteFile(t, "f.jsonl", []byte("{}\n{}\n{ }\n")), table.ReadOptions{})
 	if got.err != nil || len(got.header) != 0 || len(got.recs) != 3 || len(got.recs[0].Cells) != 0 || got.recs[2].Number != 3 {
 		t.Fatalf("%q %v %v", got.header, got.recs, got.err)
 	}
 	// Some objects without keys among others: rows of missing values.
-	got, det := readDetected(t, writeFile(t, "f.jsonl", []byte("{}\n{\"a\":1}\n{}\n")), table.ReadOptions{})
+	got, det := readDetected(t, formatstest.WriteFile(t, "f.jsonl", []byte("{}\n{\"a\":1}\n{}\n")), table.ReadOptions{})
 	if got.err != nil || len(got.header) != 1 || len(got.recs) != 3 || got.recs[0].Cells[0] != "" || det.Format != table.JSONL || det.Encoding != "UTF-8" {
 		t.Fatalf("%q %v %v %+v", got.header, got.recs, got.err, det)
 	}
@@ -214,45 +179,8 @@ func TestJSONLinesWithoutKeys(t *testing.T) {
 	for _, r := range "{\"name\":\"Zoë\"}\n" {
 		u16 = append(u16, byte(r), byte(r>>8))
 	}
-	got, det = readDetected(t, writeFile(t, "f.jsonl", u16), table.ReadOptions{})
+	got, det = readDetected(t, formatstest.WriteFile(t, "f.jsonl", u16), table.ReadOptions{})
 	if got.err != nil || len(got.recs) != 1 || got.recs[0].Cells[0] != "Zoë" || det.Encoding != "UTF-16LE" {
 		t.Fatalf("%q %v %v %+v", got.header, got.recs, got.err, det)
-	}
-}
-
-// TestDetectHeader covers the samples the XLSX reader passes too (its
-// rows as cells): DetectHeader's index and whether there is a header.
-func TestDetectHeader(t *testing.T) {
-	t.Parallel()
-	rows := func(lines ...string) [][]string {
-		out := make([][]string, len(lines))
-		for i, l := range lines {
-			out[i] = strings.Split(l, "|")
-		}
-		return out
-	}
-	cases := []struct {
-		name   string
-		sample [][]string
-		at     int
-		header bool
-	}{
-		{"plain", rows("id|name|amount", "1|a|2.5", "2|b|3"), 0, true},
-		{"group header over the real one", rows("|2023||2024|", "region|sales|costs|sales|costs", "North|10|7|12|8", "South|11|6|13|9"), 1, true},
-		{"wide group header over the real one", rows("Region|Sales 2023|Sales 2023|Sales 2024|Sales 2024", "region|q1|q2|q1|q2", "North|10|7|12|8", "South|11|6|13|9"), 1, true},
-		{"merged title then blank", rows("Annual report|||", "|||", "id|date|name|amount", "1|2024-01-02|a|5", "2|2024-01-03|b|6"), 2, true},
-		{"banner as wide as the table", rows("Sales report|generated 2024-02-01|by|finance", "id|date|region|amount", "1|2024-01-02|North|120.50", "2|2024-01-03|South|89.00"), 1, true},
-		{"units row under the header", rows("id|amount", "|EUR", "1|2", "2|3"), 0, true},
-		{"an odd record under the header", rows("a|b", "1|oops", "2|3", "4|5"), 0, true},
-		{"numbers only: no header", rows("1|2|3", "4|5|6"), 0, false},
-		{"years are a header", rows("|2019|2020", "Paris|1|2", "Rome|3|4"), 0, true},
-		{"values recur: no header", rows("Alice|Paris", "Bob|Paris", "Carla|Rome"), 0, false},
-		{"text only", rows("name|city", "Alice|Paris", "Bob|Rome"), 0, true},
-	}
-	for _, c := range cases {
-		at, header := detectHeader(c.sample)
-		if at != c.at || header != c.header || DetectHeader(c.sample) != c.at {
-			t.Errorf("%s: %d %v, want %d %v", c.name, at, header, c.at, c.header)
-		}
 	}
 }

@@ -8,6 +8,12 @@
 // skipped above it), and that Detection passed back as options reproduces
 // the same reading.
 //
+// This package tells the format and dispatches; each reader is a package
+// of its own: delimited (CSV and TSV), jsonl (JSON lines) and xlsx. What
+// they share — encoding and header detection, the bookkeeping of skipped
+// records, the job's context on every read — is in detect, which imports
+// none of them.
+//
 // Decisions the contract leaves open, kept the same in every format:
 //   - Record numbers count data records under the header, 1-based. Blank
 //     records (every cell empty or white space) are skipped but numbered,
@@ -17,24 +23,24 @@
 //   - Encodings: a BOM decides; without one, NUL bytes in every other
 //     position of the first 4 KiB mean UTF-16 (which half tells the byte
 //     order); a first 64 KiB that is UTF-8 means UTF-8. Other bytes are
-//     guessed (guessEncoding) among Windows-1252 — which wins unless
+//     guessed (detect.Encoding) among Windows-1252 — which wins unless
 //     another reads clearly better, and decodes Latin-1's printable range
 //     identically, so © never becomes U+FFFD — and the Cyrillic, Greek and
 //     CJK encodings. A file whose sample is UTF-8 but which has a stray
 //     non-UTF-8 byte later gets that byte read as Windows-1252, record by
 //     record. ReadOptions.Encoding overrides, by any IANA name.
 //   - Header rows are found by comparing candidates with the records below
-//     them (detectHeader); a file whose first record is data has no header
+//     them (detect.Header); a file whose first record is data has no header
 //     row and its columns are named by position (table.PositionalName).
 //     Rows above the header are read and let go, never held beyond a
 //     bounded sample, whatever header_row says (it is capped at
 //     table.MaxHeaderRow).
 //   - JSON lines: the columns are the keys of the first 1,000 objects in
-//     first-seen order (see jsonlReader); objects without any key give no
+//     first-seen order (see jsonl.Reader); objects without any key give no
 //     column (an empty header, records without cells). A .json file that is a JSON array or a
 //     pretty-printed document is refused as unsupported with a message
 //     saying so: it cannot be read a line at a time.
-//   - XLSX: BytesRead is an estimate (see xlsxReader); the text formats
+//   - XLSX: BytesRead is an estimate (see xlsx.Reader); the text formats
 //     count the bytes consumed from the file.
 //   - Problems in one record (quoting, malformed JSON, spreadsheet error
 //     cells) are issues on that record; only a file that cannot be read at
@@ -43,10 +49,8 @@
 package formats
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +58,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tabnorm/tabnorm/adapters/formats/delimited"
+	"github.com/tabnorm/tabnorm/adapters/formats/detect"
+	"github.com/tabnorm/tabnorm/adapters/formats/jsonl"
+	"github.com/tabnorm/tabnorm/adapters/formats/xlsx"
 	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -77,23 +85,15 @@ func (*Opener) Sniff(head []byte, filename string) (table.Format, error) {
 	return f, err
 }
 
-// textEncoding is a text file's detected encoding: its canonical name, the
-// BOM bytes to skip and how sure the detection is.
-type textEncoding struct {
-	name       string
-	bom        int
-	confidence string
-}
-
 // sniff tells the format and, for text, the encoding (guessing it costs
 // a few milliseconds, so Open passes it on rather than guess again).
-func sniff(head []byte, filename string) (table.Format, textEncoding, error) {
-	var te textEncoding
+func sniff(head []byte, filename string) (table.Format, detect.TextEncoding, error) {
+	var te detect.TextEncoding
 	if len(head) == 0 {
 		return "", te, fmt.Errorf("%w: the file is empty", table.ErrUnsupportedFormat)
 	}
 	if bytes.HasPrefix(head, zipMagic) {
-		if zipHasWorkbook(head) {
+		if xlsx.HasWorkbook(head) {
 			return table.XLSX, te, nil
 		}
 		return "", te, fmt.Errorf("%w: a zip file that is not an XLSX workbook", table.ErrUnsupportedFormat)
@@ -104,8 +104,8 @@ func sniff(head []byte, filename string) (table.Format, textEncoding, error) {
 	if what := binaryKind(head); what != "" {
 		return "", te, fmt.Errorf("%w: %s", table.ErrUnsupportedFormat, what)
 	}
-	te.name, te.bom, te.confidence = detectEncoding(head)
-	text := decodeSample(head, te.name, te.bom)
+	te = detect.Encoding(head)
+	text := detect.DecodeSample(head, te.Name, te.BOM)
 	if !looksLikeText(text) {
 		return "", te, fmt.Errorf("%w: the file is neither CSV, TSV, JSON lines nor XLSX", table.ErrUnsupportedFormat)
 	}
@@ -115,7 +115,7 @@ func sniff(head []byte, filename string) (table.Format, textEncoding, error) {
 	if t := strings.TrimSpace(text); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
 		return "", te, fmt.Errorf("%w: a JSON document (an array or a multi-line object), not JSON lines; send one object per line", table.ErrUnsupportedFormat)
 	}
-	if sniffDialect(text, filename, givenDialect{}).delim == '\t' {
+	if delimited.Delimiter(text, filename) == '\t' {
 		return table.TSV, te, nil
 	}
 	return table.CSV, te, nil
@@ -140,43 +140,6 @@ func binaryKind(head []byte) string {
 		}
 	}
 	return ""
-}
-
-// zipHasWorkbook tells whether a zip file's first bytes hold an XLSX
-// workbook. A head holding the whole file is read as a zip; otherwise the
-// local file headers are walked: writers put xl/workbook.xml or other xl/
-// parts first (or a workbook.xml at the root, which _rels/.rels points
-// to), where word/ or ppt/ parts mean another Office document.
-// Open checks the central directory again.
-func zipHasWorkbook(head []byte) bool {
-	if zr, err := zip.NewReader(bytes.NewReader(head), int64(len(head))); err == nil {
-		_, err := workbookName(context.Background(), zr) // the head is in memory: nothing to cancel
-		return err == nil
-	}
-	for p := head; len(p) >= 30 && bytes.HasPrefix(p, zipMagic); {
-		nameLen := int(binary.LittleEndian.Uint16(p[26:]))
-		extraLen := int(binary.LittleEndian.Uint16(p[28:]))
-		size := int(binary.LittleEndian.Uint32(p[18:]))
-		if 30+nameLen > len(p) {
-			break
-		}
-		name := string(p[30 : 30+nameLen])
-		switch {
-		case strings.HasPrefix(name, "xl/"), name == "workbook.xml": // parts at the root, found through _rels/.rels
-			return true
-		case strings.HasPrefix(name, "word/"), strings.HasPrefix(name, "ppt/"):
-			return false
-		}
-		if p[6]&0x08 != 0 { // sizes follow the data: the next header cannot be found
-			return bytes.Contains(head, []byte("workbook.xml"))
-		}
-		next := 30 + nameLen + extraLen + size
-		if next > len(p) || next < 0 {
-			return bytes.Contains(head, []byte("workbook.xml"))
-		}
-		p = p[next:]
-	}
-	return bytes.Contains(head, []byte("workbook.xml"))
 }
 
 // looksLikeText refuses binary files: control characters other than tab,
@@ -246,27 +209,17 @@ func (o *Opener) Open(ctx context.Context, path, filename string, opts table.Rea
 	switch format {
 	case table.XLSX:
 		_ = f.Close()
-		r, err = openXLSX(ctx, path, opts)
+		r, err = xlsx.Open(ctx, path, opts)
 	case table.JSONL:
-		r, err = openJSONL(ctx, f, te, opts)
+		r, err = jsonl.Open(ctx, f, te, opts)
 	default:
-		r, err = openDelimited(ctx, f, head, filename, te, opts)
+		r, err = delimited.Open(ctx, f, head, filename, te, opts)
 	}
 	if err != nil {
 		if format != table.XLSX {
 			_ = f.Close()
 		}
-		return nil, unreadable(err)
+		return nil, detect.Unreadable(err)
 	}
 	return r, nil
-}
-
-// unreadable makes sure an error wraps one of the contract's two kinds:
-// anything else (an I/O error) means the file cannot be read.
-func unreadable(err error) error {
-	if err == nil || err == io.EOF || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, table.ErrUnreadable) || errors.Is(err, table.ErrUnsupportedFormat) || errors.Is(err, table.ErrEncrypted) {
-		return err
-	}
-	return fmt.Errorf("%w: %v", table.ErrUnreadable, err)
 }

@@ -4,32 +4,21 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 
+	"github.com/tabnorm/tabnorm/adapters/formats/internal/formatstest"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
-
-func writeFile(t testing.TB, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func TestSniff(t *testing.T) {
 	t.Parallel()
@@ -64,38 +53,6 @@ func TestSniff(t *testing.T) {
 	}
 }
 
-func TestDialectSniffing(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		text                 string
-		delim, quote, escape byte
-	}{
-		{"a,b,c\n1,2,3\n4,5,6\n", ',', '"', 0},
-		{"a;b;c\n1;2,5;3\n4;5;6\n", ';', '"', 0},
-		{"a|b|c\n1|2|3\n", '|', '"', 0},
-		{"a\tb\n1\t2\n", '\t', '"', 0},
-		{"sep=;\na;b\n1;2\n", ';', '"', 0},
-		{"\"x,y\";b;c\n\"1,2\";2;3\n\"3,4\";5;6\n", ';', '"', 0},
-		// Colon and space, when every record agrees and nothing else splits.
-		{"name:uid:shell\nroot:0:/bin/sh\nbin:1:/bin/false\n", ':', '"', 0},
-		{"x y z\n1 2 3\n4 5 6\n7 8 9\n", ' ', '"', 0},
-		{"name,note\nann,a b c\nbob,d e\n", ',', '"', 0},                           // spaces inside cells do not make space the delimiter
-		{"time\n12:30\n13:45\n", ',', '"', 0},                                      // a header of one cell: colon does not split every record
-		{"id,name\n1,'Smith, J'\n2,'Doe, A'\n3,'Roe, B'\n", ',', '\'', 0},          // single-quote quoting
-		{"id,name\n1,O'Brien\n2,D'Arcy\n", ',', '"', 0},                            // apostrophes are not quotes
-		{"id,quote\n1,\"say \\\"hi\\\", then go\"\n2,\"plain\"\n", ',', '"', '\\'}, // backslash-escaped quotes
-	}
-	for _, c := range cases {
-		got := sniffDialect(c.text, "f.csv", givenDialect{})
-		if got.delim != c.delim || got.quote != c.quote || got.escape != c.escape {
-			t.Errorf("%q: delim %q quote %q escape %q, want %q %q %q", c.text, got.delim, got.quote, got.escape, c.delim, c.quote, c.escape)
-		}
-	}
-	if got := sniffDialect("one column\nx\n", "f.tsv", givenDialect{}); got.delim != '\t' {
-		t.Errorf("a .tsv name should break a tie toward tab, got %q", got.delim)
-	}
-}
-
 func TestDialects(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -114,7 +71,7 @@ func TestDialects(t *testing.T) {
 		{"colon", "user:uid\nroot:0\nbin:1\n", table.ReadOptions{}, [][]string{{"root", "0"}, {"bin", "1"}}},
 	}
 	for _, c := range cases {
-		got := readAll(t, writeFile(t, "f.csv", []byte(c.data)), c.opts)
+		got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte(c.data)), c.opts)
 		if got.err != nil || len(got.recs) != len(c.want) {
 			t.Errorf("%s: %v %v", c.name, got.recs, got.err)
 			continue
@@ -148,7 +105,7 @@ func TestEncodings(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := readAll(t, writeFile(t, "f.csv", c.data), c.opts)
+			got := readAll(t, formatstest.WriteFile(t, "f.csv", c.data), c.opts)
 			if got.err != nil || len(got.recs) != 1 || strings.Join(got.recs[0].Cells, "|") != c.want || got.header[0] != "name" {
 				t.Fatalf("%q %v %v", got.header, got.recs, got.err)
 			}
@@ -164,7 +121,7 @@ func TestLineEndingsAndQuotes(t *testing.T) {
 		"cr":    "a,b\r1,\"x\ny\"\r2,z",
 		"mixed": "a,b\r\n1,\"x\ny\"\n2,z\r",
 	} {
-		got := readAll(t, writeFile(t, "f.csv", []byte(data)), table.ReadOptions{})
+		got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte(data)), table.ReadOptions{})
 		if got.err != nil || len(got.recs) != 2 || got.recs[0].Cells[1] != "x\ny" || got.recs[1].Cells[1] != "z" {
 			t.Errorf("%s: %v %v", name, got.recs, got.err)
 		}
@@ -174,15 +131,15 @@ func TestLineEndingsAndQuotes(t *testing.T) {
 func TestHeaderDetection(t *testing.T) {
 	t.Parallel()
 	data := "Quarterly report\nGenerated 2024-01-31\n\nid,name,amount\n1,a,2\n2,b,3\n"
-	got := readAll(t, writeFile(t, "f.csv", []byte(data)), table.ReadOptions{})
+	got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte(data)), table.ReadOptions{})
 	if strings.Join(got.header, ",") != "id,name,amount" || len(got.recs) != 2 || got.recs[0].Number != 1 {
 		t.Fatalf("%q %v", got.header, got.recs)
 	}
-	got = readAll(t, writeFile(t, "f.csv", []byte(data)), table.ReadOptions{HeaderRow: 2})
+	got = readAll(t, formatstest.WriteFile(t, "f.csv", []byte(data)), table.ReadOptions{HeaderRow: 2})
 	if got.header[0] != "Generated 2024-01-31" {
 		t.Fatalf("header_row 2: %q", got.header)
 	}
-	got = readAll(t, writeFile(t, "f.csv", []byte("x\n"+data)), table.ReadOptions{SkipRows: 1})
+	got = readAll(t, formatstest.WriteFile(t, "f.csv", []byte("x\n"+data)), table.ReadOptions{SkipRows: 1})
 	if strings.Join(got.header, ",") != "id,name,amount" {
 		t.Fatalf("skip_rows: %q", got.header)
 	}
@@ -191,12 +148,12 @@ func TestHeaderDetection(t *testing.T) {
 func TestLimits(t *testing.T) {
 	t.Parallel()
 	wide := strings.Repeat("c,", 20) + "c\n"
-	if got := readAll(t, writeFile(t, "f.csv", []byte(wide+wide)), table.ReadOptions{Limits: table.Limits{MaxColumns: 10}}); !errors.Is(got.err, table.ErrUnreadable) ||
+	if got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte(wide+wide)), table.ReadOptions{Limits: table.Limits{MaxColumns: 10}}); !errors.Is(got.err, table.ErrUnreadable) ||
 		!strings.Contains(got.err.Error(), "the file has 21 columns (on line 1); the limit is 10") {
 		t.Fatalf("columns: %v", got.err)
 	}
 	jsonCell := `{"a":"` + strings.Repeat("x", 2000) + `"}` + "\n"
-	if got := readAll(t, writeFile(t, "f.jsonl", []byte(jsonCell)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}}); !errors.Is(got.err, table.ErrUnreadable) ||
+	if got := readAll(t, formatstest.WriteFile(t, "f.jsonl", []byte(jsonCell)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}}); !errors.Is(got.err, table.ErrUnreadable) ||
 		!strings.Contains(got.err.Error(), "line 1 is over 1000 bytes") {
 		t.Fatalf("JSON value: %v", got.err)
 	}
@@ -204,7 +161,7 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("missing file: %v", got.err)
 	}
 	unterminated := "a,b\n1,\"" + strings.Repeat("x", 5000) + "\n2,3\n"
-	got := readAll(t, writeFile(t, "f.csv", []byte(unterminated)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}})
+	got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte(unterminated)), table.ReadOptions{Limits: table.Limits{MaxCellBytes: 1000}})
 	if !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "unterminated quote") {
 		t.Fatalf("cell: %v", got.err)
 	}
@@ -214,7 +171,7 @@ func TestJSONLines(t *testing.T) {
 	t.Parallel()
 	data := `{"id":1,"name":"a","tags":["x","y"],"n":1.50,"ok":true,"gone":null}` + "\n\n" +
 		`not json` + "\n" + `{"id":2,"name":"b\u00e9","extra":{"k":1}}` + "\n"
-	got := readAll(t, writeFile(t, "f.jsonl", []byte(data)), table.ReadOptions{})
+	got := readAll(t, formatstest.WriteFile(t, "f.jsonl", []byte(data)), table.ReadOptions{})
 	if got.err != nil || strings.Join(got.header, ",") != "id,name,tags,n,ok,gone,extra" || len(got.recs) != 3 {
 		t.Fatalf("%q %v %v", got.header, got.recs, got.err)
 	}
@@ -227,148 +184,6 @@ func TestJSONLines(t *testing.T) {
 	}
 	if got.recs[2].Cells[1] != "bé" || got.recs[2].Cells[6] != `{"k":1}` {
 		t.Fatalf("last %q", got.recs[2].Cells)
-	}
-}
-
-// workbook writes an XLSX with excelize.
-func workbook(t testing.TB, fill func(f *excelize.File)) string {
-	t.Helper()
-	f := excelize.NewFile()
-	fill(f)
-	p := filepath.Join(t.TempDir(), "w.xlsx")
-	if err := f.SaveAs(p); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func TestXLSXDatesAndValues(t *testing.T) {
-	t.Parallel()
-	for _, epoch1904 := range []bool{false, true} {
-		t.Run(fmt.Sprint("1904=", epoch1904), func(t *testing.T) {
-			p := workbook(t, func(f *excelize.File) {
-				if err := f.SetWorkbookProps(&excelize.WorkbookPropsOptions{Date1904: &epoch1904}); err != nil {
-					t.Fatal(err)
-				}
-				dateStyle, _ := f.NewStyle(&excelize.Style{NumFmt: 14})
-				custom := "dd/mm/yyyy hh:mm"
-				dtStyle, _ := f.NewStyle(&excelize.Style{CustomNumFmt: &custom})
-				text := "@"
-				textStyle, _ := f.NewStyle(&excelize.Style{CustomNumFmt: &text})
-				_ = f.SetSheetRow("Sheet1", "A1", &[]any{"date", "when", "zip", "n", "formula"})
-				serial := 45322.0 // 2024-01-31 in the 1900 system
-				if epoch1904 {
-					serial -= 1462
-				}
-				_ = f.SetCellValue("Sheet1", "A2", serial)
-				_ = f.SetCellStyle("Sheet1", "A2", "A2", dateStyle)
-				_ = f.SetCellValue("Sheet1", "B2", serial+0.5)
-				_ = f.SetCellStyle("Sheet1", "B2", "B2", dtStyle)
-				_ = f.SetCellStr("Sheet1", "C2", "00501")
-				_ = f.SetCellStyle("Sheet1", "C2", "C2", textStyle)
-				_ = f.SetCellValue("Sheet1", "D2", 12.5)
-				_ = f.SetCellFormula("Sheet1", "E2", "1/0")
-				_ = f.SetCellValue("Sheet1", "E2", "#DIV/0!")
-			})
-			got := readAll(t, p, table.ReadOptions{})
-			if got.err != nil || len(got.recs) != 1 {
-				t.Fatalf("%v %v", got.recs, got.err)
-			}
-			c := got.recs[0].Cells
-			if c[0] != "2024-01-31" || c[1] != "2024-01-31T12:00:00" || c[2] != "00501" || c[3] != "12.5" {
-				t.Fatalf("cells %q", c)
-			}
-		})
-	}
-	p := workbook(t, func(f *excelize.File) {
-		_, _ = f.NewSheet("Second")
-		_ = f.SetSheetRow("Second", "A1", &[]any{"x"})
-		_ = f.SetSheetRow("Second", "A2", &[]any{"y"})
-	})
-	if got := readAll(t, p, table.ReadOptions{Sheet: "Second"}); got.err != nil || got.header[0] != "x" || got.recs[0].Cells[0] != "y" {
-		t.Fatalf("sheet by name: %v %v", got.recs, got.err)
-	}
-	if got := readAll(t, p, table.ReadOptions{Sheet: "Nope"}); !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "Second") {
-		t.Fatalf("unknown sheet: %v", got.err)
-	}
-}
-
-func TestXLSXZipBomb(t *testing.T) {
-	t.Parallel()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, name := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
-		w, _ := zw.Create(name)
-		_, _ = w.Write([]byte("<x/>"))
-	}
-	w, _ := zw.Create("xl/worksheets/sheet1.xml")
-	_, _ = w.Write(bytes.Repeat([]byte("A"), 20<<20)) // 20 MiB of one letter: compresses ~1000:1
-	_ = zw.Close()
-	got := readAll(t, writeFile(t, "bomb.xlsx", buf.Bytes()), table.ReadOptions{})
-	if !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "zip bomb") {
-		t.Fatalf("zip bomb: %v", got.err)
-	}
-	got = readAll(t, writeFile(t, "small.xlsx", buf.Bytes()), table.ReadOptions{Limits: table.Limits{MaxUnzipBytes: 1 << 20, MaxCompressRatio: 1 << 30}})
-	if !errors.Is(got.err, table.ErrUnreadable) || !strings.Contains(got.err.Error(), "unpacks to") {
-		t.Fatalf("size limit: %v", got.err)
-	}
-}
-
-func TestDateKind(t *testing.T) {
-	t.Parallel()
-	cases := map[string]string{
-		"yyyy-mm-dd": "date", "dd/mm/yyyy hh:mm": "datetime", "h:mm AM/PM": "time", "[h]:mm:ss": "",
-		"0.00": "", "#,##0": "", `"Date: "0`: "", "mmm": "date", "[Red]0.00": "", "General": "", "0.00E+00": "",
-		`[$-409]mmmm d, yyyy;@`: "date",
-	}
-	for code, want := range cases {
-		if got := kindOfCode(code); got != want {
-			t.Errorf("%q: %q, want %q", code, got, want)
-		}
-	}
-	if dateKind(14, nil) != "date" || dateKind(22, nil) != "datetime" || dateKind(20, nil) != "time" || dateKind(46, nil) != "" || dateKind(2, nil) != "" {
-		t.Fatal("built-in formats")
-	}
-}
-
-// slowObject reads a line the way the reader's slow path does.
-func slowObject(line []byte) (map[string]string, bool) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
-		return nil, false
-	}
-	out := map[string]string{}
-	for k, v := range obj {
-		out[k] = jsonText(v)
-	}
-	return out, true
-}
-
-// checkObjectScanner fails when the fast path accepts a line encoding/json
-// rejects, or reads it differently.
-func checkObjectScanner(t *testing.T, line []byte) {
-	fast := map[string]string{}
-	err := scanObject(line, func(k []byte, v string) { fast[string(k)] = v })
-	if err != nil || !utf8.Valid(line) {
-		return // the slow path decides
-	}
-	slow, ok := slowObject(line)
-	if !ok {
-		t.Fatalf("fast path accepted %q, encoding/json rejects it", line)
-	}
-	if !maps.Equal(fast, slow) {
-		t.Fatalf("%q: fast %q, encoding/json %q", line, fast, slow)
-	}
-}
-
-func TestObjectScanner(t *testing.T) {
-	t.Parallel()
-	for _, line := range []string{
-		`{}`, ` { "a" : 1 } `, `{"a":-0.5e+10,"b":"x\"y","c":[1, {"d" : null}],"e":true,"f":false,"g":null}`,
-		`{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":"\u00e9\ud83d\ude00"}`, `{"a":"tab	in"}`, `{"a":[}`, `{"a":1}x`,
-		`{"a":1,}`, `{"a" 1}`, `{"a":tru}`, `{"\u0061":1}`, `{"a":1,"a":2}`, `{"a":"\x"}`, `{"a":{"b":"}"}}`, `[1]`, `null`,
-	} {
-		checkObjectScanner(t, []byte(line))
 	}
 }
 
@@ -396,7 +211,7 @@ func TestQuotingRepairs(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := readAll(t, writeFile(t, "f.csv", []byte(c.data)), table.ReadOptions{})
+			got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte(c.data)), table.ReadOptions{})
 			if got.err != nil {
 				t.Fatal(got.err)
 			}
@@ -426,7 +241,7 @@ func TestRecordNumbers(t *testing.T) {
 		"CR-only blank line":                       {"f.csv", "a,b\r1,2\r\r3,4", []int{1, 3}},
 		"JSON lines: the line number":              {"f.jsonl", "{\"a\":1}\n\n{\"a\":2}\r\n  \n{\"a\":3}", []int{1, 3, 5}},
 	} {
-		got := readAll(t, writeFile(t, c.file, []byte(c.data)), table.ReadOptions{})
+		got := readAll(t, formatstest.WriteFile(t, c.file, []byte(c.data)), table.ReadOptions{})
 		var nums []int
 		for _, r := range got.recs {
 			nums = append(nums, r.Number)
@@ -441,7 +256,7 @@ func TestEncodingFallbackAndOverrides(t *testing.T) {
 	t.Parallel()
 	// Past the sniffed sample, a Latin-1 byte still reads as its character.
 	late := "id,name\n" + strings.Repeat("1,plain ascii text\n", 5000) + "2,Caf\xe9\n"
-	got := readAll(t, writeFile(t, "f.csv", []byte(late)), table.ReadOptions{})
+	got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte(late)), table.ReadOptions{})
 	if got.err != nil || got.recs[len(got.recs)-1].Cells[1] != "Café" {
 		t.Fatalf("late Latin-1: %v %q", got.err, got.recs[len(got.recs)-1].Cells)
 	}
@@ -459,12 +274,12 @@ func TestEncodingFallbackAndOverrides(t *testing.T) {
 		{"pipes sniffed", []byte("a|b|c\n1|2,5|3\n4|5|6\n"), table.ReadOptions{}, "1|2,5|3"},
 	}
 	for _, c := range cases {
-		got := readAll(t, writeFile(t, "f.csv", c.data), c.opts)
+		got := readAll(t, formatstest.WriteFile(t, "f.csv", c.data), c.opts)
 		if got.err != nil || len(got.recs) == 0 || strings.Join(got.recs[0].Cells, "|") != c.want {
 			t.Errorf("%s: %v %v", c.name, got.recs, got.err)
 		}
 	}
-	if got := readAll(t, writeFile(t, "f.csv", []byte("a\n1\n")), table.ReadOptions{Encoding: "ebcdic"}); !errors.Is(got.err, table.ErrUnreadable) {
+	if got := readAll(t, formatstest.WriteFile(t, "f.csv", []byte("a\n1\n")), table.ReadOptions{Encoding: "ebcdic"}); !errors.Is(got.err, table.ErrUnreadable) {
 		t.Errorf("unknown encoding: %v", got.err)
 	}
 }
@@ -509,14 +324,14 @@ func TestSniffZips(t *testing.T) {
 
 func TestBytesReadReachesFileSize(t *testing.T) {
 	t.Parallel()
-	xlsx := workbook(t, func(f *excelize.File) {
+	xlsx := formatstest.Workbook(t, func(f *excelize.File) {
 		for i := 1; i <= 50; i++ {
 			_ = f.SetSheetRow("Sheet1", fmt.Sprintf("A%d", i), &[]any{"x", i})
 		}
 	})
 	for _, p := range []string{
-		writeFile(t, "f.csv", []byte("a,b\n"+strings.Repeat("1,2\n", 1000))),
-		writeFile(t, "f.jsonl", []byte(strings.Repeat(`{"a":1}`+"\n", 1000))),
+		formatstest.WriteFile(t, "f.csv", []byte("a,b\n"+strings.Repeat("1,2\n", 1000))),
+		formatstest.WriteFile(t, "f.jsonl", []byte(strings.Repeat(`{"a":1}`+"\n", 1000))),
 		xlsx,
 	} {
 		r, err := NewOpener().Open(context.Background(), p, filepath.Base(p), table.ReadOptions{})
@@ -536,76 +351,5 @@ func TestBytesReadReachesFileSize(t *testing.T) {
 			t.Errorf("%s: BytesRead %d at the end, want %d", filepath.Base(p), r.BytesRead(), fi.Size())
 		}
 		r.Close()
-	}
-}
-
-func TestDateText(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		serial string
-		d1904  bool
-		want   string
-	}{
-		{"45322", false, "2024-01-31"},
-		{"45322.431944444444", false, "2024-01-31T10:22:00"},
-		{"45322.5000057870", false, "2024-01-31T12:00:00.500"},
-		{"43860", true, "2024-01-31"},
-		{"43860.25", true, "2024-01-31T06:00:00"},
-		{"0.431944444444", false, "10:22:00"},
-		{"0.75", true, "18:00:00"},
-		{"1", false, "1900-01-01"},
-		{"59", false, "1900-02-28"},
-		{"60", false, "1900-02-29"}, {"60.5", false, "1900-02-29T12:00:00"}, // Excel's 1900-02-29 does not exist: shown as Excel shows it, a date field reports it
-		{"61", false, "1900-03-01"},
-		{"45322.999999999", false, "2024-02-01"}, {"45322.99999999", false, "2024-01-31T23:59:59.999"},
-		{"-1", false, "-1"},
-		{"3000000", false, "3000000"},
-	} {
-		if got := dateText(dateMarker+c.serial, c.d1904); got != c.want {
-			t.Errorf("%s (1904=%v): %q, want %q", c.serial, c.d1904, got, c.want)
-		}
-	}
-}
-
-func TestXLSXRows(t *testing.T) {
-	t.Parallel()
-	p := workbook(t, func(f *excelize.File) {
-		timeStyle, _ := f.NewStyle(&excelize.Style{NumFmt: 21}) // h:mm:ss
-		_ = f.SetCellValue("Sheet1", "A1", "Monthly export")    // a title above the table
-		_ = f.SetSheetRow("Sheet1", "A3", &[]any{"name", "at", "n"})
-		_ = f.SetSheetRow("Sheet1", "A4", &[]any{"x", 0.25, 15.0})
-		_ = f.SetCellStyle("Sheet1", "B4", "B4", timeStyle)
-		_ = f.SetCellValue("Sheet1", "A5", "only a name") // trailing empty cells
-		_ = f.SetSheetRow("Sheet1", "A7", &[]any{"z", nil, 1e21, "beyond"})
-		_ = f.SetCellFormula("Sheet1", "B7", "NA()")
-		_ = f.SetCellValue("Sheet1", "B7", "#N/A")
-	})
-	got := readAll(t, p, table.ReadOptions{})
-	if got.err != nil {
-		t.Fatal(got.err)
-	}
-	if strings.Join(got.header, "|") != "name|at|n|" {
-		t.Fatalf("header %q", got.header)
-	}
-	want := []struct {
-		number int
-		cells  string
-	}{{1, "x|06:00:00|15|"}, {2, "only a name|||"}, {4, "z||1E+21|beyond"}}
-	if len(got.recs) != len(want) {
-		t.Fatalf("records %v", got.recs)
-	}
-	for i, w := range want {
-		if r := got.recs[i]; r.Number != w.number || strings.Join(r.Cells, "|") != w.cells {
-			t.Errorf("record %d: %d %q, want %d %q", i, r.Number, r.Cells, w.number, w.cells)
-		}
-	}
-	if is := got.recs[2].CellIssues; len(is) != 1 || is[0].Code != "cell_error" || is[0].Value != "#N/A" || is[0].Column != 1 {
-		t.Errorf("error cell: %+v", is)
-	}
-	if got := readAll(t, p, table.ReadOptions{HeaderRow: 9}); !errors.Is(got.err, table.ErrUnreadable) {
-		t.Errorf("header_row past the end: %v", got.err)
-	}
-	if got := readAll(t, p, table.ReadOptions{HeaderRow: 1}); got.header[0] != "Monthly export" || len(got.recs) != 4 {
-		t.Errorf("header_row 1: %q %d", got.header, len(got.recs))
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/tabnorm/tabnorm/adapters/formats/internal/formatstest"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -34,12 +35,12 @@ func TestYearsHeaderBelowATitleBlock(t *testing.T) {
 		for _, rec := range yearlyReport {
 			b.WriteString(strings.Join(rec, ",") + "\n")
 		}
-		p := readAll(t, writeFile(t, "report.csv", []byte(b.String())), table.ReadOptions{})
+		p := readAll(t, formatstest.WriteFile(t, "report.csv", []byte(b.String())), table.ReadOptions{})
 		checkYearlyReport(t, p, wantHeader)
 	})
 	t.Run("xlsx", func(t *testing.T) {
 		t.Parallel()
-		path := workbook(t, func(f *excelize.File) {
+		path := formatstest.Workbook(t, func(f *excelize.File) {
 			for i, rec := range yearlyReport {
 				for j, v := range rec {
 					cell, _ := excelize.CoordinatesToCellName(j+1, i+1)
@@ -63,7 +64,7 @@ func TestYearsHeaderBelowATitleBlock(t *testing.T) {
 		// Years below the years: the record is data of a table without a
 		// header, not the header of yearly figures.
 		csv := "Sales\nfrom,to,units\n2019,2020,5\n2020,2021,7\n2021,2022,9\n"
-		p := readAll(t, writeFile(t, "spans.csv", []byte(csv)), table.ReadOptions{})
+		p := readAll(t, formatstest.WriteFile(t, "spans.csv", []byte(csv)), table.ReadOptions{})
 		if p.err != nil || strings.Join(p.header, ",") != "from,to,units" || len(p.recs) != 3 {
 			t.Fatalf("header %q, %d records, %v", p.header, len(p.recs), p.err)
 		}

@@ -43,7 +43,21 @@ var Rules = []Rule{
 		Why: "only the HTTP adapter knows gin"},
 	{From: "", Deny: []string{"github.com/uptrace/bun"}, Except: []string{"adapters/sqlstore", "adapters/queue"},
 		Why: "only the storage adapters know bun"},
+	// The table readers (docs/adapters.md): adapters/formats tells the
+	// format and imports each reader; the readers share formats/detect and
+	// never import one another (nor can they import formats: a cycle).
+	{From: "adapters/formats/detect", Deny: []string{formats + "/delimited", formats + "/jsonl", formats + "/xlsx"},
+		Why: "formats/detect is what the readers share: it imports none of them"},
+	{From: "adapters/formats/delimited", Deny: []string{formats + "/jsonl", formats + "/xlsx"},
+		Why: "a reader imports formats/detect, never another reader"},
+	{From: "adapters/formats/jsonl", Deny: []string{formats + "/delimited", formats + "/xlsx"},
+		Why: "a reader imports formats/detect, never another reader"},
+	{From: "adapters/formats/xlsx", Deny: []string{formats + "/delimited", formats + "/jsonl"},
+		Why: "a reader imports formats/detect, never another reader"},
 }
+
+// formats is the table readers' parent package.
+const formats = Module + "/adapters/formats"
 
 // AdapterImports names, for each adapter, the application packages and
 // other adapters it may import (docs/adapters.md, "Imports point inwards"):
