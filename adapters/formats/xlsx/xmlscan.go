@@ -2,6 +2,7 @@ package xlsx
 
 import (
 	"bytes"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -281,6 +282,9 @@ func (s *xmlScanner) markup() (xmlToken, bool, error) {
 	}
 	s.opened = true
 	qname := body[:n]
+	if !validName(qname) {
+		return tokEOF, false, syntaxError("an element name that is no XML name")
+	}
 	s.name, s.attrs = localName(qname), body[n:]
 	if err := s.parseAttrs(); err != nil {
 		return tokEOF, false, err
@@ -361,6 +365,34 @@ func (s *xmlScanner) top() []byte {
 // depth is the number of open elements.
 func (s *xmlScanner) depth() int { return s.open }
 
+// validName says b is an XML name, as encoding/xml (and so excelize)
+// reads one: a damaged name makes the sheet unreadable rather than read
+// differently. ASCII names, all of OOXML's, are checked here; a name with
+// other characters is left to encoding/xml.
+func validName(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for i, c := range b {
+		switch {
+		case c >= 0x80:
+			return decoderName(b)
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_', c == ':':
+		case i > 0 && ('0' <= c && c <= '9' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// decoderName says encoding/xml reads b as an element's name.
+func decoderName(b []byte) bool {
+	doc := append(append([]byte("<"), b...), "/>"...)
+	_, err := xml.NewDecoder(bytes.NewReader(doc)).Token()
+	return err == nil
+}
+
 func localName(qname []byte) []byte {
 	if i := bytes.IndexByte(qname, ':'); i >= 0 {
 		return qname[i+1:]
@@ -401,7 +433,7 @@ func (s *xmlScanner) parseAttrs() error {
 		for i < len(a) && isXMLSpace(a[i]) {
 			i++
 		}
-		if len(key) == 0 || i == len(a) || a[i] != '=' {
+		if !validName(key) || i == len(a) || a[i] != '=' {
 			return syntaxError("a malformed attribute in <%s>", s.name)
 		}
 		i++
