@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -41,12 +43,16 @@ const peopleSchema = `{"fields":[{"name":"name","constraints":{"required":true}}
 // the blob store, the learned mappings and the saved schemas keep their
 // state in memory, and a transaction undoes what it stored when it fails,
 // so a test reads a use case's outcome from what is stored; the
-// repositories themselves are tested on real databases.
+// repositories themselves are tested on real databases. A job's files are
+// staged from the stored blobs and read by openTable, the simplest CSV and
+// workbooks, so rows and sheets are read again as the use cases ask.
 type fixture struct {
 	t       *testing.T
 	jobs    *mocks.Jobs
 	reviews *mocks.JobReviews
 	blobs   *mocks.BlobStore
+	staging *mocks.Staging
+	tables  *mocks.TableOpener
 	svc     *Service
 
 	mu      sync.Mutex
@@ -69,11 +75,14 @@ type fixture struct {
 	openErr      map[string]error // the error of opening these blobs
 	brokenAt     map[string]int   // these blobs fail after this many bytes
 	createErr    error            // the error of creating any blob
+	stageErr     error            // the error of staging any file
+	commitErr    error            // the error of storing an update, once its function ran
 }
 
 func newFixture(t *testing.T, cfg Config) *fixture {
 	t.Helper()
-	f := &fixture{t: t, jobs: mocks.NewJobs(t), reviews: mocks.NewJobReviews(t), blobs: mocks.NewBlobStore(t),
+	f := &fixture{t: t, jobs: mocks.NewJobs(t), reviews: mocks.NewJobReviews(t), blobs: mocks.NewBlobStore(t), staging: mocks.NewStaging(t),
+		tables: mocks.NewTableOpener(t),
 		stored: map[string]job.Job{}, blobMap: map[string]string{}, learned: map[string]string{}, saved: map[string]schema.Saved{},
 		library: map[string]domainconnect.File{}, linked: map[string][]string{}, edits: map[string][]normalize.Edit{}, openErr: map[string]error{}, brokenAt: map[string]int{}}
 	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
@@ -190,6 +199,9 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		return nil
 	}).Maybe()
 
+	f.staging.EXPECT().Stage(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.stage).Maybe()
+	f.tables.EXPECT().Open(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(openStaged).Maybe()
+
 	edits := mocks.NewJobEdits(t)
 	edits.EXPECT().All(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, _, jobID string) ([]normalize.Edit, error) {
 		f.mu.Lock()
@@ -208,13 +220,15 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 			return len(all), nil
 		}).Maybe()
 
+	edits.EXPECT().List(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.listEdits).Maybe()
+
 	log := slog.New(slog.DiscardHandler)
 	jcfg := jobs.Config{}
 	outbox := jobs.NewOutbox(events, render, bus)
 	uc := JobUseCases{
 		Create:  jobs.NewCreator(jcfg, f.jobs, schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log)),
 		Read:    jobs.NewReader(f.jobs, events, bus, f.blobs, nil),
-		Sources: jobs.NewSources(jcfg, nil, nil, nil, log),
+		Sources: jobs.NewSources(jcfg, f.staging, f.tables, nil, log),
 		Outbox:  outbox,
 	}
 	conn := connect.NewService(files, uc.Create, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
@@ -260,6 +274,9 @@ func (f *fixture) update(ctx context.Context, orgID, id string, fn func(*job.Job
 	}
 	if err := fn(&j); err != nil {
 		return job.Job{}, err
+	}
+	if f.commitErr != nil {
+		return job.Job{}, f.commitErr
 	}
 	f.put(j)
 	return j, nil
@@ -326,6 +343,126 @@ func (w *blobWriter) Close() error {
 	defer w.f.mu.Unlock()
 	w.f.blobMap[w.key] = w.buf.String()
 	return nil
+}
+
+// stage copies a stored blob into dir, as the staging port does.
+func (f *fixture) stage(_ context.Context, key, dir string) (string, error) {
+	f.mu.Lock()
+	b, ok := f.blobMap[key]
+	err := f.stageErr
+	f.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("blob %s: %w", key, domain.ErrNotFound)
+	}
+	path := filepath.Join(dir, strings.ReplaceAll(key, "/", "_"))
+	return path, os.WriteFile(path, []byte(b), 0o600)
+}
+
+// listEdits is a page of a job's edits; the cursor is where it starts.
+func (f *fixture) listEdits(_ context.Context, _, jobID string, page ports.Page) ([]normalize.Edit, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	all := f.edits[jobID]
+	from := 0
+	if page.Cursor != "" {
+		if _, err := fmt.Sscan(page.Cursor, &from); err != nil {
+			return nil, "", err
+		}
+	}
+	to, next := min(from+page.Limit, len(all)), ""
+	if to < len(all) {
+		next = fmt.Sprint(to)
+	}
+	return slices.Clone(all[from:to]), next, nil
+}
+
+// openStaged opens a staged file, as the table opener does.
+func openStaged(_ context.Context, path, filename string, opts table.ReadOptions) (table.Reader, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return openTable(string(b), filename, opts.Sheet)
+}
+
+// openTable reads the simplest tables: lines of cells split at commas,
+// the first the header. A workbook (a filename ending .xlsx) is sheets,
+// each a line "[name]" and its lines; sheet "" is the first. A sheet
+// whose only line is "!unreadable" cannot be opened, as a damaged one.
+func openTable(content, filename, sheet string) (table.Reader, error) {
+	if !strings.HasSuffix(filename, ".xlsx") {
+		return newLinesReader(table.CSV, strings.Split(strings.TrimSuffix(content, "\n"), "\n")), nil
+	}
+	b := &bookReader{}
+	var chosen []string
+	found := false
+	for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
+		if name, ok := strings.CutPrefix(l, "["); ok {
+			name = strings.TrimSuffix(name, "]")
+			b.sheets = append(b.sheets, table.Sheet{Name: name, Complete: true})
+			found = found || name == sheet || sheet == "" && len(b.sheets) == 1
+			continue
+		}
+		sh := &b.sheets[len(b.sheets)-1]
+		if sh.Rows == 0 {
+			sh.FirstRow = strings.Split(l, ",")
+		}
+		sh.Rows++
+		if sh.Name == sheet || sheet == "" && len(b.sheets) == 1 {
+			chosen, b.read = append(chosen, l), sh.Name
+		}
+	}
+	switch {
+	case !found:
+		return nil, fmt.Errorf("no sheet %q: %w", sheet, table.ErrUnreadable)
+	case len(chosen) == 1 && chosen[0] == "!unreadable":
+		return nil, fmt.Errorf("the sheet's XML is damaged: %w", table.ErrUnreadable)
+	}
+	b.linesReader = *newLinesReader(table.XLSX, chosen)
+	return b, nil
+}
+
+type linesReader struct {
+	format table.Format
+	header []string
+	rows   []string
+	next   int
+}
+
+func newLinesReader(format table.Format, lines []string) *linesReader {
+	r := &linesReader{format: format}
+	if len(lines) > 0 {
+		r.header, r.rows = strings.Split(lines[0], ","), lines[1:]
+	}
+	return r
+}
+
+func (r *linesReader) Format() table.Format { return r.format }
+func (r *linesReader) Header() []string     { return r.header }
+func (r *linesReader) BytesRead() int64     { return int64(r.next) }
+func (r *linesReader) Close() error         { return nil }
+func (r *linesReader) Next() (table.Record, error) {
+	if r.next == len(r.rows) {
+		return table.Record{}, io.EOF
+	}
+	r.next++
+	return table.Record{Number: r.next, Cells: strings.Split(r.rows[r.next-1], ","), Owned: true}, nil
+}
+
+// bookReader is a workbook's sheet, which lists the workbook's sheets and
+// says which one it reads.
+type bookReader struct {
+	linesReader
+	sheets []table.Sheet
+	read   string
+}
+
+func (r *bookReader) Sheets() ([]table.Sheet, error) { return r.sheets, nil }
+func (r *bookReader) Detection() table.Detection {
+	return table.Detection{Format: table.XLSX, Sheet: r.read}
 }
 
 // putBlob stores a blob.
