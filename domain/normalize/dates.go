@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tabnorm/tabnorm/domain/calendar"
 )
 
 // Date orders for numeric dates without a four-digit first part.
@@ -263,20 +265,7 @@ func validDay(y, m, d int) bool {
 	if y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 {
 		return false
 	}
-	return d <= daysIn(y, m)
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return d <= calendar.DaysIn(y, m)
 }
 
 // parseTime reads "10:22", "10:22:05", "10:22:05.123", "10:22 PM", with an

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+
+	"github.com/tabnorm/tabnorm/domain/calendar"
 )
 
 // vkind is what a Value holds.
@@ -279,38 +281,8 @@ func isoSeconds(s string) (int64, bool) {
 	y, ok1 := n(s[:4])
 	m, ok2 := n(s[5:7])
 	d, ok3 := n(s[8:])
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > calendar.DaysIn(y, m) {
 		return 0, false // 2024-02-30 is no date
 	}
-	return daysFromCivil(y, m, d) * 86400, true
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// daysFromCivil is the number of days from 1970-01-01 to a date of the
-// proleptic Gregorian calendar (H. Hinnant's days_from_civil).
-func daysFromCivil(y, m, d int) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 {
-		era = (y - 399) / 400
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era)*146097 + int64(doe) - 719468
+	return calendar.DaysFromCivil(y, m, d) * 86400, true
 }
