@@ -45,23 +45,9 @@ func TestEmbed_fixCells(t *testing.T) {
 	de := editWords{"Spalten bestätigen", "Einzelne Zellen korrigieren", "Zeilen 1–2 von 2 mit Problem", "„b@example“ ist keine E-Mail-Adresse.",
 		"Zeile 2: email bleibt, wie es war.", "Zeile 2: email gespeichert. Die Zeile ist jetzt gültig.", "Jetzt gültig",
 		"Korrekturen angewendet: alle 4 Zeilen sind gültig.", "Absenden"}
-	for _, run := range []struct {
-		locale, device string
-		width, height  int64
-		words          editWords
-	}{
-		{"en", "desktop", width, height, en},
-		{"de", "phone", 375, 812, de},
-		{"en", "phone", 375, 812, en},
-		{"de", "desktop", width, height, de},
-	} {
-		t.Run(run.locale+"-"+run.device, func(t *testing.T) {
-			var ses hostSession
-			host := serveHost(t, app, &ses)
-			ses = mint(t, app, key, run.locale, host.URL)
-			fixCells(t, app, key, host.URL, run.locale+"-"+run.device, run.width, run.height, run.locale == "de", run.words)
-		})
-	}
+	inEveryPairing(t, app, key, en, de, func(t *testing.T, hostURL, name, locale string, w, h int64, words editWords) {
+		fixCells(t, app, key, hostURL, name, w, h, locale == "de", words)
+	})
 	t.Run("pages of rows", func(t *testing.T) {
 		var ses hostSession
 		host := serveHost(t, app, &ses)

@@ -61,23 +61,9 @@ func TestEmbed_chooseSheet(t *testing.T) {
 	book := peopleBook(t)
 	en := sheetWords{"Sheet to import", "4 rows · ID, E-Mail, Joined", "Sheet Summary: none of its columns matches a field to import.", "Sheet People. In the first 3 rows: 2 valid, 1 with a problem.", "Continue without fixing", "Submit"}
 	de := sheetWords{"Zu importierendes Tabellenblatt", "4 Zeilen · ID, E-Mail, Joined", "Blatt Summary: keine seiner Spalten passt zu einem Feld des Imports.", "Tabellenblatt People. Von den ersten 3 Zeilen: 2 gültig, 1 mit Problem.", "Ohne Korrektur weiter", "Absenden"}
-	for _, run := range []struct {
-		locale, device string
-		width, height  int64
-		words          sheetWords
-	}{
-		{"en", "desktop", width, height, en},
-		{"de", "phone", 375, 812, de},
-		{"en", "phone", 375, 812, en},
-		{"de", "desktop", width, height, de},
-	} {
-		t.Run(run.locale+"-"+run.device, func(t *testing.T) {
-			var ses hostSession
-			host := serveHost(t, app, &ses)
-			ses = mint(t, app, key, run.locale, host.URL)
-			chooseSheet(t, app, key, host.URL, book, run.locale+"-"+run.device, run.width, run.height, run.words)
-		})
-	}
+	inEveryPairing(t, app, key, en, de, func(t *testing.T, hostURL, name, locale string, w, h int64, words sheetWords) {
+		chooseSheet(t, app, key, hostURL, book, name, w, h, words)
+	})
 	t.Run("a text file has no sheet step", func(t *testing.T) {
 		var ses hostSession
 		host := serveHost(t, app, &ses)

@@ -70,6 +70,31 @@ func serveHost(t *testing.T, app *apptest.App, ses *hostSession) *httptest.Serve
 	return srv
 }
 
+// inEveryPairing runs step in English and German, on a desktop and on a
+// phone (375 px), each with a host page and an import session of its own;
+// name is the pairing's, for screenshots (en-desktop, de-phone, …).
+func inEveryPairing[W any](t *testing.T, app *apptest.App, key string, en, de W,
+	step func(t *testing.T, hostURL, name, locale string, w, h int64, words W)) {
+	t.Helper()
+	for _, run := range []struct {
+		locale, device string
+		width, height  int64
+		words          W
+	}{
+		{"en", "desktop", width, height, en},
+		{"de", "phone", 375, 812, de},
+		{"en", "phone", 375, 812, en},
+		{"de", "desktop", width, height, de},
+	} {
+		t.Run(run.locale+"-"+run.device, func(t *testing.T) {
+			var ses hostSession
+			host := serveHost(t, app, &ses)
+			ses = mint(t, app, key, run.locale, host.URL)
+			step(t, host.URL, run.locale+"-"+run.device, run.locale, run.width, run.height, run.words)
+		})
+	}
+}
+
 // mint creates an import session for hosts on origins, with the API key.
 func mint(t *testing.T, app *apptest.App, key, locale string, origins ...string) hostSession {
 	t.Helper()
@@ -123,23 +148,9 @@ func TestEmbed_importerInAHostPage(t *testing.T) {
 	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	key := app.Key(app.Org("Acme", identity.Normalize))
-	for _, run := range []struct {
-		locale, device string
-		width, height  int64
-		words          []string // the file step's, the match step's, the submit step's
-	}{
-		{"en", "desktop", width, height, []string{"Choose a file", "Confirm columns", "Submit"}},
-		{"de", "phone", 375, 812, []string{"Datei auswählen", "Spalten bestätigen", "Absenden"}},
-		{"en", "phone", 375, 812, []string{"Choose a file", "Confirm columns", "Submit"}},
-		{"de", "desktop", width, height, []string{"Datei auswählen", "Spalten bestätigen", "Absenden"}},
-	} {
-		t.Run(run.locale+"-"+run.device, func(t *testing.T) {
-			var ses hostSession
-			host := serveHost(t, app, &ses)
-			ses = mint(t, app, key, run.locale, host.URL)
-			importOnce(t, app, key, host.URL, run.locale+"-"+run.device, run.width, run.height, run.words)
-		})
-	}
+	inEveryPairing(t, app, key, []string{"Choose a file", "Confirm columns", "Submit"}, []string{"Datei auswählen", "Spalten bestätigen", "Absenden"}, func(t *testing.T, hostURL, name, locale string, w, h int64, words []string) {
+		importOnce(t, app, key, hostURL, name, w, h, words)
+	})
 }
 
 func importOnce(t *testing.T, app *apptest.App, key, hostURL, name string, w, h int64, words []string) {
