@@ -61,7 +61,7 @@ func TestEmbed_chooseSheet(t *testing.T) {
 	book := peopleBook(t)
 	en := sheetWords{"Sheet to import", "4 rows · ID, E-Mail, Joined", "Sheet Summary: none of its columns matches a field to import.", "Sheet People. In the first 3 rows: 2 valid, 1 with a problem.", "Continue without fixing", "Submit"}
 	de := sheetWords{"Zu importierendes Tabellenblatt", "4 Zeilen · ID, E-Mail, Joined", "Blatt Summary: keine seiner Spalten passt zu einem Feld des Imports.", "Tabellenblatt People. Von den ersten 3 Zeilen: 2 gültig, 1 mit Problem.", "Ohne Korrektur weiter", "Absenden"}
-	inEveryPairing(t, app, key, en, de, func(t *testing.T, hostURL, name, locale string, w, h int64, words sheetWords) {
+	inEveryPairing(t, app, key, en, de, func(t *testing.T, hostURL, name, _ string, w, h int64, words sheetWords) {
 		chooseSheet(t, app, key, hostURL, book, name, w, h, words)
 	})
 	t.Run("a text file has no sheet step", func(t *testing.T) {

@@ -148,7 +148,7 @@ func TestEmbed_importerInAHostPage(t *testing.T) {
 	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	key := app.Key(app.Org("Acme", identity.Normalize))
-	inEveryPairing(t, app, key, []string{"Choose a file", "Confirm columns", "Submit"}, []string{"Datei auswählen", "Spalten bestätigen", "Absenden"}, func(t *testing.T, hostURL, name, locale string, w, h int64, words []string) {
+	inEveryPairing(t, app, key, []string{"Choose a file", "Confirm columns", "Submit"}, []string{"Datei auswählen", "Spalten bestätigen", "Absenden"}, func(t *testing.T, hostURL, name, _ string, w, h int64, words []string) {
 		importOnce(t, app, key, hostURL, name, w, h, words)
 	})
 }
