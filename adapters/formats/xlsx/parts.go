@@ -33,13 +33,14 @@ const (
 	stylesPartBudget        = 64 << 20 // xl/styles.xml
 	maxSharedStringsRefused = 1<<32 - 1
 	maxCellFormats          = 1 << 20
-	// Room reserved up front for the shared strings: their text is never
-	// longer than the part, and an item takes at least 5 bytes (<si/>),
-	// so up to these sizes the tables never grow by copying (which would
-	// hold the old and the new copy at once). Pages reserved and not
-	// written take no memory.
-	sharedTextReserve  = 256 << 20
-	sharedItemsReserve = 64 << 20
+	// Room reserved up front for the shared strings (their text is never
+	// longer than the part, and an item takes at least 5 bytes, <si/>):
+	// enough for most workbooks' tables never to grow by copying, and no
+	// more, as the part's size is the file's claim. A reservation is
+	// zeroed, so paged in, whenever the heap reuses freed memory, and
+	// that cannot be canceled; larger tables grow as their text comes.
+	sharedTextReserve  = 16 << 20
+	sharedItemsReserve = 4 << 20
 )
 
 // Work budgets: what bounds the reader's work, besides the bytes it
