@@ -82,13 +82,19 @@ func (l *lease) progress() job.Progress {
 	return l.latest
 }
 
+// isCanceled reports whether a beat or a progress report found the job
+// canceled so far.
+func (l *lease) isCanceled() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.canceled
+}
+
 // end stops the beats and reports whether the job was canceled meanwhile.
 func (l *lease) end() (canceled bool) {
 	close(l.stop)
 	<-l.done
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.canceled
+	return l.isCanceled()
 }
 
 // reportProgress is the engine's progress callback for a job: the lease

@@ -23,8 +23,8 @@ var errAwaitingReview = errors.New("job awaits its review")
 // review reads the sample of each file, keeps it for the review's later
 // changes, and stops the job awaiting review with the proposed mapping
 // and its preview. Its slot is free for the organization's next job.
-func (r *Runner) review(ctx context.Context, cancel context.CancelFunc, j job.Job, in normalize.Input) error {
-	rev, samples, err := r.sampleAndReview(ctx, cancel, j, in)
+func (r *Runner) review(ctx context.Context, l *lease, j job.Job, in normalize.Input) error {
+	rev, samples, err := r.sampleAndReview(ctx, l, in)
 	if err != nil {
 		return err
 	}
@@ -56,17 +56,15 @@ func (r *Runner) review(ctx context.Context, cancel context.CancelFunc, j job.Jo
 	return errAwaitingReview
 }
 
-// sampleAndReview reads the job's samples and reviews them while a lease
-// keeps the job alive and watches for its cancellation, which stops the
-// reading (calling cancel) as it stops a run.
-func (r *Runner) sampleAndReview(ctx context.Context, cancel context.CancelFunc, j job.Job, in normalize.Input) (normalize.Review, []normalize.Sample, error) {
-	l := r.holdLease(ctx, j, cancel)
+// sampleAndReview reads the job's samples and reviews them, under the
+// run's lease, which stops the reading when the job is canceled.
+func (r *Runner) sampleAndReview(ctx context.Context, l *lease, in normalize.Input) (normalize.Review, []normalize.Sample, error) {
 	samples, err := normalize.ReadSamples(ctx, in.Sources)
 	var rev normalize.Review
 	if err == nil {
 		rev, err = normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples, Lists: in.Lists})
 	}
-	if l.end() {
+	if l.isCanceled() {
 		return rev, nil, errCanceled
 	}
 	return rev, samples, err

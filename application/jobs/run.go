@@ -223,10 +223,20 @@ func (r *Runner) announce(ctx context.Context, j job.Job) {
 }
 
 // run runs the engine over the job's files, staged locally in a working
-// folder, into its result blobs, while a lease keeps the job alive and
-// watches for its cancellation (which calls cancel), and returns the
-// job's result.
+// folder, into its result blobs, and returns the job's result. A lease
+// keeps the job alive and watches for its cancellation (which calls
+// cancel) from the start: a job canceled while its files are staged or
+// its sample read stops within a beat, as one canceled in the engine does.
 func (r *Runner) run(ctx context.Context, cancel context.CancelFunc, j job.Job) (job.Result, error) {
+	l := r.holdLease(ctx, j, cancel)
+	res, err := r.runLeased(ctx, l, j)
+	if l.end() {
+		return job.Result{}, errCanceled
+	}
+	return res, err
+}
+
+func (r *Runner) runLeased(ctx context.Context, l *lease, j job.Job) (job.Result, error) {
 	dir, remove, err := r.sources.workdir(ctx, "run", j.ID)
 	if err != nil {
 		return job.Result{}, err
@@ -246,19 +256,18 @@ func (r *Runner) run(ctx context.Context, cancel context.CancelFunc, j job.Job) 
 	}
 	defer closeLists()
 	if in.Options.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
-		return job.Result{}, r.review(ctx, cancel, j, in)
+		return job.Result{}, r.review(ctx, l, j, in)
 	}
 	out, err := r.createResults(ctx, j)
 	if err != nil {
 		return job.Result{}, err
 	}
-	l := r.holdLease(ctx, j, cancel)
 	in.OnProgress = r.reportProgress(ctx, j, l)
 	normCtx, normSpan := tracer.Start(ctx, "job.normalize")
 	res, err := normalize.Run(normCtx, in, normalize.Output{Rows: out.rows, Issues: out.issues})
 	normSpan.SetAttributes(attribute.Int64("tabnorm.rows", res.RowCount))
 	normSpan.End()
-	if canceled := l.end(); canceled || err != nil {
+	if canceled := l.isCanceled(); canceled || err != nil {
 		out.abandon()
 		if canceled {
 			return job.Result{}, errCanceled
