@@ -2,9 +2,7 @@ package jobs
 
 import (
 	"context"
-	"errors"
 
-	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -40,12 +38,8 @@ func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Optio
 		}
 	}
 	paths, err := s.stage(ctx, staged, dir)
-	var failure *normalize.Failure
-	if errors.As(err, &failure) {
-		return nil, domain.Errorf(domain.ErrConflict, domain.CodeSourceDeleted, "%s", failure.Message)
-	}
 	if err != nil {
-		return nil, err
+		return nil, sourceDeleted(err)
 	}
 	for i, f := range staged.Files {
 		sources[i].Open = func() (table.Reader, error) {

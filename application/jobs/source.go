@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
@@ -47,12 +46,8 @@ func (s *Sources) read(ctx context.Context, j job.Job, opts normalize.Options, v
 	}
 	defer remove()
 	paths, err := s.stage(ctx, j, dir)
-	var failure *normalize.Failure
-	if errors.As(err, &failure) {
-		return domain.Errorf(domain.ErrConflict, domain.CodeSourceDeleted, "%s", failure.Message)
-	}
 	if err != nil {
-		return err
+		return sourceDeleted(err)
 	}
 	for i, f := range j.Files {
 		sourceFile := ""

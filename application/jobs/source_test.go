@@ -91,8 +91,9 @@ func TestSources_Resample(t *testing.T) {
 	if _, err := os.Stat(f.workdirs[0]); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the working folder stayed: %v", err)
 	}
-	var failure *normalize.Failure // the job's review fails as its run would
-	if _, err := f.sources.Resample(ctx, queuedJob("job_gone"), normalize.Options{}); !errors.As(err, &failure) || failure.Code != "unreadable_file" {
+	// A file retention deleted is the request's conflict, as for a rerun,
+	// not a file the request chose badly.
+	if _, err := f.sources.Resample(ctx, queuedJob("job_gone"), normalize.Options{}); domain.CodeOf(err) != domain.CodeSourceDeleted {
 		t.Fatalf("a job whose file is gone: %v", err)
 	}
 }

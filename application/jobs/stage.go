@@ -95,7 +95,7 @@ func (s *Sources) Resample(ctx context.Context, j job.Job, opts normalize.Option
 	defer remove()
 	paths, err := s.stage(ctx, j, dir)
 	if err != nil {
-		return nil, err
+		return nil, sourceDeleted(err)
 	}
 	return normalize.ReadSamples(ctx, s.open(ctx, j, paths, opts))
 }
@@ -107,6 +107,17 @@ func sourceBlobKey(j job.Job, f job.File) string {
 		return connect.BlobKey(j.OrgID, f.ID)
 	}
 	return sourceKey(j.OrgID, j.ID)
+}
+
+// sourceDeleted answers a request that reads a job's files again when
+// one is gone from storage (retention deleted it): 409 source_deleted,
+// where a run fails as unreadable_file. Other errors are left as they are.
+func sourceDeleted(err error) error {
+	var failure *normalize.Failure
+	if errors.As(err, &failure) {
+		return domain.Errorf(domain.ErrConflict, domain.CodeSourceDeleted, "%s", failure.Message)
+	}
+	return err
 }
 
 func missingFile(f job.File) error {

@@ -189,6 +189,10 @@ func TestService_ChooseSheet_refused(t *testing.T) {
 	other := f.awaitingBook("job_other", options, book)
 	other.OrgID = "org_other"
 	f.put(other)
+	f.awaitingBook("job_deleted", options, book)
+	f.mu.Lock()
+	delete(f.blobMap, jobs.SourceKey(acme.OrgID, "job_deleted"))
+	f.mu.Unlock()
 
 	for _, c := range []struct {
 		name, job, sheet string
@@ -201,6 +205,7 @@ func TestService_ChooseSheet_refused(t *testing.T) {
 		{"a job without workbooks", "job_csv", "People", domain.CodeInvalidRequest, "not workbooks"},
 		{"a job not awaiting review", "job_done", "People", domain.CodeJobNotAwaitingReview, ""},
 		{"another organization's job", "job_other", "Staff", domain.CodeNotFound, ""},
+		{"a file retention deleted", "job_deleted", "Staff", domain.CodeSourceDeleted, "no longer in storage"},
 	} {
 		before, sample := f.job(c.job), f.sampleOf(c.job)
 		_, err := f.svc.ChooseSheet(ctx, acme, c.job, c.sheet)
