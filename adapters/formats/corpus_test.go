@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/adapters/formats/internal/formatstest"
 	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/test/corpus"
 )
@@ -34,30 +34,8 @@ func readAll(t *testing.T, path string, opts table.ReadOptions) parsed {
 		return parsed{err: err}
 	}
 	defer r.Close()
-	p := parsed{format: r.Format(), header: r.Header()}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return p
-		}
-		if err != nil {
-			p.err = err
-			return p
-		}
-		if !rec.Owned {
-			rec.Cells = cloneCells(rec.Cells)
-		}
-		p.recs = append(p.recs, rec)
-	}
-}
-
-// cloneCells copies a record the reader will reuse.
-func cloneCells(cells []string) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = strings.Clone(c)
-	}
-	return out
+	recs, err := formatstest.Records(r)
+	return parsed{format: r.Format(), header: r.Header(), recs: recs, err: err}
 }
 
 func cellsOf(recs []table.Record) [][]string {

@@ -1,12 +1,12 @@
 package formats
 
 import (
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/adapters/formats/internal/formatstest"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -21,21 +21,11 @@ func readToEnd(t *testing.T, name string, opts table.ReadOptions) (parsed, table
 		t.Fatal(err)
 	}
 	defer r.Close()
-	p := parsed{format: r.Format(), header: r.Header()}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !rec.Owned {
-			rec.Cells = cloneCells(rec.Cells)
-		}
-		p.recs = append(p.recs, rec)
+	recs, err := formatstest.Records(r)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return p, r.(table.Describer).Detection()
+	return parsed{format: r.Format(), header: r.Header(), recs: recs}, r.(table.Describer).Detection()
 }
 
 func firstCells(recs []table.Record) []string {

@@ -2,11 +2,10 @@ package xlsx
 
 import (
 	"context"
-	"io"
-	"strings"
 	"testing"
 
 	"github.com/tabnorm/tabnorm/adapters/formats/detect"
+	"github.com/tabnorm/tabnorm/adapters/formats/internal/formatstest"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -35,25 +34,8 @@ func readAll(t *testing.T, path string, opts table.ReadOptions) parsed {
 		return parsed{err: err}
 	}
 	defer r.Close()
-	p := parsed{format: r.Format(), header: r.Header()}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return p
-		}
-		if err != nil {
-			p.err = err
-			return p
-		}
-		if !rec.Owned {
-			cells := make([]string, len(rec.Cells))
-			for i, c := range rec.Cells {
-				cells[i] = strings.Clone(c)
-			}
-			rec.Cells = cells
-		}
-		p.recs = append(p.recs, rec)
-	}
+	recs, err := formatstest.Records(r)
+	return parsed{format: r.Format(), header: r.Header(), recs: recs, err: err}
 }
 
 func firstCells(recs []table.Record) []string {

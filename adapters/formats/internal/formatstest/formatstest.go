@@ -7,13 +7,40 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/tabnorm/tabnorm/domain/table"
 )
+
+// Records reads r to its end and returns its records, each kept: a
+// record the reader will reuse is copied. err is the error that ended
+// the reading before the end, nil at io.EOF.
+func Records(r table.Reader) ([]table.Record, error) {
+	var recs []table.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return recs, nil
+		}
+		if err != nil {
+			return recs, err
+		}
+		if !rec.Owned {
+			cells := make([]string, len(rec.Cells))
+			for i, c := range rec.Cells {
+				cells[i] = strings.Clone(c)
+			}
+			rec.Cells = cells
+		}
+		recs = append(recs, rec)
+	}
+}
 
 // WriteFile writes data to a file of the test's temporary folder and
 // returns its path.
