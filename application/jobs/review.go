@@ -6,6 +6,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/ports"
 )
 
 // The review of a job's mapping (options.review) hooks into the run here:
@@ -32,7 +33,7 @@ func (r *Runner) review(ctx context.Context, l *lease, j job.Job, in normalize.I
 	if err != nil {
 		return err
 	}
-	if err := r.putBlob(ctx, SampleKey(j.OrgID, j.ID), stored); err != nil {
+	if err := KeepSample(ctx, r.blobs, j.OrgID, j.ID, stored); err != nil {
 		return err
 	}
 	now := r.clock.Now()
@@ -70,13 +71,15 @@ func (r *Runner) sampleAndReview(ctx context.Context, l *lease, in normalize.Inp
 	return rev, samples, err
 }
 
-// putBlob stores data as the blob key.
-func (r *Runner) putBlob(ctx context.Context, key string, data []byte) error {
-	w, err := r.blobs.Create(ctx, key)
+// KeepSample stores a job's samples, as MarshalSamples wrote them, at
+// SampleKey: the run that stops for a review stores them first, and each
+// change of the review that reads them again (another sheet) after.
+func KeepSample(ctx context.Context, blobs ports.BlobStore, orgID, jobID string, stored []byte) error {
+	w, err := blobs.Create(ctx, SampleKey(orgID, jobID))
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(data); err != nil {
+	if _, err := w.Write(stored); err != nil {
 		_ = w.Close()
 		return err
 	}

@@ -89,19 +89,10 @@ func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, 
 	return s.view(updated)
 }
 
-// keepSample stores a job's samples, as stored by MarshalSamples, where
-// the review's later changes read them (sampleBytes), as the run that
-// stopped for the review stored them first.
+// keepSample stores a job's samples where the review's later changes read
+// them (sampleBytes).
 func (s *Service) keepSample(ctx context.Context, orgID, jobID string, stored []byte) error {
-	w, err := s.blobs.Create(ctx, jobs.SampleKey(orgID, jobID))
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(stored); err != nil {
-		_ = w.Close()
-		return err
-	}
-	return w.Close()
+	return jobs.KeepSample(ctx, s.blobs, orgID, jobID, stored)
 }
 
 func (s *Service) sampleBytes(ctx context.Context, j job.Job) ([]byte, error) {
