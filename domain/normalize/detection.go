@@ -37,7 +37,8 @@ func delimiterName(d string) string {
 // tailWarnings reports, once a file is read, what its reader let go of
 // under the header (table.Detection counts it while reading): blank
 // records, repeated headers, another table stacked below, notes below the
-// table; and a header one cell short read with row labels. The file's
+// table; a header one cell short read with row labels; and merged cells
+// over the data, whose value only their first cell holds. The file's
 // entry in Result.Detected gets the final counts.
 func (w *writer) tailWarnings(fileID string, r table.Reader) {
 	dr, ok := r.(table.Describer)
@@ -69,6 +70,14 @@ func (w *writer) tailWarnings(fileID string, r table.Reader) {
 	if d.FooterCount > 0 {
 		file("skipped_footer", "%d record(s) below the table were read as notes and skipped: rows %s. Set footer_rows to \"none\" to read them.",
 			d.FooterCount, rowList(d.FooterRows, d.FooterCount))
+	}
+	if d.MergedCount > 0 {
+		refs := strings.Join(d.MergedRanges, ", ")
+		if d.MergedCount > len(d.MergedRanges) {
+			refs += ", …"
+		}
+		file("merged_cells", "%d merged range(s) of the sheet cover data rows: %s. A merged range's value is in its first cell only; its other cells are read as empty.",
+			d.MergedCount, refs)
 	}
 }
 

@@ -70,7 +70,8 @@ func TestTailWarnings(t *testing.T) {
 	t.Parallel()
 	end := table.Detection{Format: table.CSV, HeaderRow: 1, RowLabels: true, BlankRows: []int{2}, BlankCount: 1,
 		RepeatedHeaderRows: []int{4}, RepeatedHeaderCount: 1, FooterRows: []int{7, 8}, FooterCount: 2,
-		StackedRow: 9, StackedCount: 3, StackedHeader: []string{"station", "wind"}}
+		StackedRow: 9, StackedCount: 3, StackedHeader: []string{"station", "wind"},
+		MergedRanges: []string{"A2:A3"}, MergedCount: 2}
 	src := Source{Open: func() (table.Reader, error) {
 		return &tallyReader{memReader: memReader{rows: [][]string{{"row_label", "name"}, {"a", "Ann"}, {"b", "Bob"}}},
 			start: table.Detection{Format: table.CSV, HeaderRow: 1}, end: end}, nil
@@ -84,7 +85,7 @@ func TestTailWarnings(t *testing.T) {
 		codes[is["code"].(string)], _ = is["message"].(string)
 	}
 	for code, has := range map[string]string{"header_one_short": `"row_label"`, "skipped_blank_rows": "rows 2.", "repeated_header": "rows 4.",
-		"skipped_footer": "rows 7, 8.", "stacked_tables": "row 9"} {
+		"skipped_footer": "rows 7, 8.", "stacked_tables": "row 9", "merged_cells": "2 merged range(s) of the sheet cover data rows: A2:A3, …."} {
 		if !strings.Contains(codes[code], has) {
 			t.Errorf("%s: %q, want %q in it", code, codes[code], has)
 		}

@@ -201,6 +201,12 @@ type Detection struct {
 	StackedRow    int
 	StackedCount  int
 	StackedHeader []string
+	// MergedRanges are the merged ranges of an XLSX sheet that cover cells
+	// of its data rows (below the header row), as A1 references, the first
+	// 10 listed; MergedCount counts them. A merged range's value is in its
+	// first cell only: the others read as empty.
+	MergedRanges []string
+	MergedCount  int
 }
 
 // RowLabelColumn names the column of row labels (Detection.RowLabels).

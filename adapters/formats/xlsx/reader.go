@@ -296,7 +296,7 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 		// header_row "none", or a sheet whose first rows are data: every
 		// row is a record, columns are named by position, as in a
 		// delimited file.
-		return x.positional(skipped)
+		return x.positional(skipped, opts.SkipRows+1)
 	}
 	width := 0
 	for _, row := range x.pending[at:] {
@@ -310,6 +310,7 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 		return err
 	}
 	x.detection.HeaderRow = opts.SkipRows + at + 1
+	x.sheet.dataStartsAt(x.detection.HeaderRow+1, x.done)
 	for i, row := range x.pending[:at] {
 		if !detect.Blank(row) {
 			skipped = append(skipped, opts.SkipRows+i+1)
@@ -321,9 +322,9 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 	return nil
 }
 
-// positional reads the sheet without a header row: every row from the
-// first is a record, and the columns are named by position.
-func (x *Reader) positional(skipped []int) error {
+// positional reads the sheet without a header row: every row from
+// firstRow is a record, and the columns are named by position.
+func (x *Reader) positional(skipped []int, firstRow int) error {
 	width := 0
 	for _, row := range x.pending {
 		width = max(width, len(row))
@@ -334,6 +335,7 @@ func (x *Reader) positional(skipped []int) error {
 	}
 	x.detection.SkippedCount = len(skipped)
 	x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
+	x.sheet.dataStartsAt(firstRow, x.done)
 	return x.checkWidth()
 }
 
@@ -498,6 +500,7 @@ func (x *Reader) Next() (table.Record, error) {
 			if cells, err = x.sheet.nextRow(); err != nil {
 				if err == io.EOF {
 					x.done = true
+					x.detection.MergedCount, x.detection.MergedRanges = x.sheet.dataMerges, x.sheet.dataMergeRefs
 				}
 				return table.Record{}, err
 			}
@@ -567,6 +570,50 @@ type sheetReader struct {
 	// those starting in the first mergeRows rows, at most maxMerges.
 	mergeRows int
 	merges    []mergeRange
+	// dataFrom is the first row of data (0 until the header is known);
+	// dataMerges counts the merged ranges that cover cells of data rows,
+	// the first maxListed of them in dataMergeRefs.
+	dataFrom      int
+	dataMerges    int
+	dataMergeRefs []string
+}
+
+// maxListed bounds the merged ranges over data a reader names.
+const maxListed = 10
+
+// coverData counts m if it covers cells of the data rows: its cells
+// other than the first read as empty, whatever the merged cell shows.
+func (r *sheetReader) coverData(m mergeRange) {
+	// The ranges follow the rows in the XML, so r.row is the last row: a
+	// range below it covers no record.
+	if r.dataFrom == 0 || m.bottom < r.dataFrom || m.top > r.row || (m.top == m.bottom && m.left == m.right) {
+		return
+	}
+	r.dataMerges++
+	if len(r.dataMergeRefs) < maxListed {
+		r.dataMergeRefs = append(r.dataMergeRefs, cellName(m.left, m.top)+":"+cellName(m.right, m.bottom))
+	}
+}
+
+// dataStartsAt sets the first row of data, once the header is known, and
+// counts the merged ranges over data already read (a sheet read whole in
+// the sample: every range that covers its rows starts in it, so is kept).
+func (r *sheetReader) dataStartsAt(row int, done bool) {
+	r.dataFrom = row
+	if done {
+		for _, m := range r.merges {
+			r.coverData(m)
+		}
+	}
+}
+
+// cellName is the A1 name of a 1-based column and row.
+func cellName(col, row int) string {
+	var letters []byte
+	for ; col > 0; col = (col - 1) / 26 {
+		letters = append([]byte{byte('A' + (col-1)%26)}, letters...)
+	}
+	return string(letters) + strconv.Itoa(row)
 }
 
 // cellHint is what a cell's markup says beside its text: whether it holds
@@ -851,10 +898,10 @@ func (r *sheetReader) hint(col int, kind cellType, style int) {
 }
 
 // addMerge keeps a <mergeCell>'s range when it starts in the rows header
-// detection looks at.
+// detection looks at, and counts it when it covers data.
 func (r *sheetReader) addMerge() {
 	ref, _, err := r.sc.attr("ref")
-	if err != nil || len(r.merges) >= maxMerges {
+	if err != nil {
 		return
 	}
 	from, to, ok := strings.Cut(strings.ReplaceAll(string(ref), "$", ""), ":")
@@ -863,8 +910,13 @@ func (r *sheetReader) addMerge() {
 	}
 	left, top, ok1 := cellRef([]byte(from))
 	right, bottom, ok2 := cellRef([]byte(to))
-	if ok1 && ok2 && top <= r.mergeRows && top <= bottom && left <= right {
-		r.merges = append(r.merges, mergeRange{top, left, bottom, right})
+	if !ok1 || !ok2 || top > bottom || left > right {
+		return
+	}
+	m := mergeRange{top, left, bottom, right}
+	r.coverData(m)
+	if top <= r.mergeRows && len(r.merges) < maxMerges {
+		r.merges = append(r.merges, m)
 	}
 }
 
