@@ -28,9 +28,42 @@ func (p *page) dropFile(name, content string) {
 
 // choose picks an option of a select with the keyboard: focus, then type
 // the start of the option's text, as a person does on a closed select.
+//
+// A select's type-ahead forgets what was typed after a second without a
+// key, and a loaded machine can take that long between two key events:
+// "email" typed slowly is "e", then "i" on its own, which picks another
+// option. So only the shortest prefix of typed that no other option's
+// text starts with is typed: one key when it can be, else the arrow keys
+// move to the option, and the option chosen is checked.
 func (p *page) choose(id, typed string) {
 	p.t.Helper()
-	p.do(chromedp.Focus(chromedp.ID(id)), chromedp.KeyEvent(typed))
+	type option struct {
+		Prefix   string
+		From, To int
+	}
+	at := eval[option](p, fmt.Sprintf(`(() => {
+	  const s = document.getElementById(%q), want = %q.toLowerCase();
+	  const texts = [...s.options].map((o) => o.textContent.toLowerCase());
+	  const to = texts.findIndex((t) => t.startsWith(want));
+	  let n = 1;
+	  while (n < want.length && texts.filter((t) => t.startsWith(want.slice(0, n))).length > 1) n++;
+	  return { prefix: want.slice(0, n), from: s.selectedIndex, to };
+	})()`, id, typed))
+	if at.To < 0 {
+		p.t.Fatalf("#%s has no option %q", id, typed)
+	}
+	p.do(chromedp.Focus(chromedp.ID(id)))
+	switch {
+	case len(at.Prefix) == 1:
+		p.do(chromedp.KeyEvent(at.Prefix))
+	case at.To > at.From:
+		p.do(chromedp.KeyEvent(strings.Repeat(kb.ArrowDown, at.To-at.From)))
+	default:
+		p.do(chromedp.KeyEvent(strings.Repeat(kb.ArrowUp, at.From-at.To)))
+	}
+	if got := eval[string](p, fmt.Sprintf(`document.getElementById(%q).selectedOptions[0]?.textContent ?? ''`, id)); !strings.HasPrefix(strings.ToLower(got), strings.ToLower(typed)) {
+		p.t.Fatalf("#%s chose %q, not %q", id, got, typed)
+	}
 }
 
 // tabTo presses Tab until the element with id has the focus.
