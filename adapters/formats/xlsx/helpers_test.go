@@ -49,19 +49,9 @@ func wideRow(n int) string {
 	}
 	b.WriteString(`</row><row r="2">`)
 	for i := 1; i <= n; i += 7 {
-		name := colName(i)
+		name := columnName(i)
 		fmt.Fprintf(&b, `<c r="%s2"><v>%d</v></c>`, name, i)
 	}
 	b.WriteString(`</row></sheetData>`)
 	return b.String()
-}
-
-func colName(n int) string {
-	s := ""
-	for n > 0 {
-		n--
-		s = string(rune('A'+n%26)) + s
-		n /= 26
-	}
-	return s
 }

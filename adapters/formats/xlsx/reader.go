@@ -607,15 +607,6 @@ func (r *sheetReader) dataStartsAt(row int, done bool) {
 	}
 }
 
-// cellName is the A1 name of a 1-based column and row.
-func cellName(col, row int) string {
-	var letters []byte
-	for ; col > 0; col = (col - 1) / 26 {
-		letters = append([]byte{byte('A' + (col-1)%26)}, letters...)
-	}
-	return string(letters) + strconv.Itoa(row)
-}
-
 // cellHint is what a cell's markup says beside its text: whether it holds
 // a typed value (a number, a date, a boolean or an error: never a
 // header's name) and its cell format, with how that looks.
@@ -734,6 +725,19 @@ func dimensionSize(ref string) (cols, rows int) {
 		return 0, 0
 	}
 	return col, row
+}
+
+// cellName is the A1 name of a 1-based column and row, as cellRef reads
+// it.
+func cellName(col, row int) string { return columnName(col) + strconv.Itoa(row) }
+
+// columnName is the letters of a 1-based column: A to Z, AA, … XFD.
+func columnName(col int) string {
+	var letters []byte
+	for ; col > 0; col = (col - 1) / 26 {
+		letters = append([]byte{byte('A' + (col-1)%26)}, letters...)
+	}
+	return string(letters)
 }
 
 // cellRef parses a cell reference ("D7") into its 1-based column and row.
