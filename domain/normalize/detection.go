@@ -72,12 +72,8 @@ func (w *writer) tailWarnings(fileID string, r table.Reader) {
 			d.FooterCount, rowList(d.FooterRows, d.FooterCount))
 	}
 	if d.MergedCount > 0 {
-		refs := strings.Join(d.MergedRanges, ", ")
-		if d.MergedCount > len(d.MergedRanges) {
-			refs += ", …"
-		}
 		file("merged_cells", "%d merged range(s) of the sheet cover data rows: %s. A merged range's value is in its first cell only; its other cells are read as empty.",
-			d.MergedCount, refs)
+			d.MergedCount, listed(d.MergedRanges, d.MergedCount))
 	}
 }
 
@@ -87,8 +83,14 @@ func rowList(rows []int, count int) string {
 	for i, r := range rows {
 		s[i] = strconv.Itoa(r)
 	}
-	out := strings.Join(s, ", ")
-	if count > len(rows) {
+	return listed(s, count)
+}
+
+// listed joins the first of count items, with an ellipsis when there are
+// more than listed.
+func listed(items []string, count int) string {
+	out := strings.Join(items, ", ")
+	if count > len(items) {
 		out += ", …"
 	}
 	return out
