@@ -534,6 +534,9 @@ func (t *sharedStrings) get(i int) (string, bool) {
 	return unsafe.String(&out[0], len(out)), true
 }
 
+// unclaimed is how much more text the part's size leaves room for.
+func (t *sharedStrings) unclaimed() uint64 { return t.claim - min(t.claim, t.size) }
+
 // add appends an item's text.
 func (t *sharedStrings) add(text []byte) error {
 	if t.size+uint64(len(text)) > maxSharedStringsRefused {
@@ -544,7 +547,7 @@ func (t *sharedStrings) add(text []byte) error {
 		if k < 0 || len(t.blocks[k]) == sharedBlockBytes {
 			// A block is as long as the rest of the part's text can be,
 			// and grows by appending up to its size.
-			t.blocks = append(t.blocks, make([]byte, 0, min(sharedBlockBytes, max(t.claim-min(t.claim, t.size), uint64(len(text))))))
+			t.blocks = append(t.blocks, make([]byte, 0, min(sharedBlockBytes, max(t.unclaimed(), uint64(len(text))))))
 			k++
 		}
 		n := min(len(text), sharedBlockBytes-len(t.blocks[k]))
@@ -553,7 +556,7 @@ func (t *sharedStrings) add(text []byte) error {
 		text = text[n:]
 	}
 	if t.n%sharedEndsBlock == 0 { // an item takes at least 5 bytes of the part, <si/>
-		t.ends = append(t.ends, make([]uint32, 0, min(sharedEndsBlock, max(1, (t.claim-min(t.claim, t.size))/5))))
+		t.ends = append(t.ends, make([]uint32, 0, min(sharedEndsBlock, max(1, t.unclaimed()/5))))
 	}
 	k := len(t.ends) - 1
 	t.ends[k] = append(t.ends[k], uint32(t.size))
