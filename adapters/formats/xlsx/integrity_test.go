@@ -66,6 +66,8 @@ func TestXLSXDamageIsUnreadable(t *testing.T) {
 		{"unknown entity", formatstest.RawWorkbook(strings.Replace(good, `<t>n99</t>`, `<t>n&nbsp;99</t>`, 1), "", "", false), "unknown entity"},
 		{"invalid UTF-8", formatstest.RawWorkbook(strings.Replace(good, `<t>n99</t>`, "<t>n\xff99</t>", 1), "", "", false), "UTF-8"},
 		{"control character", formatstest.RawWorkbook(strings.Replace(good, `<t>n99</t>`, "<t>n\x0199</t>", 1), "", "", false), "illegal character"},
+		{"control character in an attribute", formatstest.RawWorkbook(strings.Replace(good, `<row r="150"`, "<row spans=\"1\x01\" r=\"150\"", 1), "", "", false), "illegal character"},
+		{"invalid UTF-8 in an attribute", formatstest.RawWorkbook(strings.Replace(good, `<row r="150"`, "<row spans=\"1\xff\" r=\"150\"", 1), "", "", false), "UTF-8"},
 		{"CRC mismatch", crc, "checksum"},
 		{"under-declared dimension", formatstest.RawWorkbook(integritySheet("A1:B101"), "", "", false), "outside the size the sheet declares"},
 		{"rows out of order", formatstest.RawWorkbook(strings.Replace(good, `<row r="150"`, `<row r="10"`, 1), "", "", false), "out of order"},

@@ -446,13 +446,16 @@ func (s *xmlScanner) parseAttrs() error {
 		q := a[i]
 		i++
 		from = i
-		hasAmp := false
+		// A value with an entity, a control character or a byte past
+		// ASCII is checked as text is: entities known, UTF-8, only the
+		// characters XML allows.
+		check := false
 		for i < len(a) && a[i] != q {
-			switch a[i] {
-			case '<':
+			switch c := a[i]; {
+			case c == '<':
 				return syntaxError("'<' in an attribute value of <%s>", s.name)
-			case '&':
-				hasAmp = true
+			case c == '&' || c < 0x20 || c >= 0x80:
+				check = true
 			}
 			i++
 		}
@@ -464,7 +467,7 @@ func (s *xmlScanner) parseAttrs() error {
 		if i < len(a) && !isXMLSpace(a[i]) {
 			return syntaxError("attributes without space between them in <%s>", s.name)
 		}
-		if hasAmp {
+		if check {
 			if _, err := appendText(nil, val, false); err != nil {
 				return err
 			}
