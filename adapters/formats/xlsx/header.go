@@ -35,7 +35,11 @@ func sheetHeader(sample [][]string, hints [][]cellHint, merges []mergeRange, ski
 		return detect.Header(sample)
 	}
 	_, typical := detect.RecordWidths(sample)
-	sample = withoutTitleBands(sample, merges, skip, typical)
+	banded := withoutTitleBands(sample, merges, skip, typical)
+	if first, ok := firstRowIsData(banded, hints, typical); ok && firstNonBlank(sample) == first {
+		return first, false
+	}
+	sample = banded
 	at, header = detect.Header(sample)
 	widths, typical := detect.RecordWidths(sample)
 	need := max(1, (typical*6+9)/10)
@@ -71,7 +75,112 @@ func sheetHeader(sample [][]string, hints [][]cellHint, merges []mergeRange, ski
 	if textChoice {
 		return at, true
 	}
+	if !header {
+		return at, false // the text found data first, and nothing marks a header
+	}
 	return cands[len(cands)-1], true
+}
+
+// firstRowIsData tells a sheet whose first row is data, not a header: a
+// wide row each of whose cells is of the kind most of its column's
+// cells below have (typed values or numbers among them, URLs among
+// URLs, text among text), one at least not text, that is neither the
+// names of figures by period (years, months) nor marked as a header
+// (bold or bordered where the rows below are not). A row with nothing
+// below is data when its cells are all values or URLs. It returns the
+// row's index.
+func firstRowIsData(sample [][]string, hints [][]cellHint, typical int) (int, bool) {
+	first := firstNonBlank(sample)
+	if first < 0 || detect.NonEmpty(sample[first]) < max(1, (typical*6+9)/10) {
+		return first, false
+	}
+	rec, h := sample[first], hints[first]
+	below := detect.NonBlankAfter(sample, first, detect.BelowRecords)
+	var belowHints [][]cellHint
+	for i := first + 1; i < len(sample) && len(belowHints) < len(below); i++ {
+		if detect.NonEmpty(sample[i]) > 0 {
+			belowHints = append(belowHints, hints[i])
+		}
+	}
+	valued := false
+	for j, c := range rec {
+		k := cellClass(c, h, j)
+		if k == classEmpty {
+			continue
+		}
+		if k != classText {
+			valued = true
+		}
+		if len(below) > 0 && columnClass(below, belowHints, j) != k {
+			return first, false
+		}
+		if len(below) == 0 && k == classText {
+			return first, false
+		}
+	}
+	if !valued || len(below) > 0 && (detect.YearsHeader(rec, detect.ColumnKinds(below), below) || periodsHeader(rec, below)) {
+		return first, false
+	}
+	return first, len(markedRows([]int{first}, sample, hints, first+1)) == 0
+}
+
+// The classes of cells firstRowIsData compares.
+const (
+	classEmpty = iota
+	classText
+	classValue // a typed value, or a number or date written as text
+	classURL
+)
+
+// cellClass is cell j's class, its hints saying whether it is typed.
+func cellClass(c string, h []cellHint, j int) int {
+	switch {
+	case !filled(c):
+		return classEmpty
+	case j < len(h) && h[j].typed, detect.KindOf(c) == detect.KindNumber:
+		return classValue
+	case isURL(c):
+		return classURL
+	}
+	return classText
+}
+
+// columnClass is the class of at least 60 % of column j's filled cells
+// in rows; classEmpty when none has so many.
+func columnClass(rows [][]string, hints [][]cellHint, j int) int {
+	var counts [4]int
+	all := 0
+	for i, r := range rows {
+		if j >= len(r) {
+			continue
+		}
+		if k := cellClass(r[j], hints[i], j); k != classEmpty {
+			counts[k]++
+			all++
+		}
+	}
+	for k, n := range counts {
+		if k != classEmpty && all > 0 && n*10 >= all*6 {
+			return k
+		}
+	}
+	return classEmpty
+}
+
+// isURL tells a cell holding one web address (a scheme's or www.'s
+// prefix, no space): never a header's name.
+func isURL(c string) bool {
+	c = strings.TrimSpace(c)
+	if strings.ContainsAny(c, " \t\n") {
+		return false
+	}
+	l := strings.ToLower(c)
+	for _, p := range []string{"http://", "https://", "ftp://", "www."} {
+		if strings.HasPrefix(l, p) && len(l) > len(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstNonBlank is the index of the sample's first non-blank row.

@@ -348,6 +348,69 @@ func headerCases() []headerCase {
 			header: []string{"column_1", "column_2", "column_3", "column_4", "column_5"}, headerRow: 0,
 			records: at(1, append([][]string{{"Export 2024", "", "", "", ""}}, salesOut...)),
 		},
+		// A first row whose cells are of their column's kind (numbers
+		// among numbers, URLs among URLs) and that nothing marks as a
+		// header is data: no row is taken for a preamble.
+		{
+			name: "value_and_type_name_pairs_typed",
+			layout: sheetLayout{
+				rows:     [][]any{{12, "integer"}, {3.5, "number"}, {day(1), "date"}, {true, "boolean"}, {"hello", "string"}},
+				rowStyle: map[int]*excelize.Style{3: dateStyle},
+			},
+			header: []string{"column_1", "column_2"}, headerRow: 0,
+			records: at(1, [][]string{{"12", "integer"}, {"3.5", "number"}, {"2024-01-02", "date"}, {"TRUE", "boolean"}, {"hello", "string"}}),
+		},
+		{
+			name: "value_and_type_name_pairs_as_text",
+			layout: sheetLayout{
+				rows:     [][]any{{"12", "integer"}, {"3.5", "number"}, {day(1), "date"}, {"true", "boolean"}},
+				rowStyle: map[int]*excelize.Style{3: dateStyle},
+			},
+			header: []string{"column_1", "column_2"}, headerRow: 0,
+			records: at(1, [][]string{{"12", "integer"}, {"3.5", "number"}, {"2024-01-02", "date"}, {"true", "boolean"}}),
+		},
+		{
+			// The text says the first row is data (EMEA recurs below):
+			// the text row under it is no header either, nothing marking it.
+			name: "first_row_recurs_then_text_then_typed",
+			layout: sheetLayout{rows: [][]any{
+				{"EMEA", "Ann", "none"}, {"LATAM", "Bob", "tbd"},
+				{"EMEA", "Cy", "https://c.example/", 12}, {"APAC", "Dan", "https://d.example/", 30}, {"EMEA", "Eve", "https://e.example/", 7},
+			}},
+			header: []string{"column_1", "column_2", "column_3", "column_4"}, headerRow: 0,
+			records: at(1, [][]string{
+				{"EMEA", "Ann", "none", ""}, {"LATAM", "Bob", "tbd", ""},
+				{"EMEA", "Cy", "https://c.example/", "12"}, {"APAC", "Dan", "https://d.example/", "30"}, {"EMEA", "Eve", "https://e.example/", "7"},
+			}),
+		},
+		{
+			name:   "rows_of_urls",
+			layout: sheetLayout{rows: [][]any{{"https://a.example/x", "https://b.example/y"}, {"https://a.example/z", "https://b.example/w"}, {"https://c.example/", "https://d.example/q"}}},
+			header: []string{"column_1", "column_2"}, headerRow: 0,
+			records: at(1, [][]string{{"https://a.example/x", "https://b.example/y"}, {"https://a.example/z", "https://b.example/w"}, {"https://c.example/", "https://d.example/q"}}),
+		},
+		{
+			name:   "one_row_of_urls",
+			layout: sheetLayout{rows: [][]any{{"https://a.example/x", "https://b.example/y"}}},
+			header: []string{"column_1", "column_2"}, headerRow: 0,
+			records: at(1, [][]string{{"https://a.example/x", "https://b.example/y"}}),
+		},
+		{
+			// A header over URLs stays one; so does a bold first row of URLs.
+			name:   "header_over_urls",
+			layout: sheetLayout{rows: [][]any{{"home", "docs"}, {"https://a.example/x", "https://b.example/y"}, {"https://a.example/z", "https://b.example/w"}}},
+			header: []string{"home", "docs"}, headerRow: 1,
+			records: at(2, [][]string{{"https://a.example/x", "https://b.example/y"}, {"https://a.example/z", "https://b.example/w"}}),
+		},
+		{
+			name: "bold_first_row_of_numbers_over_numbers",
+			layout: sheetLayout{
+				rows:     [][]any{{"Site", "1", "2", "3"}, {"A", 4, 5, 6}, {"B", 7, 8, 9}},
+				rowStyle: map[int]*excelize.Style{1: boldStyle},
+			},
+			header: []string{"Site", "1", "2", "3"}, headerRow: 1,
+			records: at(2, [][]string{{"A", "4", "5", "6"}, {"B", "7", "8", "9"}}),
+		},
 	}
 }
 
