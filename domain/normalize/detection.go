@@ -37,8 +37,9 @@ func delimiterName(d string) string {
 // tailWarnings reports, once a file is read, what its reader let go of
 // under the header (table.Detection counts it while reading): blank
 // records, repeated headers, another table stacked below, notes below the
-// table; a header one cell short read with row labels; and merged cells
-// over the data, whose value only their first cell holds. The file's
+// table; a header one cell short read with row labels; merged cells
+// over the data, whose value only their first cell holds; and which of a
+// workbook's sheets was read when others hold data. The file's
 // entry in Result.Detected gets the final counts.
 func (w *writer) tailWarnings(fileID string, r table.Reader) {
 	dr, ok := r.(table.Describer)
@@ -74,6 +75,21 @@ func (w *writer) tailWarnings(fileID string, r table.Reader) {
 	if d.MergedCount > 0 {
 		file("merged_cells", "%d merged range(s) of the sheet cover data rows: %s. A merged range's value is in its first cell only; its other cells are read as empty.",
 			d.MergedCount, listed(d.MergedRanges, d.MergedCount))
+	}
+	if d.SheetPassedOver != "" {
+		file("sheet_chosen", "The workbook's sheet %q was read in place of the first, %q, which holds notes (mostly long text), not a table. Set the sheet option to read another.",
+			d.Sheet, d.SheetPassedOver)
+	}
+	if len(d.OtherSheets) > 0 {
+		others := make([]string, len(d.OtherSheets))
+		for i, s := range d.OtherSheets {
+			atLeast := ""
+			if !s.Complete {
+				atLeast = "at least "
+			}
+			others[i] = fmt.Sprintf("%q (%s%d rows)", s.Name, atLeast, s.Rows)
+		}
+		file("other_sheets", "The sheet %q was read; the workbook has other sheets with data: %s. Set the sheet option to read another.", d.Sheet, strings.Join(others, ", "))
 	}
 }
 

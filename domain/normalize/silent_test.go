@@ -71,7 +71,8 @@ func TestTailWarnings(t *testing.T) {
 	end := table.Detection{Format: table.CSV, HeaderRow: 1, RowLabels: true, BlankRows: []int{2}, BlankCount: 1,
 		RepeatedHeaderRows: []int{4}, RepeatedHeaderCount: 1, FooterRows: []int{7, 8}, FooterCount: 2,
 		StackedRow: 9, StackedCount: 3, StackedHeader: []string{"station", "wind"},
-		MergedRanges: []string{"A2:A3"}, MergedCount: 2}
+		MergedRanges: []string{"A2:A3"}, MergedCount: 2, Sheet: "data", SheetPassedOver: "METHODS",
+		OtherSheets: []table.Sheet{{Name: "2023", Rows: 12, Complete: true}, {Name: "big", Rows: 9000}}}
 	src := Source{Open: func() (table.Reader, error) {
 		return &tallyReader{memReader: memReader{rows: [][]string{{"row_label", "name"}, {"a", "Ann"}, {"b", "Bob"}}},
 			start: table.Detection{Format: table.CSV, HeaderRow: 1}, end: end}, nil
@@ -85,7 +86,8 @@ func TestTailWarnings(t *testing.T) {
 		codes[is["code"].(string)], _ = is["message"].(string)
 	}
 	for code, has := range map[string]string{"header_one_short": `"row_label"`, "skipped_blank_rows": "rows 2.", "repeated_header": "rows 4.",
-		"skipped_footer": "rows 7, 8.", "stacked_tables": "row 9", "merged_cells": "2 merged range(s) of the sheet cover data rows: A2:A3, …."} {
+		"skipped_footer": "rows 7, 8.", "stacked_tables": "row 9", "merged_cells": "2 merged range(s) of the sheet cover data rows: A2:A3, ….",
+		"sheet_chosen": `sheet "data" was read in place of the first, "METHODS"`, "other_sheets": `"2023" (12 rows), "big" (at least 9000 rows)`} {
 		if !strings.Contains(codes[code], has) {
 			t.Errorf("%s: %q, want %q in it", code, codes[code], has)
 		}

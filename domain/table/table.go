@@ -207,6 +207,14 @@ type Detection struct {
 	// first cell only: the others read as empty.
 	MergedRanges []string
 	MergedCount  int
+	// SheetPassedOver is the workbook's default sheet when the reader read
+	// another (Sheet) in its place, no sheet being named: it holds notes
+	// (mostly long text) where Sheet holds a regular table.
+	SheetPassedOver string
+	// OtherSheets are the workbook's other visible sheets with data, when
+	// no sheet was named: their rows as a review lists them (FirstRow
+	// left out), at most 10.
+	OtherSheets []Sheet
 }
 
 // RowLabelColumn names the column of row labels (Detection.RowLabels).

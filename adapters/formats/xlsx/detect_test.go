@@ -56,7 +56,8 @@ func TestXLSXDetection(t *testing.T) {
 		{"title above the header", titled, table.ReadOptions{}, table.Detection{Format: table.XLSX, Sheet: "Sheet1", HeaderRow: 4, SkippedRows: []int{1, 2}, SkippedCount: 2}},
 		{"rows skipped by option", titled, table.ReadOptions{SkipRows: 1}, table.Detection{Format: table.XLSX, Sheet: "Sheet1", HeaderRow: 4, SkippedRows: []int{1, 2}, SkippedCount: 2}},
 		{"header row given", titled, table.ReadOptions{HeaderRow: 2}, table.Detection{Format: table.XLSX, Sheet: "Sheet1", HeaderRow: 2, SkippedRows: []int{1}, SkippedCount: 1}},
-		{"empty first sheet", emptyFirst, table.ReadOptions{}, table.Detection{Format: table.XLSX, Sheet: "Notes", HeaderRow: 3}},
+		{"empty first sheet", emptyFirst, table.ReadOptions{}, table.Detection{Format: table.XLSX, Sheet: "Notes", HeaderRow: 3,
+			OtherSheets: []table.Sheet{{Name: "Data", Rows: 2, Complete: true}}}},
 		{"sheet by index", emptyFirst, table.ReadOptions{Sheet: "3"}, table.Detection{Format: table.XLSX, Sheet: "Data", HeaderRow: 2}},
 	}
 	for _, c := range cases {

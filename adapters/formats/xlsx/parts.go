@@ -69,8 +69,9 @@ type workbookParts struct {
 }
 
 type sheetRef struct {
-	name string
-	part string // zip entry of the sheet's XML
+	name   string
+	part   string // zip entry of the sheet's XML
+	hidden bool   // state="hidden" or "veryHidden": not shown to the workbook's reader
 }
 
 // zipEntry finds a part by name; zip names are case-sensitive but some
@@ -143,7 +144,7 @@ func readWorkbook(ctx context.Context, zr *zip.Reader) (*workbookParts, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: sheet %q has no part in the workbook", table.ErrUnreadable, s.name)
 		}
-		parts.sheets = append(parts.sheets, sheetRef{name: s.name, part: rel.part})
+		parts.sheets = append(parts.sheets, sheetRef{name: s.name, part: rel.part, hidden: s.hidden})
 	}
 	for _, r := range rels {
 		switch {
@@ -156,8 +157,12 @@ func readWorkbook(ctx context.Context, zr *zip.Reader) (*workbookParts, error) {
 	return parts, nil
 }
 
-// sheetEntry is a sheet the workbook lists: its name and relationship id.
-type sheetEntry struct{ name, id string }
+// sheetEntry is a sheet the workbook lists: its name, relationship id
+// and whether it is hidden.
+type sheetEntry struct {
+	name, id string
+	hidden   bool
+}
 
 // scanWorkbook reads the sheets and the date system of xl/workbook.xml.
 func scanWorkbook(b []byte) (sheets []sheetEntry, date1904 bool, err error) {
@@ -193,7 +198,10 @@ func scanWorkbook(b []byte) (sheets []sheetEntry, date1904 bool, err error) {
 				return nil, false, fmt.Errorf("%w: the workbook lists over %d sheets (the sheet entries budget)", table.ErrUnreadable, maxSheets)
 			}
 			name, _, _ := sc.attr("name")
-			sheets = append(sheets, sheetEntry{name: string(name), id: string(sc.prefixedAttr("id"))})
+			e := sheetEntry{name: string(name), id: string(sc.prefixedAttr("id"))}
+			state, _, _ := sc.attr("state")
+			e.hidden = len(state) > 0 && string(state) != "visible"
+			sheets = append(sheets, e)
 		}
 	}
 }

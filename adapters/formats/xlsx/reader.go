@@ -58,7 +58,8 @@ import (
 //     shared-string index that does not exist, rows or cells out of order,
 //     data outside the range the sheet's <dimension> declares.
 //   - The first sheet is the default; when it has no data, the first sheet
-//     with data is read (Detection says which).
+//     with data is read (Detection says which). When it holds notes and
+//     another visible sheet a table, that one is read (chooseSheet).
 //   - BytesRead is an estimate (the zip is not read in order): the share of
 //     the sheet's XML read, times the file size. It reaches the file size
 //     at the end.
@@ -76,6 +77,10 @@ type Reader struct {
 	// ctx is the job's: every part is read through a detect.ContextReader on it.
 	ctx       context.Context
 	dropFirst bool // an annotated workbook: its first column numbers the rows
+	// at is the index of the sheet read; notes says its first rows are
+	// mostly prose (notesRows), looked at when no sheet was named.
+	at    int
+	notes bool
 	// What Sheets needs to look at the other sheets.
 	wb     *workbookParts
 	sst    *sharedStrings
@@ -153,6 +158,11 @@ func Open(ctx context.Context, path string, opts table.ReadOptions) (_ *Reader, 
 		return nil, err
 	}
 	x.wb, x.sst, x.styles = wb, sst, styles
+	if opts.Sheet == "" {
+		if err := x.chooseSheet(opts); err != nil {
+			return nil, err
+		}
+	}
 	return x, nil
 }
 
@@ -174,6 +184,7 @@ func (x *Reader) firstWithData(wb *workbookParts, at int, opts table.ReadOptions
 			return err
 		}
 		if !x.empty || opts.Sheet != "" {
+			x.at = at
 			return nil
 		}
 		// The first sheet is empty: the first sheet with data is the table.
@@ -282,6 +293,7 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 		x.pending = nil
 		return nil
 	}
+	x.notes = opts.Sheet == "" && notesRows(x.pending)
 	at, header := opts.HeaderRow-1, !opts.NoHeader
 	if find {
 		var merges []mergeRange
