@@ -283,10 +283,15 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 	find := opts.HeaderRow == 0 && !opts.NoHeader
 	x.sheet.hints, x.sheet.mergeRows = find, opts.SkipRows+want
 	hints, err := x.readSample(want)
+	lead := 0 // blank rows above a sample that would hold nothing else
+	if err == nil && find && !x.done && !slices.ContainsFunc(x.pending, func(r []string) bool { return !detect.Blank(r) }) {
+		lead, hints, err = x.pastBlankRows(opts.SkipRows, want)
+	}
 	x.sheet.hints = false
 	if err != nil {
 		return err
 	}
+	skip := opts.SkipRows + lead
 	// A sheet with rows that hold nothing (styled or sized only) is empty
 	// too; header detection would make an empty header of it.
 	if x.empty = !slices.ContainsFunc(x.pending, func(r []string) bool { return !detect.Blank(r) }) && x.done; x.empty {
@@ -300,7 +305,7 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 		if x.done { // the merged ranges follow the rows: known when every row was read
 			merges = x.sheet.merges
 		}
-		at, header = sheetHeader(x.pending, hints, merges, opts.SkipRows)
+		at, header = sheetHeader(x.pending, hints, merges, skip)
 	} else if at >= len(x.pending) {
 		return fmt.Errorf("%w: header_row %d is past the end of the sheet (%d rows)", table.ErrUnreadable, opts.HeaderRow, len(x.pending)+opts.SkipRows)
 	}
@@ -308,7 +313,8 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 		// header_row "none", or a sheet whose first rows are data: every
 		// row is a record, columns are named by position, as in a
 		// delimited file.
-		return x.positional(skipped, opts.SkipRows+1)
+		x.number = lead // records keep the sheet's row numbers
+		return x.positional(skipped, skip+1)
 	}
 	width := 0
 	for _, row := range x.pending[at:] {
@@ -321,17 +327,48 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 	if err := x.checkWidth(); err != nil {
 		return err
 	}
-	x.detection.HeaderRow = opts.SkipRows + at + 1
+	x.detection.HeaderRow = skip + at + 1
 	x.sheet.dataStartsAt(x.detection.HeaderRow+1, x.done)
 	for i, row := range x.pending[:at] {
 		if !detect.Blank(row) {
-			skipped = append(skipped, opts.SkipRows+i+1)
+			skipped = append(skipped, skip+i+1)
 		}
 	}
 	x.detection.SkippedCount = len(skipped)
 	x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
 	x.pending = x.pending[at+1:]
 	return nil
+}
+
+// pastBlankRows passes over the blank rows of a sheet whose first
+// sample (after skip rows) held nothing else, so that a table further
+// down is found: it reads on to the first non-blank row, then samples
+// want rows from there. It returns how many blank rows it passed over
+// (the sample's included) and the new sample's hints.
+func (x *Reader) pastBlankRows(skip, want int) (lead int, hints [][]cellHint, err error) {
+	lead, x.pending = len(x.pending), nil
+	for {
+		cells, err := x.sheet.nextRow()
+		if err == io.EOF {
+			x.done = true
+			return lead, nil, nil
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+		if !detect.Blank(cells) {
+			break
+		}
+		lead++
+	}
+	x.pending = [][]string{slices.Clone(x.sheet.cells)}
+	for i, c := range x.pending[0] {
+		x.pending[0][i] = strings.Clone(c)
+	}
+	hints = [][]cellHint{slices.Clone(x.sheet.rowHints)}
+	x.sheet.mergeRows = skip + lead + want
+	more, err := x.readSample(want)
+	return lead, append(hints, more...), err
 }
 
 // positional reads the sheet without a header row: every row from
