@@ -52,7 +52,7 @@ func Header(sample [][]string) (at int, header bool) {
 		kinds := ColumnKinds(below)
 		numeric := countKind(kinds, KindNumber)
 		m := Mismatches(sample[i], kinds)
-		if i == first && m == 0 && looksLikeData(sample[i], below) {
+		if i == first && m == 0 && (looksLikeData(sample[i], below) || typedData(sample[i], below) && !YearsHeader(sample[i], kinds, below)) {
 			return i, false
 		}
 		if numeric == 0 {

@@ -33,6 +33,19 @@ func TestHeader(t *testing.T) {
 		{"years are a header", rows("|2019|2020", "Paris|1|2", "Rome|3|4"), 0, true},
 		{"values recur: no header", rows("Alice|Paris", "Bob|Paris", "Carla|Rome"), 0, false},
 		{"text only", rows("name|city", "Alice|Paris", "Bob|Rome"), 0, true},
+		// A first record with the shape of its columns' values is data.
+		{"a date among dates: no header", rows("08-03-2020|Visits suspended", "09-03-2020|Schools closed", "10-03-2020|Shops closed"), 0, false},
+		{"a URL among URLs: no header", rows("Ann|https://a.example/ann", "Bob|https://a.example/bob", "Cid|www.example.org/cid"), 0, false},
+		{"an address among addresses: no header", rows("ann@a.example|Ann", "bob@b.example|Bob", "cid@c.example|Cid"), 0, false},
+		{"a number among numbers: no header", rows("1|Alice|3.5", "2|Bob|4.25", "3|Carla|5"), 0, false},
+		{"a time among times: no header", rows("12:30|lunch", "08:15|train", "17:00|home"), 0, false},
+		{"names over dates and URLs", rows("date|link", "2020-03-08|https://a.example/1", "2020-03-09|https://a.example/2"), 0, true},
+		{"seasons over numbers", rows("Team|2019-20|2020-21", "Ajax|10|12", "PSV|9|11"), 0, true},
+		{"dates over numbers", rows("Region|2024-01-01|2024-01-02", "North|1|2", "South|3|4"), 0, true},
+		{"a name over an empty column", rows("1|Alice|note", "2|Bob|", "3|Carla|"), 0, true},
+		{"years over numbers", rows("Region|2022|2023", "North|100|120", "South|90|95"), 0, true},
+		{"a year over numbers", rows("Region|2022", "North|100", "South|90"), 0, true},
+		{"years among years: no header", rows("1999|Alice", "2003|Bob", "2010|Carla"), 0, false},
 	}
 	for _, c := range cases {
 		at, header := Header(c.sample)

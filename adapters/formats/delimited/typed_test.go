@@ -1,0 +1,61 @@
+package delimited
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/adapters/formats/detect"
+	"github.com/tabnorm/tabnorm/adapters/formats/internal/formatstest"
+	"github.com/tabnorm/tabnorm/domain/table"
+)
+
+// openFile opens a file of testdata as the Opener does (its first 64 KiB
+// sniffed) and reads it to its end.
+func openFile(t *testing.T, name string, opts table.ReadOptions) (*Reader, []table.Record) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, 64<<10)
+	n, _ := f.Read(head)
+	d, err := Open(t.Context(), f, head[:n], name, detect.Encoding(head[:n]), opts)
+	if err != nil {
+		_ = f.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	recs, err := formatstest.Records(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, recs
+}
+
+// TestHeaderlessTypedFirstRecord: a first record whose cells have the
+// shape of their columns' values (a date among dates, a URL among URLs)
+// is data, not the header: no record is lost to the column names.
+func TestHeaderlessTypedFirstRecord(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		file, first string
+		records     int
+	}{
+		{"headerless-dates.csv", "08-03-2020|Visits suspended", 17},
+		{"headerless-links.csv", "Visits suspended|https://news.example/visits-suspended", 6},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			d, recs := openFile(t, c.file, table.ReadOptions{})
+			if h := strings.Join(d.Header(), "|"); h != "column_1|column_2" || d.Detection().HeaderRow != 0 {
+				t.Fatalf("header %s (row %d)", h, d.Detection().HeaderRow)
+			}
+			if len(recs) != c.records || strings.Join(recs[0].Cells, "|") != c.first {
+				t.Fatalf("%d records, first %q", len(recs), recs[0].Cells)
+			}
+		})
+	}
+}
