@@ -23,9 +23,10 @@ const (
 // where the column below holds numbers, directly followed by records that
 // are data (a banner line with delimiters, or a group header over the real
 // header, is followed by the header, which is not data). A first record
-// that is data itself — no text cell at all, or a text cell whose value
-// recurs below in its column (a header's names do not) — means there is
-// no header row: at is then the first data record and header is false.
+// that is data itself — no text cell at all, a text cell whose value
+// recurs below in its column (a header's names do not), or the shapes of
+// its columns' values in every column that has one (typedData) — means
+// there is no header row: at is then the first data record and header is false.
 // With text columns only, the first wide candidate is the header.
 func Header(sample [][]string) (at int, header bool) {
 	widths, typical := RecordWidths(sample)
