@@ -19,6 +19,10 @@ func TestDialectSniffing(t *testing.T) {
 		{"x y z\n1 2 3\n4 5 6\n7 8 9\n", ' ', '"', 0},
 		{"name,note\nann,a b c\nbob,d e\n", ',', '"', 0},                           // spaces inside cells do not make space the delimiter
 		{"time\n12:30\n13:45\n", ',', '"', 0},                                      // a header of one cell: colon does not split every record
+		{"12:30\n08:15\n17:00\n", ',', '"', 0},                                     // clock times' colons are no evidence
+		{"https://a.example/x\nhttp://b.example/y\n", ',', '"', 0},                 // nor are URLs'
+		{"id:at:note\n1:12:30:x\n2:08:15:y\n", ',', '"', 0},                        // times split unevenly
+		{"key:value\nurl:\"https://a.example\"\nhost:b.example\n", ':', '"', 0},    // a colon beside the shapes is evidence
 		{"id,name\n1,'Smith, J'\n2,'Doe, A'\n3,'Roe, B'\n", ',', '\'', 0},          // single-quote quoting
 		{"id,name\n1,O'Brien\n2,D'Arcy\n", ',', '"', 0},                            // apostrophes are not quotes
 		{"id,quote\n1,\"say \\\"hi\\\", then go\"\n2,\"plain\"\n", ',', '"', '\\'}, // backslash-escaped quotes

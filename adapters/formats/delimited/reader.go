@@ -513,17 +513,57 @@ func bestReading(text string, given givenDialect) reading {
 }
 
 // uncommonDelimiter tries colon and space, for a sample no common
-// delimiter splits mostly: one wins when every record agrees.
+// delimiter splits mostly: one wins when every record agrees. The colons
+// of URLs (://) and clock times (12:30, 8:15:05) are the values' own: a
+// colon wins only when the records agree with those colons left out too,
+// so a list of URLs or times stays one column.
 func uncommonDelimiter(text string, quotes []byte, best reading) reading {
 	for _, d := range []byte{':', ' '} {
 		for _, q := range quotes {
 			r := readSample(text, dialect{delim: d, quote: q})
-			if r.records >= 2 && r.freq == r.records && r.issues == 0 && r.better(best, r.d) {
-				best = r
+			if !r.splitsEvenly() || !r.better(best, r.d) {
+				continue
 			}
+			if d == ':' && !readSample(maskValueColons(text), r.d).splitsEvenly() {
+				continue
+			}
+			best = r
 		}
 	}
 	return best
+}
+
+// splitsEvenly tells a reading without quoting problems that splits
+// every record, two or more, into the same number of cells.
+func (r reading) splitsEvenly() bool {
+	return r.records >= 2 && r.freq == r.records && r.issues == 0
+}
+
+// maskValueColons replaces with a dot the colons that belong to values:
+// those of "://" and those between one or two digits and two digits
+// (a clock time).
+func maskValueColons(text string) string {
+	b := []byte(text)
+	for i := range b {
+		if b[i] != ':' {
+			continue
+		}
+		if strings.HasPrefix(text[i+1:], "//") || clockColon(text, i) {
+			b[i] = '.'
+		}
+	}
+	return string(b)
+}
+
+// clockColon tells a colon at i between one or two digits and exactly
+// two digits.
+func clockColon(text string, i int) bool {
+	digit := func(j int) bool { return j >= 0 && j < len(text) && text[j] >= '0' && text[j] <= '9' }
+	before := 0
+	for j := i - 1; digit(j); j-- {
+		before++
+	}
+	return before >= 1 && before <= 2 && digit(i+1) && digit(i+2) && !digit(i+3)
 }
 
 // reading is how one dialect reads the sample.

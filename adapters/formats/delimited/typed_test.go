@@ -59,3 +59,30 @@ func TestHeaderlessTypedFirstRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestColonInValuesIsNoDelimiter: a one-column list of URLs or clock
+// times has colons in every record, in the same number, but they are the
+// values' own: colon is no delimiter on such evidence.
+func TestColonInValuesIsNoDelimiter(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		file, first string
+		records     int
+	}{
+		{"one-column-urls.csv", "https://a.example/x", 5},
+		{"one-column-times.csv", "12:30", 6},
+		{"one-column-clock.csv", "1:30:00", 4},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			d, recs := openFile(t, c.file, table.ReadOptions{})
+			if got := d.Detection().Delimiter; got == ":" || len(d.Header()) != 1 {
+				t.Fatalf("delimiter %q, header %q", got, d.Header())
+			}
+			if len(recs) != c.records || strings.Join(recs[0].Cells, "|") != c.first {
+				t.Fatalf("%d records, first %q", len(recs), recs[0].Cells)
+			}
+		})
+	}
+}
