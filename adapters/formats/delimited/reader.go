@@ -372,7 +372,9 @@ func sepDelimiter(c byte) bool { return c == '\t' || (c > ' ' && c < 0x7f) }
 // (parsed with quotes, so delimiters and line breaks inside quoted cells
 // do not count), and the reading with the fewest quoting problems, then
 // the most records that agree on their number of cells (more than one),
-// then the most cells wins. Quotes that do not pair up mean the quoting
+// then the most cells wins; but a reading that splits every record, the
+// first included, into the same number of cells beats one that leaves the
+// first record (the header) one cell. Quotes that do not pair up mean the quoting
 // was read with the wrong delimiter or quote. A single quote or a
 // backslash escape is chosen only when it reads the records better than
 // the plain RFC 4180 reading, and colon or space only when every record
@@ -575,6 +577,7 @@ type reading struct {
 	freq    int // records with the most common number of cells (over 1)
 	mode    int // that number
 	quoted  int // cells read as quoted
+	first   int // the first non-blank record's number of cells
 }
 
 func readSample(text string, c dialect) reading { return readRecords(text, c, sniffRecords) }
@@ -601,6 +604,9 @@ func readRecords(text string, c dialect, n int) reading {
 		last = len(sc.issues)
 		r.quoted += sc.quotedCells
 		if !detect.Blank(rec) {
+			if r.records == 0 {
+				r.first = len(rec)
+			}
 			r.records++
 		}
 		if len(rec) > 1 {
@@ -628,6 +634,15 @@ func (r reading) better(best reading, c dialect) bool {
 	// (apostrophes are common in text); a backslash escape must have
 	// fewer quoting problems.
 	if c.quote != best.d.quote && c.quote != '"' && r.quoted <= best.quoted {
+		return false
+	}
+	// A reading that splits the header and every record alike beats one
+	// that leaves the header one cell (a record over many lines holding
+	// another delimiter makes more, but fragments).
+	if r.splitsEvenly() && best.first == 1 {
+		return true
+	}
+	if best.splitsEvenly() && r.first == 1 {
 		return false
 	}
 	if r.issues != best.issues {

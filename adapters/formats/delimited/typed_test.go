@@ -86,3 +86,18 @@ func TestColonInValuesIsNoDelimiter(t *testing.T) {
 		})
 	}
 }
+
+// TestOneMultilineRecordKeepsTheHeadersDelimiter: a comma file whose only
+// record spans many lines holding semicolons is read with the comma that
+// splits its header and its record alike, not with the semicolon that
+// leaves the header one cell and the record in fragments.
+func TestOneMultilineRecordKeepsTheHeadersDelimiter(t *testing.T) {
+	t.Parallel()
+	d, recs := openFile(t, "multiline-semicolons.csv", table.ReadOptions{})
+	if got := d.Detection().Delimiter; got != "," || strings.Join(d.Header(), "|") != "id|recipe|author" {
+		t.Fatalf("delimiter %q, header %q", got, d.Header())
+	}
+	if len(recs) != 1 || len(recs[0].Cells) != 3 || recs[0].Cells[2] != "Ann" || strings.Count(recs[0].Cells[1], "\n") != 5 {
+		t.Fatalf("%d records: %v", len(recs), recs)
+	}
+}
