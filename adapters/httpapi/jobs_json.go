@@ -181,6 +181,11 @@ type ColumnProfileJSON struct {
 	DistinctCount  int64    `json:"distinct_count"`
 	DistinctCapped bool     `json:"distinct_capped"`
 	Examples       []string `json:"examples"`
+	// Currency is the one currency a number column's values carried
+	// beside their amounts (EUR 12), absent when none or several;
+	// Currencies lists every one, absent when none.
+	Currency   string   `json:"currency,omitempty"`
+	Currencies []string `json:"currencies,omitempty"`
 }
 
 // NewProfileJSON converts infer mode's column profiles for output.
@@ -188,7 +193,8 @@ func NewProfileJSON(ps []normalize.ColumnProfile) []ColumnProfileJSON {
 	out := make([]ColumnProfileJSON, len(ps))
 	for i, p := range ps {
 		out[i] = ColumnProfileJSON{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
-			DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples}
+			DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples,
+			Currency: p.Currency, Currencies: p.Currencies}
 	}
 	return out
 }

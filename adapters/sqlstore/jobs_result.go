@@ -35,6 +35,8 @@ type profileRow struct {
 	DistinctCount  int64    `json:"distinct_count"`
 	DistinctCapped bool     `json:"distinct_capped"`
 	Examples       []string `json:"examples"`
+	Currency       string   `json:"currency,omitempty"`
+	Currencies     []string `json:"currencies,omitempty"`
 }
 
 func encodeResult(r *job.Result) (*string, error) {

@@ -43,6 +43,8 @@ type ColumnProfile struct {
 	DistinctCount  int64
 	DistinctCapped bool // DistinctCount is a lower bound
 	Examples       []string
+	Currency       string   // the one currency a number column's values carried
+	Currencies     []string // every currency they carried
 }
 
 // NewResult is the result of a run that ended with r.
@@ -54,7 +56,8 @@ func NewResult(r normalize.Result) Result {
 		out.Profile = make([]ColumnProfile, len(r.Profile))
 		for i, p := range r.Profile {
 			out.Profile[i] = ColumnProfile{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
-				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples}
+				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples,
+				Currency: p.Currency, Currencies: p.Currencies}
 		}
 	}
 	return out

@@ -368,8 +368,29 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 		return err
 	}
 	w.tailWarnings(src.FileID, r)
+	w.currencyWarnings(p)
 	w.unappliedEdits(p)
 	return nil
+}
+
+// currencyWarnings warns of a number column whose values carried several
+// currencies when the schema has no currency field to keep them in: the
+// amounts came out as numbers, and which currency each was in is lost.
+func (w *writer) currencyWarnings(p *plan) {
+	for _, f := range p.to {
+		if f >= 0 && w.in.Schema.Fields[f].Format == schema.Currency {
+			return // the file's currency column keeps it
+		}
+	}
+	for c, f := range p.to {
+		if f < 0 || !p.columns[f].currencies.mixed() {
+			continue
+		}
+		name := p.columns[f].field.Name
+		w.issue(Issue{SourceFile: p.fileID, Column: p.header[c], Field: name, Severity: warning, Code: "mixed_currencies",
+			Message: fmt.Sprintf("The amounts of column %q are in several currencies: %s. They came out as numbers in field %q, which does not say the currency; add a field with format currency (mapped to a column that holds it) or read each currency separately.",
+				p.header[c], p.columns[f].currencies, name)})
+	}
 }
 
 // pipeline carries one source's batches from the reader through the

@@ -44,6 +44,9 @@ type scratch struct {
 	// phones caches libphonenumber's verdict on numbers the fast path
 	// read (validPhone): bounded, cleared when full.
 	phones map[string]bool
+	// currency is the amount code index (amounts.go) of the currency the
+	// number parsed last carried, 0 for none.
+	currency uint16
 }
 
 // since returns what was appended after mark as a string sharing buf.
@@ -68,6 +71,9 @@ type column struct {
 	// checked says the field has constraints on values (enum, pattern,
 	// lengths, range).
 	checked bool
+	// currencies counts the currencies a number field's values carried
+	// (nil for other types): several are the warning mixed_currencies.
+	currencies *currencyTally
 }
 
 func invalid(code, format string, args ...any) *problem {
@@ -83,6 +89,11 @@ func compile(f schema.Field, mode Mode, order, decimal, region string) column {
 	k := f.Constraints
 	c := column{field: f, kind: kindString, validate: mode == ModeValidate, plain: true,
 		checked: len(k.Enum) > 0 || k.Pattern != nil || k.Minimum != nil || k.Maximum != nil || k.MinLength != nil || k.MaxLength != nil}
+	if f.Type == schema.Integer || f.Type == schema.Number {
+		c.kind, c.currencies = kindRaw, newCurrencyTally()
+		c.coerce = numericCoercer(f, decimal, c.currencies)
+		return c
+	}
 	if typed, ok := typeCoercers[f.Type]; ok {
 		c.kind, c.coerce = typed.kind, typed.coercer(f, order, decimal)
 		return c
@@ -105,8 +116,6 @@ var typeCoercers = map[schema.Type]struct {
 	kind    kind
 	coercer func(f schema.Field, order, decimal string) coercer
 }{
-	schema.Integer:  {kindRaw, integerCoercer},
-	schema.Number:   {kindRaw, numberCoercer},
 	schema.Boolean:  {kindRaw, booleanCoercer},
 	schema.Date:     {kindString, dateCoercer},
 	schema.DateTime: {kindString, dateTimeCoercer},
@@ -114,18 +123,25 @@ var typeCoercers = map[schema.Type]struct {
 	schema.Year:     {kindRaw, yearCoercer},
 }
 
-func integerCoercer(f schema.Field, _, decimal string) coercer {
-	return func(s string, sc *scratch) (string, *problem) {
-		if v, ok := parseInteger(sc, s, decimal, f.GroupChar); ok {
-			return v, nil
+// numericCoercer reads an integer or a number field's values, counting
+// the currencies they carry in t.
+func numericCoercer(f schema.Field, decimal string, t *currencyTally) coercer {
+	if f.Type == schema.Integer {
+		return func(s string, sc *scratch) (string, *problem) {
+			if v, ok := parseInteger(sc, s, decimal, f.GroupChar); ok {
+				if sc.currency != 0 {
+					t.add(sc.currency)
+				}
+				return v, nil
+			}
+			return "", invalid("invalid_integer", "%q is not a whole number.", s)
 		}
-		return "", invalid("invalid_integer", "%q is not a whole number.", s)
 	}
-}
-
-func numberCoercer(f schema.Field, _, decimal string) coercer {
 	return func(s string, sc *scratch) (string, *problem) {
 		if v, ok := parseDecimal(sc, s, decimal, f.GroupChar); ok {
+			if sc.currency != 0 {
+				t.add(sc.currency)
+			}
 			return v, nil
 		}
 		return "", invalid("invalid_number", "%q is not a number.", s)

@@ -25,6 +25,11 @@ type ColumnProfile struct {
 	DistinctCount  int64
 	DistinctCapped bool // DistinctCount is a lower bound
 	Examples       []string
+	// Currency is the one currency the values of a number column carried
+	// beside their amounts (EUR 12); Currencies lists every one seen, so
+	// a column of several has Currency "" and Currencies [EUR USD].
+	Currency   string
+	Currencies []string
 }
 
 // NullRate is the share of missing values, 0–1.
@@ -96,6 +101,7 @@ type profiler struct {
 	prof                    ColumnProfile
 	distinct                map[string]struct{}
 	alive                   []bool // per candidate: every value so far fits
+	currencies              map[string]bool
 }
 
 // runInfer profiles the first sample_rows records of each source and
@@ -236,6 +242,12 @@ func (p *profiler) settle() (decimal string) {
 		}
 	}
 	p.prof.DistinctCount = int64(len(p.distinct))
+	if p.prof.Type == schema.Number || p.prof.Type == schema.Integer {
+		p.prof.Currencies = slices.Sorted(maps.Keys(p.currencies))
+		if len(p.prof.Currencies) == 1 {
+			p.prof.Currency = p.prof.Currencies[0]
+		}
+	}
 	return dec
 }
 
@@ -268,6 +280,12 @@ func (p *profiler) observe(v string, missing map[string]bool) bool {
 		}
 	}
 	if p.alive[1] || p.alive[2] || p.alive[3] || p.alive[4] { // a number so far
+		if c := currencyOf(v); c != "" {
+			if p.currencies == nil {
+				p.currencies = map[string]bool{}
+			}
+			p.currencies[c] = true
+		}
 		switch decimalEvidence(v) {
 		case '.':
 			p.point++

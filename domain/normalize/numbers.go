@@ -3,11 +3,9 @@ package normalize
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
-// currencyMarks are stripped from numbers: symbols anywhere, ISO codes as
-// a separate prefix or suffix word.
+// currencySymbols are stripped from numbers at either end (amounts.go).
 var currencySymbols = "$€£¥₹₽₩₺₪₫₴₦₱฿"
 
 // parseDecimal turns messy number text into a canonical JSON number,
@@ -18,6 +16,7 @@ var currencySymbols = "$€£¥₹₽₩₺₪₫₴₦₱฿"
 //
 //nolint:gocognit // per cell (BenchmarkCoerce/number): one pass over the bytes that allocates nothing
 func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
+	sc.currency = 0
 	if v, ok := plainDecimal(s, decimal); ok {
 		return v, true
 	}
@@ -33,7 +32,7 @@ func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
 		neg, s = true, strings.TrimSpace(s[1:len(s)-1])
 	}
 	s = strings.TrimSuffix(s, "%")
-	s = stripCurrency(s)
+	s = stripCurrency(sc, s)
 	if strings.HasSuffix(s, "-") && !strings.HasPrefix(s, "-") {
 		neg, s = !neg, strings.TrimSpace(s[:len(s)-1])
 	}
@@ -42,14 +41,16 @@ func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
 	} else if strings.HasPrefix(s, "+") {
 		s = strings.TrimSpace(s[1:])
 	}
-	s = stripCurrency(s) // "-$12"
+	s = stripCurrency(sc, s) // "-$12"
 	if s == "" {
 		return "", false
 	}
 	// Exponent notation passes through when it is a plain JSON number.
 	if i := strings.IndexAny(s, "eE"); i > 0 {
 		mant, exp := s[:i], s[i+1:]
+		cur := sc.currency
 		m, ok := parseDecimal(sc, mant, decimal, group)
+		sc.currency = cur
 		if !ok || strings.HasPrefix(m, "-") || !isExponent(exp) {
 			return "", false
 		}
@@ -225,32 +226,6 @@ func guessDecimal(s, group string) byte {
 		return '.'
 	}
 	return 0
-}
-
-// stripCurrency drops a currency symbol or a three-letter code at either
-// end (with or without a space).
-func stripCurrency(s string) string {
-	s = strings.TrimSpace(s)
-	for {
-		r, n := utf8.DecodeRuneInString(s)
-		if n > 0 && strings.ContainsRune(currencySymbols, r) {
-			s = strings.TrimSpace(s[n:])
-			continue
-		}
-		r, n = utf8.DecodeLastRuneInString(s)
-		if n > 0 && strings.ContainsRune(currencySymbols, r) {
-			s = strings.TrimSpace(s[:len(s)-n])
-			continue
-		}
-		break
-	}
-	if n := len(s); n > 3 && isUpperCode(s[n-3:]) && (isDigit(s[n-4]) || s[n-4] == ' ') {
-		s = strings.TrimSpace(s[:n-3])
-	}
-	if len(s) > 3 && isUpperCode(s[:3]) && (isDigit(s[3]) || s[3] == ' ' || s[3] == '-') {
-		s = strings.TrimSpace(s[3:])
-	}
-	return s
 }
 
 func isUpperCode(s string) bool {

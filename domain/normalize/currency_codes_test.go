@@ -1,0 +1,163 @@
+package normalize
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+)
+
+// TestCodesBesideNumbers: only an ISO 4217 code (or a currency symbol)
+// may stand beside an amount; a code of other letters (a region, a SKU,
+// a ticket id) is an invalid number that names the value, never the
+// digits it carries.
+func TestCodesBesideNumbers(t *testing.T) {
+	t.Parallel()
+	integer := compile(schema.Field{Name: "n", Type: schema.Integer}, ModeNormalize, orderMDY, ".", "")
+	number := compile(schema.Field{Name: "n", Type: schema.Number}, ModeNormalize, orderMDY, ".", "")
+	for _, tc := range []struct {
+		col  column
+		in   string
+		want string // "" means refused with code
+		code string
+	}{
+		{integer, "ITF1", "", "invalid_integer"},
+		{integer, "ITH3", "", "invalid_integer"},
+		{integer, "ABC1", "", "invalid_integer"},
+		{integer, "XYZ12", "", "invalid_integer"},
+		{integer, "12 ABC", "", "invalid_integer"},
+		{integer, "XXX 12", "", "invalid_integer"}, // "no currency" is not an amount's currency
+		{number, "ABC1.5", "", "invalid_number"},
+		{number, "SKU 7", "", "invalid_number"},
+		{integer, "EUR 12", "12", ""},
+		{integer, "EUR12", "12", ""},
+		{integer, "12 USD", "12", ""},
+		{number, "-CHF 3.50", "-3.50", ""},
+		{number, "GBP-3.5", "-3.5", ""},
+		{number, "€7", "7", ""},
+		{number, "7 €", "7", ""},
+	} {
+		sc := new(scratch)
+		got, p := tc.col.coerce(tc.in, sc)
+		switch {
+		case tc.code != "" && (p == nil || p.code != tc.code):
+			t.Errorf("%s %q: got %q %+v, want %s", tc.col.field.Type, tc.in, got, p, tc.code)
+		case tc.code != "" && !strings.Contains(p.message, tc.in):
+			t.Errorf("%q: the message %q does not quote the value", tc.in, p.message)
+		case tc.code == "" && (p != nil || got != tc.want):
+			t.Errorf("%s %q: got %q %+v, want %q", tc.col.field.Type, tc.in, got, p, tc.want)
+		}
+	}
+}
+
+// TestInferRegionCodes: a column of region codes (NUTS) is an identifier,
+// never integer; under an integer field each code is refused, quoted, and
+// no two codes come out as the same number.
+func TestInferRegionCodes(t *testing.T) {
+	t.Parallel()
+	inf := execute(t, ModeInfer, nil, "", csvSource(t, "region-codes.csv"))
+	if inf.err != nil {
+		t.Fatal(inf.err)
+	}
+	if f := inf.res.InferredSchema.Fields[0]; f.Name != "region" || f.Type != schema.String {
+		t.Fatalf("region inferred as %+v", f)
+	}
+	if f := inf.res.InferredSchema.Fields[2]; f.Type != schema.Integer {
+		t.Fatalf("cases inferred as %+v", f)
+	}
+	got := execute(t, ModeNormalize, mustSchema(t, `{"fields":[{"name":"region","type":"integer"},{"name":"name","type":"string"}]}`), "",
+		csvSource(t, "region-codes.csv"))
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	if len(got.rows) != 0 {
+		t.Fatalf("%d rows came out with a region code read as a number: %v", len(got.rows), got.rows)
+	}
+	refused := 0
+	for _, is := range got.issues {
+		if is["code"] == "invalid_integer" && strings.HasPrefix(is["value"].(string), "IT") {
+			refused++
+		}
+	}
+	if refused != 6 {
+		t.Fatalf("%d of 6 codes refused as invalid_integer: %v", refused, got.issues)
+	}
+}
+
+// TestInferCurrencyColumn: a column of amounts with one currency code is a
+// number, and the profile names the currency.
+func TestInferCurrencyColumn(t *testing.T) {
+	t.Parallel()
+	inf := execute(t, ModeInfer, nil, "", csvSource(t, "amounts-eur.csv"))
+	if inf.err != nil {
+		t.Fatal(inf.err)
+	}
+	if f := inf.res.InferredSchema.Fields[1]; f.Type != schema.Integer {
+		t.Fatalf("price inferred as %+v", f)
+	}
+	if p := inf.res.Profile[1]; p.Currency != "EUR" {
+		t.Fatalf("profile currency %q, want EUR", p.Currency)
+	}
+	if p := inf.res.Profile[0]; p.Currency != "" {
+		t.Fatalf("item's currency %q", p.Currency)
+	}
+	mixed := execute(t, ModeInfer, nil, "", csvSource(t, "amounts-mixed.csv"))
+	if p := mixed.res.Profile[1]; p.Currency != "" || strings.Join(p.Currencies, ",") != "EUR,GBP,USD" {
+		t.Fatalf("mixed profile %q %v", p.Currency, p.Currencies)
+	}
+}
+
+// TestMixedCurrencies: amounts in several currencies under a number field,
+// with no currency field to keep the codes in, are a warning that names
+// the codes; one currency, or a currency field mapped to a column of the
+// file, is quiet (a currency field the file does not fill keeps nothing).
+func TestMixedCurrencies(t *testing.T) {
+	t.Parallel()
+	price := mustSchema(t, `{"fields":[{"name":"item","type":"string"},{"name":"price","type":"number"}]}`)
+	got := execute(t, ModeNormalize, price, "", csvSource(t, "amounts-mixed.csv"))
+	if got.err != nil || len(got.rows) != 5 {
+		t.Fatalf("%v %d rows", got.err, len(got.rows))
+	}
+	var warned []map[string]any
+	for _, is := range got.issues {
+		if is["code"] == "mixed_currencies" {
+			warned = append(warned, is)
+		}
+	}
+	if len(warned) != 1 || warned[0]["severity"] != "warning" || warned[0]["field"] != "price" {
+		t.Fatalf("mixed_currencies = %v (all %v)", warned, got.issues)
+	}
+	if msg := warned[0]["message"].(string); !strings.Contains(msg, "EUR (3)") || !strings.Contains(msg, "USD (1)") || !strings.Contains(msg, "GBP (1)") {
+		t.Fatalf("message %q does not count each currency", msg)
+	}
+	unfilled := execute(t, ModeNormalize, mustSchema(t, `{"fields":[{"name":"item","type":"string"},{"name":"price","type":"number"},{"name":"cur","type":"string","format":"currency"}]}`), "",
+		csvSource(t, "amounts-mixed.csv"))
+	if n := countCode(unfilled.issues, "mixed_currencies"); n != 1 {
+		t.Fatalf("a currency field no column fills: %d mixed_currencies", n)
+	}
+	for _, quiet := range []struct {
+		name   string
+		schema string
+		file   string
+	}{
+		{"one currency", `{"fields":[{"name":"item","type":"string"},{"name":"price","type":"number"}]}`, "amounts-eur.csv"},
+		{"a currency column", `{"fields":[{"name":"item","type":"string"},{"name":"price","type":"number"},{"name":"currency","type":"string","format":"currency"}]}`, "amounts-mixed-currency-column.csv"},
+	} {
+		r := execute(t, ModeNormalize, mustSchema(t, quiet.schema), "", csvSource(t, quiet.file))
+		for _, is := range r.issues {
+			if is["code"] == "mixed_currencies" {
+				t.Errorf("%s: %v", quiet.name, is)
+			}
+		}
+	}
+}
+
+func countCode(issues []map[string]any, code string) int {
+	n := 0
+	for _, is := range issues {
+		if is["code"] == code {
+			n++
+		}
+	}
+	return n
+}
