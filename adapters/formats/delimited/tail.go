@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/adapters/formats/detect"
 	"github.com/tabnorm/tabnorm/domain/table"
@@ -251,25 +253,84 @@ func (d *Reader) stack(cells []string) error {
 }
 
 // suspiciousQuoting warns of a record that looks like it lost the
-// delimiter before a quoted value (1"Smith, John",Leeds): a cell that does
-// not start with the quote holds an opening quote directly followed by text, and the
-// next cell ends with the closing quote. The value was split on the
-// delimiter inside the quotes and the cell count may still match, so
-// nothing else would say so.
+// delimiter or the opening quote before a quoted value, so that a stray
+// quote was kept in a cell: the value was split on the delimiter inside
+// the quotes and the cell count may still match, so nothing else would
+// say so. Two shapes:
+//   - an opener and a closer (1"Smith, John",Leeds; Cotton "Oxford, Plaid" XL):
+//     a cell with an odd number of quotes, then the next cell with a quote
+//     holding an odd number of them, not at its start and not after a
+//     digit; the cells between hold none;
+//   - a closer alone (…,Oxford Shirt, Plaid",…): a cell with an odd number
+//     of quotes that ends with one, after a letter.
+//
+// A quote after a digit is an inch or a second (12" long, 37.8"N), and a
+// quote followed by a blank opens nothing unless a closer follows.
 func (d *Reader) suspiciousQuoting(cells []string, issues []table.CellIssue) []table.CellIssue {
-	q := string(d.quote)
-	for j := 0; j+1 < len(cells); j++ {
-		c := strings.TrimLeft(cells[j], " ")
-		i := strings.Index(c, q)
-		if i <= 0 || i+1 == len(c) || c[i+1] == ' ' || strings.Count(c, q) != 1 { // 12" pipe: inches
+	q := d.quote
+	for j := 0; j < len(cells); j++ {
+		c := cells[j]
+		if strings.IndexByte(c, q) < 0 || strings.Count(c, string(q))%2 == 0 {
 			continue
 		}
-		next := strings.TrimRight(cells[j+1], " ")
-		if !strings.HasSuffix(next, q) || strings.HasPrefix(strings.TrimLeft(next, " "), q) || strings.Count(next, q) != 1 {
-			continue
+		if k := closerAfter(cells, j+1, q); k > 0 {
+			and := "and"
+			if k > j+1 {
+				and = "to"
+			}
+			return append(issues, d.quotingIssue(cells, j, k,
+				fmt.Sprintf("Columns %d %s %d look like one quoted value without the delimiter before its opening quote: it was split at the delimiter inside the quotes. Check the record.", j+1, and, k+1)))
 		}
-		return append(issues, table.CellIssue{Column: j, Code: "suspicious_quoting", Value: cells[j] + d.det.Delimiter + cells[j+1],
-			Message: fmt.Sprintf("Columns %d and %d look like one quoted value without the delimiter before its opening quote: it was split at the delimiter inside the quotes. Check the record.", j+1, j+2)})
+		if endsWithStrayQuote(c, q) {
+			return append(issues, d.quotingIssue(cells, j, j,
+				fmt.Sprintf("Column %d ends with a quote that no quote opens: the record probably lost the opening quote of a value with the delimiter inside, and was split there. Check the record.", j+1)))
+		}
 	}
 	return issues
+}
+
+// closerAfter is the index of the cell from `from` on that closes a quote
+// opened before it, or 0: the first cell holding a quote, if it holds an
+// odd number of them, the last not at its start nor after a digit.
+func closerAfter(cells []string, from int, q byte) int {
+	k := nextWithQuote(cells, from, q)
+	if k < 0 {
+		return 0
+	}
+	c := strings.TrimSpace(cells[k])
+	last := strings.LastIndexByte(c, q)
+	if strings.Count(c, string(q))%2 == 0 || last <= 0 || c[0] == q || isDigit(c[last-1]) {
+		return 0
+	}
+	return k
+}
+
+// nextWithQuote is the index of the first cell from `from` on that holds
+// the quote, or -1.
+func nextWithQuote(cells []string, from int, q byte) int {
+	for k := from; k < len(cells); k++ {
+		if strings.IndexByte(cells[k], q) >= 0 {
+			return k
+		}
+	}
+	return -1
+}
+
+// endsWithStrayQuote tells a cell that ends with a quote after a letter
+// (Plaid", Plaid""), the quotes it holds odd in number.
+func endsWithStrayQuote(cell string, q byte) bool {
+	c := strings.TrimRight(cell, " ")
+	t := strings.TrimRight(c, string(q))
+	if t == c || t == "" || strings.Count(cell, string(q))%2 == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(t)
+	return unicode.IsLetter(r)
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// quotingIssue is the suspicious_quoting warning on cells from to to.
+func (d *Reader) quotingIssue(cells []string, from, to int, message string) table.CellIssue {
+	return table.CellIssue{Column: from, Code: "suspicious_quoting", Value: strings.Join(cells[from:to+1], d.det.Delimiter), Message: message}
 }

@@ -101,3 +101,29 @@ func TestOneMultilineRecordKeepsTheHeadersDelimiter(t *testing.T) {
 		t.Fatalf("%d records: %v", len(recs), recs)
 	}
 }
+
+// TestStrayQuoteIsNeverSilent: each shape of a record that lost a quote
+// or the delimiter before a quoted value, and kept a stray quote in a
+// cell, gets a suspicious_quoting warning on the cell where the value
+// starts; quotes of inches and seconds (12" long, 37.8"N) do not.
+func TestStrayQuoteIsNeverSilent(t *testing.T) {
+	t.Parallel()
+	_, recs := openFile(t, "stray-closing-quote.csv", table.ReadOptions{})
+	want := map[string]int{"A2": 2, "A3": 0, "A4": 2, "A5": 0, "A6": 0, "A7": 1} // the warned column, by sku
+	if len(recs) != 10 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		sku := r.Cells[0][:2]
+		col, warned := want[sku]
+		var got []table.CellIssue
+		for _, is := range r.CellIssues {
+			if is.Code == "suspicious_quoting" {
+				got = append(got, is)
+			}
+		}
+		if warned != (len(got) == 1) || warned && got[0].Column != col {
+			t.Errorf("%s %q: %v, want a warning on column %d: %v", sku, r.Cells, got, col, warned)
+		}
+	}
+}
