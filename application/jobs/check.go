@@ -47,7 +47,7 @@ func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Optio
 		}
 	}
 	in := normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Edits: edits}
-	closeLists, err := s.openLists(ctx, j, &in, dir)
+	closeLists, err := s.openLists(ctx, j, &in)
 	if err != nil {
 		return nil, err
 	}

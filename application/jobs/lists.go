@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"os"
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -11,14 +10,15 @@ import (
 )
 
 // ListOpener opens the reference lists a schema's inList constraints name
-// (application/lists): staged into dir, looked up in bounded memory.
+// (application/lists): indexed once per process and shared, looked up in
+// bounded memory.
 type ListOpener interface {
-	Open(ctx context.Context, orgID string, ids []string, dir string) (map[string]normalize.ListLookup, func(), error)
+	Open(ctx context.Context, orgID string, ids []string) (map[string]normalize.ListLookup, func(), error)
 }
 
 // openLists gives the engine the lists the job's schema checks; the
 // returned function closes them.
-func (s *Sources) openLists(ctx context.Context, j job.Job, in *normalize.Input, dir string) (func(), error) {
+func (s *Sources) openLists(ctx context.Context, j job.Job, in *normalize.Input) (func(), error) {
 	if in.Schema == nil || in.Mode == normalize.ModeInfer {
 		return func() {}, nil
 	}
@@ -29,7 +29,7 @@ func (s *Sources) openLists(ctx context.Context, j job.Job, in *normalize.Input,
 	if s.lists == nil {
 		return nil, &normalize.Failure{Code: domain.CodeInvalidSchema, Message: "The schema checks reference lists, which this server does not keep."}
 	}
-	lists, closeAll, err := s.lists.Open(ctx, j.OrgID, ids, dir)
+	lists, closeAll, err := s.lists.Open(ctx, j.OrgID, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -37,9 +37,8 @@ func (s *Sources) openLists(ctx context.Context, j job.Job, in *normalize.Input,
 	return closeAll, nil
 }
 
-// OpenSchemaLists opens the lists a schema checks for a review's preview,
-// staged in a folder of their own; the returned function closes them and
-// removes the folder.
+// OpenSchemaLists opens the lists a schema checks for a review's preview;
+// the returned function closes them.
 func (s *Sources) OpenSchemaLists(ctx context.Context, orgID string, sch *schema.Schema) (map[string]normalize.ListLookup, func(), error) {
 	if sch == nil || len(sch.Lists()) == 0 {
 		return nil, func() {}, nil
@@ -47,14 +46,5 @@ func (s *Sources) OpenSchemaLists(ctx context.Context, orgID string, sch *schema
 	if s.lists == nil {
 		return nil, nil, &normalize.Failure{Code: domain.CodeInvalidSchema, Message: "The schema checks reference lists, which this server does not keep."}
 	}
-	dir, err := os.MkdirTemp("", workdirPrefix)
-	if err != nil {
-		return nil, nil, err
-	}
-	lists, closeAll, err := s.lists.Open(ctx, orgID, sch.Lists(), dir)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	return lists, func() { closeAll(); _ = os.RemoveAll(dir) }, nil
+	return s.lists.Open(ctx, orgID, sch.Lists())
 }

@@ -250,7 +250,7 @@ func (r *Runner) runLeased(ctx context.Context, l *lease, j job.Job) (job.Result
 	if err != nil {
 		return job.Result{}, err
 	}
-	closeLists, err := r.sources.openLists(ctx, j, &in, dir)
+	closeLists, err := r.sources.openLists(ctx, j, &in)
 	if err != nil {
 		return job.Result{}, err
 	}

@@ -125,10 +125,7 @@ func TestSources_CheckRows(t *testing.T) {
 // lists opens every list as empty, and counts what it closes.
 type lists struct{ opened, closed int }
 
-func (l *lists) Open(_ context.Context, _ string, ids []string, dir string) (map[string]normalize.ListLookup, func(), error) {
-	if _, err := os.Stat(dir); err != nil {
-		return nil, nil, err
-	}
+func (l *lists) Open(_ context.Context, _ string, ids []string) (map[string]normalize.ListLookup, func(), error) {
 	l.opened += len(ids)
 	out := map[string]normalize.ListLookup{}
 	for _, id := range ids {

@@ -183,7 +183,8 @@ type Index struct {
 // OpenIndex reads a staged list file once to build its sparse index,
 // and keeps the file in memory when it is at most inMemoryMax bytes and
 // budget, which it then takes from budget: the lists of one job share
-// one budget (JobMemoryBudget), the others are read from their files.
+// one budget (JobMemoryBudget; the service's shared indexes, what is left of
+// CacheBytes), the others are read from their files.
 func OpenIndex(path string, budget *int64) (*Index, error) {
 	limit := min(int64(inMemoryMax), *budget)
 	ix, err := openIndex(path, limit)
@@ -291,6 +292,16 @@ func inBlock(buf []byte, v string) bool {
 		buf = buf[min(end+1, len(buf)):]
 	}
 	return false
+}
+
+// Bytes is about how much memory the index holds: the values when they
+// are in memory, and the sparse index.
+func (ix *Index) Bytes() int64 {
+	n := int64(len(ix.data)) + int64(cap(ix.offset))*8 + int64(cap(ix.first))*16
+	for _, v := range ix.first {
+		n += int64(len(v))
+	}
+	return n
 }
 
 // Close closes the staged file.

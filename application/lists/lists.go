@@ -32,11 +32,12 @@ type Service struct {
 	blobs   ports.BlobStore
 	staging ports.Staging
 	clock   ports.Clock
+	cache   *cache
 }
 
 // NewService returns the lists service.
 func NewService(store ports.Lists, blobs ports.BlobStore, staging ports.Staging, clock ports.Clock) *Service {
-	return &Service{store: store, blobs: blobs, staging: staging, clock: clock}
+	return &Service{store: store, blobs: blobs, staging: staging, clock: clock, cache: newCache(CacheBytes)}
 }
 
 // Key is where a list's sorted values are stored.
@@ -134,19 +135,20 @@ func (s *Service) Delete(ctx context.Context, p identity.Principal, listID strin
 	if err := s.store.Delete(ctx, p.OrgID, listID); err != nil {
 		return err
 	}
+	s.cache.forget(Key(p.OrgID, listID))
 	return s.blobs.Delete(ctx, Key(p.OrgID, listID))
 }
 
-// Open stages the lists a job's schema names into dir and opens their
-// indexes; close closes them. A list that does not exist (any more) is the
-// job's failure invalid_schema.
-func (s *Service) Open(ctx context.Context, orgID string, ids []string, dir string) (map[string]normalize.ListLookup, func(), error) {
+// Open opens the indexes of the lists a schema names, shared with every
+// other user of the same lists in this process (cache.go); close releases
+// them. A list that does not exist (any more) is the job's failure
+// invalid_schema.
+func (s *Service) Open(ctx context.Context, orgID string, ids []string) (map[string]normalize.ListLookup, func(), error) {
 	out := map[string]normalize.ListLookup{}
-	budget := int64(JobMemoryBudget)
-	var opened []*Index
+	var releases []func()
 	closeAll := func() {
-		for _, ix := range opened {
-			_ = ix.Close()
+		for _, release := range releases {
+			release()
 		}
 	}
 	for _, listID := range ids {
@@ -157,17 +159,13 @@ func (s *Service) Open(ctx context.Context, orgID string, ids []string, dir stri
 			}
 			return nil, nil, err
 		}
-		path, err := s.staging.Stage(ctx, Key(orgID, listID), dir)
+		key := Key(orgID, listID)
+		ix, release, err := s.cache.acquire(ctx, key, func(dir string) (string, error) { return s.staging.Stage(ctx, key, dir) })
 		if err != nil {
 			closeAll()
 			return nil, nil, err
 		}
-		ix, err := OpenIndex(path, &budget)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		opened = append(opened, ix)
+		releases = append(releases, release)
 		out[listID] = ix
 	}
 	return out, closeAll, nil

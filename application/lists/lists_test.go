@@ -111,7 +111,7 @@ func TestCreate_removesTheValuesWhenTheListIsNotStored(t *testing.T) {
 func TestOpen_aMissingListFailsTheJob(t *testing.T) {
 	f := newFixture(t)
 	f.store.EXPECT().Get(mock.Anything, "org_1", "lst_gone").Return(schema.List{}, domain.NotFound("list")).Once()
-	_, _, err := f.svc.Open(context.Background(), "org_1", []string{"lst_gone"}, t.TempDir())
+	_, _, err := f.svc.Open(context.Background(), "org_1", []string{"lst_gone"})
 	var failure *normalize.Failure
 	if !errors.As(err, &failure) || failure.Code != domain.CodeInvalidSchema {
 		t.Fatalf("open a missing list: %v", err)
