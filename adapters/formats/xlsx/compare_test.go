@@ -70,12 +70,14 @@ func readerOutput(r table.Reader, err error) string {
 // otherwise the streaming reader may refuse what the old one read (it
 // refuses damage the old one passed over). The old reader is given the
 // header row the new one found: the new one weighs what the cells' markup
-// says (typed values, styles, merges), which the old one never saw.
+// says (typed values, styles, merges), which the old one never saw. Both
+// read every row to the end (footer_rows none): the old one never told
+// notes below a table.
 func compareReaders(t *testing.T, path string, sheets int, strict bool) {
 	t.Helper()
 	limits := table.Limits{MaxColumns: 2000, MaxCellBytes: 64 << 10, MaxUnzipBytes: 256 << 20}
 	for sheet := 1; sheet <= max(sheets, 1); sheet++ {
-		opts := table.ReadOptions{Sheet: strconv.Itoa(sheet), Limits: limits}
+		opts := table.ReadOptions{Sheet: strconv.Itoa(sheet), Limits: limits, FooterRows: table.FooterNone}
 		if found, err := Open(t.Context(), path, opts); err == nil {
 			opts.HeaderRow, opts.NoHeader = found.Detection().HeaderRow, found.Detection().HeaderRow == 0
 			_ = found.Close()

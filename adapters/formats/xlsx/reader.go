@@ -77,6 +77,7 @@ type Reader struct {
 	// ctx is the job's: every part is read through a detect.ContextReader on it.
 	ctx       context.Context
 	dropFirst bool // an annotated workbook: its first column numbers the rows
+	tail      tail // notes below the table (tail.go)
 	// at is the index of the sheet read; notes says its first rows are
 	// mostly prose (notesRows), looked at when no sheet was named.
 	at    int
@@ -314,7 +315,11 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 		// row is a record, columns are named by position, as in a
 		// delimited file.
 		x.number = lead // records keep the sheet's row numbers
-		return x.positional(skipped, skip+1)
+		if err := x.positional(skipped, skip+1); err != nil {
+			return err
+		}
+		x.setTail(opts.FooterRows)
+		return nil
 	}
 	width := 0
 	for _, row := range x.pending[at:] {
@@ -337,6 +342,7 @@ func (x *Reader) open(ref sheetRef, opts table.ReadOptions, sst *sharedStrings, 
 	x.detection.SkippedCount = len(skipped)
 	x.detection.SkippedRows = skipped[:min(len(skipped), 100)]
 	x.pending = x.pending[at+1:]
+	x.setTail(opts.FooterRows)
 	return nil
 }
 
@@ -539,7 +545,17 @@ func (x *Reader) Close() error {
 // Next returns the next non-blank data row. Its cells lie in the reader's
 // row buffer (Record.Text), reused by the next call.
 func (x *Reader) Next() (table.Record, error) {
+	atBlank := false
 	for {
+		if x.tail.footer > 0 || atBlank {
+			if end, err := x.footerNext(atBlank); err != nil {
+				return table.Record{}, err
+			} else if end {
+				x.tail.footer = footerDone
+				atBlank = false
+				continue // on to the sheet's end
+			}
+		}
 		var cells []string
 		owned := false
 		if len(x.pending) > 0 {
@@ -559,13 +575,17 @@ func (x *Reader) Next() (table.Record, error) {
 			cells = cells[1:]
 		}
 		issues := errorCells(cells)
-		if detect.Blank(cells) && len(issues) == 0 {
+		if atBlank = detect.Blank(cells) && len(issues) == 0; atBlank {
 			detect.Skip(&x.detection.BlankRows, &x.detection.BlankCount, x.number)
 			continue
 		}
 		if x.headerAgain(cells) {
 			detect.Skip(&x.detection.RepeatedHeaderRows, &x.detection.RepeatedHeaderCount, x.number)
 			continue
+		}
+		x.tail.data++
+		if len(cells)*2 <= len(x.header) {
+			x.tail.short++
 		}
 		rec := table.Record{Number: x.number, Cells: pad(cells, len(x.header)), CellIssues: issues, Owned: owned}
 		if !owned {
