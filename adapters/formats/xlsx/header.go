@@ -34,6 +34,7 @@ func sheetHeader(sample [][]string, hints [][]cellHint, merges []mergeRange, ski
 	if len(hints) != len(sample) {
 		return detect.Header(sample)
 	}
+	sample = withoutMissing(sample)
 	_, typical := detect.RecordWidths(sample)
 	banded := withoutTitleBands(sample, merges, skip, typical)
 	if first, ok := firstRowIsData(banded, hints, typical); ok && firstNonBlank(sample) == first {
@@ -482,4 +483,29 @@ func allPeriods(rec []string) bool {
 // filled tells a non-empty cell, as detect.NonEmpty counts them.
 func filled(c string) bool {
 	return strings.TrimSpace(strings.ReplaceAll(c, "\u00a0", "")) != ""
+}
+
+// missingTokens are the cells that say a value is missing (as infer reads
+// them, "none" aside: a name too): never a header's names.
+var missingTokens = []string{"na", "n/a", "null", "nan", "-"}
+
+// withoutMissing blanks the cells that are missing-value tokens, so that a
+// first data row of NA is no header candidate; the sample is not changed.
+func withoutMissing(sample [][]string) [][]string {
+	out, cloned := sample, false
+	for i, rec := range sample {
+		for j, c := range rec {
+			if len(c) > 4 || !slices.Contains(missingTokens, strings.ToLower(strings.TrimSpace(c))) {
+				continue
+			}
+			if !cloned {
+				out, cloned = slices.Clone(sample), true
+			}
+			if &out[i][0] == &sample[i][0] {
+				out[i] = slices.Clone(rec)
+			}
+			out[i][j] = ""
+		}
+	}
+	return out
 }

@@ -403,6 +403,13 @@ func headerCases() []headerCase {
 			records: at(2, [][]string{{"https://a.example/x", "https://b.example/y"}, {"https://a.example/z", "https://b.example/w"}}),
 		},
 		{
+			// A first data row of missing values (NA) is no header.
+			name:    "na_first_data_row",
+			layout:  sheetLayout{rows: [][]any{{"site", "week", "nitrate"}, {"NA", "NA", "NA"}, {"A1", 10, 2.5}, {"A2", 10, 3.25}, {"B1", 11, 0.5}}},
+			header:  []string{"site", "week", "nitrate"}, headerRow: 1,
+			records: at(2, [][]string{{"NA", "NA", "NA"}, {"A1", "10", "2.5"}, {"A2", "10", "3.25"}, {"B1", "11", "0.5"}}),
+		},
+		{
 			name: "bold_first_row_of_numbers_over_numbers",
 			layout: sheetLayout{
 				rows:     [][]any{{"Site", "1", "2", "3"}, {"A", 4, 5, 6}, {"B", 7, 8, 9}},
