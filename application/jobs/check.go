@@ -13,12 +13,18 @@ import (
 // read them but with opts (the run's, with its decided mapping, date
 // orders and decimal marks) and edits applied: which rows, by the file id
 // issues name ("" for an uploaded file), in rows. The files are read up
-// to the last row asked for. A file gone from storage is source_deleted.
+// to the last row asked for, in one of the node's check slots, which
+// organizations share (Gate). A file gone from storage is source_deleted.
 func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, rows map[string][]int64) ([]normalize.RowCheck, error) {
 	sch, err := schema.Parse(j.Schema)
 	if err != nil {
 		return nil, err
 	}
+	release, err := s.checks.Acquire(ctx, j.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	dir, remove, err := s.workdir(ctx, "check", j.ID)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 
@@ -119,6 +120,41 @@ func TestSources_CheckRows(t *testing.T) {
 	gone := succeededJob("job_gone")
 	if _, err := f.sources.CheckRows(ctx, gone, opts, nil, map[string][]int64{"": {1}}); domain.CodeOf(err) != "source_deleted" {
 		t.Fatalf("a job whose file is gone: %v", err)
+	}
+}
+
+// TestSources_CheckRowsShareTheNode: an organization's row checks take
+// at most its share of the node's check slots; past it a check waits (and
+// gives up with its request), while another organization's check runs.
+func TestSources_CheckRowsShareTheNode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, jobs.Config{})
+	f.stageFiles(map[string]string{sourceOf("job_1"): people, "org/org_other/jobs/job_2/source": people})
+	opts := normalize.Options{Mapping: normalize.Mapping{"Name": "name", "E-mail": "email"}}
+	mine, other := succeededJob("job_1"), succeededJob("job_2")
+	other.OrgID = "org_other"
+	var held []func()
+	for range jobs.CheckSlotsPerOrg {
+		release, err := f.sources.CheckGate().Acquire(ctx, mine.OrgID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, release)
+	}
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if _, err := f.sources.CheckRows(short, mine, opts, nil, map[string][]int64{"": {1}}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a check past the organization's share ran: %v", err)
+	}
+	if checks, err := f.sources.CheckRows(ctx, other, opts, nil, map[string][]int64{"": {1}}); err != nil || len(checks) != 1 {
+		t.Fatalf("another organization's check: %+v %v", checks, err)
+	}
+	for _, release := range held {
+		release()
+	}
+	if checks, err := f.sources.CheckRows(ctx, mine, opts, nil, map[string][]int64{"": {1}}); err != nil || len(checks) != 1 {
+		t.Fatalf("after the slots were given back: %+v %v", checks, err)
 	}
 }
 

@@ -26,13 +26,23 @@ type Sources struct {
 	tables  ports.TableOpener
 	lists   ListOpener
 	log     *slog.Logger
+	// checks shares the node among organizations' row checks (CheckRows):
+	// each reads a job's file again up to the rows it checks.
+	checks *Gate
 }
+
+// Row checks a node runs at once (CheckRows), and of one organization:
+// each reads a job's file again, which for a big file is a CPU-second.
+const (
+	CheckSlots       = 4
+	CheckSlotsPerOrg = 2
+)
 
 // NewSources returns the reading of jobs' files. lists opens the
 // reference lists schemas check (nil: a schema with an inList constraint
 // fails its job).
 func NewSources(cfg Config, staging ports.Staging, tables ports.TableOpener, lists ListOpener, log *slog.Logger) *Sources {
-	return &Sources{limits: cfg.Limits, staging: staging, tables: tables, lists: lists, log: log}
+	return &Sources{limits: cfg.Limits, staging: staging, tables: tables, lists: lists, log: log, checks: NewGate(CheckSlots, CheckSlotsPerOrg)}
 }
 
 // workdir makes a working folder for what (a run, a check) of job jobID;
