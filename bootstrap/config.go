@@ -105,6 +105,9 @@ var Settings = []Setting{
 	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit"},
 	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address"},
 	{"TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", "20", "sign-in attempts a minute per client address, per node, before any password is checked"},
+	{"TABNORM_MAX_STREAMS_PER_KEY", "100", "job event streams open at once per API key, dashboard session or import session, per node; one more answers 429 `too_many_streams`"},
+	{"TABNORM_MAX_STREAMS_PER_ORG", "500", "job event streams open at once per organization, per node"},
+	{"TABNORM_MAX_STREAMS_PER_NODE", "5000", "job event streams open at once on a node"},
 	{"TABNORM_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhooks to private and loopback addresses"},
 	{"TABNORM_MAX_WEBHOOKS_PER_ORG", "20", "webhook endpoints one organization may have; creating one more answers 409 `webhook_limit_reached`"},
 	{"TABNORM_WEBHOOK_WORKERS", "8", "webhook attempts a worker process makes at once, on a queue apart from the jobs'"},
@@ -214,6 +217,8 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	c.HTTP.BaseOrigin, c.HTTP.DashboardOrigin = httpapi.Origin(c.BaseURL), httpapi.Origin(c.DashboardURL)
 	c.HTTP.MaxUploadBytes = c.MaxUploadBytes
 	c.HTTP.LoginPerMinute = p.integer("TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", 20, 1, 1_000_000)
+	c.HTTP.Streams = httpapi.StreamLimits{PerCredential: p.integer("TABNORM_MAX_STREAMS_PER_KEY", 100, 1, 1_000_000),
+		PerOrg: p.integer("TABNORM_MAX_STREAMS_PER_ORG", 500, 1, 1_000_000), PerNode: p.integer("TABNORM_MAX_STREAMS_PER_NODE", 5000, 1, 1_000_000)}
 	proxies, err := httpapi.ParseProxies(p.str("TABNORM_TRUSTED_PROXIES", ""))
 	if err != nil {
 		return Config{}, fmt.Errorf("TABNORM_TRUSTED_PROXIES: want CIDRs such as 10.0.0.0/8, comma-separated: %w", err)

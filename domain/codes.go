@@ -48,6 +48,7 @@ const (
 	CodeNoColumnsMapped             Code = "no_columns_mapped"
 	CodeCellTooLong                 Code = "cell_too_long"
 	CodeRateLimited                 Code = "rate_limited"
+	CodeTooManyStreams              Code = "too_many_streams"
 	CodeInternalError               Code = "internal_error"
 	CodeUnavailable                 Code = "unavailable"
 )

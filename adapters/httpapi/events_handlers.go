@@ -29,7 +29,8 @@ func terminal(kind string) bool {
 
 // jobEvents streams a job's events as Server-Sent Events: the stored
 // history after Last-Event-ID first, then new events as they are stored,
-// until the terminal event.
+// until the terminal event. Each stream holds a slot of its credential,
+// organization and node (streams.go) until it ends.
 func (a *API) jobEvents(c *gin.Context) {
 	ctx := c.Request.Context()
 	p := principal(c)
@@ -39,6 +40,12 @@ func (a *API) jobEvents(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	release, err := a.streams.take(p)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	defer release()
 	// Follow before reading the history, so nothing falls in between.
 	live, unfollow := a.deps.JobReader.Follow(jobID, last)
 	defer unfollow()

@@ -57,6 +57,7 @@ var statusOf = map[domain.Code]int{
 	domain.CodeNoColumnsMapped:             http.StatusUnprocessableEntity,
 	domain.CodeCellTooLong:                 http.StatusUnprocessableEntity,
 	domain.CodeRateLimited:                 http.StatusTooManyRequests,
+	domain.CodeTooManyStreams:              http.StatusTooManyRequests,
 	domain.CodeInternalError:               http.StatusInternalServerError,
 	domain.CodeUnavailable:                 http.StatusServiceUnavailable,
 }
@@ -151,7 +152,7 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 		c.Header("Retry-After", strconv.Itoa(coded.RetryAfter))
 	}
 	switch p.Code {
-	case domain.CodeRateLimited, domain.CodeQuotaExceeded:
+	case domain.CodeRateLimited, domain.CodeQuotaExceeded, domain.CodeTooManyStreams:
 		a.observer.Refused(string(p.Code))
 	}
 	body, _ := json.Marshal(p)

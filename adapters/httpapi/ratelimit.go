@@ -85,18 +85,23 @@ func (l *limiters) take(key string, now time.Time) (ok bool, remaining int, rese
 	return ok, remaining, reset
 }
 
+// credentialKey names the credential a request came with: its API key,
+// dashboard session or import session (apart from the organization's
+// keys), for the per-credential limits.
+func credentialKey(p identity.Principal) string {
+	switch p.Method {
+	case identity.BySession:
+		return "ses:" + hex.EncodeToString(p.SessionHash[:8])
+	case identity.ByImportSession:
+		return "imp:" + p.ImportSessionID
+	}
+	return "key:" + p.KeyID
+}
+
 // rateLimit limits each authenticated principal and tells it where it
 // stands in RateLimit-* headers on every response.
 func (a *API) rateLimit(c *gin.Context) error {
-	p := principal(c)
-	key := "key:" + p.KeyID
-	if p.Method == identity.BySession {
-		key = "ses:" + hex.EncodeToString(p.SessionHash[:8])
-	}
-	if p.Method == identity.ByImportSession { // its own bucket, apart from the organization's keys
-		key = "imp:" + p.ImportSessionID
-	}
-	ok, remaining, reset := a.limits.take(key, time.Now())
+	ok, remaining, reset := a.limits.take(credentialKey(principal(c)), time.Now())
 	seconds := int(math.Ceil(reset.Seconds()))
 	h := c.Writer.Header()
 	h.Set("RateLimit-Limit", strconv.Itoa(a.limits.cfg.Burst))

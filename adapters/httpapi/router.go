@@ -55,6 +55,8 @@ type Config struct {
 	HeaderTimeout   time.Duration
 	BodyIdleTimeout time.Duration
 	BodyTimeout     time.Duration
+	// Streams caps the open job event streams (streams.go).
+	Streams StreamLimits
 	// XLSXSheetRows is the rows, header included, on one sheet of an XLSX
 	// download (0: Excel's 1,048,576). Not a setting: tests shorten it.
 	XLSXSheetRows int
@@ -114,6 +116,7 @@ type API struct {
 	observer Observer
 	limits   *limiters
 	logins   *limiters
+	streams  *streamSlots
 	engine   *gin.Engine
 	draining atomic.Bool
 	server   *http.Server
@@ -126,6 +129,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 // New builds the router with every route.
 func New(cfg Config, deps Deps) *API {
 	a := &API{cfg: cfg, deps: deps, log: deps.Log, observer: deps.Observer, limits: newLimiters(cfg.RateLimit), logins: newLoginLimiters(cfg.LoginPerMinute),
+		streams: newStreamSlots(cfg.Streams),
 		exports: make(chan struct{}, exportSlots)}
 	if a.observer == nil {
 		a.observer = nopObserver{}
