@@ -166,7 +166,7 @@ var corpusCases = []corpusCase{
 	{file: "frictionless/bom.csv", format: table.CSV, header: []string{"id", "name"}, count: 2, cells: []cell{{1, 1, "中国人"}}},
 	{file: "frictionless/cast-int-to-string-issue-1251.xlsx", format: table.XLSX, header: []string{"A", "B", "C", "D", "E"}, count: 2, cells: []cell{{0, 0, "001"}, {1, 0, "002"}}},
 	{file: "frictionless/countries.csv", format: table.CSV, header: []string{"id", "neighbor_id", "name", "population"}, count: 5, cells: []cell{{0, 1, "Ireland"}},
-		detected: `UTF-8/certain d="," q="\"" e="" h=2 s=[1]`, note: "the comment line above the header is passed over, and reported"},
+		detected: `UTF-8/certain d="," q="\"" e="" h=1 s=[]`, note: "the # line above the header is a comment: skipped and reported (skipped_comments); the header is the first record"},
 	{file: "frictionless/defective-rows.csv", format: table.CSV, header: []string{"id", "name", "age"}, count: 2},
 	{file: "frictionless/duplicate-headers.csv", format: table.CSV, header: []string{"id", "name", "id", "age", "id"}, count: 2, cells: []cell{{0, 4, "001101"}}},
 	{file: "frictionless/encoding-issue-274.csv", format: table.CSV, header: []string{"id", "name"}, count: 507},

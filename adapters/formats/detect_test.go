@@ -62,7 +62,7 @@ func TestRealWorldClasses(t *testing.T) {
 		{"banner-delimited.csv", "id|date|region|amount", "1|2024-01-02|North|120.50", 4, "UTF-8", false, `,"`, 2, []int{1}},
 		{"sparse-banner.csv", "station|jan|feb|mar|apr|may", "A1|3.2||||", 5, "UTF-8", false, `;"`, 4, []int{1, 2}},
 		{"group-header.csv", "region|q1|q2|q1|q2", "North|10|12|7|8", 3, "UTF-8", false, `,"`, 2, []int{1}},
-		{"notes-above.tsv", "sample|nitrate|phosphate", "S-001|12.5|0.8", 3, "UTF-8", false, "\t\"", 3, []int{1, 2}},
+		{"notes-above.tsv", "sample|nitrate|phosphate", "S-001|12.5|0.8", 3, "UTF-8", false, "\t\"", 1, nil}, // # lines are comments (skipped_comments)
 		{"headerless-numbers.csv", "column_1|column_2|column_3", "1|2024-01-02|120.50", 3, "UTF-8", false, `,"`, 0, nil},
 		{"headerless-titled.csv", "column_1|column_2|column_3", "Export 2024", 4, "UTF-8", false, `,"`, 0, nil},
 		{"bom.jsonl", "id|name", "1|Zoë", 2, "UTF-8", false, "", 0, nil},

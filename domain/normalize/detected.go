@@ -81,6 +81,7 @@ var readerSettings = []struct {
 	}},
 	{"quote", isDelimited, func(f FileDetection) string { return orNone(f.Quote) }},
 	{"escape", isDelimited, func(f FileDetection) string { return orNone(f.Escape) }},
+	{"comment", isDelimited, func(f FileDetection) string { return f.Comment }}, // given only when there is one: auto finds none again
 	{"sheet", isWorkbook, func(f FileDetection) string { return f.Sheet }},
 	{"header_row", isTabular, func(f FileDetection) string {
 		if f.HeaderRow == 0 {

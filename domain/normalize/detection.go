@@ -35,8 +35,8 @@ func delimiterName(d string) string {
 }
 
 // tailWarnings reports, once a file is read, what its reader let go of
-// under the header (table.Detection counts it while reading): blank
-// records, repeated headers, another table stacked below, notes below the
+// under the header (table.Detection counts it while reading): comment
+// lines (above the header too), blank records, repeated headers, another table stacked below, notes below the
 // table; a header one cell short read with row labels; merged cells
 // over the data, whose value only their first cell holds; and which of a
 // workbook's sheets was read when others hold data. The file's
@@ -67,6 +67,10 @@ func (w *writer) tailWarnings(fileID string, r table.Reader) {
 	if d.StackedRow > 0 {
 		file("stacked_tables", "Another table starts at row %d with columns %q: its %d record(s), header included, were not read as rows of this one. Read it with header_row.",
 			d.StackedRow, d.StackedHeader, d.StackedCount)
+	}
+	if d.CommentCount > 0 {
+		file("skipped_comments", "%d comment line(s) starting with %q were skipped: lines %s. Set comment to \"none\" to read them as records.",
+			d.CommentCount, d.Comment, rowList(d.CommentLines, d.CommentCount))
 	}
 	if d.FooterCount > 0 {
 		file("skipped_footer", "%d record(s) below the table were read as notes and skipped: rows %s. Set footer_rows to \"none\" to read them.",

@@ -481,7 +481,7 @@ func TestParseOptions(t *testing.T) {
 		}
 	}
 	var all map[string]any
-	if err := json.Unmarshal(Defaults(ModeNormalize).JSON(), &all); err != nil || len(all) != 23 || all["footer_rows"] != "auto" {
+	if err := json.Unmarshal(Defaults(ModeNormalize).JSON(), &all); err != nil || len(all) != 24 || all["footer_rows"] != "auto" || all["comment"] != "auto" {
 		t.Fatalf("options JSON has %d keys: %v", len(all), err)
 	}
 	if _, err := ParseMode("transform"); err == nil {

@@ -45,6 +45,7 @@ type Options struct {
 	FooterRows   FooterRows `json:"footer_rows"`
 	Quote        string     `json:"quote"`
 	Escape       string     `json:"escape"`
+	Comment      string     `json:"comment"`
 	Sheet        string     `json:"sheet"`
 	Mapping      Mapping    `json:"mapping"`
 	Trim         bool       `json:"trim"`
@@ -86,7 +87,7 @@ const (
 
 // Defaults returns the options of a mode before the client's.
 func Defaults(Mode) Options {
-	return Options{Delimiter: "auto", Encoding: "auto", Quote: "auto", Escape: "auto", Mapping: Mapping{}, Trim: true, DateOrder: "auto",
+	return Options{Delimiter: "auto", Encoding: "auto", Quote: "auto", Escape: "auto", Comment: "auto", Mapping: Mapping{}, Trim: true, DateOrder: "auto",
 		PhoneRegion: "US", OnError: "skip_row", SampleRows: 10000, RaggedRows: raggedPad, Decimal: decimalAuto, Columns: map[string]ColumnOptions{},
 		ValueMap: map[string]map[string]string{}}
 }
@@ -122,6 +123,9 @@ func ParseOptions(m Mode, data []byte) (Options, error) {
 		}
 	}
 	checkValueMapKeys(o, add)
+	if _, given := raw["comment"]; given && len(o.Comment) == 1 && (o.Comment == o.Delimiter || o.Comment == o.Quote) {
+		add("comment", optionRules["comment"].want) // checked once the delimiter and the quote are read
+	}
 	if len(errs) > 0 {
 		return o, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "The options are not valid; see errors.", Fields: errs}
 	}
@@ -162,6 +166,9 @@ var optionRules = map[string]optionRule{
 	"escape": {parse: into(func(o *Options) *string { return &o.Escape }),
 		valid: choice(func(o *Options) string { return o.Escape }, "auto", `\`, "none"),
 		want:  `must be auto, "\\" (backslash escapes inside quotes) or none (quotes are doubled)`},
+	"comment": {parse: into(func(o *Options) *string { return &o.Comment }),
+		valid: validComment,
+		want:  `must be auto (# when the file's first line starts with it), none, or one ASCII character other than a blank, the delimiter or the quote`},
 	"skip_rows": {parse: into(func(o *Options) *int { return &o.SkipRows }),
 		valid: func(o *Options, _ Mode) bool { return o.SkipRows >= 0 },
 		want:  "must be 0 or more"},
@@ -201,6 +208,13 @@ var optionRules = map[string]optionRule{
 	"ragged_rows": {parse: into(func(o *Options) *string { return &o.RaggedRows }),
 		valid: choice(func(o *Options) string { return o.RaggedRows }, raggedPad, raggedReject),
 		want:  "must be pad or reject"},
+}
+
+// validComment accepts auto, none, or one printable ASCII character that
+// is not a blank (ParseOptions checks it against the delimiter and quote).
+func validComment(o *Options, _ Mode) bool {
+	c := o.Comment
+	return c == "auto" || c == "none" || len(c) == 1 && c[0] > ' ' && c[0] < 0x7f
 }
 
 // into parses an option by decoding its value into the field.
@@ -406,6 +420,11 @@ func (o Options) ReadOptions(limits table.Limits) table.ReadOptions {
 		r.Escape = table.EscapeNone
 	default:
 		r.Escape = o.Escape
+	}
+	switch o.Comment { // "" (a zero Options) is auto
+	case "auto", "":
+	default:
+		r.Comment = o.Comment
 	}
 	switch o.Delimiter {
 	case "auto", "":

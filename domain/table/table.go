@@ -76,6 +76,11 @@ type ReadOptions struct {
 	// Escape is CSV/TSV's escape character inside quotes: "" = sniff, `\`,
 	// or EscapeNone (a quote inside quotes is doubled, RFC 4180).
 	Escape string
+	// Comment is CSV/TSV's comment character: "" = auto (# when the
+	// file's first non-blank line starts with it), CommentNone (no
+	// comments: every line is data), or one character; a line starting
+	// with it is skipped wherever it is.
+	Comment string
 	// FooterRows says how the records at the end of the file are read: 0
 	// detects a block of notes below the table (after a blank record, to
 	// the end of the file, records that do not fit the table) and skips
@@ -95,8 +100,9 @@ const MaxFooterRows = 1000
 // QuoteNone and EscapeNone are the option values that turn quoting and
 // backslash escapes off; a Detection reports them as "".
 const (
-	QuoteNone  = "none"
-	EscapeNone = "none"
+	QuoteNone   = "none"
+	EscapeNone  = "none"
+	CommentNone = "none"
 )
 
 // MaxHeaderRow bounds ReadOptions.HeaderRow: a reader reads (and skips) the
@@ -167,7 +173,14 @@ type Detection struct {
 	// escape was taken on their evidence (Escape `\`), or they were left
 	// as they are (Escape ""), reading no worse either way.
 	RareEscapes int
-	Sheet       string // XLSX only: the sheet read
+	// Comment is CSV/TSV's comment character, "" when there is none; the
+	// comment lines skipped are CommentLines (1-based physical lines, the
+	// first 100) and CommentCount in all (complete once Next has returned
+	// io.EOF).
+	Comment      string
+	CommentLines []int
+	CommentCount int
+	Sheet        string // XLSX only: the sheet read
 	// HeaderRow is the 1-based physical row of the header; 0 means the file
 	// has no header row (columns are named by position).
 	HeaderRow int

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/tabnorm/tabnorm/adapters/formats/detect"
@@ -72,6 +73,7 @@ func Open(ctx context.Context, f *os.File, sample []byte, filename string, te de
 	d := &Reader{f: f, counter: counter, sc: newScanner(detect.Decoder(src, enc), dia.delim, limits), format: table.CSV, limits: limits}
 	d.sc.setQuoting(dia.quote, dia.escape)
 	d.sc.blankQuote = dia.blankQuote
+	d.sc.comment = dia.comment
 	// Bytes that are not UTF-8 in a UTF-8 file are read as Windows-1252,
 	// given or detected alike, so that a Detection passed back reads the same.
 	d.sc.fixUTF8 = enc == detect.UTF8
@@ -87,6 +89,9 @@ func Open(ctx context.Context, f *os.File, sample []byte, filename string, te de
 		d.det.Escape = string(rune(dia.escape))
 	}
 	d.det.RareEscapes = dia.rareEscapes
+	if dia.comment != 0 {
+		d.det.Comment = string(rune(dia.comment))
+	}
 	if dia.sepLine {
 		if _, err := d.sc.next(); err != nil {
 			return nil, d.emptyOr(err)
@@ -122,7 +127,7 @@ func (d *Reader) findHeader(opts table.ReadOptions) error {
 		if err != nil {
 			return err
 		}
-		sample = append(sample, scanned{cloneCells(rec), d.sc.issues, d.sc.line}) // kept past the next record
+		sample = append(sample, scanned{cloneCells(rec), d.sc.issues, d.sc.line, d.sc.comments}) // kept past the next record
 	}
 	if len(sample) == 0 {
 		return nil // an empty file: no header, no records
@@ -222,8 +227,13 @@ func (d *Reader) emptyOr(err error) error {
 	return err
 }
 
-// Detection reports what the reader decided (table.Describer).
-func (d *Reader) Detection() table.Detection { return d.det }
+// Detection reports what the reader decided (table.Describer), with the
+// comment lines the scanner skipped so far.
+func (d *Reader) Detection() table.Detection {
+	det := d.det
+	det.CommentCount, det.CommentLines = d.sc.commentCount, slices.Clone(d.sc.commentLines)
+	return det
+}
 
 // Format is CSV or TSV, as the delimiter says.
 func (d *Reader) Format() table.Format { return d.format }
@@ -240,9 +250,10 @@ func (d *Reader) Close() error { return d.f.Close() }
 // scanned is a record with the scanner's warnings about it and the
 // physical line it starts on.
 type scanned struct {
-	cells  []string
-	issues []table.CellIssue
-	line   int
+	cells    []string
+	issues   []table.CellIssue
+	line     int
+	comments int // comment lines skipped right before it, numbered as rows
 }
 
 // Next returns the next data record: not blank, not the header again, not
@@ -259,7 +270,7 @@ func (d *Reader) Next() (table.Record, error) {
 		if err != nil {
 			return table.Record{}, detect.Unreadable(err)
 		}
-		d.number++
+		d.number += 1 + rec.comments
 		if atBlank = detect.Blank(rec.cells) && len(rec.issues) == 0; atBlank {
 			detect.Skip(&d.det.BlankRows, &d.det.BlankCount, d.number)
 			d.tail.lastBlank = true
@@ -311,13 +322,14 @@ type dialect struct {
 	// escape the first records did not decide (see wholeSampleEscape); 0
 	// when there is nothing to warn of.
 	rareEscapes int
+	comment     byte // the comment character, 0 for none
 }
 
 // givenDialect is the part of the dialect the options fix; 0 fields are
 // sniffed, except that a quote or escape of "none" is 0 and fixed.
 type givenDialect struct {
 	dialect
-	delimSet, quoteSet, escapeSet bool
+	delimSet, quoteSet, escapeSet, commentSet bool
 }
 
 func dialectOptions(opts table.ReadOptions) (g givenDialect, err error) {
@@ -351,6 +363,15 @@ func dialectOptions(opts table.ReadOptions) (g givenDialect, err error) {
 	if g.delimSet && g.quoteSet && g.quote != 0 && g.delim == g.quote {
 		return g, bad("delimiter (not the quote)")
 	}
+	switch c := opts.Comment; {
+	case c == "":
+	case c == table.CommentNone:
+		g.commentSet = true
+	case len(c) == 1 && c[0] > ' ' && c[0] < 0x7f && (!g.delimSet || c[0] != g.delim) && (!g.quoteSet || c[0] != g.quote):
+		g.comment, g.commentSet = c[0], true
+	default:
+		return g, bad("comment character (not the delimiter, the quote or a blank)")
+	}
 	return g, nil
 }
 
@@ -381,7 +402,7 @@ func sepDelimiter(c byte) bool { return c == '\t' || (c > ' ' && c < 0x7f) }
 // splits into the same number of cells and no common delimiter splits
 // most of them. A .tsv or .tab file name breaks ties toward tab.
 func sniffDialect(text, filename string, given givenDialect) dialect {
-	out := dialect{delim: ',', quote: '"'}
+	out := dialect{delim: ',', quote: '"', comment: commentChar(text, given)}
 	if sep, ok := sepLine(text); ok {
 		out.sepLine = true // not a record, whatever the delimiter option says
 		if !given.delimSet {
@@ -393,6 +414,7 @@ func sniffDialect(text, filename string, given givenDialect) dialect {
 	if strings.HasSuffix(name, ".tsv") || strings.HasSuffix(name, ".tab") {
 		out.delim = '\t'
 	}
+	given.comment = out.comment
 	best := bestReading(text, given)
 	if best.freq > 0 {
 		out.delim, out.quote, out.escape, out.blankQuote = best.d.delim, best.d.quote, best.d.escape, best.d.blankQuote
@@ -450,6 +472,27 @@ func wholeSampleEscape(text string, d dialect) dialect {
 	return d
 }
 
+// commentChar is the comment character: the one given, else # when the
+// first non-blank line of the sample (after a "sep=X" line) starts with
+// it, else none.
+func commentChar(text string, given givenDialect) byte {
+	if given.commentSet {
+		return given.comment
+	}
+	if _, ok := sepLine(text); ok {
+		_, text, _ = strings.Cut(text, "\n")
+	}
+	for line := range strings.Lines(text) {
+		if l := strings.TrimRight(line, "\r\n"); strings.TrimSpace(l) != "" {
+			if l[0] == '#' {
+				return '#'
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
 // sepLine returns the delimiter an Excel "sep=X" first line names.
 func sepLine(text string) (byte, bool) {
 	first, _, _ := strings.Cut(text, "\n")
@@ -493,7 +536,7 @@ func bestReading(text string, given givenDialect) reading {
 				if q == 0 && e != 0 || d == q {
 					continue
 				}
-				c := dialect{delim: d, quote: q, escape: e}
+				c := dialect{delim: d, quote: q, escape: e, comment: given.comment}
 				if r := readSample(text, c); r.better(best, c) {
 					best = r
 				}
@@ -522,7 +565,7 @@ func bestReading(text string, given givenDialect) reading {
 func uncommonDelimiter(text string, quotes []byte, best reading) reading {
 	for _, d := range []byte{':', ' '} {
 		for _, q := range quotes {
-			r := readSample(text, dialect{delim: d, quote: q})
+			r := readSample(text, dialect{delim: d, quote: q, comment: best.d.comment})
 			if !r.splitsEvenly() || !r.better(best, r.d) {
 				continue
 			}
@@ -592,6 +635,7 @@ func readRecords(text string, c dialect, n int) reading {
 	sc.r = bufio.NewReaderSize(strings.NewReader(text), len(text)+1) // not the file reader's 256 KiB, once per candidate
 	sc.setQuoting(c.quote, c.escape)
 	sc.blankQuote = c.blankQuote
+	sc.comment = c.comment
 	r := reading{d: c, ok: true}
 	counts := map[int]int{}
 	last := 0 // the last record's quoting problems, not counted: the sample may cut it

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/encoding/charmap"
 
+	"github.com/tabnorm/tabnorm/adapters/formats/detect"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -73,6 +74,15 @@ type scanner struct {
 	fields []string
 	text   string // the text every field of the record is a slice of
 
+	// comment, when not 0, starts a comment line: a line starting with it
+	// is skipped, not a record. comments counts those skipped right before
+	// the current record; commentCount all of them, commentLines the first
+	// detect.MaxSkippedRows of their physical lines.
+	comment      byte
+	comments     int
+	commentCount int
+	commentLines []int
+
 	fastOK bool  // the delimiter allows the fast path (it is not a quote or a line end)
 	spans  []int // the fast path's field bounds in the buffer: start, end, start, end, …
 }
@@ -124,7 +134,10 @@ func (s *scanner) quotedAhead() bool {
 // io.EOF. A blank line is a record with one empty field. Issues
 // found in the record are in s.issues until the next call.
 func (s *scanner) next() ([]string, error) {
-	s.buf, s.ends, s.issues, s.over, s.quotedCells = s.buf[:0], s.ends[:0], nil, 0, 0
+	s.buf, s.ends, s.issues, s.over, s.quotedCells, s.comments = s.buf[:0], s.ends[:0], nil, 0, 0, 0
+	if s.comment != 0 {
+		s.skipComments()
+	}
 	s.line = s.lines + 1
 	if s.fastOK {
 		if fields, ok := s.fast(); ok {
@@ -184,6 +197,37 @@ func (s *scanner) next() ([]string, error) {
 	}
 	s.fields, s.text = fields, text(s.buf)
 	return fields, nil
+}
+
+// skipComments skips the comment lines at the reader's position, each
+// to its line end (LF, CRLF or CR), counting them.
+func (s *scanner) skipComments() {
+	for {
+		if p, _ := s.r.Peek(1); len(p) == 0 || p[0] != s.comment {
+			return
+		}
+		s.comments++
+		s.commentCount++
+		if len(s.commentLines) < detect.MaxSkippedRows {
+			s.commentLines = append(s.commentLines, s.lines+1)
+		}
+		s.lines++
+		for {
+			b, err := s.r.ReadByte()
+			if err != nil {
+				return
+			}
+			if b == '\n' {
+				break
+			}
+			if b == '\r' {
+				if p, _ := s.r.Peek(1); len(p) == 1 && p[0] == '\n' {
+					_, _ = s.r.Discard(1)
+				}
+				break
+			}
+		}
+	}
 }
 
 // fast reads the next record when it lies whole in the buffer and needs

@@ -110,7 +110,7 @@ func (d *Reader) read() (rec scanned, owned bool, text string, err error) {
 		}
 		return rec, false, "", err
 	}
-	return scanned{cells, d.sc.issues, d.sc.line}, false, d.sc.text, nil
+	return scanned{cells, d.sc.issues, d.sc.line, d.sc.comments}, false, d.sc.text, nil
 }
 
 // readAhead reads records into pending until it holds n or the file ends.
@@ -124,7 +124,7 @@ func (d *Reader) readAhead(n int) error {
 		if err != nil {
 			return err
 		}
-		d.pending = append(d.pending, scanned{cloneCells(cells), d.sc.issues, d.sc.line})
+		d.pending = append(d.pending, scanned{cloneCells(cells), d.sc.issues, d.sc.line, d.sc.comments})
 	}
 	return nil
 }
@@ -152,7 +152,7 @@ func (d *Reader) footerNext(atBlank bool) (bool, error) {
 		return false, nil
 	}
 	for _, s := range d.pending {
-		d.number++
+		d.number += 1 + s.comments
 		if detect.Blank(s.cells) && len(s.issues) == 0 {
 			detect.Skip(&d.det.BlankRows, &d.det.BlankCount, d.number)
 			continue

@@ -1,8 +1,10 @@
 package delimited
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +127,42 @@ func TestStrayQuoteIsNeverSilent(t *testing.T) {
 		if warned != (len(got) == 1) || warned && got[0].Column != col {
 			t.Errorf("%s %q: %v, want a warning on column %d: %v", sku, r.Cells, got, col, warned)
 		}
+	}
+}
+
+// TestCommentLines: in a file whose first lines are # comments, every #
+// line is a comment: skipped (an unbalanced quote in one opens nothing),
+// counted with its physical line, and numbered as a row so that the
+// rows below keep their lines' numbers. comment none reads them as data,
+// and a file not starting with a comment keeps its # lines as data
+// unless the comment option names the character.
+func TestCommentLines(t *testing.T) {
+	t.Parallel()
+	d, recs := openFile(t, "comments.csv", table.ReadOptions{})
+	det := d.Detection()
+	if h := strings.Join(d.Header(), "|"); h != "id|name|amount" || det.HeaderRow != 1 || det.SkippedCount != 0 {
+		t.Fatalf("header %s at %d, %d skipped", h, det.HeaderRow, det.SkippedCount)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%d:%s", r.Number, strings.Join(r.Cells, ",")))
+	}
+	if strings.Join(got, " ") != "1:1,Ann,5 3:2,Bob,6 5:4,Dee,8" {
+		t.Fatalf("records %s", got)
+	}
+	if det.Comment != "#" || det.CommentCount != 4 || !slices.Equal(det.CommentLines, []int{1, 2, 5, 7}) {
+		t.Fatalf("comment %q: %d lines %v", det.Comment, det.CommentCount, det.CommentLines)
+	}
+	d, recs = openFile(t, "comments.csv", table.ReadOptions{Comment: table.CommentNone})
+	if det := d.Detection(); det.Comment != "" || det.CommentCount != 0 || det.SkippedCount+len(recs) < 7 {
+		t.Fatalf("none: comment %q (%d), %d skipped, %d records", det.Comment, det.CommentCount, det.SkippedCount, len(recs))
+	}
+	d, recs = openFile(t, "hash-data.csv", table.ReadOptions{})
+	if det := d.Detection(); det.Comment != "" || len(recs) != 3 || recs[1].Cells[0] != "#2" {
+		t.Fatalf("data: comment %q, %d records", det.Comment, len(recs))
+	}
+	d, recs = openFile(t, "hash-data.csv", table.ReadOptions{Comment: "#"})
+	if det := d.Detection(); det.CommentCount != 1 || len(recs) != 2 || recs[1].Number != 3 || recs[0].Cells[1] != "#red" {
+		t.Fatalf("given: %d comments, %d records", det.CommentCount, len(recs))
 	}
 }
