@@ -219,3 +219,182 @@ func reviewProposals(t *testing.T, mf matchingFile, smp *Sample, sch *schema.Sch
 	}
 	return out
 }
+
+// The evaluation set of real files (test/testdata/matching-real): the
+// header and first rows of public open-data files in seven languages, each
+// with its source in manifest.jsonl, a target schema written as a customer
+// would (English field names, no aliases, some decoy fields no column
+// holds) and every field's true column labelled by hand. Split b is held
+// out: no rule is tuned on it, and its misses are not logged.
+const realMatchingDir = "../../test/testdata/matching-real"
+
+// The goals on real files, and the floors the test holds until the
+// matcher reaches them: the figures reached, so that a change that loses
+// ground fails.
+const (
+	goalRealPrecision = 0.98
+	goalRealRecall    = 0.85
+	goalRealTop3      = 0.95
+)
+
+var realFloors = map[string][3]float64{ // split: precision, recall, top-3 recall
+	"a": {0.97, 0.57, 0.92},
+	"b": {1.00, 0.54, 0.88},
+}
+
+type realMatchingFile struct {
+	File      string            `json:"file"`
+	Lang      string            `json:"lang"`
+	Split     string            `json:"split"`
+	Delimiter string            `json:"delimiter"`
+	Repo      string            `json:"repo"`
+	Commit    string            `json:"commit"`
+	Path      string            `json:"path"`
+	Fields    []string          `json:"fields"` // name:type[:format]
+	Truth     map[string]string `json:"truth"`  // field: column; a field not named is a decoy
+}
+
+func readRealManifest(t testing.TB) []realMatchingFile {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(realMatchingDir, "manifest.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []realMatchingFile
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rf realMatchingFile
+		if err := json.Unmarshal([]byte(line), &rf); err != nil {
+			t.Fatalf("manifest.jsonl line %d: %v", i+1, err)
+		}
+		if rf.Repo == "" || len(rf.Commit) != 40 || rf.Path == "" || (rf.Split != "a" && rf.Split != "b") {
+			t.Fatalf("manifest.jsonl line %d (%s): repository, commit, path and split a or b are required", i+1, rf.File)
+		}
+		out = append(out, rf)
+	}
+	return out
+}
+
+// realSchema is the file's target schema.
+func realSchema(t testing.TB, rf realMatchingFile) *schema.Schema {
+	t.Helper()
+	type field struct {
+		Name   string `json:"name"`
+		Type   string `json:"type"`
+		Format string `json:"format,omitempty"`
+	}
+	var doc struct {
+		Fields []field `json:"fields"`
+	}
+	for _, f := range rf.Fields {
+		parts := strings.Split(f, ":")
+		fl := field{Name: parts[0], Type: parts[1]}
+		if len(parts) > 2 {
+			fl.Format = parts[2]
+		}
+		doc.Fields = append(doc.Fields, fl)
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schema.Parse(b)
+	if err != nil {
+		t.Fatalf("%s: %v", rf.File, err)
+	}
+	return sch
+}
+
+// readRealFile reads a file of the set as a review's sample, and labels
+// each column with its field, or none.
+func readRealFile(t testing.TB, rf realMatchingFile, sch *schema.Schema) (*Sample, []string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(realMatchingDir, "files", rf.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	r := csv.NewReader(f)
+	r.Comma = ','
+	if rf.Delimiter != "" {
+		r.Comma = rune(rf.Delimiter[0])
+	}
+	r.LazyQuotes = true
+	records, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", rf.File, err)
+	}
+	smp := &Sample{Format: table.CSV, Header: records[0], Complete: true}
+	for i, rec := range records[1:] {
+		smp.Records = append(smp.Records, table.Record{Number: i + 1, Cells: rec, Owned: true})
+	}
+	labels := make([]string, len(smp.Header))
+	for c := range labels {
+		labels[c] = "none"
+	}
+	for field, col := range rf.Truth {
+		if sch.Index(field) < 0 {
+			t.Fatalf("%s: truth names %q, no field of its schema", rf.File, field)
+		}
+		found := false
+		for c, h := range smp.Header {
+			if h == col {
+				labels[c], found = field, true
+			}
+		}
+		if !found {
+			t.Fatalf("%s: truth names column %q, not in the header %q", rf.File, col, smp.Header)
+		}
+	}
+	return smp, labels
+}
+
+func TestMatching_realFiles(t *testing.T) {
+	t.Parallel()
+	files := readRealManifest(t)
+	if len(files) < 18 {
+		t.Fatalf("the real evaluation set has %d files, want at least 18", len(files))
+	}
+	tallies := map[string]*matchingTally{"a": {}, "b": {}, "all": {}}
+	decoys := 0
+	var misses []string
+	for _, rf := range files {
+		sch := realSchema(t, rf)
+		smp, labels := readRealFile(t, rf, sch)
+		mf := matchingFile{File: rf.File, Columns: smp.Header}
+		auto := automaticMapping(t, mf, smp, sch)
+		proposals := reviewProposals(t, mf, smp, sch)
+		for c, want := range labels {
+			got := auto[c]
+			for _, key := range []string{"all", rf.Split} {
+				tallies[key].add(want, got, proposals[c])
+			}
+			if got != "" && rf.Truth[got] == "" {
+				decoys++
+			}
+			if rf.Split == "a" && (got != "" && got != want || want != "none" && got != want) {
+				misses = append(misses, fmt.Sprintf("%s %q: mapped %q, want %q; proposed %v", rf.File, smp.Header[c], got, want, proposals[c]))
+			}
+		}
+		for _, key := range []string{"all", rf.Split} {
+			tallies[key].files++
+		}
+	}
+	for _, m := range misses {
+		t.Log(m)
+	}
+	for _, k := range []string{"a", "b", "all"} {
+		tl := tallies[k]
+		t.Logf("real %-3s %2d files, %3d columns (%d with a field): automatic mapping precision %.3f (%d/%d), recall %.3f; review top-3 recall %.3f (%d/%d)",
+			k, tl.files, tl.columns, tl.labelled, tl.precision(), tl.correct, tl.mapped, tl.recall(), tl.top3Recall(), tl.top3, tl.labelled)
+	}
+	if decoys > 0 {
+		t.Errorf("%d columns mapped to a decoy field", decoys)
+	}
+	for _, k := range []string{"a", "b"} {
+		tl, floor := tallies[k], realFloors[k]
+		if tl.precision() < floor[0] || tl.recall() < floor[1] || tl.top3Recall() < floor[2] {
+			t.Errorf("split %s below its floor (precision %.2f, recall %.2f, top-3 %.2f): precision %.3f, recall %.3f, top-3 %.3f",
+				k, floor[0], floor[1], floor[2], tl.precision(), tl.recall(), tl.top3Recall())
+		}
+	}
+}
