@@ -29,10 +29,36 @@ const (
 	parquetContentType = "application/vnd.apache.parquet"
 )
 
-// exportSlots is how many generated downloads (XLSX, Parquet) a node
-// builds at once: each keeps a CPU busy for as long as the result is
-// long. Requests past it wait for a slot, as long as their client does.
-const exportSlots = 2
+// Generated downloads (XLSX, Parquet) are built in lanes of slots that
+// organizations share fairly (jobs.Gate): a result of at most
+// smallExportRows rows is built in the small lane, so it never waits
+// behind big ones; a bigger one, which keeps a CPU busy for as long as
+// the result is long, in the big lane. A slot is held while the file is
+// built, never while it is sent: the built file is kept in storage and
+// later downloads of the same job are served from there.
+const (
+	smallExportRows       = 100_000
+	smallExportSlots      = 4
+	smallExportSlotsOrg   = 2
+	bigExportSlots        = 2
+	bigExportSlotsOrg     = 1
+	exportSendIdleTimeout = 30 * time.Second // a client that reads nothing for this long is cut off
+)
+
+type exportLanes struct{ small, big *jobs.Gate }
+
+func newExportLanes() exportLanes {
+	return exportLanes{small: jobs.NewGate(smallExportSlots, smallExportSlotsOrg), big: jobs.NewGate(bigExportSlots, bigExportSlotsOrg)}
+}
+
+// lane is the gate of a job's download: by its rows (rows, rejected
+// rows and the issues' workbook read as many).
+func (l exportLanes) lane(j job.Job) *jobs.Gate {
+	if j.Result != nil && j.Result.RowCount+j.Result.RejectedCount <= smallExportRows {
+		return l.small
+	}
+	return l.big
+}
 
 // resultETag names one download of a finished job's result: the blobs
 // never change once the job succeeded, and the same request builds the
@@ -60,7 +86,9 @@ func notModified(c *gin.Context, etag string) bool {
 // generatedResult answers rows as XLSX or Parquet, or the annotated
 // workbook of the errors. The file is built in a temporary file first, so
 // any problem (a cell too long for a spreadsheet) is an answer of its own
-// before the first byte, and the download has a length and ranges.
+// before the first byte, and the download has a length and ranges. A
+// succeeded job's file is then kept in storage (jobs.Export) and served
+// from there to every later download of it.
 func (a *API) generatedResult(c *gin.Context, which jobs.Result, q resultQuery) {
 	ctx := c.Request.Context()
 	p, id := principal(c), c.Param("id")
@@ -73,45 +101,122 @@ func (a *API) generatedResult(c *gin.Context, which jobs.Result, q resultQuery) 
 	if j.Status == job.Succeeded && notModified(c, etag) {
 		return
 	}
-	// Building takes as long as the result is long, and the download as
-	// long as the client reads: no write deadline.
-	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
-	select {
-	case a.exports <- struct{}{}:
-		defer func() { <-a.exports }()
-	case <-ctx.Done():
-		fail(c, ctx.Err())
-		return
-	}
-	tmp, err := os.CreateTemp("", "tabnorm-export-*")
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	defer func() {
-		_ = tmp.Close()           // read only from here
-		_ = os.Remove(tmp.Name()) // a temporary file; the system's clean-up takes what a crash leaves
-	}()
 	name, contentType := "rows.xlsx", xlsxContentType
 	switch {
 	case which == jobs.Issues:
 		name = "issues.xlsx"
-		err = a.writeAnnotated(ctx, p, id, q.rejectedOnly, tmp)
-	case q.format == "xlsx":
-		err = a.writeRowsXLSX(ctx, p, id, tmp)
-	default:
+	case q.format == "parquet":
 		name, contentType = "rows.parquet", parquetContentType
-		err = a.writeRowsParquet(ctx, p, id, tmp)
-	}
-	if err != nil {
-		fail(c, err)
-		return
 	}
 	c.Header("Content-Type", contentType)
 	c.Header("Content-Disposition", `attachment; filename="`+j.ID+"-"+name+`"`)
+	kept := jobs.Export(strings.Trim(etag, `"`) + "-" + name)
+	if j.Status == job.Succeeded && a.serveKept(c, j, kept, etag) {
+		return
+	}
+	tmp, err := a.buildExport(ctx, p, j, which, q)
+	if err != nil {
+		c.Header("Content-Type", "")
+		c.Header("Content-Disposition", "")
+		fail(c, err)
+		return
+	}
+	keeping := make(chan struct{})
+	defer func() {
+		<-keeping
+		_ = tmp.Close()           // read only from here
+		_ = os.Remove(tmp.Name()) // a temporary file; the system's clean-up takes what a crash leaves
+	}()
+	go a.keepExport(ctx, j, kept, tmp.Name(), keeping) // while it is sent
 	c.Header("ETag", etag)
-	http.ServeContent(c.Writer, c.Request, "", time.Time{}, tmp)
+	http.ServeContent(idleDeadlineWriter(c.Writer, exportSendIdleTimeout), c.Request, "", time.Time{}, tmp)
 }
+
+// buildExport builds a download into a temporary file in a slot of its
+// lane, which it gives back before the file is sent.
+func (a *API) buildExport(ctx context.Context, p identity.Principal, j job.Job, which jobs.Result, q resultQuery) (*os.File, error) {
+	release, err := a.exports.lane(j).Acquire(ctx, j.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	tmp, err := os.CreateTemp("", "tabnorm-export-*")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case which == jobs.Issues:
+		err = a.writeAnnotated(ctx, p, j.ID, q.rejectedOnly, tmp)
+	case q.format == "xlsx":
+		err = a.writeRowsXLSX(ctx, p, j.ID, tmp)
+	default:
+		err = a.writeRowsParquet(ctx, p, j.ID, tmp)
+	}
+	if err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return nil, err
+	}
+	return tmp, nil
+}
+
+// keepExport stores a succeeded job's built download for its later
+// downloads, even when this request's client went away; done is closed
+// once the file is no longer read.
+func (a *API) keepExport(ctx context.Context, j job.Job, kept jobs.Result, path string, done chan<- struct{}) {
+	defer close(done)
+	if j.Status != job.Succeeded {
+		return
+	}
+	f, err := os.Open(path) // #nosec G304 -- the temporary file this request made
+	if err != nil {
+		return
+	}
+	defer func() { _ = f.Close() }() // read only
+	keepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	if err := a.deps.JobReader.KeepExport(keepCtx, j, kept, f); err != nil {
+		a.log.WarnContext(ctx, "keep a generated download", "job_id", j.ID, "error", err)
+	}
+}
+
+// serveKept serves a download kept in storage by an earlier request, and
+// tells whether there was one.
+func (a *API) serveKept(c *gin.Context, j job.Job, kept jobs.Result, etag string) bool {
+	ctx, p := c.Request.Context(), principal(c)
+	size, err := a.deps.JobReader.ResultSize(ctx, j, kept)
+	if err != nil {
+		return false // not kept (yet), or gone: build it
+	}
+	b := &blobRange{size: size, open: func(offset int64) (io.ReadCloser, error) {
+		_, rc, err := a.deps.JobReader.OpenResult(ctx, p, j.ID, kept, offset)
+		return rc, err
+	}}
+	defer b.Close()
+	c.Header("ETag", etag)
+	http.ServeContent(idleDeadlineWriter(c.Writer, exportSendIdleTimeout), c.Request, "", time.Time{}, b)
+	return true
+}
+
+// idleDeadlineWriter sends a download with a write deadline that each
+// write moves on: a client that reads nothing for idle is cut off, one
+// that reads slowly is not.
+func idleDeadlineWriter(w http.ResponseWriter, idle time.Duration) http.ResponseWriter {
+	return &idleDeadline{ResponseWriter: w, rc: http.NewResponseController(w), idle: idle}
+}
+
+type idleDeadline struct {
+	http.ResponseWriter
+	rc   *http.ResponseController
+	idle time.Duration
+}
+
+func (d *idleDeadline) Write(b []byte) (int, error) {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.idle))
+	return d.ResponseWriter.Write(b)
+}
+
+func (d *idleDeadline) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // targetColumns are the output columns of a job: its schema's fields.
 func targetColumns(j job.Job) ([]export.Column, error) {

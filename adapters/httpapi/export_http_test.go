@@ -2,8 +2,11 @@ package httpapi_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/xuri/excelize/v2"
@@ -11,6 +14,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 func openWorkbook(t *testing.T, res apptest.Response) *excelize.File {
@@ -46,10 +50,12 @@ func TestExport_downloadsAndTheFixedWorkbook(t *testing.T) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
 			app := apptest.Start(t, target)
-			key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+			org := app.Org("Acme", identity.Normalize)
+			key := apptest.Caller{Key: app.Key(org)}
 			id := runUpload(t, app, key, "people.csv", peopleCSV)
 			base := "/v1/jobs/" + id
 			checkRowDownloads(t, app, key, base, id)
+			checkKeptDownloads(t, app, key, base, org.ID, id)
 			annotated := checkAnnotated(t, app, key, base)
 
 			// Fix the marked cells and upload the workbook again.
@@ -76,6 +82,45 @@ func TestExport_downloadsAndTheFixedWorkbook(t *testing.T) {
 }
 
 // runUpload runs a job of people on a file and returns its id once it succeeded.
+// checkKeptDownloads: a generated download is built once and kept under
+// the job's own storage prefix; a later download of it is the same bytes
+// and tag, served from there.
+func checkKeptDownloads(t *testing.T, app *apptest.App, key apptest.Caller, base, orgID, id string) {
+	t.Helper()
+	dir := filepath.Join(strings.TrimPrefix(app.Config.BlobURL, "file://"), "org", orgID, "jobs", id, "exports")
+	var kept []string
+	deadline := testtime.Deadline(10 * time.Second) // kept while the first download is sent
+	for len(kept) < 2 && time.Now().Before(deadline) {
+		kept, _ = filepath.Glob(filepath.Join(dir, "*"))
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(kept) != 2 || strings.HasSuffix(kept[0], "rows.xlsx") == strings.HasSuffix(kept[1], "rows.xlsx") ||
+		!strings.HasSuffix(kept[0], "rows.parquet") && !strings.HasSuffix(kept[1], "rows.parquet") {
+		t.Fatalf("kept downloads %v, want rows.xlsx and rows.parquet", kept)
+	}
+	first := app.Do("GET", base+"/rows?format=xlsx", key, nil)
+	for _, k := range kept { // served from storage from now on: a file changed there is what a download gets
+		if strings.HasSuffix(k, "rows.xlsx") {
+			stored, err := os.ReadFile(k)
+			if err != nil || string(stored) != first.Body {
+				t.Fatalf("the kept workbook differs from the download (%d vs %d bytes): %v", len(stored), len(first.Body), err)
+			}
+			if err := os.WriteFile(k, append(stored, "kept"...), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	again := app.Do("GET", base+"/rows?format=xlsx", key, nil)
+	if again.Body != first.Body+"kept" || again.Header.Get("ETag") != first.Header.Get("ETag") {
+		t.Fatalf("the second download was built again (%d bytes, tag %q vs %q)", len(again.Body), again.Header.Get("ETag"), first.Header.Get("ETag"))
+	}
+	ranged := app.Do("GET", base+"/rows?format=xlsx", key, nil, "Range", "bytes=0-3")
+	expect(t, ranged, 206, "")
+	if ranged.Body != first.Body[:4] {
+		t.Fatalf("a range of the kept download: %q", ranged.Body)
+	}
+}
+
 func runUpload(t *testing.T, app *apptest.App, key apptest.Caller, name, content string) string {
 	t.Helper()
 	res := app.Request(upload(t, app, name, content, map[string]string{"schema": peopleSchema}), key)

@@ -121,7 +121,7 @@ type API struct {
 	draining atomic.Bool
 	server   *http.Server
 	listener net.Listener
-	exports  chan struct{} // the slots of generated downloads (exportSlots)
+	exports  exportLanes // the slots of generated downloads
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -130,7 +130,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 func New(cfg Config, deps Deps) *API {
 	a := &API{cfg: cfg, deps: deps, log: deps.Log, observer: deps.Observer, limits: newLimiters(cfg.RateLimit), logins: newLoginLimiters(cfg.LoginPerMinute),
 		streams: newStreamSlots(cfg.Streams),
-		exports: make(chan struct{}, exportSlots)}
+		exports: newExportLanes()}
 	if a.observer == nil {
 		a.observer = nopObserver{}
 	}

@@ -104,6 +104,12 @@ const (
 	Issues Result = "issues.jsonl" // the issues, one JSON object a line
 )
 
+// Export names a download built from a succeeded job's result (rows as
+// XLSX or Parquet, the annotated workbook of its issues): it is kept
+// under the job's own prefix, so later downloads of the same job reuse it
+// and retention deletes it with the job.
+func Export(name string) Result { return Result("exports/" + name) }
+
 // FieldNames returns a job's schema field names in order (the CSV header).
 func FieldNames(j job.Job) []string {
 	if j.Schema == nil {

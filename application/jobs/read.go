@@ -62,6 +62,20 @@ func (r *Reader) OpenResult(ctx context.Context, p identity.Principal, jobID str
 	return j, rc, err
 }
 
+// KeepExport stores a download built from a succeeded job's result
+// (Export), for the job's later downloads.
+func (r *Reader) KeepExport(ctx context.Context, j job.Job, name Result, from io.Reader) error {
+	w, err := r.blobs.Create(ctx, resultKey(j.OrgID, j.ID, string(name)))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, from); err != nil {
+		_ = w.Close() // the copy's error is the one to report
+		return err
+	}
+	return w.Close()
+}
+
 // ResultSize is the size in bytes of a job's rows or issues, for a
 // download's length and ranges.
 func (r *Reader) ResultSize(ctx context.Context, j job.Job, res Result) (int64, error) {
