@@ -166,3 +166,18 @@ func TestCommentLines(t *testing.T) {
 		t.Fatalf("given: %d comments, %d records", det.CommentCount, len(recs))
 	}
 }
+
+// TestBlankAndRepeatedNames: a header with blank and repeated names is
+// narrower than the records of numbers under it, and still their header:
+// the reader keeps its names as written (the engine names the blank ones
+// and tells the repeats apart) and no record is taken for it.
+func TestBlankAndRepeatedNames(t *testing.T) {
+	t.Parallel()
+	d, recs := openFile(t, "blank-repeated-names.csv", table.ReadOptions{})
+	if h := d.Header(); !slices.Equal(h, []string{"", "var2", "", "var2"}) || d.Detection().HeaderRow != 1 {
+		t.Fatalf("header %q (row %d)", h, d.Detection().HeaderRow)
+	}
+	if len(recs) != 3 || strings.Join(recs[0].Cells, "|") != "1|2|3|4" {
+		t.Fatalf("%d records, first %q", len(recs), recs[0].Cells)
+	}
+}

@@ -26,7 +26,9 @@ const (
 // that is data itself — no text cell at all, a text cell whose value
 // recurs below in its column (a header's names do not), or the shapes of
 // its columns' values in every column that has one (typedData) — means
-// there is no header row: at is then the first data record and header is false.
+// there is no header row: at is then the first data record and header is
+// false, unless the record directly above it names the columns with blank
+// names among its own, too narrow to be a candidate (dataFrom).
 // With text columns only, the first wide candidate is the header.
 func Header(sample [][]string) (at int, header bool) {
 	widths, typical := RecordWidths(sample)
@@ -46,7 +48,7 @@ func Header(sample [][]string) (at int, header bool) {
 		below = slices.DeleteFunc(below, func(r []string) bool { return SameCells(r, sample[i]) }) // a repeated header
 		if len(below) == 0 {
 			if i == first && looksLikeData(sample[i], nil) {
-				return i, false // a lone record of numbers: data, as in a longer file
+				return dataFrom(sample, i, need) // a lone record of numbers: data, as in a longer file
 			}
 			break
 		}
@@ -54,7 +56,7 @@ func Header(sample [][]string) (at int, header bool) {
 		numeric := countKind(kinds, KindNumber)
 		m := Mismatches(sample[i], kinds)
 		if i == first && m == 0 && (looksLikeData(sample[i], below) || typedData(sample[i], below) && !YearsHeader(sample[i], kinds, below)) {
-			return i, false
+			return dataFrom(sample, i, need)
 		}
 		if numeric == 0 {
 			break // text columns only: the first wide record
@@ -76,6 +78,47 @@ func Header(sample [][]string) (at int, header bool) {
 		return 0, true
 	}
 	return first, true
+}
+
+// dataFrom is the header of data starting at record i, the first wide
+// one: the record directly above it when that names the data's columns,
+// narrower than the table for its blank names (",var2,,var2" over
+// numbers); else none. Such a record holds two names or more, each text
+// of no value's shape over a column that holds data, none recurring in
+// its column below, and reaches across the table (its last name at 60 %
+// of the typical width or beyond), where a title or a note in the first
+// cells does not.
+func dataFrom(sample [][]string, i, need int) (at int, header bool) {
+	p := i - 1
+	if p < 0 || NonEmpty(sample[p]) < 2 {
+		return i, false
+	}
+	rec := sample[p]
+	below := NonBlankAfter(sample, p, BelowRecords)
+	last := -1
+	for j, c := range rec {
+		if KindOf(c) == KindEmpty {
+			continue
+		}
+		if KindOf(c) != KindText || ShapeOf(c) != ShapeNone || !holdsData(below, j) {
+			return i, false
+		}
+		last = j
+	}
+	if last+1 < need || looksLikeData(rec, below) {
+		return i, false
+	}
+	return p, true
+}
+
+// holdsData tells a column j with a value in one of the records.
+func holdsData(recs [][]string, j int) bool {
+	for _, r := range recs {
+		if j < len(r) && KindOf(r[j]) != KindEmpty {
+			return true
+		}
+	}
+	return false
 }
 
 // RecordWidths returns each record's number of non-empty cells, and the

@@ -46,6 +46,13 @@ func TestHeader(t *testing.T) {
 		{"years over numbers", rows("Region|2022|2023", "North|100|120", "South|90|95"), 0, true},
 		{"a year over numbers", rows("Region|2022", "North|100", "South|90"), 0, true},
 		{"years among years: no header", rows("1999|Alice", "2003|Bob", "2010|Carla"), 0, false},
+		// Names with blanks among them are narrower than the data, and still its header.
+		{"blank and repeated names over numbers", rows("|var2||var2", "1|2|3|4", "5|6|7|8"), 0, true},
+		{"blank names over a lone record", rows("|b||d", "1|2|3|4"), 0, true},
+		{"blank names under a title", rows("Export 2024|||", "|b||d", "1|2|3|4", "5|6|7|8"), 1, true},
+		{"a title then no header", rows("Export 2024|||", "1|2|3|4", "5|6|7|8"), 1, false},
+		{"a title and a subtitle then no header", rows("Export|EMEA||", "1|2|3|4", "5|6|7|8"), 1, false},
+		{"a note over a sparse column, then no header", rows("|||checked 2024", "1|2|3|4", "5|6|7|8"), 1, false},
 	}
 	for _, c := range cases {
 		at, header := Header(c.sample)

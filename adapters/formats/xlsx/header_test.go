@@ -404,10 +404,24 @@ func headerCases() []headerCase {
 		},
 		{
 			// A first data row of missing values (NA) is no header.
-			name:    "na_first_data_row",
-			layout:  sheetLayout{rows: [][]any{{"site", "week", "nitrate"}, {"NA", "NA", "NA"}, {"A1", 10, 2.5}, {"A2", 10, 3.25}, {"B1", 11, 0.5}}},
-			header:  []string{"site", "week", "nitrate"}, headerRow: 1,
+			name:   "na_first_data_row",
+			layout: sheetLayout{rows: [][]any{{"site", "week", "nitrate"}, {"NA", "NA", "NA"}, {"A1", 10, 2.5}, {"A2", 10, 3.25}, {"B1", 11, 0.5}}},
+			header: []string{"site", "week", "nitrate"}, headerRow: 1,
 			records: at(2, [][]string{{"NA", "NA", "NA"}, {"A1", "10", "2.5"}, {"A2", "10", "3.25"}, {"B1", "11", "0.5"}}),
+		},
+		{
+			// A header with blank and repeated names is narrower than its
+			// rows of numbers, and still their header.
+			name:   "blank_and_repeated_names_over_numbers",
+			layout: sheetLayout{rows: [][]any{{nil, "var2", nil, "var2"}, {1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}}},
+			header: []string{"", "var2", "", "var2"}, headerRow: 1,
+			records: at(2, [][]string{{"1", "2", "3", "4"}, {"5", "6", "7", "8"}, {"9", "10", "11", "12"}}),
+		},
+		{
+			name:   "blank_and_repeated_names_over_numbers_as_text",
+			layout: sheetLayout{rows: [][]any{{nil, "var2", nil, "var2"}, {"1", "2", "3", "4"}, {"5", "6", "7", "8"}, {"9", "10", "11", "12"}}},
+			header: []string{"", "var2", "", "var2"}, headerRow: 1,
+			records: at(2, [][]string{{"1", "2", "3", "4"}, {"5", "6", "7", "8"}, {"9", "10", "11", "12"}}),
 		},
 		{
 			name: "bold_first_row_of_numbers_over_numbers",
