@@ -424,6 +424,41 @@ func headerCases() []headerCase {
 			records: at(2, [][]string{{"1", "2", "3", "4"}, {"5", "6", "7", "8"}, {"9", "10", "11", "12"}}),
 		},
 		{
+			// A row of notes above the header, in one cell as wide as the
+			// table's text, is no header.
+			name: "notes_in_one_cell_above_the_header",
+			layout: sheetLayout{rows: append([][]any{
+				{"Data as of 2024; provisional figures, revised quarterly"},
+				salesHeader}, sales...), colStyle: dates, dataFrom: 3},
+			header: salesNames, headerRow: 2, skipped: []int{1},
+			records: at(3, salesOut),
+		},
+		{
+			name: "notes_spread_over_cells_above_the_header",
+			layout: sheetLayout{rows: append([][]any{
+				{"Data as of 2024", "provisional figures", "revised quarterly", "source: ledger"},
+				salesHeader}, sales...), colStyle: dates, dataFrom: 3},
+			header: salesNames, headerRow: 2, skipped: []int{1},
+			records: at(3, salesOut),
+		},
+		{
+			name: "notes_as_wide_as_the_header",
+			layout: sheetLayout{rows: append([][]any{
+				{"Data as of 2024", "provisional figures", "revised quarterly", "source: ledger", "see the notes sheet"},
+				salesHeader}, sales...), colStyle: dates, dataFrom: 3},
+			header: salesNames, headerRow: 2, skipped: []int{1},
+			records: at(3, salesOut),
+		},
+		{
+			name: "notes_then_a_blank_row_above_the_header",
+			layout: sheetLayout{rows: append([][]any{
+				{"Data as of 2024", "provisional figures", "revised quarterly", "source: ledger"},
+				nil,
+				salesHeader}, sales...), colStyle: dates, dataFrom: 4},
+			header: salesNames, headerRow: 3, skipped: []int{1},
+			records: at(4, salesOut),
+		},
+		{
 			name: "bold_first_row_of_numbers_over_numbers",
 			layout: sheetLayout{
 				rows:     [][]any{{"Site", "1", "2", "3"}, {"A", 4, 5, 6}, {"B", 7, 8, 9}},
