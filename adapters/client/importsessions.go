@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // ImportSessionParams are a new import session's settings (API.md §4.7):
@@ -48,6 +49,31 @@ type ImportSession struct {
 	ExpiresAt      string          `json:"expires_at"`
 	RevokedAt      *string         `json:"revoked_at"`
 	SubmittedAt    *string         `json:"submitted_at"`
+}
+
+// ImportSessionSummary is what a submitted session reports: the data of
+// the import_session.submitted webhook event. Jobs are the final job of
+// each file (a rerun replaces the job it fixes), and the rows to read;
+// SupersededJobIDs are the jobs reruns replaced, not counted, whose rows
+// would repeat the final jobs'.
+type ImportSessionSummary struct {
+	ImportSessionID  string             `json:"import_session_id"`
+	Metadata         json.RawMessage    `json:"metadata"`
+	SubmittedAt      time.Time          `json:"submitted_at"`
+	Jobs             []ImportSessionJob `json:"jobs"`
+	SupersededJobIDs []string           `json:"superseded_job_ids"`
+	RowsValid        int64              `json:"rows_valid"`
+	RowsRejected     int64              `json:"rows_rejected"`
+}
+
+// ImportSessionJob is one final job of a submitted session.
+type ImportSessionJob struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	RowsRead     int64  `json:"rows_read"`
+	RowsValid    int64  `json:"rows_valid"`
+	RowsRejected int64  `json:"rows_rejected"`
+	Superseded   bool   `json:"superseded"` // always false in a summary
 }
 
 // CreateImportSession mints an import session for the embedded importer.

@@ -37,3 +37,27 @@ func TestImportSessions_createGetRevoke(t *testing.T) {
 		t.Fatalf("a session without schema: %v", err)
 	}
 }
+
+// TestImportSessions_rerunSupersedesJob: once a job is rerun, the job
+// reads as superseded and its rerun does not.
+func TestImportSessions_rerunSupersedesJob(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := client.New(serverURL, newOrgKey(t))
+	first := finishedJob(t, c, "id,email\n1,ann@x.io\n2,bob@\n")
+	if first.Superseded {
+		t.Fatalf("a job no rerun replaced reads as superseded: %s", first.Raw)
+	}
+	fixed := "bob@x.io"
+	rerun, err := c.Rerun(ctx, first.ID, client.RerunRequest{Edits: []client.Edit{{Row: 2, Field: "email", Value: &fixed}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.GetJob(ctx, first.ID)
+	if err != nil || !got.Superseded {
+		t.Fatalf("the rerun job %+v: %v", got, err)
+	}
+	if rerun.Superseded {
+		t.Fatalf("the rerun reads as superseded: %s", rerun.Raw)
+	}
+}

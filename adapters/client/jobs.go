@@ -33,7 +33,10 @@ type Job struct {
 	Created  time.Time       `json:"created_at"`
 	Started  *time.Time      `json:"started_at"`
 	Finished *time.Time      `json:"finished_at"`
-	Raw      json.RawMessage `json:"-"`
+	// Superseded: a later job reruns this one (Rerun) and replaces it; an
+	// import session's summary lists it apart and counts the rerun.
+	Superseded bool            `json:"superseded"`
+	Raw        json.RawMessage `json:"-"`
 }
 
 func (j *Job) keep(raw []byte) { j.Raw = raw }

@@ -62,6 +62,9 @@ type jobJSON struct {
 	CreatedAt  string          `json:"created_at"`
 	StartedAt  *string         `json:"started_at"`
 	FinishedAt *string         `json:"finished_at"`
+	// Superseded: a later job reruns this one (docs/review.md), which
+	// replaces it in its import session's summary.
+	Superseded bool `json:"superseded"`
 	// The import session the job was made in, and its metadata: only on
 	// such jobs.
 	ImportSessionID *string         `json:"import_session_id,omitempty"`
@@ -99,7 +102,7 @@ func jobPath(j job.Job) string {
 func newJobJSON(j job.Job) jobJSON {
 	v := jobJSON{ID: j.ID, Object: "job", Mode: string(j.Mode), Status: string(j.Status), Schema: rawOrNull(j.Schema), Options: rawOrNull(j.Options),
 		Mapping: rawOrNull(j.Mapping), Result: newResultJSON(j), Attempts: j.Attempts, CreatedAt: formatTime(j.CreatedAt),
-		StartedAt: jobTime(j.StartedAt), FinishedAt: jobTime(j.FinishedAt)}
+		StartedAt: jobTime(j.StartedAt), FinishedAt: jobTime(j.FinishedAt), Superseded: j.Superseded}
 	if j.Mapping == nil {
 		v.Mapping = json.RawMessage("[]")
 	}

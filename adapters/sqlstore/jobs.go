@@ -47,6 +47,7 @@ type jobRow struct {
 	ReviewSince   *time.Time `bun:"review_since"`
 	ReviewedAt    *time.Time `bun:"reviewed_at"`
 	RerunOf       string     `bun:"rerun_of"`
+	Superseded    bool       `bun:"superseded,scanonly"` // supersededColumn
 	ImportSession string     `bun:"import_session_id"`
 	Metadata      *string    `bun:"metadata"`
 }
@@ -107,7 +108,7 @@ func toJobDomain(r jobRow) (job.Job, error) {
 		Mapping:  optBytes(r.Mapping), Attempts: r.Attempts,
 		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
 		Review: optBytes(r.Review), ReviewSince: utcPtr(r.ReviewSince), ReviewedAt: utcPtr(r.ReviewedAt), RerunOf: r.RerunOf,
-		ImportSessionID: r.ImportSession, Metadata: optBytes(r.Metadata)}
+		Superseded: r.Superseded, ImportSessionID: r.ImportSession, Metadata: optBytes(r.Metadata)}
 	for _, f := range files {
 		j.Files = append(j.Files, job.File(f))
 	}
@@ -122,6 +123,10 @@ func toJobDomain(r jobRow) (job.Job, error) {
 	return j, nil
 }
 
+// supersededColumn reads whether a later job reruns the job (the index on
+// rerun_of finds it): the reads of one job and of a list show it.
+const supersededColumn = "EXISTS (SELECT 1 FROM jobs AS rerun WHERE rerun.rerun_of = ?TableAlias.id) AS superseded"
+
 // Jobs implements ports.Jobs.
 type Jobs struct {
 	db     *DB
@@ -132,7 +137,7 @@ var _ ports.Jobs = (*Jobs)(nil)
 
 // NewJobs returns the jobs repository.
 func NewJobs(db *DB) *Jobs {
-	return &Jobs{db: db, getSQL: db.Bun.NewSelect().Model((*jobRow)(nil)).
+	return &Jobs{db: db, getSQL: db.Bun.NewSelect().Model((*jobRow)(nil)).ColumnExpr("?TableColumns").ColumnExpr(supersededColumn).
 		Where("id = ? AND org_id = ?", bun.Safe("?"), bun.Safe("?")).String()}
 }
 
@@ -159,7 +164,7 @@ func (s *Jobs) Get(ctx context.Context, orgID, id string) (job.Job, error) {
 func (s *Jobs) List(ctx context.Context, orgID string, f ports.JobFilter, page ports.Page) ([]job.Job, string, error) {
 	var rows []jobRow
 	// A list shows no review. Arguments are placeholders of a prepared read.
-	q := s.db.Bun.NewSelect().Model(&rows).ExcludeColumn("review").Where("org_id = ?", placeholder)
+	q := s.db.Bun.NewSelect().Model(&rows).ExcludeColumn("review").ColumnExpr(supersededColumn).Where("org_id = ?", placeholder)
 	args := []any{orgID}
 	if f.Status != "" {
 		q = q.Where("status = ?", placeholder)
@@ -193,7 +198,7 @@ func (s *Jobs) Update(ctx context.Context, orgID, id string, fn func(*job.Job) e
 	var out job.Job
 	err := NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
 		var row jobRow
-		q := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ?", id)
+		q := s.db.conn(ctx).NewSelect().Model(&row).ColumnExpr("?TableColumns").ColumnExpr(supersededColumn).Where("id = ?", id)
 		if orgID != "" {
 			q = q.Where("org_id = ?", orgID)
 		}

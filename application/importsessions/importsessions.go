@@ -318,14 +318,17 @@ func (s *Service) JobParams(ctx context.Context, p identity.Principal, in jobs.P
 		ImportSessionID: ses.ID, Metadata: ses.Metadata, SessionMaxJobs: ses.MaxJobs}, nil
 }
 
-// Summary is what a submitted session reports: its jobs and their counts.
+// Summary is what a submitted session reports: the final job of each
+// rerun chain, with their counts summed, and apart the jobs their reruns
+// replaced, so that a backend reading Jobs reads each file's rows once.
 type Summary struct {
-	ImportSessionID string          `json:"import_session_id"`
-	Metadata        json.RawMessage `json:"metadata"`
-	SubmittedAt     string          `json:"submitted_at"`
-	Jobs            []JobSummary    `json:"jobs"`
-	RowsValid       int64           `json:"rows_valid"`
-	RowsRejected    int64           `json:"rows_rejected"`
+	ImportSessionID  string          `json:"import_session_id"`
+	Metadata         json.RawMessage `json:"metadata"`
+	SubmittedAt      string          `json:"submitted_at"`
+	Jobs             []JobSummary    `json:"jobs"`
+	SupersededJobIDs []string        `json:"superseded_job_ids"`
+	RowsValid        int64           `json:"rows_valid"`
+	RowsRejected     int64           `json:"rows_rejected"`
 }
 
 // JobSummary is one job of a submitted session.
@@ -335,6 +338,7 @@ type JobSummary struct {
 	RowsRead     int64  `json:"rows_read"`
 	RowsValid    int64  `json:"rows_valid"`
 	RowsRejected int64  `json:"rows_rejected"`
+	Superseded   bool   `json:"superseded"` // false: a summary lists final jobs
 }
 
 // Submit records that the end user finished and, in the same
@@ -359,13 +363,20 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsessi
 	return ses, sum, err
 }
 
+// summarize counts the final jobs only: a job a rerun replaced holds the
+// same file's rows, and is listed apart.
 func summarize(ses importsession.Session, js []job.Job) Summary {
-	sum := Summary{ImportSessionID: ses.ID, Metadata: ses.Metadata, Jobs: make([]JobSummary, len(js))}
+	sum := Summary{ImportSessionID: ses.ID, Metadata: ses.Metadata, Jobs: []JobSummary{}, SupersededJobIDs: []string{}}
 	if ses.SubmittedAt != nil {
 		sum.SubmittedAt = ses.SubmittedAt.UTC().Format(time.RFC3339Nano)
 	}
-	for i, j := range js {
-		sum.Jobs[i] = JobSummary{ID: j.ID, Status: string(j.Status), RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid, RowsRejected: j.Progress.RowsRejected}
+	for _, j := range js {
+		if j.Superseded {
+			sum.SupersededJobIDs = append(sum.SupersededJobIDs, j.ID)
+			continue
+		}
+		sum.Jobs = append(sum.Jobs, JobSummary{ID: j.ID, Status: string(j.Status), RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid,
+			RowsRejected: j.Progress.RowsRejected})
 		sum.RowsValid += j.Progress.RowsValid
 		sum.RowsRejected += j.Progress.RowsRejected
 	}

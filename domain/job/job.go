@@ -123,6 +123,10 @@ type Job struct {
 	ReviewedAt *time.Time
 	// RerunOf is the job this one reruns on the same files ("" for none).
 	RerunOf string
+	// Superseded says a later job reruns this one: the rerun replaces it,
+	// so a summary of its import session counts the rerun instead. It is
+	// found when the job is read, never stored.
+	Superseded bool
 	// ImportSessionID is the import session the job was created in ("" for
 	// none), and Metadata the session's metadata (a JSON object) it carries.
 	ImportSessionID string

@@ -560,7 +560,8 @@ function submitStep(said) {
       const res = await api("POST", "/v1/import-sessions/current/submit");
       const sum = res.summary;
       status(t("submit.done", { valid: sum.rows_valid }));
-      post("complete", { jobIds: sum.jobs.map((j) => j.id), jobs: sum.jobs, rowsValid: sum.rows_valid, rowsRejected: sum.rows_rejected, metadata: sum.metadata });
+      post("complete", { jobIds: sum.jobs.map((j) => j.id), jobs: sum.jobs, supersededJobIds: sum.superseded_job_ids, rowsValid: sum.rows_valid,
+        rowsRejected: sum.rows_rejected, metadata: sum.metadata });
       $("tn-main").replaceChildren(el("p", { text: t("submit.done", { valid: sum.rows_valid }) }));
     } catch (err) { send.disabled = false; fail(err); }
   } });
