@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -144,4 +145,18 @@ func BenchmarkPhoneValid(b *testing.B) {
 			libraryValid(numbers[i%len(numbers)])
 		}
 	})
+}
+
+// BenchmarkPhoneValidNANP: numbers of the calling code 25 regions share,
+// most of them not valid (as random numbers are), which the library
+// checks region by region.
+func BenchmarkPhoneValidNANP(b *testing.B) {
+	var numbers [][]byte
+	for i := range 64 {
+		numbers = append(numbers, []byte(fmt.Sprintf("1%03d%07d", 200+i*12%800, 5550000+i*7919%1000000)))
+	}
+	for i := 0; b.Loop(); i++ {
+		d := numbers[i%len(numbers)]
+		phoneValid(1, d[1:])
+	}
 }
