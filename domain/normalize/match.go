@@ -69,6 +69,7 @@ type expectation struct {
 	enum     map[string]bool
 	pattern  func(string) bool
 	list     ListLookup
+	terms    [][]term // its name, title and aliases read as words
 }
 
 // pairScore is one column–field pair scored.
@@ -102,7 +103,7 @@ func expectations(s *schema.Schema, lists map[string]ListLookup) []expectation {
 	ix := synonyms()
 	out := make([]expectation, len(s.Fields))
 	for j, f := range s.Fields {
-		e := expectation{concepts: map[*concept]bool{}}
+		e := expectation{concepts: map[*concept]bool{}, terms: fieldTerms(f.Name, f.Title, f.Aliases)}
 		for _, name := range append([]string{f.Name, f.Title}, f.Aliases...) {
 			if c := ix.fieldConcept(name); c != nil {
 				e.concepts[c] = true
@@ -272,6 +273,10 @@ func compatible(k, dominant string) bool {
 // concepts and whether it is generic, and its values' profile.
 type columnEvidence struct {
 	hits    []conceptHit
+	terms   []term // the header read as words
+	// named says the header's words name a field of the schema (a
+	// vocabulary score of headerLed or more).
+	named   bool
 	generic bool
 	profile *profile
 }
@@ -281,8 +286,18 @@ func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *
 	ps := pairScore{col: col, field: field, headerBy: MethodFuzzy}
 	if !ce.generic {
 		ps.header, ps.headerBy = headerScore(h, f)
+		if v := vocabScore(ce.terms, e.terms); v > ps.header {
+			ps.header, ps.headerBy = v, MethodSynonym
+		}
 	}
 	for _, hit := range ce.hits {
+		if ce.named && hit.score < synonymWhole-synonymShared {
+			// A header whose words name a field is judged by them: a
+			// synonym of one of its words (confirmed_date is a date,
+			// numero_dosi a number) does not make it a rival of a field
+			// its words do not name. The literal beats the synonym.
+			continue
+		}
 		if r := hit.score * relation(hit.c, e.concepts); r > ps.header {
 			ps.header, ps.headerBy = r, MethodSynonym
 		}
@@ -383,7 +398,12 @@ func newMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 			vals = values[c]
 		}
 		hits, generic := ix.conceptsOf(h)
-		m.columns[c] = columnEvidence{hits: hits, generic: generic, profile: profileValues(vals)}
+		terms := vocab().terms(h)
+		named := false
+		for j := range s.Fields {
+			named = named || !generic && vocabScore(terms, m.expect[j].terms) >= headerLed
+		}
+		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: named, generic: generic, profile: profileValues(vals)}
 		m.pairs[c] = make([]pairScore, len(s.Fields))
 		for j, f := range s.Fields {
 			m.pairs[c][j] = scorePair(c, j, h, &m.columns[c], f, &m.expect[j])
