@@ -272,8 +272,8 @@ func compatible(k, dominant string) bool {
 // columnEvidence is what the matcher knows of each column: its header's
 // concepts and whether it is generic, and its values' profile.
 type columnEvidence struct {
-	hits    []conceptHit
-	terms   []term // the header read as words
+	hits  []conceptHit
+	terms []term // the header read as words
 	// named says the header's words name a field of the schema (a
 	// vocabulary score of headerLed or more).
 	named   bool

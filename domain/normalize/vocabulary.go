@@ -43,7 +43,6 @@ const unknownWeight = 0.5
 // ordinals read a digit after a word: doses1, dose_2.
 var ordinals = map[string]string{"1": "first", "2": "second", "3": "third"}
 
-
 type vocabulary struct {
 	byWord  map[string]string  // folded word → concept id
 	weight  map[string]float64 // concept id → weight, when not 1
