@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -48,5 +49,29 @@ func TestSkippedCommentsWarning(t *testing.T) {
 	}
 	if o := agreedOptions([]FileDetection{{Detection: det}}); o["comment"] != "#" {
 		t.Fatalf("detected options %v", o)
+	}
+}
+
+// TestDetectedCommentRoundTrips: the detected options always say the
+// comment character a delimited file was read with, "none" when none was
+// (a file starting with # read with comment none would otherwise be read
+// with comments when its detected options are passed back).
+func TestDetectedCommentRoundTrips(t *testing.T) {
+	t.Parallel()
+	for read, want := range map[string]string{"": table.CommentNone, "#": "#", ";": ";"} {
+		det := table.Detection{Format: table.CSV, Delimiter: ",", Quote: `"`, HeaderRow: 1, Comment: read}
+		opts := agreedOptions([]FileDetection{{Detection: det}})
+		if opts["comment"] != orNone(read) {
+			t.Errorf("read with %q: detected options %v", read, opts)
+			continue
+		}
+		raw, _ := json.Marshal(opts)
+		o, err := ParseOptions(ModeNormalize, raw)
+		if err != nil || o.ReadOptions(table.Limits{}).Comment != want {
+			t.Errorf("read with %q: %s gives %v, comment %q", read, raw, err, o.ReadOptions(table.Limits{}).Comment)
+		}
+	}
+	if opts := agreedOptions([]FileDetection{{Detection: table.Detection{Format: table.XLSX, Sheet: "Data", HeaderRow: 1}}}); opts["comment"] != nil {
+		t.Errorf("a workbook's detected options %v", opts)
 	}
 }

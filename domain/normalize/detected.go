@@ -64,9 +64,10 @@ func (r Result) DetectedJSON() json.RawMessage {
 
 // readerSettings are the reader settings detected options may carry: each
 // applies to some formats, and goes into the options when every file it
-// applies to agrees on it. An unquoted or header-less reading is said
-// explicitly ("none"), so passing the options back cannot detect
-// something else.
+// applies to agrees on it. An unquoted, header-less or comment-less
+// reading is said explicitly ("none"), so passing the options back cannot
+// detect something else (a file starting with # read with comment none
+// would be read with comments).
 var readerSettings = []struct {
 	key     string
 	applies func(FileDetection) bool
@@ -81,7 +82,7 @@ var readerSettings = []struct {
 	}},
 	{"quote", isDelimited, func(f FileDetection) string { return orNone(f.Quote) }},
 	{"escape", isDelimited, func(f FileDetection) string { return orNone(f.Escape) }},
-	{"comment", isDelimited, func(f FileDetection) string { return f.Comment }}, // given only when there is one: auto finds none again
+	{"comment", isDelimited, func(f FileDetection) string { return orNone(f.Comment) }},
 	{"sheet", isWorkbook, func(f FileDetection) string { return f.Sheet }},
 	{"header_row", isTabular, func(f FileDetection) string {
 		if f.HeaderRow == 0 {

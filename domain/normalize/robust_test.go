@@ -418,7 +418,7 @@ func TestResult_detectedOptionsSayNone(t *testing.T) {
 		return det.Options
 	}
 	csv := table.Detection{Format: table.CSV, Encoding: "UTF-8", Delimiter: ";"}
-	if got := fmt.Sprint(detected(csv)); got != "map[delimiter:; encoding:UTF-8 escape:none header_row:none quote:none]" {
+	if got := fmt.Sprint(detected(csv)); got != "map[comment:none delimiter:; encoding:UTF-8 escape:none header_row:none quote:none]" {
 		t.Fatalf("header-less, unquoted CSV: %s", got)
 	}
 	opts, _ := json.Marshal(detected(csv))
@@ -429,10 +429,10 @@ func TestResult_detectedOptionsSayNone(t *testing.T) {
 	}
 	quoted := table.Detection{Format: table.CSV, Encoding: "UTF-8", Delimiter: ",", Quote: "'", Escape: `\`, HeaderRow: 1}
 	book := table.Detection{Format: table.XLSX, Sheet: "Data", HeaderRow: 1}
-	if got := fmt.Sprint(detected(quoted, book)); got != `map[delimiter:, encoding:UTF-8 escape:\ header_row:1 quote:' sheet:Data]` {
+	if got := fmt.Sprint(detected(quoted, book)); got != `map[comment:none delimiter:, encoding:UTF-8 escape:\ header_row:1 quote:' sheet:Data]` {
 		t.Fatalf("a CSV and a workbook: %s", got)
 	}
-	if got := fmt.Sprint(detected(quoted, csv)); got != "map[encoding:UTF-8]" {
+	if got := fmt.Sprint(detected(quoted, csv)); got != "map[comment:none encoding:UTF-8]" {
 		t.Fatalf("two CSVs that disagree: %s", got)
 	}
 }
