@@ -421,7 +421,7 @@ func (m *matcher) assign(mp *mapper) {
 			continue
 		}
 		for j, ps := range m.pairs[c] {
-			if !mp.taken[j] && m.s.Fields[j].Compute == "" && !ps.excluded && !ps.other && ps.score >= autoThreshold {
+			if !mp.taken[j] && m.s.Fields[j].Compute == "" && !ps.excluded && !ps.other && (ps.score >= autoThreshold || m.onlyOfItsKind(mp, ps)) {
 				order = append(order, ps)
 			}
 		}
@@ -440,6 +440,9 @@ func (m *matcher) assign(mp *mapper) {
 // telling kind under a header that names nothing.
 func (m *matcher) sure(mp *mapper, ps pairScore) bool {
 	led := ps.header >= headerLed
+	if !led && m.onlyOfItsKind(mp, ps) {
+		return true
+	}
 	if !led {
 		ce := &m.columns[ps.col]
 		need := 0.85
@@ -471,6 +474,50 @@ func (m *matcher) sure(mp *mapper, ps pairScore) bool {
 		}
 	}
 	return true
+}
+
+// uniqueKinds are the kinds of value that tell a field when the schema
+// has one field of the kind: a column of dates is its only date field.
+var uniqueKinds = map[string]bool{kindDate: true, kindDateTime: true, kindEmail: true, kindPhone: true, kindURI: true,
+	kindUUID: true, kindCountry: true, kindCurrency: true, kindBoolean: true}
+
+// onlyOfItsKind says the values decide a pair its header cannot: nine in
+// ten of them or more read as a telling kind, the field is the schema's
+// only open field of that kind, no other open column's values fit it,
+// and the header neither names another field nor speaks against this one.
+func (m *matcher) onlyOfItsKind(mp *mapper, ps pairScore) bool {
+	ce := &m.columns[ps.col]
+	kind := m.expect[ps.field].kind
+	if !uniqueKinds[ps.matched] || ps.values < 0.9 || ps.excluded || ps.other || ce.profile.n < 3 || kind == "" {
+		return false
+	}
+	if !ce.generic && vocab().speaksAgainst(ce.terms, m.expect[ps.field].terms) {
+		return false
+	}
+	for j, f := range m.s.Fields {
+		if j == ps.field || f.Compute != "" {
+			continue
+		}
+		if m.pairs[ps.col][j].header >= headerLed {
+			return false // the header names another field
+		}
+		if !mp.taken[j] && sameKind(m.expect[j].kind, kind) {
+			return false
+		}
+	}
+	for c := range m.pairs {
+		if c != ps.col && mp.to[c] < 0 && !mp.ignored[c] && !m.pairs[c][ps.field].excluded && m.pairs[c][ps.field].values >= 0.5 {
+			return false
+		}
+	}
+	return true
+}
+
+// sameKind says two fields expect the same kind of value (a date and a
+// datetime field both take a column of dates).
+func sameKind(a, b string) bool {
+	dated := func(k string) bool { return k == kindDate || k == kindDateTime }
+	return a == b || dated(a) && dated(b)
 }
 
 // candidates ranks the fields column c could take, best first: the

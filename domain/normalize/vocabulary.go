@@ -44,10 +44,11 @@ const unknownWeight = 0.5
 var ordinals = map[string]string{"1": "first", "2": "second", "3": "third"}
 
 type vocabulary struct {
-	byWord  map[string]string  // folded word → concept id
-	weight  map[string]float64 // concept id → weight, when not 1
-	stop    map[string]bool    // words that say nothing (of, de, der)
-	longest int                // the longest word's length, bounding compound search
+	byWord  map[string]string          // folded word → concept id
+	weight  map[string]float64         // concept id → weight, when not 1
+	stop    map[string]bool            // words that say nothing (of, de, der)
+	close   map[string]map[string]bool // concepts that may name one another's values (a day, a date)
+	longest int                        // the longest word's length, bounding compound search
 }
 
 var vocab = sync.OnceValue(func() *vocabulary {
@@ -58,12 +59,23 @@ var vocab = sync.OnceValue(func() *vocabulary {
 	if err := json.Unmarshal(vocabularyJSON, &doc); err != nil {
 		panic("vocabulary.json: " + err.Error()) // embedded: TestVocabulary_data reads it
 	}
-	v := &vocabulary{byWord: map[string]string{}, weight: map[string]float64{}, stop: keySet(doc.Stopwords)}
+	v := &vocabulary{byWord: map[string]string{}, weight: map[string]float64{}, stop: keySet(doc.Stopwords), close: map[string]map[string]bool{}}
 	for _, raw := range doc.Concepts {
 		var id string
 		var light bool
+		var near []string
 		_ = json.Unmarshal(raw["id"], &id)
 		_ = json.Unmarshal(raw["light"], &light)
+		_ = json.Unmarshal(raw["close"], &near)
+		for _, o := range near {
+			if v.close[id] == nil {
+				v.close[id] = map[string]bool{}
+			}
+			if v.close[o] == nil {
+				v.close[o] = map[string]bool{}
+			}
+			v.close[id][o], v.close[o][id] = true, true
+		}
 		if light {
 			v.weight[id] = lightWeight
 		}
@@ -276,4 +288,29 @@ func vocabScore(header []term, field [][]term) float64 {
 		best = max(best, termScore(header, f))
 	}
 	return best
+}
+
+// speaksAgainst says a header's words name something other than a
+// field: a concept of the vocabulary (not a light or unknown word) that
+// is neither among the field's concepts nor close to one, while none of
+// the header's words is. Geändert am (updated) is no birth date; dia (a
+// day) may be a date; stato (a word it does not know) says nothing.
+func (v *vocabulary) speaksAgainst(header []term, field [][]term) bool {
+	against := false
+	for _, t := range header {
+		if strings.HasPrefix(t.id, "=") || t.weight < 1 {
+			continue
+		}
+		agrees := false
+		for _, f := range field {
+			for _, ft := range f {
+				agrees = agrees || ft.id == t.id || v.close[t.id][ft.id]
+			}
+		}
+		if agrees {
+			return false
+		}
+		against = true
+	}
+	return against
 }

@@ -41,7 +41,7 @@ func TestVocabulary_data(t *testing.T) {
 		}
 		ids[id] = true
 		for key := range raw {
-			if key != "id" && key != "light" && !slices.Contains(vocabLanguages, key) {
+			if key != "id" && key != "light" && key != "close" && !slices.Contains(vocabLanguages, key) {
 				t.Errorf("%s: unknown key %q", id, key)
 			}
 		}
@@ -143,6 +143,39 @@ func TestMatch_headersReadAsWords(t *testing.T) {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
 			t.Parallel()
 			if got := matchOf(t, matchRegional, tc.rows...); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMatch_valuesDecide: a column whose values are all of a telling kind
+// maps to the schema's only field of that kind when its header cannot say
+// (an unknown word, or one that agrees), no other column competes, and
+// its header names nothing else.
+func TestMatch_valuesDecide(t *testing.T) {
+	t.Parallel()
+	const sch = `{"fields":[{"name":"start_date","type":"date"},{"name":"country","type":"string","format":"country"},
+		{"name":"active","type":"boolean"},{"name":"deaths","type":"integer"}]}`
+	for _, tc := range []struct {
+		name string
+		rows [][]string
+		want string
+	}{
+		{"ISO alpha-3 codes under an unknown word", [][]string{{"geo", "deceduti"}, {"DEU", "3"}, {"FRA", "5"}, {"ITA", "8"}},
+			"geo→country/content deceduti→deaths/synonym"},
+		{"DMY dates under a compound that agrees, yes and no under an unknown word", [][]string{{"Beitrittsdatum", "Kennzeichen"}, {"31.01.2020", "ja"}, {"15.02.2021", "nein"}, {"01.03.2019", "ja"}},
+			"Beitrittsdatum→start_date/synonym Kennzeichen→active/content"},
+		{"dates under a day", [][]string{{"dia"}, {"24-03-2020"}, {"25-03-2020"}, {"26-03-2020"}},
+			"dia→start_date/content"},
+		{"dates under a header naming something else", [][]string{{"Geändert am"}, {"2020-01-31"}, {"2021-02-15"}, {"2019-03-01"}},
+			"Geändert am→-"},
+		{"two columns of dates compete", [][]string{{"Beitrittsdatum", "Austrittsdatum"}, {"31.01.2020", "01.02.2021"}, {"15.02.2021", "01.03.2022"}, {"01.03.2019", "01.04.2020"}},
+			"Beitrittsdatum→- Austrittsdatum→-"},
+	} {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			t.Parallel()
+			if got := matchOf(t, sch, tc.rows...); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
