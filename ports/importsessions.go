@@ -25,6 +25,12 @@ type ImportSessions interface {
 	ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []entitlement.Entitlement, error)
 	// JobCount counts the session's jobs (for max_jobs and its summary).
 	JobCount(ctx context.Context, orgID, id string) (int, error)
+	// Hold returns the session and counts its jobs in the caller's
+	// transaction (ctx carries it), holding the session until it ends:
+	// a job's insertion and a submit serialize on it, so concurrent jobs
+	// cannot pass max_jobs together and a submit sees every job made
+	// before it.
+	Hold(ctx context.Context, orgID, id string) (importsession.Session, int, error)
 	// Framing returns a session by id alone, for the public page that
 	// frames the importer: it shows only the session's origins.
 	Framing(ctx context.Context, id string) (importsession.Session, error)

@@ -181,6 +181,31 @@ func (s *ImportSessions) JobCount(ctx context.Context, orgID, id string) (int, e
 	return int(n), translate(err, "job")
 }
 
+// Hold implements ports.ImportSessions: the row is locked on PostgreSQL
+// (FOR NO KEY UPDATE, which a submit's FOR UPDATE waits for, and the
+// foreign key of a job's insert does not); SQLite's immediate
+// transactions already serialize writers. The count runs after the lock
+// is held, so it sees every job committed before.
+func (s *ImportSessions) Hold(ctx context.Context, orgID, id string) (importsession.Session, int, error) {
+	if _, ok := TxFrom(ctx); !ok {
+		return importsession.Session{}, 0, fmt.Errorf("hold import session %s: no transaction", id)
+	}
+	var row importSessionRow
+	q := s.db.conn(ctx).NewSelect().Model(&row).Where("id = ? AND org_id = ?", id, orgID)
+	if s.db.Dialect == Postgres {
+		q = q.For("NO KEY UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return importsession.Session{}, 0, translate(err, importSessionWhat)
+	}
+	ses, err := toImportSessionDomain(row)
+	if err != nil {
+		return importsession.Session{}, 0, err
+	}
+	n, err := s.JobCount(ctx, orgID, id)
+	return ses, n, err
+}
+
 // Framing returns a session by id, whatever its organization.
 func (s *ImportSessions) Framing(ctx context.Context, id string) (importsession.Session, error) {
 	var row importSessionRow

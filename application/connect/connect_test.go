@@ -50,7 +50,7 @@ func newFixture(t *testing.T) fixture {
 	render.EXPECT().Event(mock.Anything, mock.Anything, false).Return([]byte(`{}`), nil).Maybe()
 	log := slog.New(slog.DiscardHandler)
 	cfg := jobs.Config{}
-	create := jobs.NewCreator(cfg, f.jobs, nil, f.quotas, f.blobs, f.tables, tx, clock, jobs.NewOutbox(events, render, bus),
+	create := jobs.NewCreator(cfg, f.jobs, mocks.NewImportSessions(t), nil, f.quotas, f.blobs, f.tables, tx, clock, jobs.NewOutbox(events, render, bus),
 		jobs.NewDispatcher(cfg, f.slots, f.queue, tx, log))
 	f.svc = connect.NewService(f.files, create, f.blobs, f.tables, tx, clock, log)
 	return f

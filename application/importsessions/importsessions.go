@@ -278,26 +278,20 @@ func (s *Service) sessionJobs(ctx context.Context, ses importsession.Session) ([
 }
 
 // CheckRoom refuses a new job (an upload or a rerun) in a session that
-// was submitted or has made its max_jobs jobs.
+// was submitted or has made its max_jobs jobs, before its work is done.
+// It only answers early: the job's insertion checks again, holding the
+// session (jobs.Creator), which is what keeps max_jobs and the summary
+// true under concurrent requests.
 func (s *Service) CheckRoom(ctx context.Context, p identity.Principal) error {
 	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
 	if err != nil {
 		return err
 	}
-	if err := ses.Usable(s.clock.Now()); err != nil {
-		return err
-	}
-	if ses.SubmittedAt != nil {
-		return domain.Errorf(domain.ErrConflict, domain.CodeConflict, "The import session was submitted; it takes no more files.")
-	}
 	n, err := s.sessions.JobCount(ctx, ses.OrgID, ses.ID)
 	if err != nil {
 		return err
 	}
-	if n >= ses.MaxJobs {
-		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded, "The import session has made its %d jobs, the most it may make.", ses.MaxJobs)
-	}
-	return nil
+	return ses.TakesJob(s.clock.Now(), n)
 }
 
 // JobParams are the settings of a job an end user creates in the
@@ -315,7 +309,7 @@ func (s *Service) JobParams(ctx context.Context, p identity.Principal, in jobs.P
 		return jobs.Params{}, err
 	}
 	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: ses.Options, Name: in.Name,
-		ImportSessionID: ses.ID, Metadata: ses.Metadata, SessionMaxJobs: ses.MaxJobs}, nil
+		ImportSessionID: ses.ID, Metadata: ses.Metadata}, nil
 }
 
 // Summary is what a submitted session reports: the final job of each
@@ -343,7 +337,9 @@ type JobSummary struct {
 
 // Submit records that the end user finished and, in the same
 // transaction, writes the import_session.submitted webhook with the
-// session's jobs and counts.
+// session's jobs and counts. Update holds the session as a job's
+// insertion does (jobs.Creator), so a job is either made before the
+// submit, and in its summary, or refused after it.
 func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsession.Session, Summary, error) {
 	var ses importsession.Session
 	var sum Summary

@@ -139,6 +139,7 @@ func TestCheckRoom_refusesASubmittedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.sessions.EXPECT().Get(mock.Anything, "org_1", "imp_1").Return(ses, nil).Once()
+	f.sessions.EXPECT().JobCount(mock.Anything, "org_1", "imp_1").Return(0, nil).Maybe()
 	if err := f.svc.CheckRoom(context.Background(), byEnd); domain.CodeOf(err) != domain.CodeConflict {
 		t.Fatalf("submitted: %v", err)
 	}

@@ -24,6 +24,7 @@ import (
 type Creator struct {
 	cfg      Config
 	jobs     ports.Jobs
+	sessions ports.ImportSessions
 	schemas  ports.Schemas
 	quotas   ports.Quotas
 	blobs    ports.BlobStore
@@ -35,10 +36,10 @@ type Creator struct {
 }
 
 // NewCreator returns the creation of jobs.
-func NewCreator(cfg Config, jobs ports.Jobs, schemas ports.Schemas, quotas ports.Quotas, blobs ports.BlobStore, tables ports.TableOpener,
-	tx ports.Transactor, clock ports.Clock, outbox *Outbox, dispatcher *Dispatcher) *Creator {
-	return &Creator{cfg: cfg.withDefaults(), jobs: jobs, schemas: schemas, quotas: quotas, blobs: blobs, tables: tables, tx: tx, clock: clock,
-		outbox: outbox, dispatch: dispatcher}
+func NewCreator(cfg Config, jobs ports.Jobs, sessions ports.ImportSessions, schemas ports.Schemas, quotas ports.Quotas, blobs ports.BlobStore,
+	tables ports.TableOpener, tx ports.Transactor, clock ports.Clock, outbox *Outbox, dispatcher *Dispatcher) *Creator {
+	return &Creator{cfg: cfg.withDefaults(), jobs: jobs, sessions: sessions, schemas: schemas, quotas: quotas, blobs: blobs, tables: tables,
+		tx: tx, clock: clock, outbox: outbox, dispatch: dispatcher}
 }
 
 // NewUpload reserves a job id for an upload; the file goes to storage
@@ -111,7 +112,7 @@ func (c *Creator) Submit(ctx context.Context, p identity.Principal, sub Submissi
 	if sch != nil {
 		j.Schema = sch.JSON()
 	}
-	if err := c.queueNew(ctx, j, in.SessionMaxJobs); err != nil {
+	if err := c.queueNew(ctx, j); err != nil {
 		return job.Job{}, fmt.Errorf("create job: %w", err)
 	}
 	return j, nil
@@ -149,13 +150,13 @@ func (c *Creator) targetSchema(ctx context.Context, p identity.Principal, mode n
 // queueNew inserts a new job with its job.queued event, and queues it
 // when its organization has a free slot, else holds it for one; at most
 // MaxQueuedPerOrg of an organization's jobs wait or run.
-func (c *Creator) queueNew(ctx context.Context, j job.Job, sessionMaxJobs int) error {
+func (c *Creator) queueNew(ctx context.Context, j job.Job) error {
 	return c.tx.InTx(ctx, func(ctx context.Context) error {
 		active, pending, err := c.dispatch.counts(ctx, j.OrgID)
 		if err != nil {
 			return err
 		}
-		if err := c.checkSessionRoom(ctx, j, sessionMaxJobs); err != nil {
+		if err := c.checkSessionRoom(ctx, j); err != nil {
 			return err
 		}
 		if err := c.dispatch.room(pending); err != nil {
@@ -171,20 +172,20 @@ func (c *Creator) queueNew(ctx context.Context, j job.Job, sessionMaxJobs int) e
 	})
 }
 
-// checkSessionRoom refuses a job past its import session's max_jobs; it
-// runs after counts has locked the organization's slots.
-func (c *Creator) checkSessionRoom(ctx context.Context, j job.Job, limit int) error {
-	if j.ImportSessionID == "" || limit <= 0 {
+// checkSessionRoom refuses a job (an upload or a rerun) of an import
+// session that was submitted or has made its max_jobs jobs. The session
+// is held until the job is inserted, so jobs at the same moment cannot
+// pass max_jobs together, and a submit (which holds it too) lists every
+// job made before it and refuses every one after.
+func (c *Creator) checkSessionRoom(ctx context.Context, j job.Job) error {
+	if j.ImportSessionID == "" {
 		return nil
 	}
-	have, _, err := c.jobs.List(ctx, j.OrgID, ports.JobFilter{ImportSessionID: j.ImportSessionID}, ports.Page{Limit: limit})
+	ses, n, err := c.sessions.Hold(ctx, j.OrgID, j.ImportSessionID)
 	if err != nil {
 		return err
 	}
-	if len(have) >= limit {
-		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded, "The import session has made its %d jobs, the most it may make.", limit)
-	}
-	return nil
+	return ses.TakesJob(c.clock.Now(), n)
 }
 
 // Resume queues again a job that stopped for its review, once change (the

@@ -104,7 +104,7 @@ func newFixture(t *testing.T, cfg jobs.Config) *fixture {
 	f.outbox = jobs.NewOutbox(f.events, f.render, f.bus)
 	f.dispatch = jobs.NewDispatcher(cfg, f.slots, f.queue, tx, f.log)
 	f.sources = jobs.NewSources(cfg, f.staging, f.tables, nil, f.log)
-	f.create = jobs.NewCreator(cfg, f.jobs, f.schemas, f.quotas, f.blobs, f.tables, tx, clock, f.outbox, f.dispatch)
+	f.create = jobs.NewCreator(cfg, f.jobs, mocks.NewImportSessions(t), f.schemas, f.quotas, f.blobs, f.tables, tx, clock, f.outbox, f.dispatch)
 	f.run = jobs.NewRunner(cfg, f.jobs, f.learned, nil, f.blobs, f.render, tx, clock, f.log, f.sources, f.outbox, f.dispatch)
 	f.read = jobs.NewReader(f.jobs, f.events, f.bus, f.blobs, f.sources)
 	f.cancel = jobs.NewCanceler(f.jobs, f.blobs, tx, clock, f.log, f.outbox, f.dispatch)

@@ -79,11 +79,6 @@ type Params struct {
 	// a client.
 	ImportSessionID string
 	Metadata        []byte
-	// SessionMaxJobs, with ImportSessionID, is how many jobs the session
-	// may have: checked in the transaction that inserts the job, under the
-	// organization's lock, so that uploads at the same moment cannot pass
-	// it together (0: not checked here).
-	SessionMaxJobs int
 }
 
 // Submission is a new job: where its files are and how to run it.

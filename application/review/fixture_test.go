@@ -226,7 +226,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	jcfg := jobs.Config{}
 	outbox := jobs.NewOutbox(events, render, bus)
 	uc := JobUseCases{
-		Create:  jobs.NewCreator(jcfg, f.jobs, schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log)),
+		Create:  jobs.NewCreator(jcfg, f.jobs, mocks.NewImportSessions(t), schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log)),
 		Read:    jobs.NewReader(f.jobs, events, bus, f.blobs, nil),
 		Sources: jobs.NewSources(jcfg, f.staging, f.tables, nil, log),
 		Outbox:  outbox,

@@ -130,6 +130,21 @@ func (s *Session) Submit(now time.Time) error {
 	}
 }
 
+// TakesJob refuses another job (an upload or a rerun) to a session that
+// can no longer be used, was submitted, or has made its MaxJobs jobs.
+func (s Session) TakesJob(now time.Time, jobs int) error {
+	if err := s.Usable(now); err != nil {
+		return err
+	}
+	if s.SubmittedAt != nil {
+		return domain.Errorf(domain.ErrConflict, domain.CodeConflict, "The import session was submitted; it takes no more files.")
+	}
+	if jobs >= s.MaxJobs {
+		return domain.Errorf(domain.ErrForbidden, domain.CodeQuotaExceeded, "The import session has made its %d jobs, the most it may make.", s.MaxJobs)
+	}
+	return nil
+}
+
 // ErrInvalidSecret answers a malformed, unknown or revoked secret alike.
 var ErrInvalidSecret = domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "The import session's client secret is not valid.")
 

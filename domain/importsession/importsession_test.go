@@ -68,3 +68,24 @@ func TestCheckTheme(t *testing.T) {
 		}
 	}
 }
+
+func TestSession_takesJob(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	s := Session{MaxJobs: 3, ExpiresAt: now.Add(time.Hour)}
+	if err := s.TakesJob(now, 2); err != nil {
+		t.Fatalf("room for a third job: %v", err)
+	}
+	if code := domain.CodeOf(s.TakesJob(now, 3)); code != domain.CodeQuotaExceeded {
+		t.Fatalf("at max_jobs: %s", code)
+	}
+	if code := domain.CodeOf(s.TakesJob(now.Add(time.Hour), 0)); code != domain.CodeImportSessionExpired {
+		t.Fatalf("expired: %s", code)
+	}
+	if err := s.Submit(now); err != nil {
+		t.Fatal(err)
+	}
+	if code := domain.CodeOf(s.TakesJob(now, 0)); code != domain.CodeConflict {
+		t.Fatalf("submitted: %s", code)
+	}
+}

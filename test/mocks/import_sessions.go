@@ -256,6 +256,71 @@ func (_c *ImportSessions_Get_Call) RunAndReturn(run func(context.Context, string
 	return _c
 }
 
+// Hold provides a mock function with given fields: ctx, orgID, id
+func (_m *ImportSessions) Hold(ctx context.Context, orgID string, id string) (importsession.Session, int, error) {
+	ret := _m.Called(ctx, orgID, id)
+
+	if len(ret) == 0 {
+		panic("no return value specified for Hold")
+	}
+
+	var r0 importsession.Session
+	var r1 int
+	var r2 error
+	if rf, ok := ret.Get(0).(func(context.Context, string, string) (importsession.Session, int, error)); ok {
+		return rf(ctx, orgID, id)
+	}
+	if rf, ok := ret.Get(0).(func(context.Context, string, string) importsession.Session); ok {
+		r0 = rf(ctx, orgID, id)
+	} else {
+		r0 = ret.Get(0).(importsession.Session)
+	}
+
+	if rf, ok := ret.Get(1).(func(context.Context, string, string) int); ok {
+		r1 = rf(ctx, orgID, id)
+	} else {
+		r1 = ret.Get(1).(int)
+	}
+
+	if rf, ok := ret.Get(2).(func(context.Context, string, string) error); ok {
+		r2 = rf(ctx, orgID, id)
+	} else {
+		r2 = ret.Error(2)
+	}
+
+	return r0, r1, r2
+}
+
+// ImportSessions_Hold_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Hold'
+type ImportSessions_Hold_Call struct {
+	*mock.Call
+}
+
+// Hold is a helper method to define mock.On call
+//   - ctx context.Context
+//   - orgID string
+//   - id string
+func (_e *ImportSessions_Expecter) Hold(ctx interface{}, orgID interface{}, id interface{}) *ImportSessions_Hold_Call {
+	return &ImportSessions_Hold_Call{Call: _e.mock.On("Hold", ctx, orgID, id)}
+}
+
+func (_c *ImportSessions_Hold_Call) Run(run func(ctx context.Context, orgID string, id string)) *ImportSessions_Hold_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		run(args[0].(context.Context), args[1].(string), args[2].(string))
+	})
+	return _c
+}
+
+func (_c *ImportSessions_Hold_Call) Return(_a0 importsession.Session, _a1 int, _a2 error) *ImportSessions_Hold_Call {
+	_c.Call.Return(_a0, _a1, _a2)
+	return _c
+}
+
+func (_c *ImportSessions_Hold_Call) RunAndReturn(run func(context.Context, string, string) (importsession.Session, int, error)) *ImportSessions_Hold_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // JobCount provides a mock function with given fields: ctx, orgID, id
 func (_m *ImportSessions) JobCount(ctx context.Context, orgID string, id string) (int, error) {
 	ret := _m.Called(ctx, orgID, id)
