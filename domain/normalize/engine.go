@@ -659,12 +659,13 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		w.res.Detected = append(w.res.Detected, FileDetection{SourceFile: src.FileID, Detection: det})
 		w.fileWarnings(src.FileID, det)
 	}
-	to, entries, _ := mapSourceColumns(matchInput{header: header, schema: s, explicit: w.in.Options.Mapping, learned: w.in.Learned, lists: w.in.Lists,
+	to, entries, mt := mapSourceColumns(matchInput{header: header, schema: s, explicit: w.in.Options.Mapping, learned: w.in.Learned, lists: w.in.Lists,
 		values: func() [][]string { return columnValuesOf(ctx, src, len(header), s.MissingValues) }})
 	for i := range entries {
 		entries[i].SourceFile = src.FileID
 		w.mappingWarning(src.FileID, entries[i])
 	}
+	w.ambiguousMappings(src.FileID, mt)
 	w.res.Mapping = append(w.res.Mapping, entries...)
 	for _, is := range readerWarnings(r, src.FileID, header) {
 		w.issue(is)

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -385,6 +386,15 @@ type matcher struct {
 	expect  []expectation
 	columns []columnEvidence
 	pairs   [][]pairScore // by column, then field
+	// ambiguous are the fields two columns or more named as well as each
+	// other: none was mapped, and the run says so (ambiguous_mapping).
+	ambiguous []ambiguity
+}
+
+// ambiguity is a field and the columns that compete for it, best first.
+type ambiguity struct {
+	field int
+	cols  []int
 }
 
 // newMatcher profiles each column's values (values[c] are column c's
@@ -432,6 +442,58 @@ func (m *matcher) assign(mp *mapper) {
 			continue
 		}
 		mp.claim(ps.col, ps.field, ps.method(), round2(ps.score))
+	}
+	m.findAmbiguities(mp)
+}
+
+// findAmbiguities records each field left open because columns whose
+// headers name it came within tieMargin of one another: a coin-toss the
+// matcher refuses (codice_regione and cod_regione for region_code).
+func (m *matcher) findAmbiguities(mp *mapper) {
+	for j, f := range m.s.Fields {
+		if mp.taken[j] || f.Compute != "" {
+			continue
+		}
+		var rivals []pairScore
+		for c := range m.pairs {
+			ps := m.pairs[c][j]
+			if mp.to[c] < 0 && !mp.ignored[c] && !ps.excluded && !ps.other && ps.header >= headerLed && ps.score >= autoThreshold {
+				rivals = append(rivals, ps)
+			}
+		}
+		if len(rivals) < 2 {
+			continue
+		}
+		sort.SliceStable(rivals, func(a, b int) bool { return rivals[a].score > rivals[b].score })
+		a := ambiguity{field: j}
+		for _, r := range rivals {
+			if r.score >= rivals[0].score-tieMargin {
+				a.cols = append(a.cols, r.col)
+			}
+		}
+		if len(a.cols) >= 2 {
+			m.ambiguous = append(m.ambiguous, a)
+		}
+	}
+}
+
+// ambiguousMappings warns of each field the matcher left open because
+// several columns named it as well as one another, naming them: a person
+// picks one (options.mapping), and the review proposes the field for
+// each of them.
+func (w *writer) ambiguousMappings(fileID string, mt *matcher) {
+	if mt == nil {
+		return
+	}
+	for _, a := range mt.ambiguous {
+		cols := make([]string, len(a.cols))
+		for i, c := range a.cols {
+			cols[i] = mt.header[c]
+		}
+		f := mt.s.Fields[a.field].Name
+		w.issue(Issue{SourceFile: fileID, Field: f, Severity: warning, Code: "ambiguous_mapping",
+			Message: fmt.Sprintf("Columns %q of %s name field %q equally well (confidence %.2f): none was mapped. Pick one with options.mapping.",
+				cols, where(fileID), f, round2(mt.pairs[a.cols[0]][a.field].score))})
 	}
 }
 

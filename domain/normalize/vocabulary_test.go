@@ -1,10 +1,14 @@
 package normalize
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/table"
 )
 
 // TestVocabulary_data: vocabulary.json reads, records its sources, and
@@ -179,5 +183,36 @@ func TestMatch_valuesDecide(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRun_ambiguousMapping: two columns whose headers name a field
+// equally are left to a person, and the run says so, naming both; the
+// review proposes the field for each.
+func TestRun_ambiguousMapping(t *testing.T) {
+	t.Parallel()
+	s := mustSchema(t, `{"fields":[{"name":"region_code","type":"string"},{"name":"deaths","type":"integer"}]}`)
+	header := []string{"codice_regione", "cod_regione", "deceduti"}
+	r := execute(t, ModeNormalize, s, "", source("", header, []string{"13", "ITF1", "3"}, []string{"17", "ITF5", "5"}, []string{"21", "ITH1", "8"}))
+	if got := strings.Join(codes(r.issues), ","); got != "ambiguous_mapping,unmapped_field" {
+		t.Fatalf("issues %v", r.issues)
+	}
+	msg, _ := r.issues[0]["message"].(string)
+	if r.issues[0]["field"] != "region_code" || !strings.Contains(msg, `"codice_regione"`) || !strings.Contains(msg, `"cod_regione"`) {
+		t.Fatalf("issue %v", r.issues[0])
+	}
+	if r.rows[0]["region_code"] != nil || fmt.Sprint(r.rows[0]["deaths"]) != "3" {
+		t.Fatalf("rows %v", r.rows)
+	}
+	smp := Sample{Header: header, Records: []table.Record{recordOf(1, []string{"13", "ITF1", "3"}), recordOf(2, []string{"17", "ITF5", "5"})}}
+	rev, err := RunReview(context.Background(), ReviewInput{Mode: ModeNormalize, Schema: s, Options: Defaults(ModeNormalize), Samples: []Sample{smp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range 2 {
+		col := rev.Columns[c]
+		if col.Field != nil || len(col.Alternatives) == 0 || col.Alternatives[0].Field != "region_code" {
+			t.Errorf("review column %s: field %v, alternatives %+v", col.SourceColumn, col.Field, col.Alternatives)
+		}
 	}
 }
