@@ -86,7 +86,7 @@ func newNormalizeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&outFile, "out", "", "write rows here instead of stdout")
 	cmd.Flags().StringVar(&errorsFile, "errors", "", "write issues here as JSON lines")
 	cmd.Flags().StringArrayVar(&listFiles, "list", nil, "ID=FILE: the reference list an inList constraint or foreignKey names, from a file of one value a line (repeatable)")
-	cmd.Flags().BoolVar(&explain, "explain", false, "after the summary, print what was detected (format, encoding, delimiter, header row, each column's date order and decimal mark with their evidence) as JSON; its \"options\" reproduce the run")
+	cmd.Flags().BoolVar(&explain, "explain", false, "after the summary, print the mapping as the API's mapping[] (each column's field, method, confidence and evidence), then what was detected (format, encoding, delimiter, header row, each column's date order and decimal mark with their evidence) as JSON; its \"options\" reproduce the run")
 	return cmd
 }
 
@@ -198,6 +198,13 @@ func runNormalize(cmd *cobra.Command, m normalize.Mode, s *schema.Schema, opts n
 	fmt.Fprintf(stderr, "tabnorm: %s %s: %d rows read, %d valid, %d rejected, %d issues%s in %s\n", m, input,
 		res.Progress.RowsRead, res.RowCount, res.RejectedCount, res.IssueCount, truncated, time.Since(start).Round(time.Millisecond))
 	if explain {
+		// The mapping as the API's mapping[]: which column went to which
+		// field, how, and on what evidence.
+		mapping, err := httpapi.JobRenderer{}.Mapping(res.Mapping)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "tabnorm: mapping: %s\n", mapping)
 		fmt.Fprintf(stderr, "tabnorm: detected: %s\n", res.DetectedJSON())
 	}
 	return nil
