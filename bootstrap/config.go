@@ -47,6 +47,10 @@ type Config struct {
 	Retention      time.Duration
 	OrphanGrace    time.Duration
 	ReviewTTL      time.Duration
+	// MaxEditBytesPerJob and MaxEditBytesPerImportSession bound the bytes
+	// of cell edits a job, and the jobs of an import session together, hold.
+	MaxEditBytesPerJob           int64
+	MaxEditBytesPerImportSession int64
 
 	WebhookAllowPrivate bool
 	// StartTimeout bounds start-up once the migrations are in place.
@@ -101,6 +105,8 @@ var Settings = []Setting{
 	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this"},
 	{"TABNORM_ORPHAN_GRACE", "24h", "stored bytes no job or file owns (a crashed upload, a killed job's partial results, empty folders) are deleted once this old; at least the job timeout"},
 	{"TABNORM_REVIEW_TTL", "7d", "a job awaiting its review (`options.review`) is canceled with `review_expired` after this"},
+	{"TABNORM_MAX_EDIT_BYTES_PER_JOB", "67108864", "bytes of cell edits (values, fields, file names) one job may hold (64 MiB); past it adding edits answers 409 `edit_limit_reached`"},
+	{"TABNORM_MAX_EDIT_BYTES_PER_IMPORT_SESSION", "67108864", "bytes of cell edits the jobs of one import session may hold together (64 MiB)"},
 	{"TABNORM_RATE_LIMIT_PER_SECOND", "20", "requests a second per key or session, per node"},
 	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit"},
 	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address"},
@@ -216,6 +222,8 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	c.HTTP.CookieSecure = c.CookieSecure
 	c.HTTP.BaseOrigin, c.HTTP.DashboardOrigin = httpapi.Origin(c.BaseURL), httpapi.Origin(c.DashboardURL)
 	c.HTTP.MaxUploadBytes = c.MaxUploadBytes
+	c.MaxEditBytesPerJob = int64(p.integer("TABNORM_MAX_EDIT_BYTES_PER_JOB", 64<<20, 1, 1<<40))
+	c.MaxEditBytesPerImportSession = int64(p.integer("TABNORM_MAX_EDIT_BYTES_PER_IMPORT_SESSION", 64<<20, 1, 1<<40))
 	c.HTTP.LoginPerMinute = p.integer("TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", 20, 1, 1_000_000)
 	c.HTTP.Streams = httpapi.StreamLimits{PerCredential: p.integer("TABNORM_MAX_STREAMS_PER_KEY", 100, 1, 1_000_000),
 		PerOrg: p.integer("TABNORM_MAX_STREAMS_PER_ORG", 500, 1, 1_000_000), PerNode: p.integer("TABNORM_MAX_STREAMS_PER_NODE", 5000, 1, 1_000_000)}

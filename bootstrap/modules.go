@@ -232,7 +232,7 @@ var Connect = fx.Module("connect", fx.Provide(connect.NewService))
 // rejected values (reruns).
 var Review = fx.Module("review", fx.Provide(func(cfg Config, j ports.Jobs, r ports.JobReviews, uc reviewJobs, conn *connect.Service, sch ports.Schemas,
 	learned ports.LearnedMappings, edits ports.JobEdits, b ports.BlobStore, tx ports.Transactor, c ports.Clock, log *slog.Logger) *review.Service {
-	return review.NewService(review.Config{TTL: cfg.ReviewTTL}, j, r, review.JobUseCases{Create: uc.Create, Read: uc.Read, Sources: uc.Sources, Outbox: uc.Outbox},
+	return review.NewService(review.Config{TTL: cfg.ReviewTTL, EditBytes: cfg.MaxEditBytesPerJob, SessionEditBytes: cfg.MaxEditBytesPerImportSession}, j, r, review.JobUseCases{Create: uc.Create, Read: uc.Read, Sources: uc.Sources, Outbox: uc.Outbox},
 		conn, sch, learned, edits, b, tx, c, log)
 }))
 

@@ -11,12 +11,26 @@ import (
 type JobEdits interface {
 	// Put stores edits of an organization's job, each replacing the
 	// cell's earlier edit, all or none (joining the context's
-	// transaction), and returns how many edits the job holds. Past limit
-	// edits nothing is stored: a conflict coded edit_limit_reached. A job
+	// transaction), and returns how many edits the job holds. Past one of
+	// limits nothing is stored: a conflict coded edit_limit_reached. A job
 	// of another organization is not found.
-	Put(ctx context.Context, orgID, jobID string, edits []normalize.Edit, limit int) (total int, err error)
+	Put(ctx context.Context, orgID, jobID string, edits []normalize.Edit, limits EditLimits) (total int, err error)
 	// List returns a page of a job's edits ordered by file, row and field.
 	List(ctx context.Context, orgID, jobID string, page Page) (edits []normalize.Edit, next string, err error)
+	// OfRows returns the edits of some rows of a job, ordered by file, row
+	// and field: rows maps a file ("" for an uploaded file) to its rows.
+	// Reading some rows never reads the others' edits.
+	OfRows(ctx context.Context, orgID, jobID string, rows map[string][]int64) ([]normalize.Edit, error)
 	// All returns every edit of a job, ordered by file, row and field.
 	All(ctx context.Context, orgID, jobID string) ([]normalize.Edit, error)
+}
+
+// EditLimits bound what Put may leave stored. An edit's bytes are those
+// of its value, field and file name.
+type EditLimits struct {
+	Count int   // edits one job may hold
+	Bytes int64 // bytes one job's edits may hold (0: no bound)
+	// SessionBytes is the bytes the edits of all the jobs of the job's
+	// import session may hold together (0, or a job of no session: no bound).
+	SessionBytes int64
 }

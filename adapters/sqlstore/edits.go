@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,49 +44,99 @@ func NewEdits(db *DB) *Edits { return &Edits{db: db} }
 // parameters a statement; an edit takes 7).
 const editBatch = 1000
 
-// Put implements ports.JobEdits: the job's row is locked (on PostgreSQL)
-// while its edits are written and counted, so two requests cannot both
-// pass the limit.
-func (s *Edits) Put(ctx context.Context, orgID, jobID string, edits []normalize.Edit, limit int) (int, error) {
+// Put implements ports.JobEdits: the job's row (and its import session's)
+// is locked on PostgreSQL while its edits are written, counted and
+// measured, so two requests cannot both pass a limit; SQLite writes one
+// transaction at a time.
+func (s *Edits) Put(ctx context.Context, orgID, jobID string, edits []normalize.Edit, limits ports.EditLimits) (int, error) {
 	total := 0
 	err := NewTransactor(s.db).InTx(ctx, func(ctx context.Context) error {
-		tx := s.db.conn(ctx)
-		q := tx.NewSelect().Table("jobs").Column("id").Where("id = ? AND org_id = ?", jobID, orgID)
-		if s.db.Dialect == Postgres {
-			q = q.For("UPDATE")
-		}
-		var found string
-		if err := q.Scan(ctx, &found); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "No job %s.", jobID)
-			}
-			return err
-		}
-		for start := 0; start < len(edits); start += editBatch {
-			part := edits[start:min(len(edits), start+editBatch)]
-			rows := make([]editRow, len(part))
-			for i, e := range part {
-				rows[i] = editRow{JobID: jobID, OrgID: orgID, SourceFile: e.SourceFile, RowNumber: e.Row, Field: e.Field, Value: e.Value, UpdatedAt: e.At.UTC()}
-			}
-			_, err := tx.NewInsert().Model(&rows).
-				On("CONFLICT (job_id, source_file, row_number, field) DO UPDATE").
-				Set("value = EXCLUDED.value").Set("updated_at = EXCLUDED.updated_at").Exec(ctx)
-			if err != nil {
-				return err
-			}
-		}
-		n, err := tx.NewSelect().Table("job_edits").Where("job_id = ? AND org_id = ?", jobID, orgID).Count(ctx)
+		session, err := s.lockJob(ctx, orgID, jobID)
 		if err != nil {
 			return err
 		}
-		if n > int64(limit) {
+		if err := s.upsert(ctx, orgID, jobID, edits); err != nil {
+			return err
+		}
+		n, size, err := s.measure(ctx, s.db.conn(ctx).NewSelect().TableExpr("job_edits").Where("job_id = ? AND org_id = ?", jobID, orgID))
+		if err != nil {
+			return err
+		}
+		switch {
+		case n > int64(limits.Count):
 			return domain.Errorf(domain.ErrConflict, domain.CodeEditLimitReached,
-				"A job holds at most %d edits; these would make %d. Nothing was stored: fix a value everywhere with value_map instead.", limit, n)
+				"A job holds at most %d edits; these would make %d. Nothing was stored: fix a value everywhere with value_map instead.", limits.Count, n)
+		case limits.Bytes > 0 && size > limits.Bytes:
+			return domain.Errorf(domain.ErrConflict, domain.CodeEditLimitReached,
+				"A job's edits hold at most %d bytes; these would make %d. Nothing was stored: fix a value everywhere with value_map instead.", limits.Bytes, size)
+		}
+		if session != "" && limits.SessionBytes > 0 {
+			q := s.db.conn(ctx).NewSelect().TableExpr("job_edits").
+				Where("job_id IN (?)", s.db.conn(ctx).NewSelect().Table("jobs").Column("id").Where("import_session_id = ? AND org_id = ?", session, orgID))
+			if _, size, err = s.measure(ctx, q); err != nil {
+				return err
+			}
+			if size > limits.SessionBytes {
+				return domain.Errorf(domain.ErrConflict, domain.CodeEditLimitReached,
+					"The jobs of an import session hold at most %d bytes of edits; these would make %d. Nothing was stored.", limits.SessionBytes, size)
+			}
 		}
 		total = int(n)
 		return nil
 	})
 	return total, translate(err, "job")
+}
+
+// lockJob finds the organization's job and returns its import session,
+// locking both rows on PostgreSQL.
+func (s *Edits) lockJob(ctx context.Context, orgID, jobID string) (session string, err error) {
+	tx := s.db.conn(ctx)
+	q := tx.NewSelect().Table("jobs").Column("import_session_id").Where("id = ? AND org_id = ?", jobID, orgID)
+	if s.db.Dialect == Postgres {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx, &session); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "No job %s.", jobID)
+		}
+		return "", err
+	}
+	if session != "" && s.db.Dialect == Postgres {
+		var ids []string
+		if err := tx.NewSelect().Table("import_sessions").Column("id").Where("id = ?", session).For("UPDATE").Scan(ctx, &ids); err != nil {
+			return "", err
+		}
+	}
+	return session, nil
+}
+
+func (s *Edits) upsert(ctx context.Context, orgID, jobID string, edits []normalize.Edit) error {
+	tx := s.db.conn(ctx)
+	for start := 0; start < len(edits); start += editBatch {
+		part := edits[start:min(len(edits), start+editBatch)]
+		rows := make([]editRow, len(part))
+		for i, e := range part {
+			rows[i] = editRow{JobID: jobID, OrgID: orgID, SourceFile: e.SourceFile, RowNumber: e.Row, Field: e.Field, Value: e.Value, UpdatedAt: e.At.UTC()}
+		}
+		_, err := tx.NewInsert().Model(&rows).
+			On("CONFLICT (job_id, source_file, row_number, field) DO UPDATE").
+			Set("value = EXCLUDED.value").Set("updated_at = EXCLUDED.updated_at").Exec(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measure counts the edits q selects and the bytes of their values,
+// fields and file names (bytes, not characters, on both databases).
+func (s *Edits) measure(ctx context.Context, q *bun.SelectQuery) (n, size int64, err error) {
+	bytes := "COALESCE(SUM(LENGTH(CAST(field AS BLOB)) + LENGTH(CAST(source_file AS BLOB)) + COALESCE(LENGTH(CAST(value AS BLOB)), 0)), 0)"
+	if s.db.Dialect == Postgres {
+		bytes = "COALESCE(SUM(OCTET_LENGTH(field) + OCTET_LENGTH(source_file) + COALESCE(OCTET_LENGTH(value), 0)), 0)"
+	}
+	err = q.ColumnExpr("COUNT(*)").ColumnExpr(bytes).Scan(ctx, &n, &size)
+	return n, size, err
 }
 
 // Edit cursors are the job's id and how many edits came before the page
@@ -136,6 +187,38 @@ func (s *Edits) List(ctx context.Context, orgID, jobID string, page ports.Page) 
 		out[i] = toEditDomain(r)
 	}
 	return out, next, nil
+}
+
+// rowsBatch is how many rows one statement of OfRows names.
+const rowsBatch = 500
+
+// OfRows implements ports.JobEdits, a statement per file and up to
+// rowsBatch of its rows, on the table's primary key.
+func (s *Edits) OfRows(ctx context.Context, orgID, jobID string, rows map[string][]int64) ([]normalize.Edit, error) {
+	files := make([]string, 0, len(rows))
+	for f := range rows {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	var out []normalize.Edit
+	for _, f := range files {
+		nums := slices.Clone(rows[f])
+		slices.Sort(nums)
+		nums = slices.Compact(nums)
+		for start := 0; start < len(nums); start += rowsBatch {
+			var part []editRow
+			err := s.db.conn(ctx).NewSelect().Model(&part).
+				Where("job_id = ? AND org_id = ? AND source_file = ? AND row_number IN (?)", jobID, orgID, f, bun.In(nums[start:min(len(nums), start+rowsBatch)])).
+				OrderExpr("row_number, field").Scan(ctx)
+			if err != nil {
+				return nil, translate(err, "job")
+			}
+			for _, r := range part {
+				out = append(out, toEditDomain(r))
+			}
+		}
+	}
+	return out, nil
 }
 
 // All implements ports.JobEdits.

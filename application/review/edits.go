@@ -140,13 +140,12 @@ func (s *Service) AddEdits(ctx context.Context, p identity.Principal, jobID stri
 	for i := range edits {
 		edits[i].At = at
 	}
-	stored, err := s.edits.All(ctx, p.OrgID, j.ID)
+	given := normalize.MergeEdits(edits)
+	// Only the edited rows' stored edits are read: a check of a row needs
+	// no other row's, and Put counts and measures them all in the database.
+	stored, err := s.edits.OfRows(ctx, p.OrgID, j.ID, editedRows(given))
 	if err != nil {
 		return EditsAdded{}, err
-	}
-	given := normalize.MergeEdits(edits)
-	if n := len(normalize.MergeEdits(stored, given)); n > normalize.MaxEdits {
-		return EditsAdded{}, tooManyEdits(n)
 	}
 	checks, err := s.check(ctx, j, normalize.MergeEdits(stored, given), given)
 	if err != nil {
@@ -164,7 +163,7 @@ func (s *Service) AddEdits(ctx context.Context, p identity.Principal, jobID stri
 	if err := s.carryRunIssues(ctx, p, j, sch, checks); err != nil {
 		return EditsAdded{}, err
 	}
-	total, err := s.edits.Put(ctx, p.OrgID, j.ID, given, normalize.MaxEdits)
+	total, err := s.edits.Put(ctx, p.OrgID, j.ID, given, s.editLimits())
 	if err != nil {
 		return EditsAdded{}, err
 	}
@@ -181,6 +180,21 @@ var errMissingEdits = &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeIn
 type rowKey struct {
 	file string
 	row  int64
+}
+
+// editedRows are the rows edits are of, by file.
+func editedRows(edits []normalize.Edit) map[string][]int64 {
+	rows := map[string][]int64{}
+	for _, e := range edits {
+		rows[e.SourceFile] = append(rows[e.SourceFile], e.Row)
+	}
+	return rows
+}
+
+// editLimits are what a job's edits may hold: normalize.MaxEdits edits and
+// the configured bytes, per job and per import session.
+func (s *Service) editLimits() ports.EditLimits {
+	return ports.EditLimits{Count: normalize.MaxEdits, Bytes: s.cfg.EditBytes, SessionBytes: s.cfg.SessionEditBytes}
 }
 
 // check runs the rows of edits again with all the job's edits.
@@ -264,15 +278,15 @@ func (s *Service) RejectedRows(ctx context.Context, p identity.Principal, jobID 
 	if len(keys) == 0 {
 		return out, nil
 	}
-	all, err := s.edits.All(ctx, p.OrgID, j.ID)
-	if err != nil {
-		return RejectedRows{}, err
-	}
 	rows := map[string][]int64{}
 	for _, k := range keys {
 		rows[k.file] = append(rows[k.file], k.row)
 	}
-	checks, err := s.checkRows(ctx, j, all, rows)
+	pageEdits, err := s.edits.OfRows(ctx, p.OrgID, j.ID, rows) // the page's rows' edits, never all of them
+	if err != nil {
+		return RejectedRows{}, err
+	}
+	checks, err := s.checkRows(ctx, j, pageEdits, rows)
 	if err != nil {
 		return RejectedRows{}, err
 	}

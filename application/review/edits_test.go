@@ -225,7 +225,8 @@ func TestService_AddEdits_refused(t *testing.T) {
 			[]normalize.Edit{yes(0, "active", ""), yes(1, "colour", ""), yes(1, "active", "file_x")}, domain.CodeInvalidRequest,
 			"edits[0].row,edits[1].field,edits[2].source_file"},
 		{"more edits than a job holds, in one request", "job_done", tooMany, domain.CodeEditLimitReached, ""},
-		{"a job's edits past the limit", "job_full", []normalize.Edit{yes(normalize.MaxEdits+1, "email", "")}, domain.CodeEditLimitReached, ""},
+		// A new cell of a row the file has: the store counts the job's edits.
+		{"a job's edits past the limit", "job_full", []normalize.Edit{yes(1, "active", "")}, domain.CodeEditLimitReached, ""},
 		{"an unfinished job", "job_running", []normalize.Edit{yes(1, "active", "")}, domain.CodeJobNotFinished, ""},
 		{"a job in infer mode", "job_inferred", []normalize.Edit{yes(1, "active", "")}, domain.CodeInvalidRequest, ""},
 		{"another organization's job", "job_other", []normalize.Edit{yes(1, "active", "")}, domain.CodeNotFound, ""},

@@ -283,7 +283,7 @@ func (s *Service) SubmitRerun(ctx context.Context, p identity.Principal, r *Reru
 		if out, err = s.submitRerun(ctx, p, r); err != nil || len(r.edits) == 0 {
 			return err
 		}
-		_, err = s.edits.Put(ctx, p.OrgID, out.ID, r.edits, normalize.MaxEdits)
+		_, err = s.edits.Put(ctx, p.OrgID, out.ID, r.edits, s.editLimits())
 		return err
 	})
 	if err != nil {

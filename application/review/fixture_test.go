@@ -209,11 +209,11 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		return slices.Clone(f.edits[jobID]), nil
 	}).Maybe()
 	edits.EXPECT().Put(mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(
-		func(_ context.Context, _, jobID string, es []normalize.Edit, limit int) (int, error) {
+		func(_ context.Context, _, jobID string, es []normalize.Edit, limits ports.EditLimits) (int, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			all := normalize.MergeEdits(f.edits[jobID], es)
-			if len(all) > limit {
+			if len(all) > limits.Count {
 				return 0, domain.Errorf(domain.ErrConflict, domain.CodeEditLimitReached, "too many")
 			}
 			f.edits[jobID] = all
@@ -221,6 +221,18 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		}).Maybe()
 
 	edits.EXPECT().List(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.listEdits).Maybe()
+	edits.EXPECT().OfRows(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(
+		func(_ context.Context, _, jobID string, rows map[string][]int64) ([]normalize.Edit, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			var out []normalize.Edit
+			for _, e := range f.edits[jobID] {
+				if slices.Contains(rows[e.SourceFile], e.Row) {
+					out = append(out, e)
+				}
+			}
+			return out, nil
+		}).Maybe()
 
 	log := slog.New(slog.DiscardHandler)
 	jcfg := jobs.Config{}

@@ -31,6 +31,12 @@ type Config struct {
 	// TTL is how long a job awaits its review before it is canceled with
 	// review_expired (TABNORM_REVIEW_TTL; 0: DefaultTTL).
 	TTL time.Duration
+	// EditBytes bounds the bytes of one job's edits, values, fields and
+	// file names (TABNORM_MAX_EDIT_BYTES_PER_JOB; 0: no bound), and
+	// SessionEditBytes those of all the jobs of one import session
+	// (TABNORM_MAX_EDIT_BYTES_PER_IMPORT_SESSION; 0: no bound).
+	EditBytes        int64
+	SessionEditBytes int64
 }
 
 // Service is the review and fix use cases.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -19,6 +21,9 @@ func JobEdits(t *testing.T, open func(t *testing.T) Stores) {
 		{"put_then_list_one_edit_a_cell_the_last_wins", editsPutThenList},
 		{"another_organizations_job_is_not_found", editsIsolated},
 		{"past_the_limit_nothing_is_stored", editsLimit},
+		{"past_the_byte_limit_nothing_is_stored", editsByteLimit},
+		{"past_the_import_sessions_byte_limit_nothing_is_stored", editsSessionByteLimit},
+		{"of_rows_reads_only_those_rows", editsOfRows},
 		{"list_pages_by_file_row_and_field", editsPages},
 		{"deleting_the_job_deletes_its_edits", editsDeletedWithJob},
 		{"put_joins_the_callers_transaction", editsInTx},
@@ -35,13 +40,13 @@ func editsPutThenList(t *testing.T, s Stores) {
 		{Row: 3, Field: "email", Value: str("bob@example.com"), At: now},
 		{Row: 1, SourceFile: "file_b", Field: "name", Value: nil, At: now},
 		{Row: 1, Field: "name", Value: str(""), At: now},
-	}, 10)
+	}, ports.EditLimits{Count: 10})
 	ok(t, err)
 	if n != 3 {
 		t.Fatalf("Put = %d edits, want 3", n)
 	}
 	later := now.Add(time.Minute)
-	n, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 3, Field: "email", Value: str("bob@example.org"), At: later}}, 10)
+	n, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 3, Field: "email", Value: str("bob@example.org"), At: later}}, ports.EditLimits{Count: 10})
 	ok(t, err)
 	if n != 3 {
 		t.Fatalf("the same cell again: %d edits, want 3", n)
@@ -67,11 +72,11 @@ func editsIsolated(t *testing.T, s Stores) {
 	ctx := context.Background()
 	org, other := seedOrg(t, s), seedOrg(t, s)
 	j := seedJob(t, s, org.ID, now)
-	_, err := s.JobEdits.Put(ctx, other.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, 10)
+	_, err := s.JobEdits.Put(ctx, other.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, ports.EditLimits{Count: 10})
 	isKind(t, err, domain.ErrNotFound, "Put through another organization")
-	_, err = s.JobEdits.Put(ctx, org.ID, "job_missing", []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, 10)
+	_, err = s.JobEdits.Put(ctx, org.ID, "job_missing", []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, ports.EditLimits{Count: 10})
 	isKind(t, err, domain.ErrNotFound, "Put on no job")
-	_, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, 10)
+	_, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, ports.EditLimits{Count: 10})
 	ok(t, err)
 	all, err := s.JobEdits.All(ctx, other.ID, j.ID)
 	ok(t, err)
@@ -90,9 +95,9 @@ func editsLimit(t *testing.T, s Stores) {
 	for i := 1; i <= 4; i++ {
 		edits = append(edits, normalize.Edit{Row: int64(i), Field: "email", Value: str("x"), At: now})
 	}
-	_, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits[:3], 4)
+	_, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits[:3], ports.EditLimits{Count: 4})
 	ok(t, err)
-	_, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{edits[3], {Row: 9, Field: "email", At: now}}, 4)
+	_, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{edits[3], {Row: 9, Field: "email", At: now}}, ports.EditLimits{Count: 4})
 	isKind(t, err, domain.ErrConflict, "Put past the limit")
 	var de *domain.Error
 	if !errors.As(err, &de) || de.Code != domain.CodeEditLimitReached {
@@ -103,7 +108,7 @@ func editsLimit(t *testing.T, s Stores) {
 	if len(all) != 3 {
 		t.Fatalf("%d edits after a refused Put, want 3", len(all))
 	}
-	n, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits, 4) // three of them replace
+	n, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits, ports.EditLimits{Count: 4}) // three of them replace
 	ok(t, err)
 	if n != 4 {
 		t.Fatalf("Put = %d, want 4", n)
@@ -124,9 +129,9 @@ func editsPages(t *testing.T, s Stores) {
 			}
 		}
 	}
-	_, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits, 1000)
+	_, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits, ports.EditLimits{Count: 1000})
 	ok(t, err)
-	_, err = s.JobEdits.Put(ctx, org.ID, other.ID, edits[:5], 1000)
+	_, err = s.JobEdits.Put(ctx, org.ID, other.ID, edits[:5], ports.EditLimits{Count: 1000})
 	ok(t, err)
 	got := pages(t, 7, func(p ports.Page) ([]normalize.Edit, string, error) { return s.JobEdits.List(ctx, org.ID, j.ID, p) },
 		func(e normalize.Edit) string { return fmt.Sprintf("%s/%d/%s", e.SourceFile, e.Row, e.Field) })
@@ -143,7 +148,7 @@ func editsDeletedWithJob(t *testing.T, s Stores) {
 	ctx := context.Background()
 	org := seedOrg(t, s)
 	j := seedJob(t, s, org.ID, now)
-	_, err := s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, 10)
+	_, err := s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, ports.EditLimits{Count: 10})
 	ok(t, err)
 	ok(t, s.Jobs.Delete(ctx, org.ID, j.ID))
 	all, err := s.JobEdits.All(ctx, org.ID, j.ID)
@@ -159,7 +164,7 @@ func editsInTx(t *testing.T, s Stores) {
 	j := seedJob(t, s, org.ID, now)
 	errRollback := errors.New("roll back")
 	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
-		if _, err := s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, 10); err != nil {
+		if _, err := s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, ports.EditLimits{Count: 10}); err != nil {
 			return err
 		}
 		return errRollback
@@ -171,5 +176,109 @@ func editsInTx(t *testing.T, s Stores) {
 	ok(t, err)
 	if len(all) != 0 {
 		t.Fatalf("a rolled-back Put stored %v", all)
+	}
+}
+
+// putBytes puts one edit of field "email" (5 bytes) whose value has n bytes.
+func putBytes(ctx context.Context, s Stores, orgID, jobID string, row int64, n int, limits ports.EditLimits) error {
+	v := strings.Repeat("x", n)
+	_, err := s.JobEdits.Put(ctx, orgID, jobID, []normalize.Edit{{Row: row, Field: "email", Value: &v, At: now}}, limits)
+	return err
+}
+
+func isEditLimit(t *testing.T, err error, what string) {
+	t.Helper()
+	var de *domain.Error
+	if !errors.As(err, &de) || de.Code != domain.CodeEditLimitReached || !errors.Is(err, domain.ErrConflict) {
+		t.Fatalf("%s: %v, want a conflict coded %s", what, err, domain.CodeEditLimitReached)
+	}
+}
+
+// editsByteLimit: a job's edits hold at most limits.Bytes bytes (value,
+// field and file); past it nothing of the Put is stored, and a cell
+// replaced by a shorter value frees bytes.
+func editsByteLimit(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	j := seedJob(t, s, org.ID, now)
+	limits := ports.EditLimits{Count: 100, Bytes: 40}
+	ok(t, putBytes(ctx, s, org.ID, j.ID, 1, 10, limits))                                    // 15 bytes
+	ok(t, putBytes(ctx, s, org.ID, j.ID, 2, 15, limits))                                    // 35
+	isEditLimit(t, putBytes(ctx, s, org.ID, j.ID, 3, 1, limits), "Put past the byte limit") // 41
+	isEditLimit(t, putBytes(ctx, s, org.ID, j.ID, 2, 21, limits), "a longer value past the byte limit")
+	all, err := s.JobEdits.All(ctx, org.ID, j.ID)
+	ok(t, err)
+	if len(all) != 2 || len(*all[1].Value) != 15 {
+		t.Fatalf("after refused Puts: %d edits, want the 2 stored before unchanged", len(all))
+	}
+	ok(t, putBytes(ctx, s, org.ID, j.ID, 2, 5, limits))                                                                    // 25
+	ok(t, putBytes(ctx, s, org.ID, j.ID, 3, 10, limits))                                                                   // 40: at the limit is allowed
+	multi := "é€"                                                                                                          // 5 bytes in 2 characters: bytes are counted, not characters
+	_, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: &multi, At: now}}, limits) // 40 - 10 + 5
+	ok(t, err)
+	isEditLimit(t, putBytes(ctx, s, org.ID, j.ID, 4, 1, ports.EditLimits{Count: 100, Bytes: 40}), "past the limit in multi-byte text")
+}
+
+// editsSessionByteLimit: the jobs of one import session hold at most
+// limits.SessionBytes bytes of edits together; another job is not held to it.
+func editsSessionByteLimit(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	session := "imp_" + strings.ReplaceAll(org.ID, "org_", "")
+	var jobs []job.Job
+	for i := range 3 {
+		j := newJob(org.ID, now)
+		if i < 2 {
+			j.ImportSessionID = session
+		}
+		ok(t, s.Jobs.Create(ctx, j))
+		jobs = append(jobs, j)
+	}
+	limits := ports.EditLimits{Count: 100, Bytes: 1000, SessionBytes: 40}
+	ok(t, putBytes(ctx, s, org.ID, jobs[0].ID, 1, 20, limits)) // 25 in the session
+	isEditLimit(t, putBytes(ctx, s, org.ID, jobs[1].ID, 1, 20, limits), "a second job of the session past its byte limit")
+	ok(t, putBytes(ctx, s, org.ID, jobs[1].ID, 1, 10, limits)) // 40
+	ok(t, putBytes(ctx, s, org.ID, jobs[2].ID, 1, 50, limits)) // no session
+	all, err := s.JobEdits.All(ctx, org.ID, jobs[1].ID)
+	ok(t, err)
+	if len(all) != 1 || len(*all[0].Value) != 10 {
+		t.Fatalf("the session's second job holds %d edits, want the one that fit", len(all))
+	}
+}
+
+// editsOfRows: OfRows returns the edits of the rows asked for, by file,
+// and no other.
+func editsOfRows(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	j, other := seedJob(t, s, org.ID, now), seedJob(t, s, org.ID, now)
+	var edits []normalize.Edit
+	for _, f := range []string{"", "file_a"} {
+		for r := int64(1); r <= 1200; r++ {
+			edits = append(edits, normalize.Edit{Row: r, SourceFile: f, Field: "a", Value: str("v"), At: now})
+		}
+	}
+	_, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits, ports.EditLimits{Count: 10_000})
+	ok(t, err)
+	_, err = s.JobEdits.Put(ctx, org.ID, other.ID, edits[:20], ports.EditLimits{Count: 10_000})
+	ok(t, err)
+	rows := map[string][]int64{"": {10, 3, 1100, 5000}, "file_a": {1}, "file_b": {1}}
+	for r := int64(2000); r < 3100; r++ { // more rows than one statement takes
+		rows["file_a"] = append(rows["file_a"], r)
+	}
+	rows["file_a"] = append(rows["file_a"], 1150) // in a later statement
+	got, err := s.JobEdits.OfRows(ctx, org.ID, j.ID, rows)
+	ok(t, err)
+	var keys []string
+	for _, e := range got {
+		keys = append(keys, fmt.Sprintf("%s/%d", e.SourceFile, e.Row))
+	}
+	if want := "[/3 /10 /1100 file_a/1 file_a/1150]"; fmt.Sprint(keys) != want {
+		t.Fatalf("OfRows = %v, want %s", keys, want)
+	}
+	got, err = s.JobEdits.OfRows(ctx, seedOrg(t, s).ID, j.ID, rows)
+	ok(t, err)
+	if len(got) != 0 {
+		t.Fatalf("another organization reads %d edits", len(got))
 	}
 }

@@ -152,9 +152,70 @@ func (_c *JobEdits_List_Call) RunAndReturn(run func(context.Context, string, str
 	return _c
 }
 
-// Put provides a mock function with given fields: ctx, orgID, jobID, edits, limit
-func (_m *JobEdits) Put(ctx context.Context, orgID string, jobID string, edits []normalize.Edit, limit int) (int, error) {
-	ret := _m.Called(ctx, orgID, jobID, edits, limit)
+// OfRows provides a mock function with given fields: ctx, orgID, jobID, rows
+func (_m *JobEdits) OfRows(ctx context.Context, orgID string, jobID string, rows map[string][]int64) ([]normalize.Edit, error) {
+	ret := _m.Called(ctx, orgID, jobID, rows)
+
+	if len(ret) == 0 {
+		panic("no return value specified for OfRows")
+	}
+
+	var r0 []normalize.Edit
+	var r1 error
+	if rf, ok := ret.Get(0).(func(context.Context, string, string, map[string][]int64) ([]normalize.Edit, error)); ok {
+		return rf(ctx, orgID, jobID, rows)
+	}
+	if rf, ok := ret.Get(0).(func(context.Context, string, string, map[string][]int64) []normalize.Edit); ok {
+		r0 = rf(ctx, orgID, jobID, rows)
+	} else {
+		if ret.Get(0) != nil {
+			r0 = ret.Get(0).([]normalize.Edit)
+		}
+	}
+
+	if rf, ok := ret.Get(1).(func(context.Context, string, string, map[string][]int64) error); ok {
+		r1 = rf(ctx, orgID, jobID, rows)
+	} else {
+		r1 = ret.Error(1)
+	}
+
+	return r0, r1
+}
+
+// JobEdits_OfRows_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'OfRows'
+type JobEdits_OfRows_Call struct {
+	*mock.Call
+}
+
+// OfRows is a helper method to define mock.On call
+//   - ctx context.Context
+//   - orgID string
+//   - jobID string
+//   - rows map[string][]int64
+func (_e *JobEdits_Expecter) OfRows(ctx interface{}, orgID interface{}, jobID interface{}, rows interface{}) *JobEdits_OfRows_Call {
+	return &JobEdits_OfRows_Call{Call: _e.mock.On("OfRows", ctx, orgID, jobID, rows)}
+}
+
+func (_c *JobEdits_OfRows_Call) Run(run func(ctx context.Context, orgID string, jobID string, rows map[string][]int64)) *JobEdits_OfRows_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		run(args[0].(context.Context), args[1].(string), args[2].(string), args[3].(map[string][]int64))
+	})
+	return _c
+}
+
+func (_c *JobEdits_OfRows_Call) Return(_a0 []normalize.Edit, _a1 error) *JobEdits_OfRows_Call {
+	_c.Call.Return(_a0, _a1)
+	return _c
+}
+
+func (_c *JobEdits_OfRows_Call) RunAndReturn(run func(context.Context, string, string, map[string][]int64) ([]normalize.Edit, error)) *JobEdits_OfRows_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
+// Put provides a mock function with given fields: ctx, orgID, jobID, edits, limits
+func (_m *JobEdits) Put(ctx context.Context, orgID string, jobID string, edits []normalize.Edit, limits ports.EditLimits) (int, error) {
+	ret := _m.Called(ctx, orgID, jobID, edits, limits)
 
 	if len(ret) == 0 {
 		panic("no return value specified for Put")
@@ -162,17 +223,17 @@ func (_m *JobEdits) Put(ctx context.Context, orgID string, jobID string, edits [
 
 	var r0 int
 	var r1 error
-	if rf, ok := ret.Get(0).(func(context.Context, string, string, []normalize.Edit, int) (int, error)); ok {
-		return rf(ctx, orgID, jobID, edits, limit)
+	if rf, ok := ret.Get(0).(func(context.Context, string, string, []normalize.Edit, ports.EditLimits) (int, error)); ok {
+		return rf(ctx, orgID, jobID, edits, limits)
 	}
-	if rf, ok := ret.Get(0).(func(context.Context, string, string, []normalize.Edit, int) int); ok {
-		r0 = rf(ctx, orgID, jobID, edits, limit)
+	if rf, ok := ret.Get(0).(func(context.Context, string, string, []normalize.Edit, ports.EditLimits) int); ok {
+		r0 = rf(ctx, orgID, jobID, edits, limits)
 	} else {
 		r0 = ret.Get(0).(int)
 	}
 
-	if rf, ok := ret.Get(1).(func(context.Context, string, string, []normalize.Edit, int) error); ok {
-		r1 = rf(ctx, orgID, jobID, edits, limit)
+	if rf, ok := ret.Get(1).(func(context.Context, string, string, []normalize.Edit, ports.EditLimits) error); ok {
+		r1 = rf(ctx, orgID, jobID, edits, limits)
 	} else {
 		r1 = ret.Error(1)
 	}
@@ -190,14 +251,14 @@ type JobEdits_Put_Call struct {
 //   - orgID string
 //   - jobID string
 //   - edits []normalize.Edit
-//   - limit int
-func (_e *JobEdits_Expecter) Put(ctx interface{}, orgID interface{}, jobID interface{}, edits interface{}, limit interface{}) *JobEdits_Put_Call {
-	return &JobEdits_Put_Call{Call: _e.mock.On("Put", ctx, orgID, jobID, edits, limit)}
+//   - limits ports.EditLimits
+func (_e *JobEdits_Expecter) Put(ctx interface{}, orgID interface{}, jobID interface{}, edits interface{}, limits interface{}) *JobEdits_Put_Call {
+	return &JobEdits_Put_Call{Call: _e.mock.On("Put", ctx, orgID, jobID, edits, limits)}
 }
 
-func (_c *JobEdits_Put_Call) Run(run func(ctx context.Context, orgID string, jobID string, edits []normalize.Edit, limit int)) *JobEdits_Put_Call {
+func (_c *JobEdits_Put_Call) Run(run func(ctx context.Context, orgID string, jobID string, edits []normalize.Edit, limits ports.EditLimits)) *JobEdits_Put_Call {
 	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(context.Context), args[1].(string), args[2].(string), args[3].([]normalize.Edit), args[4].(int))
+		run(args[0].(context.Context), args[1].(string), args[2].(string), args[3].([]normalize.Edit), args[4].(ports.EditLimits))
 	})
 	return _c
 }
@@ -207,7 +268,7 @@ func (_c *JobEdits_Put_Call) Return(total int, err error) *JobEdits_Put_Call {
 	return _c
 }
 
-func (_c *JobEdits_Put_Call) RunAndReturn(run func(context.Context, string, string, []normalize.Edit, int) (int, error)) *JobEdits_Put_Call {
+func (_c *JobEdits_Put_Call) RunAndReturn(run func(context.Context, string, string, []normalize.Edit, ports.EditLimits) (int, error)) *JobEdits_Put_Call {
 	_c.Call.Return(run)
 	return _c
 }
