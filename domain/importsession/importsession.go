@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -206,16 +207,49 @@ func origin(raw string) (string, bool) {
 	default:
 		return "", false
 	}
-	if strings.ContainsAny(host, " *") {
+	// The origin is written into the importer page's Content-Security-Policy
+	// and CORS answers: only a DNS name or an IP literal, and a port from 1
+	// to 65535, so no ;, ", < or blank can add to them.
+	if !validHost(host, strings.HasPrefix(u.Host, "[")) || strings.HasSuffix(u.Host, ":") {
 		return "", false
 	}
 	if strings.Contains(host, ":") {
 		host = "[" + host + "]"
 	}
-	if p := u.Port(); p != "" && !(scheme == "http" && p == "80") && !(scheme == "https" && p == "443") {
+	p := u.Port()
+	if n, err := strconv.Atoi(p); p != "" && (err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != p) {
+		return "", false
+	}
+	if p != "" && !(scheme == "http" && p == "80") && !(scheme == "https" && p == "443") {
 		host += ":" + p
 	}
 	return scheme + "://" + host, true
+}
+
+// validHost reports whether host (lower case, without brackets) is an IP
+// address, IPv6 only in brackets, or a DNS name of letters, digits and
+// hyphens (an internationalized name in its xn-- form, as browsers send
+// it) whose last label is not a number.
+func validHost(host string, bracketed bool) bool {
+	if ip := net.ParseIP(host); ip != nil {
+		return bracketed == strings.Contains(host, ":")
+	}
+	if bracketed || len(host) > 253 {
+		return false
+	}
+	labels := strings.Split(host, ".")
+	for _, l := range labels {
+		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, c := range l {
+			if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+				return false
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	return strings.Trim(last, "0123456789") != ""
 }
 
 func loopback(host string) bool {

@@ -2,6 +2,7 @@ package importsession
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,29 @@ func TestParseOrigins(t *testing.T) {
 		if _, err := ParseOrigins([]string{bad}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestParseOrigins_hostileHosts: an origin reaches the importer page's
+// Content-Security-Policy and CORS answers, so only scheme://host[:port]
+// with a valid host is taken: a host with ;, ", <, a blank or another
+// character no DNS name or IP literal has could add a directive.
+func TestParseOrigins_hostileHosts(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{
+		"https://a.example;sandbox", "https://a.example;script-src *", `https://a.example"`, "https://a.example<script>",
+		"https://a.example,b.example", "https://a.example%20b", "https://a.example\\b", "https://a_b.example", "https://-a.example",
+		"https://a-.example", "https://a..example", "https://" + strings.Repeat("a", 64) + ".example", "https://a.example:0",
+		"https://a.example:65536", "https://a.example:", "https://[::1%25eth0]", "https://[::127.0.0.1]x", "ftp://a.example",
+		"https://1.2.3.4.5", "https://a.example'", "https://a.example\t",
+	} {
+		if got, err := ParseOrigins([]string{bad}); err == nil {
+			t.Errorf("%q accepted as %q", bad, got)
+		}
+	}
+	got, err := ParseOrigins([]string{"https://xn--bcher-kva.example", "https://a-b.c9.example:8443", "https://192.0.2.1", "https://[2001:db8::1]:4443", "http://127.0.0.1:3000"})
+	if err != nil || strings.Join(got, " ") != "https://xn--bcher-kva.example https://a-b.c9.example:8443 https://192.0.2.1 https://[2001:db8::1]:4443 http://127.0.0.1:3000" {
+		t.Fatalf("valid origins: %v %v", got, err)
 	}
 }
 
