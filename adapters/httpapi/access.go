@@ -74,7 +74,12 @@ func (a *API) authenticate(c *gin.Context) error {
 			break
 		}
 		if key = strings.TrimSpace(key); importsession.IsSecret(key) {
-			p, err = a.authenticateImportSession(c, key) // importsession_access.go
+			// Throttled per address with the API keys: each unknown
+			// secret costs a database read.
+			err = a.deps.Auth.GuardSecret(clientIP(c), key, importsession.ErrInvalidSecret, func() (err error) {
+				p, err = a.authenticateImportSession(c, key) // importsession_access.go
+				return err
+			})
 			break
 		}
 		p, err = a.deps.Auth.AuthenticateKey(c.Request.Context(), key, clientIP(c))

@@ -5,6 +5,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -65,6 +66,27 @@ func (s *Service) AuthenticateKey(ctx context.Context, plaintext, addr string) (
 		s.keyGuard.failed(addr, now)
 	}
 	return p, err
+}
+
+// GuardSecret runs authenticate, the check of another bearer secret
+// presented from addr (an import session's client secret), under the
+// throttle of invalid API keys, so that guessing either costs the address
+// alike: a throttled address is refused before authenticate runs (and
+// before its database read) unless the secret was found valid lately, and
+// an error wrapping invalid counts as a failure of the address.
+func (s *Service) GuardSecret(addr, secret string, invalid error, authenticate func() error) error {
+	now, h := s.clock.Now(), apikey.Hash(sha256.Sum256([]byte(secret)))
+	if err := s.keyGuard.check(addr, h, now); err != nil {
+		return err
+	}
+	err := authenticate()
+	switch {
+	case err == nil:
+		s.keyGuard.valid(h, now)
+	case errors.Is(err, invalid):
+		s.keyGuard.failed(addr, now)
+	}
+	return err
 }
 
 // authenticateKey turns a presented API key into a principal. Malformed

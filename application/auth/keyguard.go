@@ -49,7 +49,7 @@ func (g *keyGuard) check(addr string, h apikey.Hash, now time.Time) error {
 	wait := max(time.Second, recent[0].Add(KeyFailureWindow).Sub(now))
 	secs := int((wait + time.Second - 1) / time.Second)
 	return &domain.Error{Kind: domain.ErrTooMany, Code: domain.CodeRateLimited, RetryAfter: secs,
-		Message: fmt.Sprintf("Too many invalid API keys from your address; retry in %d s.", secs)}
+		Message: fmt.Sprintf("Too many invalid API keys or client secrets from your address; retry in %d s.", secs)}
 }
 
 // failed counts a failed check from the address.
