@@ -213,16 +213,23 @@ func (c *Client) wait(attempt int, asked time.Duration) time.Duration {
 	return max(d, asked)
 }
 
+// MaxRetryAfter is the longest pause a server's Retry-After gets: past it
+// the client retries anyway, so a broken or hostile server cannot park a
+// command for hours.
+const MaxRetryAfter = time.Minute
+
+// retryAfter is the pause a response's Retry-After asks for, at most
+// MaxRetryAfter.
 func retryAfter(res *http.Response) time.Duration {
 	v := res.Header.Get("Retry-After")
 	if v == "" {
 		return 0
 	}
 	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
+		return min(time.Duration(min(s, int(MaxRetryAfter/time.Second)))*time.Second, MaxRetryAfter)
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t)
+		return min(max(time.Until(t), 0), MaxRetryAfter)
 	}
 	return 0
 }

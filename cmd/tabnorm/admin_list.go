@@ -24,10 +24,15 @@ func printList[T any](cmd *cobra.Command, asJSON bool, records []T, text func(T)
 		if records == nil {
 			records = []T{}
 		}
-		return json.NewEncoder(cmd.OutOrStdout()).Encode(records)
+		raw, err := json.Marshal(records)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", safeJSON(raw))
+		return err
 	}
 	for _, r := range records {
-		if _, err := fmt.Fprintln(cmd.OutOrStdout(), text(r)); err != nil {
+		if _, err := fmt.Fprintln(cmd.OutOrStdout(), safeText(text(r))); err != nil {
 			return err
 		}
 	}

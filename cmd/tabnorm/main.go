@@ -23,13 +23,14 @@ func main() {
 }
 
 // message is the one line printed for a failed command: a coded error's
-// client-facing message, else the root cause without fx's wrapping.
+// client-facing message, else the root cause without fx's wrapping, made
+// safe for a terminal (a server's problem detail is in it).
 func message(err error) string {
 	var coded *domain.Error
 	if errors.As(err, &coded) {
-		return coded.Message
+		return safeText(coded.Message)
 	}
-	return dig.RootCause(err).Error()
+	return safeText(dig.RootCause(err).Error())
 }
 
 // exitError carries the process exit code of a failed command.

@@ -132,13 +132,14 @@ func jsonArg(name, v string) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// printRaw prints an API object as the server sent it (--json), else text.
+// printRaw prints an API object as the server sent it (--json), else
+// text, either made safe for a terminal (terminal.go).
 func printRaw(cmd *cobra.Command, asJSON bool, raw json.RawMessage, text string) error {
 	if asJSON {
-		_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", raw)
+		_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s\n", safeJSON(raw))
 		return err
 	}
-	_, err := fmt.Fprintln(cmd.OutOrStdout(), text)
+	_, err := fmt.Fprintln(cmd.OutOrStdout(), safeText(text))
 	return err
 }
 
@@ -203,7 +204,7 @@ func follow(ctx context.Context, cmd *cobra.Command, c *client.Client, id string
 			if tty {
 				fmt.Fprintln(errOut)
 			}
-			fmt.Fprintf(errOut, "%s %s\n", id, status) // on stderr: stdout stays the result
+			fmt.Fprintf(errOut, "%s %s\n", id, safeText(status)) // on stderr: stdout stays the result
 		}
 		if ev.Terminal() {
 			end = ev.Job

@@ -66,12 +66,18 @@ func withAdmin(cmd *cobra.Command, fn func(ctx context.Context) error, targets .
 	return fn(ctx)
 }
 
-// printRecord prints v as one JSON object with --json, else the text line.
+// printRecord prints v as one JSON object with --json, else the text
+// line, either made safe for a terminal (terminal.go).
 func printRecord(cmd *cobra.Command, asJSON bool, v any, text string) error {
 	if asJSON {
-		return json.NewEncoder(cmd.OutOrStdout()).Encode(v)
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", safeJSON(raw))
+		return err
 	}
-	_, err := fmt.Fprintln(cmd.OutOrStdout(), text)
+	_, err := fmt.Fprintln(cmd.OutOrStdout(), safeText(text))
 	return err
 }
 
