@@ -325,6 +325,9 @@ func ParseURL(raw string, allowPrivate bool) (string, error) {
 	if u.Fragment != "" {
 		return "", fieldError("url", "must not have a fragment", "The webhook URL must not have a fragment.")
 	}
+	if p := u.Port(); strings.HasSuffix(u.Host, ":") || p != "" && !validPort(p) {
+		return "", fieldError("url", "must have a port from 1 to 65535", "The webhook URL's port must be from 1 to 65535.")
+	}
 	if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !allowPrivate && Refused(ip) {
 		return "", fieldError("url", "is a private, loopback or link-local address", "The webhook URL points to a private, loopback or link-local address.")
 	}
@@ -332,6 +335,13 @@ func ParseURL(raw string, allowPrivate bool) (string, error) {
 		return "", fieldError("url", "is a private, loopback or link-local address", "The webhook URL points to a private, loopback or link-local address.")
 	}
 	return u.String(), nil
+}
+
+// validPort reports whether p is a port number from 1 to 65535, written
+// plainly.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535 && strconv.Itoa(n) == p
 }
 
 // Refused reports whether an address may not receive webhooks unless
@@ -363,6 +373,7 @@ var refusedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("2002::/16"),       // 6to4 embeds any IPv4 address
 	netip.MustParsePrefix("fec0::/10"),       // deprecated site-local
 	netip.MustParsePrefix("::/128"),          // unspecified
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated): [::127.0.0.1] embeds any IPv4 address
 	netip.MustParsePrefix("100::/64"),        // discard-only
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 	netip.MustParsePrefix("192.0.2.0/24"),    // documentation

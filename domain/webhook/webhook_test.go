@@ -150,6 +150,23 @@ func TestParseURL(t *testing.T) {
 		{"ftp://hooks.example.com/", true, false},
 		{"/relative", true, false},
 		{"", true, false},
+		// IPv6 literals that carry an internal IPv4 address.
+		{"https://[::127.0.0.1]/hook", false, false},
+		{"https://[::7f00:1]/hook", false, false},
+		{"https://[::10.0.0.1]/hook", false, false},
+		{"https://[::ffff:127.0.0.1]/hook", false, false},
+		{"https://[64:ff9b::127.0.0.1]/hook", false, false},
+		{"https://[64:ff9b::169.254.169.254]/hook", false, false},
+		{"https://[64:ff9b::8.8.8.8]/hook", false, false}, // NAT64 is refused whole
+		{"https://[2001:4860:4860::8888]/hook", false, true},
+		// Ports outside 1 to 65535, or none after the colon.
+		{"https://hooks.example.com:0/hook", false, false},
+		{"https://hooks.example.com:65536/hook", false, false},
+		{"https://hooks.example.com:99999999999999999999/hook", false, false},
+		{"https://hooks.example.com:/hook", false, false},
+		{"http://127.0.0.1:0/hook", true, false},
+		{"https://hooks.example.com:65535/hook", false, true},
+		{"https://hooks.example.com:8443/hook", false, true},
 	}
 	for _, tt := range tests {
 		_, err := ParseURL(tt.url, tt.allowPrivate)
