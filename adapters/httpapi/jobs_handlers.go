@@ -6,9 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/csv"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tabnorm/tabnorm/application/importsessions"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -32,56 +31,84 @@ const uploadBuffer = 256 << 10
 // maxField bounds each non-file part of an upload (schema, options, …).
 const maxField = 1 << 20
 
-// createJob streams the multipart body: the file goes straight to
-// storage, the settings are read as they come, in any order.
+// createJob takes a multipart upload into storage and makes its job,
+// step by step: receive the parts (the file streams to storage as it
+// arrives), settle the job's settings (an import session's are the
+// session's), then create the job once per Idempotency-Key. A stored file
+// that does not become a job (a refusal, a replay) is removed again.
 func (a *API) createJob(c *gin.Context) {
-	ctx := c.Request.Context()
-	p := principal(c)
-	var up *jobs.Upload
+	ctx, p := c.Request.Context(), principal(c)
+	up, form, err := a.receiveJob(c, p)
 	var in jobs.Params
-	a.createUploaded(c, answer{status: http.StatusAccepted}, upload{
-		store: func(filename string, r io.Reader) error {
-			up = a.deps.JobCreator.NewUpload(p, filename)
-			return a.deps.JobCreator.Store(ctx, up, r)
-		},
-		field: func(name string, value []byte) error {
-			switch name {
-			case "mode":
-				in.Mode = string(value)
-			case "schema":
-				in.Schema = value
-			case "schema_id":
-				in.SchemaID = string(value)
-			case "options":
-				in.Options = value
-			case "name":
-				in.Name = string(value)
-			default:
-				return unknownPart(name)
-			}
-			return nil
-		},
-		// The same request means the same fields and the same file
-		// content, whatever the multipart boundary (API.md §1).
-		hash: func() string {
-			return requestHash(c, in.Mode, string(in.Schema), in.SchemaID, string(in.Options), in.Name, up.SHA256())
-		},
-		create: func(ctx context.Context) (string, any, error) {
-			in := in
-			if p.Method == identity.ByImportSession { // the session's schema, options and metadata
-				var err error
-				if in, err = a.deps.ImportSessions.JobParams(ctx, p, in); err != nil {
-					return "", nil, err
-				}
-			}
-			j, err := a.deps.JobCreator.Create(ctx, p, up, in)
-			if err != nil {
-				return "", nil, err
-			}
-			return jobPath(j), newJobJSON(j), nil
-		},
-		discard: func() { a.deps.JobCreator.Discard(ctx, up) },
+	if err == nil {
+		in, err = jobSettings(c, p, form.Params)
+	}
+	if err != nil {
+		a.deps.JobCreator.Discard(ctx, up)
+		a.failCreating(c, p.OrgID, err)
+		return
+	}
+	created := a.createOnce(c, form.hash(c, up), answer{status: http.StatusAccepted}, func(ctx context.Context) (string, any, error) {
+		j, err := a.deps.JobCreator.Create(ctx, p, up, in)
+		if err != nil {
+			return "", nil, err
+		}
+		return jobPath(j), newJobJSON(j), nil
 	})
+	if !created {
+		a.deps.JobCreator.Discard(ctx, up)
+	}
+}
+
+// receiveJob reads a job's multipart body: the file part streams into
+// storage, the other parts are the job's settings, in any order.
+func (a *API) receiveJob(c *gin.Context, p identity.Principal) (*jobs.Upload, jobForm, error) {
+	var up *jobs.Upload
+	var form jobForm
+	err := a.readUpload(c, func(filename string, r io.Reader) error {
+		up = a.deps.JobCreator.NewUpload(p, filename)
+		return a.deps.JobCreator.Store(c.Request.Context(), up, r)
+	}, form.field)
+	return up, form, err
+}
+
+// jobForm is the settings a job's multipart body sends.
+type jobForm struct{ jobs.Params }
+
+// field takes one part other than the file; an unknown one is refused.
+func (f *jobForm) field(name string, value []byte) error {
+	switch name {
+	case "mode":
+		f.Mode = string(value)
+	case "schema":
+		f.Schema = value
+	case "schema_id":
+		f.SchemaID = string(value)
+	case "options":
+		f.Options = value
+	case "name":
+		f.Name = string(value)
+	default:
+		return unknownPart(name)
+	}
+	return nil
+}
+
+// hash fingerprints the request as sent, for Idempotency-Key: the same
+// request means the same fields and the same file content, whatever the
+// multipart boundary (API.md §1).
+func (f jobForm) hash(c *gin.Context, up *jobs.Upload) string {
+	return requestHash(c, f.Mode, string(f.Schema), f.SchemaID, string(f.Options), f.Name, up.SHA256())
+}
+
+// jobSettings are the settings a job is created with: the request's, or
+// for an import session's client secret, the session's, which it
+// authenticated as (the secret may send only file and name).
+func jobSettings(c *gin.Context, p identity.Principal, in jobs.Params) (jobs.Params, error) {
+	if p.Method != identity.ByImportSession {
+		return in, nil
+	}
+	return importsessions.JobParams(importSession(c), in)
 }
 
 // readUpload reads a multipart/form-data body as a stream (never
@@ -454,41 +481,4 @@ func writePage(c *gin.Context, rc io.Reader, offset int64, limit int, jobID stri
 	}
 	buf.WriteString("}")
 	c.Data(http.StatusOK, "application/json; charset=utf-8", buf.Bytes())
-}
-
-// writeCSV turns JSON lines into CSV with the given columns.
-func writeCSV(w io.Writer, rc io.Reader, columns []string) {
-	cw := csv.NewWriter(w)
-	_ = cw.Write(columns)
-	dec := json.NewDecoder(bufio.NewReaderSize(rc, 64<<10))
-	dec.UseNumber()
-	rec := make([]string, len(columns))
-	for {
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil {
-			break
-		}
-		for i, col := range columns {
-			rec[i] = csvText(obj[col])
-		}
-		if err := cw.Write(rec); err != nil {
-			return
-		}
-	}
-	cw.Flush()
-}
-
-func csvText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case json.Number:
-		return x.String()
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
