@@ -24,7 +24,9 @@ func TestRemote_reviewAndFix(t *testing.T) {
 			t.Setenv("HOME", t.TempDir())
 			t.Setenv("TABNORM_API_URL", app.URL)
 			t.Setenv("TABNORM_API_KEY", app.Key(app.Org("Acme", identity.Normalize)))
-			r := &reviewRun{csv: writeFile(t, "people.csv", "Ident,E-mail\n1,ann@x.io\n2,bob@\n")}
+			// Pos names no field (Ident, which it was, now reads as id), so the
+			// review has a column to map.
+			r := &reviewRun{csv: writeFile(t, "people.csv", "Pos,E-mail\n1,ann@x.io\n2,bob@\n")}
 			for _, step := range []struct {
 				name string
 				run  func(*testing.T, *reviewRun)
@@ -84,8 +86,8 @@ func remoteReviewTable(t *testing.T, r *reviewRun) {
 	if !strings.HasPrefix(lines[0], r.jobID+"\tawaiting_review\treview pending, expires ") || !strings.HasPrefix(lines[1], "sample: 2 records, ") || !strings.HasSuffix(lines[1], " rejected (the whole file)") {
 		t.Fatalf("review heading %q", out)
 	}
-	if fields := strings.Fields(rowOf(out, "Ident")); len(fields) < 2 || fields[1] != "-" || !strings.Contains(rowOf(out, "Ident"), "1, 2") {
-		t.Fatalf("Ident row %q in\n%s", rowOf(out, "Ident"), out)
+	if fields := strings.Fields(rowOf(out, "Pos")); len(fields) < 2 || fields[1] != "-" || !strings.Contains(rowOf(out, "Pos"), "1, 2") {
+		t.Fatalf("Pos row %q in\n%s", rowOf(out, "Pos"), out)
 	}
 	if fields := strings.Fields(rowOf(out, "E-mail")); len(fields) < 3 || fields[1] != "email" || (fields[2] != "normalized" && fields[2] != "alias") {
 		t.Fatalf("E-mail row %q in\n%s", rowOf(out, "E-mail"), out)
@@ -114,7 +116,7 @@ func rowOf(table, column string) string {
 }
 
 func remoteMap(t *testing.T, r *reviewRun) {
-	for _, bad := range []string{"Ident", "=id"} {
+	for _, bad := range []string{"Pos", "=id"} {
 		if _, _, err := runRemote(t, "jobs", "map", r.jobID, bad); exitCode(err) != 2 {
 			t.Fatalf("map %q: exit %d (%v)", bad, exitCode(err), err)
 		}
@@ -122,12 +124,12 @@ func remoteMap(t *testing.T, r *reviewRun) {
 	if _, _, err := runRemote(t, "jobs", "map", r.jobID, "Nope=id"); exitCode(err) != 1 || !strings.HasPrefix(message(err), "invalid_mapping: ") {
 		t.Fatalf("map a column the file lacks: exit %d, %q", exitCode(err), message(err))
 	}
-	out, _, err := runRemote(t, "jobs", "map", r.jobID, "Ident=id", "E-mail=")
+	out, _, err := runRemote(t, "jobs", "map", r.jobID, "Pos=id", "E-mail=")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := strings.Fields(rowOf(out, "Ident")); len(f) < 4 || f[1] != "id" || f[2] != "explicit" {
-		t.Fatalf("Ident after map %q in\n%s", rowOf(out, "Ident"), out)
+	if f := strings.Fields(rowOf(out, "Pos")); len(f) < 4 || f[1] != "id" || f[2] != "explicit" {
+		t.Fatalf("Pos after map %q in\n%s", rowOf(out, "Pos"), out)
 	}
 	if f := strings.Fields(rowOf(out, "E-mail")); len(f) < 2 || f[1] != "(ignored)" || strings.Contains(out, "blocking:") {
 		t.Fatalf("E-mail after map %q in\n%s", rowOf(out, "E-mail"), out)
@@ -189,9 +191,9 @@ func remoteRerun(t *testing.T, r *reviewRun) {
 		t.Fatalf("fixed rows: %v %q", err, out)
 	}
 	// Ignoring the column the required field comes from fails the rerun.
-	out, _, err = runRemote(t, "jobs", "rerun", r.jobID, "--map", "Ident=", "--wait")
+	out, _, err = runRemote(t, "jobs", "rerun", r.jobID, "--map", "Pos=", "--wait")
 	if exitCode(err) != 1 || !strings.Contains(out, "\tfailed\t") || !strings.Contains(message(err), "required_field_unmapped") {
-		t.Fatalf("rerun --map 'Ident=': exit %d, %q, %q", exitCode(err), out, message(err))
+		t.Fatalf("rerun --map 'Pos=': exit %d, %q, %q", exitCode(err), out, message(err))
 	}
 	if _, _, err := runRemote(t, "jobs", "rerun", r.jobID, "--map", "Nope=id"); exitCode(err) != 1 || !strings.HasPrefix(message(err), "invalid_mapping: ") {
 		t.Fatalf("rerun --map of a column the file lacks: exit %d, %q", exitCode(err), message(err))
