@@ -330,11 +330,27 @@ func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *
 	if strictKinds[ps.matched] && ps.values < 0.8 {
 		s -= a * 0.3 * (0.8 - ps.values) / 0.8
 	}
+	if numbersForName(ce.profile, ps.matched) {
+		// A header may name a place or a person, but a column of numbers
+		// holds their codes, not their names: a person decides.
+		s = math.Min(s, a*0.7)
+	}
 	if ps.other {
 		s = conf * 0.5
 	}
 	ps.score = math.Max(0, math.Min(0.99, s))
 	return ps
+}
+
+// nameKinds are the kinds of value that are names and words, never
+// numbers.
+var nameKinds = map[string]bool{kindWords: true, kindPersonName: true, kindGivenName: true, kindCompany: true,
+	kindStreet: true, kindText: true}
+
+// numbersForName says a field of names faces a column nearly all of whose
+// values are whole numbers (050540000 for provincia, 84 for region).
+func numbersForName(p *profile, matched string) bool {
+	return nameKinds[matched] && p.n >= 3 && p.share[kindInteger] >= 0.9
 }
 
 // relation is how much a header's concept counts for a field of the

@@ -238,8 +238,8 @@ const (
 )
 
 var realFloors = map[string][3]float64{ // split: precision, recall, top-3 recall
-	"a": {1.00, 0.90, 0.96},
-	"b": {1.00, 0.78, 0.94},
+	"a": {0.98, 0.69, 0.91},
+	"b": {1.00, 0.69, 0.90},
 }
 
 type realMatchingFile struct {
@@ -319,6 +319,7 @@ func readRealFile(t testing.TB, rf realMatchingFile, sch *schema.Schema) (*Sampl
 		r.Comma = rune(rf.Delimiter[0])
 	}
 	r.LazyQuotes = true
+	r.FieldsPerRecord = -1 // rows are kept as published, ragged ones too
 	records, err := r.ReadAll()
 	if err != nil {
 		t.Fatalf("%s: %v", rf.File, err)
@@ -351,8 +352,8 @@ func readRealFile(t testing.TB, rf realMatchingFile, sch *schema.Schema) (*Sampl
 func TestMatching_realFiles(t *testing.T) {
 	t.Parallel()
 	files := readRealManifest(t)
-	if len(files) < 35 {
-		t.Fatalf("the real evaluation set has %d files, want at least 35", len(files))
+	if len(files) < 80 {
+		t.Fatalf("the real evaluation set has %d files, want at least 80", len(files))
 	}
 	tallies := map[string]*matchingTally{"a": {}, "b": {}, "all": {}}
 	decoys := 0
