@@ -119,6 +119,11 @@ func expectations(s *schema.Schema, lists map[string]ListLookup) []expectation {
 					e.kind = c.kind
 				}
 			}
+			if f.Type == schema.String && (e.kind == kindInteger || e.kind == kindNumber) {
+				// A field its author typed as text (category_value) holds
+				// text, whatever number its name suggests.
+				e.kind = ""
+			}
 		}
 		if len(f.Constraints.Enum) > 0 {
 			e.enum = map[string]bool{}
@@ -277,7 +282,11 @@ type columnEvidence struct {
 	terms []term // the header read as words
 	// named says the header's words name a field of the schema (a
 	// vocabulary score of headerLed or more).
-	named   bool
+	named bool
+	// literal is the best vocabulary score of the header against any
+	// field: a header made of a field's own words (0.95) outranks a
+	// synonym of another field.
+	literal float64
 	generic bool
 	profile *profile
 }
@@ -285,11 +294,25 @@ type columnEvidence struct {
 // scorePair scores one column–field pair.
 func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *expectation) pairScore {
 	ps := pairScore{col: col, field: field, headerBy: MethodFuzzy}
+	own := 0.0 // how well the header's own words name this field
 	if !ce.generic {
 		ps.header, ps.headerBy = headerScore(h, f)
-		if v := vocabScore(ce.terms, e.terms); v > ps.header {
-			ps.header, ps.headerBy = v, MethodSynonym
+		own = vocabScore(ce.terms, e.terms)
+		if ps.header >= fuzzyThreshold && own < 0.2 && wordsDiffer(ce.terms, e.terms) {
+			// Spelled alike for a shared word only (period_duration and
+			// period_description): the likeness is not the field.
+			ps.header = math.Min(ps.header, headerLed+0.2)
 		}
+		if own > ps.header {
+			ps.header, ps.headerBy = own, MethodSynonym
+		}
+	}
+	// A synonym of this field may not outrank a field the header's own
+	// words name (Aantal is a count before a cumulative count, provincia
+	// a province before a region).
+	synonymCap := 1.0
+	if ce.literal >= 0.9 && own < ce.literal-tieMargin {
+		synonymCap = ce.literal - 0.15
 	}
 	for _, hit := range ce.hits {
 		if ce.named && hit.score < synonymWhole-synonymShared {
@@ -299,7 +322,7 @@ func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *
 			// its words do not name. The literal beats the synonym.
 			continue
 		}
-		if r := hit.score * relation(hit.c, e.concepts); r > ps.header {
+		if r := math.Min(synonymCap, hit.score*relation(hit.c, e.concepts)); r > ps.header {
 			ps.header, ps.headerBy = r, MethodSynonym
 		}
 	}
@@ -340,6 +363,35 @@ func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *
 	}
 	ps.score = math.Max(0, math.Min(0.99, s))
 	return ps
+}
+
+// wordsDiffer says a header and a field each have a word of the
+// vocabulary the other lacks: they name different things.
+func wordsDiffer(header []term, field [][]term) bool {
+	has := func(ts []term, id string) bool {
+		for _, t := range ts {
+			if t.id == id {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range field {
+		if len(f) < 2 || len(header) < 2 {
+			continue
+		}
+		hOnly, fOnly := false, false
+		for _, t := range header {
+			hOnly = hOnly || !has(f, t.id)
+		}
+		for _, t := range f {
+			fOnly = fOnly || !has(header, t.id)
+		}
+		if hOnly && fOnly {
+			return true
+		}
+	}
+	return false
 }
 
 // nameKinds are the kinds of value that are names and words, never
@@ -425,11 +477,14 @@ func newMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 		}
 		hits, generic := ix.conceptsOf(h)
 		terms := vocab().terms(h)
-		named := false
-		for j := range s.Fields {
-			named = named || !generic && vocabScore(terms, m.expect[j].terms) >= headerLed
+		literal := 0.0
+		if !generic {
+			for j := range s.Fields {
+				literal = max(literal, vocabScore(terms, m.expect[j].terms))
+			}
 		}
-		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: named, generic: generic, profile: profileValues(vals)}
+		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, generic: generic,
+			profile: profileValues(vals)}
 		m.pairs[c] = make([]pairScore, len(s.Fields))
 		for j, f := range s.Fields {
 			m.pairs[c][j] = scorePair(c, j, h, &m.columns[c], f, &m.expect[j])
