@@ -301,7 +301,13 @@ func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *
 		if ps.header >= fuzzyThreshold && own < 0.2 && wordsDiffer(ce.terms, e.terms) {
 			// Spelled alike for a shared word only (period_duration and
 			// period_description): the likeness is not the field.
-			ps.header = math.Min(ps.header, headerLed+0.2)
+			ps.header = math.Min(ps.header, headerLed+0.1)
+		}
+		if own < headerLed && codeOf(ce.terms, e.terms) && codeValues(ce.profile) {
+			// A header naming a place over a column of codes names the
+			// place's code field (departement holding 01, 2A for
+			// department_code).
+			own = 0.9
 		}
 		if own > ps.header {
 			ps.header, ps.headerBy = own, MethodSynonym
@@ -392,6 +398,42 @@ func wordsDiffer(header []term, field [][]term) bool {
 		}
 	}
 	return false
+}
+
+// codeOf says a field's words are a header's words and a code (the
+// header provincia, the field province_code).
+func codeOf(header []term, field [][]term) bool {
+	if len(header) == 0 {
+		return false
+	}
+	for _, f := range field {
+		if len(f) != len(header)+1 {
+			continue
+		}
+		rest := 0
+		for _, ft := range f {
+			found := false
+			for _, t := range header {
+				found = found || t.id == ft.id
+			}
+			if !found {
+				rest++
+				if ft.id != "code" {
+					rest = 2
+				}
+			}
+		}
+		if rest == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// codeValues says a column holds codes: short identifiers or whole
+// numbers, nearly all of them.
+func codeValues(p *profile) bool {
+	return p.n >= 3 && (p.share[kindIdentifier] >= 0.9 || p.share[kindInteger] >= 0.9) && p.share[kindWords] < 0.5
 }
 
 // nameKinds are the kinds of value that are names and words, never
