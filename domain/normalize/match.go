@@ -499,6 +499,10 @@ type matcher struct {
 	// ambiguous are the fields two columns or more named as well as each
 	// other: none was mapped, and the run says so (ambiguous_mapping).
 	ambiguous []ambiguity
+	// contested are the synonym mappings made over a rival column whose
+	// header names the field too, if less well: the run warns
+	// (synonym_mapping) as it does of a fuzzy one.
+	contested []ambiguity
 }
 
 // ambiguity is a field and the columns that compete for it, best first.
@@ -555,8 +559,27 @@ func (m *matcher) assign(mp *mapper) {
 			continue
 		}
 		mp.claim(ps.col, ps.field, ps.method(), round2(ps.score))
+		if ps.method() == MethodSynonym {
+			m.findRivals(ps)
+		}
 	}
 	m.findAmbiguities(mp)
+}
+
+// findRivals records a synonym mapping that another column's header
+// contested: it names the field as well (header evidence of headerLed or
+// more) under values that do not rule it out.
+func (m *matcher) findRivals(ps pairScore) {
+	a := ambiguity{field: ps.field, cols: []int{ps.col}}
+	for c := range m.pairs {
+		rival := m.pairs[c][ps.field]
+		if c != ps.col && !rival.excluded && !rival.other && rival.header >= headerLed && rival.score >= proposalThreshold {
+			a.cols = append(a.cols, c)
+		}
+	}
+	if len(a.cols) > 1 {
+		m.contested = append(m.contested, a)
+	}
 }
 
 // findAmbiguities records each field left open because columns whose
@@ -607,6 +630,16 @@ func (w *writer) ambiguousMappings(fileID string, mt *matcher) {
 		w.issue(Issue{SourceFile: fileID, Field: f, Severity: warning, Code: "ambiguous_mapping",
 			Message: fmt.Sprintf("Columns %q of %s name field %q equally well (confidence %.2f): none was mapped. Pick one with options.mapping.",
 				cols, where(fileID), f, round2(mt.pairs[a.cols[0]][a.field].score))})
+	}
+	for _, a := range mt.contested {
+		col, f := mt.header[a.cols[0]], mt.s.Fields[a.field].Name
+		rivals := make([]string, len(a.cols)-1)
+		for i, c := range a.cols[1:] {
+			rivals[i] = mt.header[c]
+		}
+		w.issue(Issue{SourceFile: fileID, Column: col, Field: f, Severity: warning, Code: "synonym_mapping",
+			Message: fmt.Sprintf("Column %q was mapped to field %q as a synonym (confidence %.2f), though column %q names it too (%.2f); check it, or map it explicitly.",
+				col, f, round2(mt.pairs[a.cols[0]][a.field].score), rivals, round2(mt.pairs[a.cols[1]][a.field].score))})
 	}
 }
 

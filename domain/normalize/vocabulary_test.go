@@ -216,3 +216,27 @@ func TestRun_ambiguousMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestRun_synonymMappingContested: a synonym mapping made over another
+// column whose header names the field too, less well, carries a warning
+// naming both, as a fuzzy mapping does; an uncontested one carries none.
+func TestRun_synonymMappingContested(t *testing.T) {
+	t.Parallel()
+	s := mustSchema(t, `{"fields":[{"name":"count","type":"integer"},{"name":"date","type":"date"}]}`)
+	r := execute(t, ModeNormalize, s, "", source("", []string{"Datum", "Aantal", "AantalCumulatief"},
+		[]string{"2020-03-01", "4", "9"}, []string{"2020-03-02", "5", "14"}, []string{"2020-03-03", "12", "26"}))
+	if got := strings.Join(codes(r.issues), ","); got != "synonym_mapping" {
+		t.Fatalf("issues %v", r.issues)
+	}
+	msg, _ := r.issues[0]["message"].(string)
+	if r.issues[0]["field"] != "count" || r.issues[0]["column"] != "Aantal" || !strings.Contains(msg, `"AantalCumulatief"`) {
+		t.Fatalf("issue %v", r.issues[0])
+	}
+	if fmt.Sprint(r.rows[0]["count"]) != "4" {
+		t.Fatalf("rows %v", r.rows)
+	}
+	r = execute(t, ModeNormalize, s, "", source("", []string{"Datum", "Aantal"}, []string{"2020-03-01", "4"}, []string{"2020-03-02", "5"}, []string{"2020-03-03", "12"}))
+	if len(r.issues) != 0 {
+		t.Fatalf("uncontested: issues %v", r.issues)
+	}
+}
