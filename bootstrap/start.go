@@ -33,6 +33,10 @@ type Overrides struct {
 	// Tables wraps the table readers: tests slow some files down to keep
 	// a worker busy the way a heavy file does.
 	Tables func(ports.TableOpener) ports.TableOpener
+	// Jobs and ImportSessions wrap those stores: tests count the reads
+	// a request makes.
+	Jobs           func(ports.Jobs) ports.Jobs
+	ImportSessions func(ports.ImportSessions) ports.ImportSessions
 }
 
 // Start runs the service as serve does, without waiting for a signal, and
@@ -48,6 +52,12 @@ func Start(ctx context.Context, cfg Config, role Role, out io.Writer, ov Overrid
 	}
 	if ov.Tables != nil {
 		opts = append(opts, fx.Decorate(ov.Tables))
+	}
+	if ov.Jobs != nil {
+		opts = append(opts, fx.Decorate(ov.Jobs))
+	}
+	if ov.ImportSessions != nil {
+		opts = append(opts, fx.Decorate(ov.ImportSessions))
 	}
 	app := fx.New(opts...)
 	if err := app.Start(ctx); err != nil {

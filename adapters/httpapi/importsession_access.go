@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"strings"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -28,45 +26,49 @@ func (a *API) authenticateImportSession(c *gin.Context, secret string) (identity
 	return p, nil
 }
 
-// importSessionRoutes are what a client secret may call, by method and
-// route pattern: its session, creating jobs in it, and reading,
-// reviewing (choosing a workbook's sheet too), mapping, fixing (values and
-// cells), confirming, cancelling and rerunning them.
-var importSessionRoutes = map[string]bool{
-	"GET /v1/import-sessions/current":         true,
-	"POST /v1/import-sessions/current/submit": true,
-	"POST /v1/jobs":                           true,
-	"GET /v1/jobs/:id":                        true,
-	"POST /v1/jobs/:id/cancel":                true,
-	"GET /v1/jobs/:id/rows":                   true,
-	"GET /v1/jobs/:id/rows.jsonl":             true,
-	"GET /v1/jobs/:id/rows.csv":               true,
-	"GET /v1/jobs/:id/errors":                 true,
-	"GET /v1/jobs/:id/errors.jsonl":           true,
-	"GET /v1/jobs/:id/errors.csv":             true,
-	"GET /v1/jobs/:id/events":                 true,
-	"GET /v1/jobs/:id/review":                 true,
-	"PATCH /v1/jobs/:id/review":               true,
-	"PATCH /v1/jobs/:id/mapping":              true,
-	"POST /v1/jobs/:id/confirm":               true,
-	"GET /v1/jobs/:id/invalid-values":         true,
-	"POST /v1/jobs/:id/rerun":                 true,
-	"GET /v1/jobs/:id/rejected-rows":          true,
+// importSessionActions name the action of each route a client secret
+// may call, by method and route pattern; every other route is
+// importsession.Manage. Which actions a secret may take, and that a job
+// must be its session's, is the domain's rule (importsession.CanPrincipalDo),
+// which the use cases enforce; the access chain asks it first so that
+// nothing else runs for a route the secret may not use.
+var importSessionActions = map[string]importsession.Action{
+	"GET /v1/import-sessions/current":         importsession.ReadSession,
+	"POST /v1/import-sessions/current/submit": importsession.SubmitSession,
+	"POST /v1/jobs":                           importsession.CreateJob,
+	"GET /v1/jobs/:id":                        importsession.ReadJob,
+	"POST /v1/jobs/:id/cancel":                importsession.CancelJob,
+	"GET /v1/jobs/:id/rows":                   importsession.ReadJob,
+	"GET /v1/jobs/:id/rows.jsonl":             importsession.ReadJob,
+	"GET /v1/jobs/:id/rows.csv":               importsession.ReadJob,
+	"GET /v1/jobs/:id/errors":                 importsession.ReadJob,
+	"GET /v1/jobs/:id/errors.jsonl":           importsession.ReadJob,
+	"GET /v1/jobs/:id/errors.csv":             importsession.ReadJob,
+	"GET /v1/jobs/:id/events":                 importsession.ReadJob,
+	"GET /v1/jobs/:id/review":                 importsession.ReadJob,
+	"PATCH /v1/jobs/:id/review":               importsession.ReviewJob,
+	"PATCH /v1/jobs/:id/mapping":              importsession.ReviewJob,
+	"POST /v1/jobs/:id/confirm":               importsession.ConfirmJob,
+	"GET /v1/jobs/:id/invalid-values":         importsession.ReadJob,
+	"POST /v1/jobs/:id/rerun":                 importsession.RerunJob,
+	"GET /v1/jobs/:id/rejected-rows":          importsession.ReadJob,
+	"GET /v1/jobs/:id/edits":                  importsession.ReadJob,
+	"POST /v1/jobs/:id/edits":                 importsession.ReviewJob,
 }
 
-// importSessionMayUse reports whether a client secret may call a route.
-// Per-cell edits of a job (/v1/jobs/:id/edits…) are fixes of its values
-// like value_map, so every route under them is allowed.
-func importSessionMayUse(method, route string) bool {
-	return importSessionRoutes[method+" "+route] || strings.HasPrefix(route, "/v1/jobs/:id/edits")
+// routeAction is the action of a route, as the rule of a client secret
+// sees it.
+func routeAction(method, route string) importsession.Action {
+	if a, ok := importSessionActions[method+" "+route]; ok {
+		return a
+	}
+	return importsession.Manage
 }
 
-var errForbiddenImportSession = domain.Errorf(domain.ErrForbidden, domain.CodeForbiddenImportSession,
-	"An import session's client secret can only use its session and its jobs.")
-
-// importScope refuses a client secret every route but its own, and every
-// job but its session's: a job of the same organization outside the
-// session is 404, as another organization's is. Other credentials pass.
+// importScope holds a client secret to its session's origins and asks
+// the domain whether it may take the route's action; the job's use case
+// checks that the job is the session's when it reads it. Other
+// credentials pass.
 func (a *API) importScope(c *gin.Context) error {
 	p := principal(c)
 	if p.Method != identity.ByImportSession {
@@ -76,27 +78,23 @@ func (a *API) importScope(c *gin.Context) error {
 	if err := a.importOrigin(c, ses.(importsession.Session)); err != nil { // embed.go
 		return err
 	}
-	route := c.FullPath()
-	if !importSessionMayUse(c.Request.Method, route) {
-		return errForbiddenImportSession
+	if err := importsession.CanPrincipalDo(p, routeAction(c.Request.Method, c.FullPath())); err != nil {
+		return err
 	}
 	// Idempotency keys are the organization's: an end user's could
 	// collide with, or replay, the backend's.
 	if c.GetHeader("Idempotency-Key") != "" {
 		return domain.Invalid("Idempotency-Key is not taken with an import session's client secret.")
 	}
-	if !strings.HasPrefix(route, "/v1/jobs/:id") {
-		return nil
-	}
-	j, err := a.deps.JobReader.Get(c.Request.Context(), p, c.Param("id"))
-	if err != nil {
-		return err
-	}
-	if j.ImportSessionID != p.ImportSessionID {
-		return domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "No job %s.", c.Param("id"))
-	}
-	if route == "/v1/jobs/:id/rerun" { // a rerun is a new job of the session
-		return a.deps.ImportSessions.CheckRoom(c.Request.Context(), p)
-	}
 	return nil
 }
+
+// importSession is the session a client secret authenticated as.
+func importSession(c *gin.Context) importsession.Session {
+	ses, _ := c.Get(importSessionKey)
+	s, _ := ses.(importsession.Session)
+	return s
+}
+
+// errForbiddenImportSession refuses a client secret outside its session.
+var errForbiddenImportSession = importsession.ErrForbidden

@@ -259,6 +259,9 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (identity.Pri
 
 // Current is the session of a client secret's principal, with its jobs.
 func (s *Service) Current(ctx context.Context, p identity.Principal) (importsession.Session, []job.Job, error) {
+	if err := importsession.CanPrincipalDo(p, importsession.ReadSession); err != nil {
+		return importsession.Session{}, nil, err
+	}
 	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
 	if err != nil {
 		return importsession.Session{}, nil, err
@@ -277,36 +280,15 @@ func (s *Service) sessionJobs(ctx context.Context, ses importsession.Session) ([
 	return js, err
 }
 
-// CheckRoom refuses a new job (an upload or a rerun) in a session that
-// was submitted or has made its max_jobs jobs, before its work is done.
-// It only answers early: the job's insertion checks again, holding the
-// session (jobs.Creator), which is what keeps max_jobs and the summary
-// true under concurrent requests.
-func (s *Service) CheckRoom(ctx context.Context, p identity.Principal) error {
-	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
-	if err != nil {
-		return err
-	}
-	n, err := s.sessions.JobCount(ctx, ses.OrgID, ses.ID)
-	if err != nil {
-		return err
-	}
-	return ses.TakesJob(s.clock.Now(), n)
-}
-
 // JobParams are the settings of a job an end user creates in the
-// session: the session's schema, options and metadata. A client may name
-// the job, nothing else: the customer's backend chose the rest.
-func (s *Service) JobParams(ctx context.Context, p identity.Principal, in jobs.Params) (jobs.Params, error) {
+// session ses, which the client secret authenticated as: the session's
+// schema, options and metadata. A client may name the job, nothing else:
+// the customer's backend chose the rest. Whether the session takes
+// another job is decided where the job is inserted, holding the session
+// (jobs.Creator), so that max_jobs holds under concurrent requests.
+func JobParams(ses importsession.Session, in jobs.Params) (jobs.Params, error) {
 	if in.Mode != "" || len(in.Schema) > 0 || in.SchemaID != "" || len(in.Options) > 0 {
 		return jobs.Params{}, domain.Invalid("A job of an import session takes the session's schema and options; send only file and name.")
-	}
-	if err := s.CheckRoom(ctx, p); err != nil {
-		return jobs.Params{}, err
-	}
-	ses, err := s.sessions.Get(ctx, p.OrgID, p.ImportSessionID)
-	if err != nil {
-		return jobs.Params{}, err
 	}
 	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: ses.Options, Name: in.Name,
 		ImportSessionID: ses.ID, Metadata: ses.Metadata}, nil
@@ -341,6 +323,9 @@ type JobSummary struct {
 // insertion does (jobs.Creator), so a job is either made before the
 // submit, and in its summary, or refused after it.
 func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsession.Session, Summary, error) {
+	if err := importsession.CanPrincipalDo(p, importsession.SubmitSession); err != nil {
+		return importsession.Session{}, Summary{}, err
+	}
 	var ses importsession.Session
 	var sum Summary
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {

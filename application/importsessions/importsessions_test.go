@@ -112,36 +112,17 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
-func TestJobParams_areTheSessionsAndRoomIsChecked(t *testing.T) {
-	f := newFixture(t)
-	if _, err := f.svc.JobParams(context.Background(), byEnd, jobs.Params{Mode: "infer"}); !errors.Is(err, domain.ErrInvalid) {
-		t.Fatalf("a mode from the end user: %v", err)
-	}
+func TestJobParams_areTheSessions(t *testing.T) {
+	t.Parallel()
 	ses := importsession.Session{ID: "imp_1", OrgID: "org_1", SchemaID: "sch_1", Options: []byte(`{"review":true}`), Metadata: []byte(`{"a":1}`),
 		MaxJobs: 2, ExpiresAt: now.Add(time.Hour)}
-	f.sessions.EXPECT().Get(mock.Anything, "org_1", "imp_1").Return(ses, nil)
-	f.sessions.EXPECT().JobCount(mock.Anything, "org_1", "imp_1").Return(1, nil).Once()
-	got, err := f.svc.JobParams(context.Background(), byEnd, jobs.Params{Name: "mine"})
+	if _, err := JobParams(ses, jobs.Params{Mode: "infer"}); !errors.Is(err, domain.ErrInvalid) {
+		t.Fatalf("a mode from the end user: %v", err)
+	}
+	got, err := JobParams(ses, jobs.Params{Name: "mine"})
 	if err != nil || got.SchemaID != "sch_1" || got.Mode != "normalize" || got.ImportSessionID != "imp_1" || got.Name != "mine" ||
 		string(got.Options) != `{"review":true}` || string(got.Metadata) != `{"a":1}` {
 		t.Fatalf("params %+v %v", got, err)
-	}
-	f.sessions.EXPECT().JobCount(mock.Anything, "org_1", "imp_1").Return(2, nil).Once()
-	if err := f.svc.CheckRoom(context.Background(), byEnd); domain.CodeOf(err) != domain.CodeQuotaExceeded {
-		t.Fatalf("at max_jobs: %v", err)
-	}
-}
-
-func TestCheckRoom_refusesASubmittedSession(t *testing.T) {
-	f := newFixture(t)
-	ses := importsession.Session{ID: "imp_1", OrgID: "org_1", MaxJobs: 5, ExpiresAt: now.Add(time.Hour)}
-	if err := ses.Submit(now); err != nil {
-		t.Fatal(err)
-	}
-	f.sessions.EXPECT().Get(mock.Anything, "org_1", "imp_1").Return(ses, nil).Once()
-	f.sessions.EXPECT().JobCount(mock.Anything, "org_1", "imp_1").Return(0, nil).Maybe()
-	if err := f.svc.CheckRoom(context.Background(), byEnd); domain.CodeOf(err) != domain.CodeConflict {
-		t.Fatalf("submitted: %v", err)
 	}
 }
 

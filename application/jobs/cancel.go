@@ -6,6 +6,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -33,7 +34,12 @@ func (c *Canceler) Cancel(ctx context.Context, p identity.Principal, jobID strin
 	var out job.Job
 	err := c.tx.InTx(ctx, func(ctx context.Context) error {
 		now := c.clock.Now()
-		j, err := c.jobs.Update(ctx, p.OrgID, jobID, func(j *job.Job) error { return j.Cancel(now) })
+		j, err := c.jobs.Update(ctx, p.OrgID, jobID, func(j *job.Job) error {
+			if err := importsession.CanPrincipalUseJob(p, importsession.CancelJob, j.ID, j.ImportSessionID); err != nil {
+				return err
+			}
+			return j.Cancel(now)
+		})
 		if err != nil {
 			return err
 		}
@@ -51,6 +57,9 @@ func (c *Canceler) Cancel(ctx context.Context, p identity.Principal, jobID strin
 func (c *Canceler) Delete(ctx context.Context, p identity.Principal, jobID string) error {
 	j, err := c.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
+		return err
+	}
+	if err := importsession.CanPrincipalUseJob(p, importsession.DeleteJob, j.ID, j.ImportSessionID); err != nil {
 		return err
 	}
 	if !j.Status.Terminal() {

@@ -10,6 +10,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -64,6 +65,9 @@ func (c *Creator) Discard(ctx context.Context, u *Upload) {
 // Create validates the parameters and, in one transaction, inserts the
 // job of an uploaded file, its job.queued event and its queue entry.
 func (c *Creator) Create(ctx context.Context, p identity.Principal, u *Upload, in Params) (job.Job, error) {
+	if err := importsession.CanPrincipalDo(p, importsession.CreateJob); err != nil {
+		return job.Job{}, err
+	}
 	f := u.File
 	return c.Submit(ctx, p, Submission{JobID: u.JobID, SourceType: job.SourceUpload, Params: in,
 		Files: []job.File{{ID: id.New(id.File), Filename: u.Filename, Format: string(f.Format), SizeBytes: f.Size, SHA256: f.SHA256}}})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -30,17 +31,24 @@ func NewReader(jobs ports.Jobs, events ports.JobEvents, bus ports.EventBus, blob
 
 // Get returns one of the organization's jobs.
 func (r *Reader) Get(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
-	return r.jobs.Get(ctx, p.OrgID, jobID)
+	j, err := r.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return j, err
+	}
+	return j, importsession.CanPrincipalUseJob(p, importsession.ReadJob, j.ID, j.ImportSessionID)
 }
 
 // List returns the organization's jobs, newest first.
 func (r *Reader) List(ctx context.Context, p identity.Principal, f ports.JobFilter, page ports.Page) ([]job.Job, string, error) {
+	if err := importsession.CanPrincipalDo(p, importsession.ListJobs); err != nil {
+		return nil, "", err
+	}
 	return r.jobs.List(ctx, p.OrgID, f, page)
 }
 
 // Events returns a job's stored events after a sequence number.
 func (r *Reader) Events(ctx context.Context, p identity.Principal, jobID string, after int) ([]ports.Event, error) {
-	if _, err := r.jobs.Get(ctx, p.OrgID, jobID); err != nil {
+	if _, err := r.Get(ctx, p, jobID); err != nil {
 		return nil, err
 	}
 	return r.events.After(ctx, jobID, after)
@@ -48,7 +56,7 @@ func (r *Reader) Events(ctx context.Context, p identity.Principal, jobID string,
 
 // OpenResult opens a finished job's rows or issues from a byte offset.
 func (r *Reader) OpenResult(ctx context.Context, p identity.Principal, jobID string, res Result, offset int64) (job.Job, io.ReadCloser, error) {
-	j, err := r.jobs.Get(ctx, p.OrgID, jobID)
+	j, err := r.Get(ctx, p, jobID)
 	if err != nil {
 		return j, nil, err
 	}

@@ -24,7 +24,7 @@ type SourceVisit struct {
 // options, so that its issues can be shown on the values they are about
 // (the annotated workbook). A file gone from storage is source_deleted.
 func (r *Reader) ReadSource(ctx context.Context, p identity.Principal, jobID string, visit SourceVisit) (job.Job, error) {
-	j, err := r.jobs.Get(ctx, p.OrgID, jobID)
+	j, err := r.Get(ctx, p, jobID)
 	if err != nil {
 		return j, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -43,10 +44,13 @@ type EditsAdded struct {
 
 // editable returns the job a person may edit, and its schema: a succeeded
 // job of mode normalize or validate.
-func (s *Service) editable(ctx context.Context, p identity.Principal, jobID string) (job.Job, *schema.Schema, error) {
+func (s *Service) editable(ctx context.Context, p identity.Principal, a importsession.Action, jobID string) (job.Job, *schema.Schema, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return j, nil, err
+	}
+	if err := importsession.CanPrincipalUseJob(p, a, j.ID, j.ImportSessionID); err != nil {
+		return job.Job{}, nil, err
 	}
 	if j.Status != job.Succeeded {
 		return j, nil, domain.Errorf(domain.ErrConflict, domain.CodeJobNotFinished, "The job is %s; its cells are edited once it has succeeded.", j.Status)
@@ -123,7 +127,7 @@ func firstNonEmpty(a, b string) string {
 // twice is one edit, the last value winning; a cell edited before takes
 // the new value. A job holds at most normalize.MaxEdits edits.
 func (s *Service) AddEdits(ctx context.Context, p identity.Principal, jobID string, edits []normalize.Edit) (EditsAdded, error) {
-	j, sch, err := s.editable(ctx, p, jobID)
+	j, sch, err := s.editable(ctx, p, importsession.ReviewJob, jobID)
 	if err != nil {
 		return EditsAdded{}, err
 	}
@@ -230,7 +234,11 @@ func (s *Service) checkRows(ctx context.Context, j job.Job, all []normalize.Edit
 // Edits lists a job's edits, ordered by file, row and field, a page at a
 // time. Any job may be asked (a rerun lists the edits it ran with).
 func (s *Service) Edits(ctx context.Context, p identity.Principal, jobID string, page ports.Page) ([]normalize.Edit, string, error) {
-	if _, err := s.jobs.Get(ctx, p.OrgID, jobID); err != nil {
+	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := importsession.CanPrincipalUseJob(p, importsession.ReadJob, j.ID, j.ImportSessionID); err != nil {
 		return nil, "", err
 	}
 	return s.edits.List(ctx, p.OrgID, jobID, page)
@@ -251,7 +259,7 @@ type RejectedRows struct {
 // from the file again and checked with the job's edits, so a row an edit
 // fixed shows as valid.
 func (s *Service) RejectedRows(ctx context.Context, p identity.Principal, jobID string, page ports.Page) (RejectedRows, error) {
-	j, sch, err := s.editable(ctx, p, jobID)
+	j, sch, err := s.editable(ctx, p, importsession.ReadJob, jobID)
 	if err != nil {
 		return RejectedRows{}, err
 	}

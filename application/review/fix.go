@@ -19,6 +19,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -99,6 +100,9 @@ func valuesOffset(cursor, jobID, field string) (int, error) {
 func (s *Service) InvalidValues(ctx context.Context, p identity.Principal, jobID, field string, page ports.Page) (InvalidValues, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
+		return InvalidValues{}, err
+	}
+	if err := importsession.CanPrincipalUseJob(p, importsession.ReadJob, j.ID, j.ImportSessionID); err != nil {
 		return InvalidValues{}, err
 	}
 	if field == "" {
@@ -233,6 +237,9 @@ type Rerun struct {
 func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID string, req RerunRequest) (*Rerun, error) {
 	orig, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
+		return nil, err
+	}
+	if err := importsession.CanPrincipalUseJob(p, importsession.RerunJob, orig.ID, orig.ImportSessionID); err != nil {
 		return nil, err
 	}
 	if !orig.Status.Terminal() {

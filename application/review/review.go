@@ -17,6 +17,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -99,6 +100,9 @@ func (s *Service) Get(ctx context.Context, p identity.Principal, jobID string) (
 	if err != nil {
 		return View{}, err
 	}
+	if err := importsession.CanPrincipalUseJob(p, importsession.ReadJob, j.ID, j.ImportSessionID); err != nil {
+		return View{}, err
+	}
 	return s.view(j)
 }
 
@@ -175,6 +179,9 @@ func invalidMapping(errs []domain.FieldError) error {
 func (s *Service) awaitingReview(ctx context.Context, p identity.Principal, jobID string) (job.Job, settings, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
+		return job.Job{}, settings{}, err
+	}
+	if err := importsession.CanPrincipalUseJob(p, importsession.ReviewJob, j.ID, j.ImportSessionID); err != nil {
 		return job.Job{}, settings{}, err
 	}
 	if j.Status != job.AwaitingReview {
@@ -315,6 +322,9 @@ func sharesFile(a, b []int) bool {
 func (s *Service) Confirm(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
+		return job.Job{}, err
+	}
+	if err := importsession.CanPrincipalUseJob(p, importsession.ConfirmJob, j.ID, j.ImportSessionID); err != nil {
 		return job.Job{}, err
 	}
 	if j.Status != job.AwaitingReview {
