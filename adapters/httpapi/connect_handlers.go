@@ -31,27 +31,30 @@ func newFileJSON(f domainconnect.File) fileJSON {
 }
 
 // createFile streams a file into the organization's library, exactly as
-// job uploads are streamed; the only part is "file".
+// job uploads are streamed; the only part is "file". A stored file that
+// does not become a library file (a refusal, a replay) is removed again.
 func (a *API) createFile(c *gin.Context) {
-	ctx := c.Request.Context()
-	p := principal(c)
+	ctx, p := c.Request.Context(), principal(c)
 	var up *connect.Upload
-	a.createUploaded(c, answer{status: http.StatusCreated}, upload{
-		store: func(filename string, r io.Reader) error {
-			up = a.deps.Connect.NewUpload(p, filename)
-			return a.deps.Connect.Store(ctx, up, r)
-		},
-		field: func(name string, _ []byte) error { return unknownPart(name) },
-		hash:  func() string { return requestHash(c, up.SHA256()) },
-		create: func(ctx context.Context) (string, any, error) {
-			f, err := a.deps.Connect.CreateFile(ctx, p, up)
-			if err != nil {
-				return "", nil, err
-			}
-			return "/v1/connect/files/" + f.ID, newFileJSON(f), nil
-		},
-		discard: func() { a.deps.Connect.Discard(ctx, up) },
+	err := a.readUpload(c, func(filename string, r io.Reader) error {
+		up = a.deps.Connect.NewUpload(p, filename)
+		return a.deps.Connect.Store(ctx, up, r)
+	}, func(name string, _ []byte) error { return unknownPart(name) })
+	if err != nil {
+		a.deps.Connect.Discard(ctx, up)
+		a.failCreating(c, p.OrgID, err)
+		return
+	}
+	created := a.createOnce(c, requestHash(c, up.SHA256()), answer{status: http.StatusCreated}, func(ctx context.Context) (string, any, error) {
+		f, err := a.deps.Connect.CreateFile(ctx, p, up)
+		if err != nil {
+			return "", nil, err
+		}
+		return "/v1/connect/files/" + f.ID, newFileJSON(f), nil
 	})
+	if !created {
+		a.deps.Connect.Discard(ctx, up)
+	}
 }
 
 func (a *API) getFile(c *gin.Context) {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"io"
 
 	"github.com/gin-gonic/gin"
 
@@ -52,36 +51,6 @@ func writeAnswer(c *gin.Context, res ports.IdempotentAnswer, replayed bool, ans 
 		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Data(res.Status, "application/json; charset=utf-8", res.Body)
-}
-
-// upload is a creation from a multipart upload: its file streams into
-// storage as it arrives, and a record is made of it once the whole body
-// has been read.
-type upload struct {
-	// store reserves a place for the file and streams it there.
-	store func(filename string, r io.Reader) error
-	// field takes each other part; an unknown one is refused.
-	field func(name string, value []byte) error
-	// hash fingerprints the request once it is read (for Idempotency-Key).
-	hash func() string
-	// create makes the record of the stored file.
-	create func(ctx context.Context) (location string, body any, err error)
-	// discard removes the stored file (a no-op when none was stored).
-	discard func()
-}
-
-// createUploaded reads an upload and makes its record once per
-// Idempotency-Key; a stored file that does not become a record (a refused
-// request, a replay) is removed again.
-func (a *API) createUploaded(c *gin.Context, ans answer, u upload) {
-	if err := a.readUpload(c, u.store, u.field); err != nil {
-		u.discard()
-		a.failCreating(c, principal(c).OrgID, err)
-		return
-	}
-	if !a.createOnce(c, u.hash(), ans, u.create) {
-		u.discard()
-	}
 }
 
 // failCreating answers a creating request that failed before its
