@@ -107,9 +107,10 @@ func newBlackhole(t *testing.T) *blackhole {
 }
 
 // TestIsolation_hostileOrganization: organization A has 100 webhook
-// endpoints that never answer, 2 jobs burning CPU and 200 jobs queued;
-// organization B's 1-row job still starts within 5 s and finishes within
-// 10 s. On SQLite one process runs everything; on PostgreSQL an API
+// endpoints that never answer, 2 jobs burning CPU, 200 jobs queued and
+// every event stream its key may open, held unread; organization B's
+// 1-row job still starts within 5 s and finishes within 10 s, its event
+// stream opens and its workbook downloads within 5 s. On SQLite one process runs everything; on PostgreSQL an API
 // node and two worker nodes share the database.
 func TestIsolation_hostileOrganization(t *testing.T) {
 	t.Parallel()
@@ -157,6 +158,12 @@ func hostileOrganization(t *testing.T, target sqltest.Target) {
 		expect(t, app.Request(upload(t, app, fmt.Sprintf("q%d.csv", i), peopleCSV, map[string]string{"schema": peopleSchema}), a), 202, "")
 	}
 	waitUntil(t, "the dead endpoints to hold deliveries", func() bool { return hole.accepted.Load() >= 2 })
+	var queued timedJob
+	app.Request(upload(t, app, "streamed.csv", peopleCSV, map[string]string{"schema": peopleSchema}), a).JSON(t, &queued)
+	for range app.Config.HTTP.Streams.PerCredential { // every event stream its key may hold, never read
+		t.Cleanup(holdStream(t, app, a, queued.ID))
+	}
+	refusedStream(t, app, a, queued.ID, "credential")
 
 	res := app.Request(upload(t, app, "one.csv", "ID,E-mail,Joined\n1,ann@x.io,2024-01-31\n", map[string]string{"schema": peopleSchema}), v)
 	expect(t, res, 202, "")
@@ -168,6 +175,14 @@ func hostileOrganization(t *testing.T, target sqltest.Target) {
 		target.Name, startedAt.Sub(createdAt).Round(time.Millisecond), finishedAt.Sub(createdAt).Round(time.Millisecond), b.running.Load(), hole.accepted.Load())
 	if j.Status != "succeeded" || startedAt.Sub(createdAt) > testtime.Scale(5*time.Second) || finishedAt.Sub(createdAt) > testtime.Scale(10*time.Second) {
 		t.Fatalf("the victim's job: %s, started after %s, finished after %s (want 5 s and 10 s)", j.Status, startedAt.Sub(createdAt), finishedAt.Sub(createdAt))
+	}
+	// The victim's own stream and generated download are not delayed by
+	// the streams the hostile organization holds.
+	t.Cleanup(holdStream(t, app, v, j.ID))
+	begun := time.Now()
+	expect(t, app.Do("GET", "/v1/jobs/"+j.ID+"/rows.xlsx", v, nil), 200, "")
+	if took := time.Since(begun); took > testtime.Scale(5*time.Second) {
+		t.Fatalf("the victim's 1-row workbook took %s (want 5 s)", took)
 	}
 	if b.running.Load() != 2 {
 		t.Fatalf("%d bombs running at the end, want 2: the test proves nothing", b.running.Load())
