@@ -71,6 +71,7 @@ type expectation struct {
 	pattern  func(string) bool
 	list     ListLookup
 	terms    [][]term // its name, title and aliases read as words
+	keys     []string // its name and aliases as HeaderKey reads them
 }
 
 // pairScore is one column–field pair scored.
@@ -105,6 +106,9 @@ func expectations(s *schema.Schema, lists map[string]ListLookup) []expectation {
 	out := make([]expectation, len(s.Fields))
 	for j, f := range s.Fields {
 		e := expectation{concepts: map[*concept]bool{}, terms: fieldTerms(f.Name, f.Title, f.Aliases)}
+		for _, name := range append([]string{f.Name}, f.Aliases...) {
+			e.keys = append(e.keys, HeaderKey(name))
+		}
 		for _, name := range append([]string{f.Name, f.Title}, f.Aliases...) {
 			if c := ix.fieldConcept(name); c != nil {
 				e.concepts[c] = true
@@ -287,6 +291,9 @@ type columnEvidence struct {
 	// field: a header made of a field's own words (0.95) outranks a
 	// synonym of another field.
 	literal float64
+	// own is the vocabulary score of the header against each field.
+	own     []float64
+	norm    string // the header as HeaderKey reads it
 	generic bool
 	profile *profile
 }
@@ -296,8 +303,8 @@ func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *
 	ps := pairScore{col: col, field: field, headerBy: MethodFuzzy}
 	own := 0.0 // how well the header's own words name this field
 	if !ce.generic {
-		ps.header, ps.headerBy = headerScore(h, f)
-		own = vocabScore(ce.terms, e.terms)
+		ps.header, ps.headerBy = headerScoreKeys(ce.norm, e.keys)
+		own = ce.own[field]
 		if ps.header >= fuzzyThreshold && own < 0.2 && wordsDiffer(ce.terms, e.terms) {
 			// Spelled alike for a shared word only (period_duration and
 			// period_description): the likeness is not the field.
@@ -465,17 +472,16 @@ func relation(c *concept, fieldConcepts map[*concept]bool) float64 {
 	return best
 }
 
-// headerScore is how much a header is like a field's name or aliases:
+// headerScoreKeys is how much a header is like a field's name or aliases (each
+// as HeaderKey reads them):
 // a close spelling (Jaro-Winkler at least fuzzyThreshold) is that
 // similarity; a name within the header, or a looser likeness, says less.
-func headerScore(h string, f schema.Field) (float64, string) {
-	norm := HeaderKey(h)
+func headerScoreKeys(norm string, keys []string) (float64, string) {
 	if len(norm) < 3 {
 		return 0, MethodFuzzy
 	}
 	best := 0.0
-	for _, name := range append([]string{f.Name}, f.Aliases...) {
-		key := HeaderKey(name)
+	for _, key := range keys {
 		jw := jaroWinkler(norm, key)
 		if jw >= fuzzyThreshold {
 			best = max(best, jw)
@@ -524,13 +530,15 @@ func newMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 		hits, generic := ix.conceptsOf(h)
 		terms := vocab().terms(h)
 		literal := 0.0
+		own := make([]float64, len(s.Fields))
 		if !generic {
 			for j := range s.Fields {
-				literal = max(literal, vocabScore(terms, m.expect[j].terms))
+				own[j] = vocabScore(terms, m.expect[j].terms)
+				literal = max(literal, own[j])
 			}
 		}
-		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, generic: generic,
-			profile: profileValues(vals)}
+		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, own: own,
+			norm: HeaderKey(h), generic: generic, profile: profileValues(vals)}
 		m.pairs[c] = make([]pairScore, len(s.Fields))
 		for j, f := range s.Fields {
 			m.pairs[c][j] = scorePair(c, j, h, &m.columns[c], f, &m.expect[j])

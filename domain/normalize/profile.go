@@ -56,6 +56,11 @@ var profileKinds = []string{kindEmail, kindPhone, kindCountry, kindCurrency, kin
 // their counts) for the checks of enums, patterns and lists.
 const maxProfileDistinct = 256
 
+// maxProfiled is how many of a column's sampled values its profile reads:
+// the shares of its kinds are settled well before, and a review of a
+// file of hundreds of columns answers in time (BenchmarkReview_200Columns).
+const maxProfiled = 100
+
 // profile is one column's sample described.
 type profile struct {
 	n        int // values that are not missing
@@ -78,21 +83,39 @@ func profileValues(values []string) *profile {
 	if p.n == 0 {
 		return p
 	}
-	counts := make(map[string]int, len(profileKinds))
-	seen := make(map[string]bool, len(values))
+	if len(values) > maxProfiled {
+		values = values[:maxProfiled]
+		p.n = maxProfiled
+	}
+	// Each distinct value is classified once, and counted.
+	type entry struct {
+		kinds []string
+		n     int
+	}
+	at := make(map[string]int, len(values))
+	var entries []entry
+	var order []string
 	sc := &scratch{}
 	for _, v := range values {
-		for _, k := range classify(v, sc) {
-			counts[k]++
+		if i, ok := at[v]; ok {
+			entries[i].n++
+			continue
 		}
+		at[v] = len(entries)
+		entries = append(entries, entry{kinds: classify(v, sc), n: 1})
+		order = append(order, v)
 		sc.buf = sc.buf[:0]
-		if !seen[v] {
-			seen[v] = true
+	}
+	counts := make(map[string]int, len(profileKinds))
+	for i, e := range entries {
+		for _, k := range e.kinds {
+			counts[k] += e.n
 		}
-		if _, ok := p.distinct[v]; ok || len(p.distinct) < maxProfileDistinct {
-			p.distinct[v]++
+		if i < maxProfileDistinct {
+			p.distinct[order[i]] = e.n
 		}
 	}
+	seen := at
 	p.distinctRatio = float64(len(seen)) / float64(p.n)
 	for k, c := range counts {
 		p.share[k] = float64(c) / float64(p.n)
