@@ -228,22 +228,18 @@ func newOutbox(events ports.JobEvents, render ports.JobRenderer, bus ports.Event
 // multi-file jobs).
 var Connect = fx.Module("connect", fx.Provide(connect.NewService))
 
-// Review provides the review of jobs' mappings and the fixing of their
-// rejected values (reruns).
-var Review = fx.Module("review", fx.Provide(func(cfg Config, j ports.Jobs, r ports.JobReviews, uc reviewJobs, conn *connect.Service, sch ports.Schemas,
-	learned ports.LearnedMappings, edits ports.JobEdits, b ports.BlobStore, tx ports.Transactor, c ports.Clock, log *slog.Logger) *review.Service {
-	return review.NewService(review.Config{TTL: cfg.ReviewTTL, EditBytes: cfg.MaxEditBytesPerJob, SessionEditBytes: cfg.MaxEditBytesPerImportSession}, j, r, review.JobUseCases{Create: uc.Create, Read: uc.Read, Sources: uc.Sources, Outbox: uc.Outbox},
-		conn, sch, learned, edits, b, tx, c, log)
-}))
-
-// reviewJobs gathers the jobs use cases the review calls back into.
-type reviewJobs struct {
-	fx.In
-	Create  *jobs.Creator
-	Read    *jobs.Reader
-	Sources *jobs.Sources
-	Outbox  *jobs.Outbox
-}
+// Review provides the review's use cases: the review of jobs' mappings,
+// its confirmation and expiry, the edits of finished jobs and reruns.
+var Review = fx.Module("review", fx.Provide(
+	func(cfg Config) review.Config {
+		return review.Config{TTL: cfg.ReviewTTL, EditBytes: cfg.MaxEditBytesPerJob, SessionEditBytes: cfg.MaxEditBytesPerImportSession}
+	},
+	review.NewReviewer,
+	review.NewConfirmer,
+	review.NewExpirer,
+	review.NewEditor,
+	review.NewRerunner,
+))
 
 // Webhooks provides the webhooks service and its sender; the Jobs module
 // subscribes the service to the jobs' events (newOutbox).
@@ -265,7 +261,7 @@ var Webhooks = fx.Options(
 // jobs whose worker was lost, expires reviews left too long and removes
 // this node's dead runs' working folders.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, runner *jobs.Runner, reaper *jobs.Reaper, orphans *jobs.Orphans,
-	reviews *review.Service, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
+	reviews *review.Expirer, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
 	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers}
 	w, err := queue.NewWorkers(db, qc, runner, jobs.Purgers{reaper, orphans}, hooks, log)
@@ -306,7 +302,10 @@ type apiDeps struct {
 	Lists    *lists.Service
 	Idem     *idempotency.Service
 	Webhooks *webhooks.Service
-	Review   *review.Service
+	Review   *review.Reviewer
+	Confirm  *review.Confirmer
+	Edits    *review.Editor
+	Reruns   *review.Rerunner
 	Imports  *importsessions.Service
 	License  license.Gate
 	Gate     *auth.Gate
@@ -316,7 +315,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

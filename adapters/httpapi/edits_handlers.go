@@ -115,7 +115,7 @@ func (a *API) addEdits(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	added, err := a.deps.Review.AddEdits(c.Request.Context(), principal(c), c.Param("id"), edits)
+	added, err := a.deps.Edits.AddEdits(c.Request.Context(), principal(c), c.Param("id"), edits)
 	if err != nil {
 		fail(c, err)
 		return
@@ -133,7 +133,7 @@ func (a *API) listEdits(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	edits, next, err := a.deps.Review.Edits(c.Request.Context(), principal(c), c.Param("id"), page)
+	edits, next, err := a.deps.Edits.Edits(c.Request.Context(), principal(c), c.Param("id"), page)
 	if err != nil {
 		fail(c, err)
 		return
@@ -169,7 +169,7 @@ func (a *API) rejectedRows(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	rows, err := a.deps.Review.RejectedRows(c.Request.Context(), principal(c), c.Param("id"), page)
+	rows, err := a.deps.Edits.RejectedRows(c.Request.Context(), principal(c), c.Param("id"), page)
 	if err != nil {
 		fail(c, err)
 		return

@@ -112,7 +112,7 @@ func (a *API) patchMapping(c *gin.Context) {
 func (a *API) confirmReview(c *gin.Context) {
 	p := principal(c)
 	a.createOnce(c, requestHash(c), answer{status: http.StatusAccepted}, func(ctx context.Context) (string, any, error) {
-		j, err := a.deps.Review.Confirm(ctx, p, c.Param("id"))
+		j, err := a.deps.Confirm.Confirm(ctx, p, c.Param("id"))
 		if err != nil {
 			return "", nil, err
 		}
@@ -141,7 +141,7 @@ func (a *API) invalidValues(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	vals, err := a.deps.Review.InvalidValues(c.Request.Context(), principal(c), c.Param("id"), c.Query("field"), page)
+	vals, err := a.deps.Edits.InvalidValues(c.Request.Context(), principal(c), c.Param("id"), c.Query("field"), page)
 	if err != nil {
 		fail(c, err)
 		return
@@ -187,20 +187,20 @@ func (a *API) rerunJob(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	run, err := a.deps.Review.PrepareRerun(ctx, p, c.Param("id"), review.RerunRequest{Options: present(req.Options), Mapping: req.Mapping, Edits: edits})
+	run, err := a.deps.Reruns.PrepareRerun(ctx, p, c.Param("id"), review.RerunRequest{Options: present(req.Options), Mapping: req.Mapping, Edits: edits})
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	created := a.createOnce(c, hash, answer{status: http.StatusAccepted}, func(ctx context.Context) (string, any, error) {
-		j, err := a.deps.Review.SubmitRerun(ctx, p, run)
+		j, err := a.deps.Reruns.SubmitRerun(ctx, p, run)
 		if err != nil {
 			return "", nil, err
 		}
 		return jobPath(j), newJobJSON(j), nil
 	})
 	if !created {
-		a.deps.Review.DiscardRerun(ctx, run)
+		a.deps.Reruns.DiscardRerun(ctx, run)
 	}
 }
 

@@ -79,7 +79,12 @@ type Deps struct {
 	Lists       *lists.Service
 	Idempotency *idempotency.Service
 	Webhooks    *webhooks.Service
-	Review      *review.Service
+	// The review's use cases: a review, its confirmation, the edits and
+	// invalid values of a finished job, and reruns.
+	Review  *review.Reviewer
+	Confirm *review.Confirmer
+	Edits   *review.Editor
+	Reruns  *review.Rerunner
 	// ImportSessions mints import sessions and authenticates their secrets.
 	ImportSessions *importsessions.Service
 	License        license.Gate

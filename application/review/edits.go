@@ -22,6 +22,23 @@ import (
 	"github.com/tabnorm/tabnorm/ports"
 )
 
+// Editor fixes the cells of a finished job (edits) and shows what it
+// rejected: its rejected rows with their edits, and a field's invalid
+// values (fix.go).
+type Editor struct {
+	cfg     Config
+	jobs    ports.Jobs
+	edits   ports.JobEdits
+	read    *jobs.Reader
+	sources *jobs.Sources
+	clock   ports.Clock
+}
+
+// NewEditor returns the editing of finished jobs.
+func NewEditor(cfg Config, jobsRepo ports.Jobs, edits ports.JobEdits, read *jobs.Reader, sources *jobs.Sources, clock ports.Clock) *Editor {
+	return &Editor{cfg: cfg, jobs: jobsRepo, edits: edits, read: read, sources: sources, clock: clock}
+}
+
 // Fixing cells: a person gives one row's cell of a succeeded job a value
 // (an edit), sees at once whether the row is now valid, and reruns the job
 // with its edits. The edits are stored with the job; a rerun holds a copy
@@ -44,7 +61,7 @@ type EditsAdded struct {
 
 // editable returns the job a person may edit, and its schema: a succeeded
 // job of mode normalize or validate.
-func (s *Service) editable(ctx context.Context, p identity.Principal, a importsession.Action, jobID string) (job.Job, *schema.Schema, error) {
+func (s *Editor) editable(ctx context.Context, p identity.Principal, a importsession.Action, jobID string) (job.Job, *schema.Schema, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return j, nil, err
@@ -126,7 +143,7 @@ func firstNonEmpty(a, b string) string {
 // file does not have is refused, with nothing stored. The same cell given
 // twice is one edit, the last value winning; a cell edited before takes
 // the new value. A job holds at most normalize.MaxEdits edits.
-func (s *Service) AddEdits(ctx context.Context, p identity.Principal, jobID string, edits []normalize.Edit) (EditsAdded, error) {
+func (s *Editor) AddEdits(ctx context.Context, p identity.Principal, jobID string, edits []normalize.Edit) (EditsAdded, error) {
 	j, sch, err := s.editable(ctx, p, importsession.ReviewJob, jobID)
 	if err != nil {
 		return EditsAdded{}, err
@@ -167,7 +184,7 @@ func (s *Service) AddEdits(ctx context.Context, p identity.Principal, jobID stri
 	if err := s.carryRunIssues(ctx, p, j, sch, checks); err != nil {
 		return EditsAdded{}, err
 	}
-	total, err := s.edits.Put(ctx, p.OrgID, j.ID, given, s.editLimits())
+	total, err := s.edits.Put(ctx, p.OrgID, j.ID, given, s.cfg.editLimits())
 	if err != nil {
 		return EditsAdded{}, err
 	}
@@ -195,14 +212,8 @@ func editedRows(edits []normalize.Edit) map[string][]int64 {
 	return rows
 }
 
-// editLimits are what a job's edits may hold: normalize.MaxEdits edits and
-// the configured bytes, per job and per import session.
-func (s *Service) editLimits() ports.EditLimits {
-	return ports.EditLimits{Count: normalize.MaxEdits, Bytes: s.cfg.EditBytes, SessionBytes: s.cfg.SessionEditBytes}
-}
-
 // check runs the rows of edits again with all the job's edits.
-func (s *Service) check(ctx context.Context, j job.Job, all, of []normalize.Edit) (map[rowKey]normalize.RowCheck, error) {
+func (s *Editor) check(ctx context.Context, j job.Job, all, of []normalize.Edit) (map[rowKey]normalize.RowCheck, error) {
 	rows := map[string][]int64{}
 	seen := map[rowKey]bool{}
 	for _, e := range of {
@@ -215,7 +226,7 @@ func (s *Service) check(ctx context.Context, j job.Job, all, of []normalize.Edit
 	return s.checkRows(ctx, j, all, rows)
 }
 
-func (s *Service) checkRows(ctx context.Context, j job.Job, all []normalize.Edit, rows map[string][]int64) (map[rowKey]normalize.RowCheck, error) {
+func (s *Editor) checkRows(ctx context.Context, j job.Job, all []normalize.Edit, rows map[string][]int64) (map[rowKey]normalize.RowCheck, error) {
 	opts, err := checkOptions(j)
 	if err != nil {
 		return nil, err
@@ -233,7 +244,7 @@ func (s *Service) checkRows(ctx context.Context, j job.Job, all []normalize.Edit
 
 // Edits lists a job's edits, ordered by file, row and field, a page at a
 // time. Any job may be asked (a rerun lists the edits it ran with).
-func (s *Service) Edits(ctx context.Context, p identity.Principal, jobID string, page ports.Page) ([]normalize.Edit, string, error) {
+func (s *Editor) Edits(ctx context.Context, p identity.Principal, jobID string, page ports.Page) ([]normalize.Edit, string, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return nil, "", err
@@ -258,7 +269,7 @@ type RejectedRows struct {
 // error in its issues, in the file's order), a page at a time, each read
 // from the file again and checked with the job's edits, so a row an edit
 // fixed shows as valid.
-func (s *Service) RejectedRows(ctx context.Context, p identity.Principal, jobID string, page ports.Page) (RejectedRows, error) {
+func (s *Editor) RejectedRows(ctx context.Context, p identity.Principal, jobID string, page ports.Page) (RejectedRows, error) {
 	j, sch, err := s.editable(ctx, p, importsession.ReadJob, jobID)
 	if err != nil {
 		return RejectedRows{}, err
@@ -377,41 +388,6 @@ func rejectedOffset(cursor, jobID string) (int, error) {
 	return n, nil
 }
 
-// rerunEdits are a rerun's edits: the original's, then the request's,
-// which win cell by cell. The request's are checked against the schema and
-// the files, not against the files' rows (the run reports an edit of a
-// row no file has as edit_not_applied).
-func (s *Service) rerunEdits(ctx context.Context, orig job.Job, asked []normalize.Edit) ([]normalize.Edit, error) {
-	if orig.Mode == normalize.ModeInfer || orig.Schema == nil {
-		if len(asked) > 0 {
-			return nil, domain.Invalid("A job in infer mode has no schema whose fields could be edited.")
-		}
-		return nil, nil
-	}
-	if len(asked) > 0 {
-		sch, err := schema.Parse(orig.Schema)
-		if err != nil {
-			return nil, fmt.Errorf("schema of job %s: %w", orig.ID, err)
-		}
-		if errs := normalize.CheckEdits("edits", asked, sch, jobFiles(orig)); len(errs) > 0 {
-			return nil, invalidEdits(errs)
-		}
-		at := s.clock.Now()
-		for i := range asked {
-			asked[i].At = at
-		}
-	}
-	stored, err := s.edits.All(ctx, orig.OrgID, orig.ID)
-	if err != nil {
-		return nil, err
-	}
-	all := normalize.MergeEdits(stored, asked)
-	if len(all) > normalize.MaxEdits {
-		return nil, tooManyEdits(len(all))
-	}
-	return all, nil
-}
-
 // runOnly are the issue codes only a run over the whole file finds: a
 // value, or a primary key, that repeats an earlier row's.
 var runOnly = [][]byte{[]byte(`"code":"not_unique"`), []byte(`"code":"duplicate_row"`)}
@@ -420,7 +396,7 @@ var runOnly = [][]byte{[]byte(`"code":"not_unique"`), []byte(`"code":"duplicate_
 // a check of the row alone cannot find (a value repeating an earlier
 // row's), unless an edit of the row changed the value it is about: such a
 // row stays rejected until an edit or a rerun says otherwise.
-func (s *Service) carryRunIssues(ctx context.Context, p identity.Principal, j job.Job, sch *schema.Schema, checks map[rowKey]normalize.RowCheck) error {
+func (s *Editor) carryRunIssues(ctx context.Context, p identity.Principal, j job.Job, sch *schema.Schema, checks map[rowKey]normalize.RowCheck) error {
 	if len(checks) == 0 || !hasUniqueness(sch) {
 		return nil
 	}

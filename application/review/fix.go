@@ -11,10 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
@@ -25,6 +27,28 @@ import (
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/ports"
 )
+
+// Rerunner runs a finished job again on its files, with other options,
+// mapping or edits: an uploaded job's file is copied for the new job, a
+// connect job's library files are read again.
+type Rerunner struct {
+	cfg     Config
+	jobs    ports.Jobs
+	schemas ports.Schemas
+	edits   ports.JobEdits
+	blobs   ports.BlobStore
+	create  *jobs.Creator
+	connect *connect.Service
+	tx      ports.Transactor
+	clock   ports.Clock
+	log     *slog.Logger
+}
+
+// NewRerunner returns the rerunning of jobs.
+func NewRerunner(cfg Config, jobsRepo ports.Jobs, schemas ports.Schemas, edits ports.JobEdits, blobs ports.BlobStore, create *jobs.Creator,
+	conn *connect.Service, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Rerunner {
+	return &Rerunner{cfg: cfg, jobs: jobsRepo, schemas: schemas, edits: edits, blobs: blobs, create: create, connect: conn, tx: tx, clock: clock, log: log}
+}
 
 // Fixing values: a finished job's rejected values of a field are counted
 // from its issues, a person chooses replacements, and the job is rerun on
@@ -97,7 +121,7 @@ func valuesOffset(cursor, jobID, field string) (int, error) {
 // first (then by value), at most MaxInvalidValues of them, a page at a
 // time. Only errors with a value count: a missing required value or a
 // repeated unique one has no value to replace.
-func (s *Service) InvalidValues(ctx context.Context, p identity.Principal, jobID, field string, page ports.Page) (InvalidValues, error) {
+func (s *Editor) InvalidValues(ctx context.Context, p identity.Principal, jobID, field string, page ports.Page) (InvalidValues, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return InvalidValues{}, err
@@ -234,7 +258,7 @@ type Rerun struct {
 // original's options and its mapping (as confirmed, or as detected), and
 // the request's options and mapping win over them key by key; options.review
 // is not inherited. An original whose file was purged is 409 source_deleted.
-func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID string, req RerunRequest) (*Rerun, error) {
+func (s *Rerunner) PrepareRerun(ctx context.Context, p identity.Principal, jobID string, req RerunRequest) (*Rerun, error) {
 	orig, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return nil, err
@@ -283,14 +307,14 @@ func (s *Service) PrepareRerun(ctx context.Context, p identity.Principal, jobID 
 // SubmitRerun queues the prepared rerun, with source.rerun_of naming the
 // original, under the limits and checks of a new job, and stores its
 // edits in the same transaction, before any worker can start it.
-func (s *Service) SubmitRerun(ctx context.Context, p identity.Principal, r *Rerun) (job.Job, error) {
+func (s *Rerunner) SubmitRerun(ctx context.Context, p identity.Principal, r *Rerun) (job.Job, error) {
 	var out job.Job
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		if out, err = s.submitRerun(ctx, p, r); err != nil || len(r.edits) == 0 {
 			return err
 		}
-		_, err = s.edits.Put(ctx, p.OrgID, out.ID, r.edits, s.editLimits())
+		_, err = s.edits.Put(ctx, p.OrgID, out.ID, r.edits, s.cfg.editLimits())
 		return err
 	})
 	if err != nil {
@@ -299,7 +323,7 @@ func (s *Service) SubmitRerun(ctx context.Context, p identity.Principal, r *Reru
 	return out, nil
 }
 
-func (s *Service) submitRerun(ctx context.Context, p identity.Principal, r *Rerun) (job.Job, error) {
+func (s *Rerunner) submitRerun(ctx context.Context, p identity.Principal, r *Rerun) (job.Job, error) {
 	if r.orig.SourceType == job.SourceConnect {
 		ids := make([]string, len(r.orig.Files))
 		for i, f := range r.orig.Files {
@@ -312,7 +336,7 @@ func (s *Service) submitRerun(ctx context.Context, p identity.Principal, r *Reru
 
 // DiscardRerun removes the file copied for a rerun that did not become a
 // job (refused, or an idempotent replay).
-func (s *Service) DiscardRerun(ctx context.Context, r *Rerun) {
+func (s *Rerunner) DiscardRerun(ctx context.Context, r *Rerun) {
 	if r == nil || !r.copied {
 		return
 	}
@@ -321,7 +345,7 @@ func (s *Service) DiscardRerun(ctx context.Context, r *Rerun) {
 	}
 }
 
-func (s *Service) copyBlob(ctx context.Context, from, to string) error {
+func (s *Rerunner) copyBlob(ctx context.Context, from, to string) error {
 	src, err := s.blobs.Open(ctx, from, 0, -1)
 	if err != nil {
 		return err
@@ -505,4 +529,39 @@ func detectedMapping(raw []byte) normalize.Mapping {
 		delete(out, h)
 	}
 	return out
+}
+
+// rerunEdits are a rerun's edits: the original's, then the request's,
+// which win cell by cell. The request's are checked against the schema and
+// the files, not against the files' rows (the run reports an edit of a
+// row no file has as edit_not_applied).
+func (s *Rerunner) rerunEdits(ctx context.Context, orig job.Job, asked []normalize.Edit) ([]normalize.Edit, error) {
+	if orig.Mode == normalize.ModeInfer || orig.Schema == nil {
+		if len(asked) > 0 {
+			return nil, domain.Invalid("A job in infer mode has no schema whose fields could be edited.")
+		}
+		return nil, nil
+	}
+	if len(asked) > 0 {
+		sch, err := schema.Parse(orig.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("schema of job %s: %w", orig.ID, err)
+		}
+		if errs := normalize.CheckEdits("edits", asked, sch, jobFiles(orig)); len(errs) > 0 {
+			return nil, invalidEdits(errs)
+		}
+		at := s.clock.Now()
+		for i := range asked {
+			asked[i].At = at
+		}
+	}
+	stored, err := s.edits.All(ctx, orig.OrgID, orig.ID)
+	if err != nil {
+		return nil, err
+	}
+	all := normalize.MergeEdits(stored, asked)
+	if len(all) > normalize.MaxEdits {
+		return nil, tooManyEdits(len(all))
+	}
+	return all, nil
 }

@@ -38,7 +38,17 @@ var (
 // peopleSchema has a required field, so a review can block.
 const peopleSchema = `{"fields":[{"name":"name","constraints":{"required":true}},{"name":"email"},{"name":"active","type":"boolean"}]}`
 
-// fixture is the review service over a real jobs service and a real
+// useCases are the review's use cases, each on its own ports, called
+// through one value.
+type useCases struct {
+	*Reviewer
+	*Confirmer
+	*Expirer
+	*Editor
+	*Rerunner
+}
+
+// fixture is the review's use cases over a real jobs service and a real
 // connect service, all three on mocks of their ports. The job repository,
 // the blob store, the learned mappings and the saved schemas keep their
 // state in memory, and a transaction undoes what it stored when it fails,
@@ -53,7 +63,7 @@ type fixture struct {
 	blobs   *mocks.BlobStore
 	staging *mocks.Staging
 	tables  *mocks.TableOpener
-	svc     *Service
+	svc     useCases
 
 	mu      sync.Mutex
 	stored  map[string]job.Job
@@ -237,14 +247,17 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	log := slog.New(slog.DiscardHandler)
 	jcfg := jobs.Config{}
 	outbox := jobs.NewOutbox(events, render, bus)
-	uc := JobUseCases{
-		Create:  jobs.NewCreator(jcfg, f.jobs, mocks.NewImportSessions(t), schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log)),
-		Read:    jobs.NewReader(f.jobs, events, bus, f.blobs, nil),
-		Sources: jobs.NewSources(jcfg, f.staging, f.tables, nil, log),
-		Outbox:  outbox,
+	create := jobs.NewCreator(jcfg, f.jobs, mocks.NewImportSessions(t), schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log))
+	read := jobs.NewReader(f.jobs, events, bus, f.blobs, nil)
+	sources := jobs.NewSources(jcfg, f.staging, f.tables, nil, log)
+	conn := connect.NewService(files, create, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
+	f.svc = useCases{
+		Reviewer:  NewReviewer(cfg, f.jobs, sources, learned, f.blobs, log),
+		Confirmer: NewConfirmer(f.jobs, create, learned, tx, clock),
+		Expirer:   NewExpirer(cfg, f.jobs, f.reviews, outbox, tx, clock, log),
+		Editor:    NewEditor(cfg, f.jobs, edits, read, sources, clock),
+		Rerunner:  NewRerunner(cfg, f.jobs, schemas, edits, f.blobs, create, conn, tx, clock, log),
 	}
-	conn := connect.NewService(files, uc.Create, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
-	f.svc = NewService(cfg, f.jobs, f.reviews, uc, conn, schemas, learned, edits, f.blobs, tx, clock, log)
 	return f
 }
 

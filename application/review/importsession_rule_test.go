@@ -38,13 +38,22 @@ func TestImportSessionRule_review(t *testing.T) {
 			_, err := f.svc.InvalidValues(ctx, endUser, id, "email", ports.Page{})
 			return err
 		}},
-		{"rerun", func(f *fixture, id string) error { _, err := f.svc.PrepareRerun(ctx, endUser, id, RerunRequest{}); return err }},
-		{"list_edits", func(f *fixture, id string) error { _, _, err := f.svc.Edits(ctx, endUser, id, ports.Page{}); return err }},
+		{"rerun", func(f *fixture, id string) error {
+			_, err := f.svc.PrepareRerun(ctx, endUser, id, RerunRequest{})
+			return err
+		}},
+		{"list_edits", func(f *fixture, id string) error {
+			_, _, err := f.svc.Edits(ctx, endUser, id, ports.Page{})
+			return err
+		}},
 		{"add_edits", func(f *fixture, id string) error {
 			_, err := f.svc.AddEdits(ctx, endUser, id, []normalize.Edit{{Row: 1, Field: "name", Value: &col}})
 			return err
 		}},
-		{"rejected_rows", func(f *fixture, id string) error { _, err := f.svc.RejectedRows(ctx, endUser, id, ports.Page{}); return err }},
+		{"rejected_rows", func(f *fixture, id string) error {
+			_, err := f.svc.RejectedRows(ctx, endUser, id, ports.Page{})
+			return err
+		}},
 	} {
 		t.Run(tc.action, func(t *testing.T) {
 			t.Parallel()

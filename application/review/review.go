@@ -1,19 +1,12 @@
-// Package review is the person between a file and its result: the review
-// of a job's column mapping before the job runs (options.review), and the
-// fixing of values a finished job rejected. Its use cases change and
-// confirm a review, expire the reviews nobody confirmed, count a field's
-// rejected values, and rerun a job on its files with other options.
 package review
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
 	"time"
 
-	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -40,41 +33,35 @@ type Config struct {
 	SessionEditBytes int64
 }
 
-// Service is the review and fix use cases.
-type Service struct {
-	cfg     Config
+// Each use case is a type of its own, on the ports it uses (doc.go).
+
+// Reviewer reads and changes the review of a job awaiting it: its
+// mapping and its sheet (sheet.go).
+type Reviewer struct {
+	ttl     time.Duration
 	jobs    ports.Jobs
-	reviews ports.JobReviews
-	create  *jobs.Creator
-	read    *jobs.Reader
 	sources *jobs.Sources
-	outbox  *jobs.Outbox
-	connect *connect.Service
-	schemas ports.Schemas
 	learned ports.LearnedMappings
-	edits   ports.JobEdits
 	blobs   ports.BlobStore
-	tx      ports.Transactor
-	clock   ports.Clock
 	log     *slog.Logger
 }
 
-// JobUseCases are the jobs use cases a review calls back into.
-type JobUseCases struct {
-	Create  *jobs.Creator // queues a confirmed job again, and an uploaded job's rerun
-	Read    *jobs.Reader  // a finished job's issues
-	Sources *jobs.Sources // a job's files read again: samples of another sheet, rows with edits, the schema's lists
-	Outbox  *jobs.Outbox  // the job.canceled event of an expired review
+// NewReviewer returns the reading and changing of reviews.
+func NewReviewer(cfg Config, jobsRepo ports.Jobs, sources *jobs.Sources, learned ports.LearnedMappings, blobs ports.BlobStore, log *slog.Logger) *Reviewer {
+	return &Reviewer{ttl: cfg.withDefaults().TTL, jobs: jobsRepo, sources: sources, learned: learned, blobs: blobs, log: log}
 }
 
-// NewService returns the review service.
-func NewService(cfg Config, jobsRepo ports.Jobs, reviews ports.JobReviews, uc JobUseCases, conn *connect.Service, schemas ports.Schemas,
-	learned ports.LearnedMappings, edits ports.JobEdits, blobs ports.BlobStore, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Service {
-	if cfg.TTL <= 0 {
-		cfg.TTL = DefaultTTL
+// withDefaults fills the settings left zero.
+func (c Config) withDefaults() Config {
+	if c.TTL <= 0 {
+		c.TTL = DefaultTTL
 	}
-	return &Service{cfg: cfg, jobs: jobsRepo, reviews: reviews, create: uc.Create, read: uc.Read, sources: uc.Sources, outbox: uc.Outbox, connect: conn,
-		schemas: schemas, learned: learned, edits: edits, blobs: blobs, tx: tx, clock: clock, log: log}
+	return c
+}
+
+// editLimits bound the edits of a job and of an import session.
+func (c Config) editLimits() ports.EditLimits {
+	return ports.EditLimits{Count: normalize.MaxEdits, Bytes: c.EditBytes, SessionBytes: c.SessionEditBytes}
 }
 
 // The states of a review, as its status says them.
@@ -95,7 +82,7 @@ type View struct {
 }
 
 // Get returns a job's review. A job that never stopped for one is 404.
-func (s *Service) Get(ctx context.Context, p identity.Principal, jobID string) (View, error) {
+func (s *Reviewer) Get(ctx context.Context, p identity.Principal, jobID string) (View, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return View{}, err
@@ -106,7 +93,7 @@ func (s *Service) Get(ctx context.Context, p identity.Principal, jobID string) (
 	return s.view(j)
 }
 
-func (s *Service) view(j job.Job) (View, error) {
+func (s *Reviewer) view(j job.Job) (View, error) {
 	if j.Review == nil {
 		return View{}, domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "The job %s has no review: a job stops for one with options.review true.", j.ID)
 	}
@@ -119,7 +106,7 @@ func (s *Service) view(j job.Job) (View, error) {
 	case j.Status == job.AwaitingReview:
 		v.Status = StatusPending
 		if j.ReviewSince != nil {
-			at := j.ReviewSince.Add(s.cfg.TTL)
+			at := j.ReviewSince.Add(s.ttl)
 			v.ExpiresAt = &at
 		}
 	case j.ReviewedAt != nil:
@@ -153,7 +140,7 @@ func settingsOf(j job.Job) (settings, error) {
 	return st, nil
 }
 
-func (s *Service) samples(ctx context.Context, j job.Job) ([]normalize.Sample, error) {
+func (s *Reviewer) samples(ctx context.Context, j job.Job) ([]normalize.Sample, error) {
 	b, err := s.sampleBytes(ctx, j)
 	if err != nil {
 		return nil, err
@@ -161,7 +148,7 @@ func (s *Service) samples(ctx context.Context, j job.Job) ([]normalize.Sample, e
 	return normalize.UnmarshalSamples(b)
 }
 
-func (s *Service) learnedOf(ctx context.Context, j job.Job) (map[string]string, error) {
+func (s *Reviewer) learnedOf(ctx context.Context, j job.Job) (map[string]string, error) {
 	if j.SchemaID == "" {
 		return nil, nil
 	}
@@ -176,7 +163,7 @@ func invalidMapping(errs []domain.FieldError) error {
 
 // awaitingReview is a job of p's organization that awaits its review,
 // with its settings: another status is the job's own conflict.
-func (s *Service) awaitingReview(ctx context.Context, p identity.Principal, jobID string) (job.Job, settings, error) {
+func (s *Reviewer) awaitingReview(ctx context.Context, p identity.Principal, jobID string) (job.Job, settings, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return job.Job{}, settings{}, err
@@ -201,7 +188,7 @@ func (s *Service) awaitingReview(ctx context.Context, p identity.Principal, jobI
 // column named goes to its field, or to null (ignored). A field given to a
 // column leaves any other column of the same file that was mapped to it.
 // The review is computed again, with its preview and counts.
-func (s *Service) PatchMapping(ctx context.Context, p identity.Principal, jobID string, changes map[string]*string) (View, error) {
+func (s *Reviewer) PatchMapping(ctx context.Context, p identity.Principal, jobID string, changes map[string]*string) (View, error) {
 	j, st, err := s.awaitingReview(ctx, p, jobID)
 	if err != nil {
 		return View{}, err
@@ -313,105 +300,4 @@ func sharesFile(a, b []int) bool {
 		}
 	}
 	return false
-}
-
-// Confirm queues a job awaiting review to run with the reviewed mapping,
-// which becomes its options.mapping: every column mapped as reviewed, the
-// others ignored. With a saved schema, the mapping is learned for the
-// organization's next jobs. A review with blocking problems is refused.
-func (s *Service) Confirm(ctx context.Context, p identity.Principal, jobID string) (job.Job, error) {
-	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
-	if err != nil {
-		return job.Job{}, err
-	}
-	if err := importsession.CanPrincipalUseJob(p, importsession.ConfirmJob, j.ID, j.ImportSessionID); err != nil {
-		return job.Job{}, err
-	}
-	if j.Status != job.AwaitingReview {
-		return job.Job{}, j.NotAwaitingReview()
-	}
-	var out job.Job
-	err = s.tx.InTx(ctx, func(ctx context.Context) error {
-		now := s.clock.Now()
-		var confirmed normalize.Mapping
-		var err error
-		out, err = s.create.Resume(ctx, p.OrgID, jobID, func(j *job.Job) error {
-			if j.Status != job.AwaitingReview {
-				return j.NotAwaitingReview()
-			}
-			rev, err := normalize.ParseReview(j.Review)
-			if err != nil {
-				return err
-			}
-			if err := rev.Blocked(); err != nil {
-				return err
-			}
-			st, err := settingsOf(*j)
-			if err != nil {
-				return err
-			}
-			confirmed = rev.Confirmed()
-			st.options.Mapping = confirmed
-			j.Options = st.options.JSON()
-			return j.ConfirmReview(now)
-		})
-		if err != nil || !out.Teaches() {
-			return err
-		}
-		headers := make([]string, 0, len(confirmed))
-		for h := range confirmed {
-			headers = append(headers, h)
-		}
-		sort.Strings(headers)
-		for _, h := range headers {
-			if f := confirmed[h]; f != "" {
-				if err := s.learned.Put(ctx, out.OrgID, out.SchemaID, normalize.HeaderKey(h), f, now); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return job.Job{}, err
-	}
-	return out, nil
-}
-
-// errSkip: the job changed since it was listed.
-var errSkip = errors.New("nothing to expire")
-
-// Expire cancels the jobs whose review waited longer than the TTL, with
-// the error review_expired, at most 500 a call; the workers call it every
-// few seconds.
-func (s *Service) Expire(ctx context.Context) (int, error) {
-	now := s.clock.Now()
-	due, err := s.reviews.AwaitingSince(ctx, now.Add(-s.cfg.TTL), 500)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, pair := range due {
-		err := s.tx.InTx(ctx, func(ctx context.Context) error {
-			j, err := s.jobs.Update(ctx, pair[0], pair[1], func(j *job.Job) error {
-				if !j.ReviewDue(now, s.cfg.TTL) {
-					return errSkip
-				}
-				return j.ExpireReview(now, s.cfg.TTL)
-			})
-			if err != nil {
-				return err
-			}
-			return s.outbox.Announce(ctx, j, job.EventCanceled, now)
-		})
-		if errors.Is(err, errSkip) || errors.Is(err, domain.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return n, fmt.Errorf("expire the review of job %s: %w", pair[1], err)
-		}
-		s.log.InfoContext(ctx, "job review expired", "job_id", pair[1], "org_id", pair[0])
-		n++
-	}
-	return n, nil
 }

@@ -21,7 +21,7 @@ import (
 // the review of it: its columns, preview and counts. The mapping chosen
 // so far stays: a choice for a column the sheet does not have does
 // nothing.
-func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, sheet string) (View, error) {
+func (s *Reviewer) ChooseSheet(ctx context.Context, p identity.Principal, jobID, sheet string) (View, error) {
 	j, st, err := s.awaitingReview(ctx, p, jobID)
 	if err != nil {
 		return View{}, err
@@ -91,11 +91,11 @@ func (s *Service) ChooseSheet(ctx context.Context, p identity.Principal, jobID, 
 
 // keepSample stores a job's samples where the review's later changes read
 // them (sampleBytes).
-func (s *Service) keepSample(ctx context.Context, orgID, jobID string, stored []byte) error {
+func (s *Reviewer) keepSample(ctx context.Context, orgID, jobID string, stored []byte) error {
 	return jobs.KeepSample(ctx, s.blobs, orgID, jobID, stored)
 }
 
-func (s *Service) sampleBytes(ctx context.Context, j job.Job) ([]byte, error) {
+func (s *Reviewer) sampleBytes(ctx context.Context, j job.Job) ([]byte, error) {
 	r, err := s.blobs.Open(ctx, jobs.SampleKey(j.OrgID, j.ID), 0, -1)
 	if err != nil {
 		return nil, fmt.Errorf("sample of job %s: %w", j.ID, err)
