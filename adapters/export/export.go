@@ -15,6 +15,7 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -42,27 +43,77 @@ func Columns(s *schema.Schema) []Column {
 	return cols
 }
 
-// rowReader decodes the rows blob a line at a time.
+// rowReader reads the rows blob a line at a time into the values of the
+// output columns: nil, a string, a json.Number or a bool, read in place
+// (Line); a line with a nested value is decoded by encoding/json, to the
+// same values.
 type rowReader struct {
-	dec *json.Decoder
+	br   *bufio.Reader
+	line *Line
+	cols []string
+	vals []any
+	long []byte
 }
 
-func newRowReader(r io.Reader) *rowReader {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
-	dec.UseNumber()
-	return &rowReader{dec: dec}
-}
-
-// next returns the next row, or io.EOF after the last.
-func (rr *rowReader) next() (map[string]any, error) {
-	var obj map[string]any
-	if err := rr.dec.Decode(&obj); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, io.EOF
-		}
-		return nil, err
+func newRowReader(r io.Reader, cols []Column) *rowReader {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
 	}
-	return obj, nil
+	return &rowReader{br: bufio.NewReaderSize(r, 64<<10), line: NewLine(names), cols: names, vals: make([]any, len(cols))}
+}
+
+// next returns the next row's values by column, shared until the next
+// call, or io.EOF after the last.
+func (rr *rowReader) next() ([]any, error) {
+	for {
+		b, err := rr.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
+			rr.long = append(rr.long[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = rr.br.ReadSlice('\n')
+				rr.long = append(rr.long, b...)
+			}
+			b = rr.long
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil, io.EOF
+				}
+				return nil, err
+			}
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if rr.line.Read(b) {
+			for i := range rr.vals {
+				switch t := rr.line.Text(i); rr.line.Kind(i) {
+				case String:
+					rr.vals[i] = t
+				case Number:
+					rr.vals[i] = json.Number(t)
+				case Bool:
+					rr.vals[i] = t == "true"
+				default:
+					rr.vals[i] = nil
+				}
+			}
+			return rr.vals, nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			return nil, err
+		}
+		for i, c := range rr.cols {
+			rr.vals[i] = obj[c]
+		}
+		return rr.vals, nil
+	}
 }
 
 // significantDigits counts the significant digits of a decimal text

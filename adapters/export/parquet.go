@@ -127,17 +127,17 @@ func PlanParquet(rows io.Reader, cols []Column) ([]ColumnPlan, error) {
 	for i, c := range cols {
 		plans[i] = planOf(c.Type)
 	}
-	rr := newRowReader(rows)
+	rr := newRowReader(rows, cols)
 	for {
-		obj, err := rr.next()
+		vals, err := rr.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read rows: %w", err)
 		}
-		for i, c := range cols {
-			plans[i].observe(obj[c.Name])
+		for i := range cols {
+			plans[i].observe(vals[i])
 		}
 	}
 	for i := range plans {
@@ -208,11 +208,11 @@ func WriteRowsParquet(out io.Writer, rows io.Reader, cols []Column, plans []Colu
 	}
 	w := parquet.NewWriter(out, parquetSchema(cols, plans), parquet.Compression(&parquet.Zstd),
 		parquet.MaxRowsPerRowGroup(groupRows), parquet.CreatedBy("tabnorm", "", ""))
-	rr := newRowReader(rows)
+	rr := newRowReader(rows, cols)
 	batch := make([]parquet.Row, 0, 256)
 	var n int64
 	for {
-		obj, err := rr.next()
+		vals, err := rr.next()
 		if err == io.EOF {
 			break
 		}
@@ -222,7 +222,7 @@ func WriteRowsParquet(out io.Writer, rows io.Reader, cols []Column, plans []Colu
 		n++
 		row := make(parquet.Row, len(cols))
 		for i, c := range cols {
-			v, err := parquetValue(obj[c.Name], plans[i])
+			v, err := parquetValue(vals[i], plans[i])
 			if err != nil {
 				return fmt.Errorf("row %d, %s: %w", n, c.Name, err)
 			}

@@ -229,11 +229,11 @@ func WriteRowsXLSX(out io.Writer, rows io.Reader, cols []Column, opt XLSXOptions
 		w.header[i] = excelize.Cell{StyleID: st.header, Value: c.Name}
 		w.widths[i] = float64(utf8.RuneCountInString(c.Name))
 	}
-	rr := newRowReader(rows)
+	rr := newRowReader(rows, cols)
 	var held [][]any // the width sample, written once measured
 	var n int64
 	for {
-		obj, err := rr.next()
+		vals, err := rr.next()
 		if err == io.EOF {
 			break
 		}
@@ -241,7 +241,7 @@ func WriteRowsXLSX(out io.Writer, rows io.Reader, cols []Column, opt XLSXOptions
 			return fmt.Errorf("read rows: %w", err)
 		}
 		n++
-		values, err := w.cells(obj, n, cols, st)
+		values, err := w.cells(vals, n, cols, st)
 		if err != nil {
 			return err
 		}
@@ -285,10 +285,10 @@ func writeWorkbook(f *excelize.File, out io.Writer) error {
 }
 
 // cells turns row n into its cells, measuring the sample's widths.
-func (w *sheetWriter) cells(obj map[string]any, n int64, cols []Column, st styles) ([]any, error) {
+func (w *sheetWriter) cells(vals []any, n int64, cols []Column, st styles) ([]any, error) {
 	values := make([]any, len(cols))
 	for i, c := range cols {
-		v := obj[c.Name]
+		v := vals[i]
 		if s, ok := v.(string); ok {
 			if k := cellChars(s); k > MaxCellChars {
 				return nil, CellTooLong(n, c.Name, k)

@@ -1,0 +1,263 @@
+package export
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Line reads stored JSON lines of rows or issues, an object of scalars
+// each as the engine writes them, in place: no map is built and a line's
+// cells share two strings. Read tells a line it does not read so (a nested
+// value, an escape it leaves to encoding/json), which the caller then
+// decodes with encoding/json, to the same values.
+type Line struct {
+	columns []string
+	index   map[string]int
+	rec     []string   // by column: the cell's text ("" for null or absent)
+	kinds   []Kind     // by column: what the cell holds
+	buf     []byte     // unescaped strings of the line
+	cells   []lineCell // by column: where its text is
+}
+
+// Kind is what a cell of a line holds.
+type Kind uint8
+
+// The kinds of cells.
+const (
+	Null   Kind = iota // null, or no such key
+	String             // a JSON string, unescaped
+	Number             // a JSON number, as written
+	Bool               // true or false
+)
+
+// NewLine returns a reader of lines into the given columns (keys).
+func NewLine(columns []string) *Line {
+	index := make(map[string]int, len(columns))
+	for i, c := range columns {
+		index[c] = i
+	}
+	return &Line{columns: columns, index: index, rec: make([]string, len(columns)), kinds: make([]Kind, len(columns)),
+		cells: make([]lineCell, len(columns))}
+}
+
+// Text is column i's text after Read: a string unescaped, a number as
+// written, true or false; "" for null or absent.
+func (l *Line) Text(i int) string { return l.rec[i] }
+
+// Kind is what column i holds after Read.
+func (l *Line) Kind(i int) Kind { return l.kinds[i] }
+
+// Texts are the columns' texts after Read, shared until the next Read.
+func (l *Line) Texts() []string { return l.rec }
+
+// lineCell is where a column's text is: line[start:end], or buf[start:end]
+// when inBuf.
+type lineCell struct {
+	start, end int
+	inBuf      bool
+	kind       Kind
+}
+
+// Read reads a line of an object of scalars into the columns; false
+// when it is not such a line (the caller decodes it with encoding/json).
+func (l *Line) Read(line []byte) bool {
+	clear(l.cells)
+	l.buf = l.buf[:0]
+	if !l.scan(line) {
+		return false
+	}
+	text, unescaped := string(line), string(l.buf)
+	for i, c := range l.cells {
+		l.kinds[i] = c.kind
+		switch {
+		case c.inBuf:
+			l.rec[i] = unescaped[c.start:c.end]
+		default:
+			l.rec[i] = text[c.start:c.end]
+		}
+	}
+	return true
+}
+
+// scan finds each column's cell in line.
+func (l *Line) scan(line []byte) bool {
+	i := skipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return false
+	}
+	i = skipSpace(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		return onlySpace(line, i+1)
+	}
+	for k := 0; ; k++ {
+		if i >= len(line) || line[i] != '"' {
+			return false
+		}
+		key, next, ok := l.str(line, i)
+		if !ok {
+			return false
+		}
+		var kb []byte
+		if key.inBuf {
+			kb = l.buf[key.start:key.end]
+		} else {
+			kb = line[key.start:key.end]
+		}
+		col := -1
+		if k < len(l.columns) && string(kb) == l.columns[k] {
+			col = k
+		} else if c, found := l.index[string(kb)]; found {
+			col = c
+		}
+		i = skipSpace(line, next)
+		if i >= len(line) || line[i] != ':' {
+			return false
+		}
+		i = skipSpace(line, i+1)
+		if i >= len(line) {
+			return false
+		}
+		var cell lineCell
+		switch c := line[i]; {
+		case c == '"':
+			v, next, ok := l.str(line, i)
+			if !ok {
+				return false
+			}
+			v.kind = String
+			cell, i = v, next
+		case c == 't' && bytes.HasPrefix(line[i:], []byte("true")):
+			cell, i = lineCell{start: i, end: i + 4, kind: Bool}, i+4
+		case c == 'f' && bytes.HasPrefix(line[i:], []byte("false")):
+			cell, i = lineCell{start: i, end: i + 5, kind: Bool}, i+5
+		case c == 'n' && bytes.HasPrefix(line[i:], []byte("null")):
+			i += 4
+		case c == '-' || c >= '0' && c <= '9':
+			end := i + 1
+			for end < len(line) && isNumberByte(line[end]) {
+				end++
+			}
+			cell, i = lineCell{start: i, end: end, kind: Number}, end
+		default:
+			return false // an object or an array: encoding/json writes it
+		}
+		if col >= 0 {
+			l.cells[col] = cell
+		}
+		i = skipSpace(line, i)
+		if i >= len(line) {
+			return false
+		}
+		switch line[i] {
+		case ',':
+			i = skipSpace(line, i+1)
+		case '}':
+			return onlySpace(line, i+1)
+		default:
+			return false
+		}
+	}
+}
+
+// str reads the JSON string starting at line[i] (a quote): where its
+// text is, in line when it has no escape, else unescaped into buf. Escapes other
+// than one character's or a \u of the Basic Multilingual Plane, invalid
+// UTF-8 and control characters are left to encoding/json (ok false).
+func (l *Line) str(line []byte, i int) (s lineCell, next int, ok bool) {
+	start := i + 1
+	j := start
+	for j < len(line) {
+		c := line[j]
+		switch {
+		case c == '"':
+			return lineCell{start: start, end: j}, j + 1, true
+		case c == '\\':
+			return l.escaped(line, start, j)
+		case c < 0x20:
+			return lineCell{}, 0, false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(line[j:])
+			if r == utf8.RuneError && size == 1 {
+				return lineCell{}, 0, false
+			}
+			j += size
+			continue
+		}
+		j++
+	}
+	return lineCell{}, 0, false
+}
+
+// escaped goes on reading a string at its first escape, line[j].
+func (l *Line) escaped(line []byte, start, j int) (s lineCell, next int, ok bool) {
+	at := len(l.buf)
+	l.buf = append(l.buf, line[start:j]...)
+	for j < len(line) {
+		c := line[j]
+		switch {
+		case c == '"':
+			return lineCell{start: at, end: len(l.buf), inBuf: true}, j + 1, true
+		case c == '\\':
+			if j+1 >= len(line) {
+				return lineCell{}, 0, false
+			}
+			switch e := line[j+1]; e {
+			case '"', '\\', '/':
+				l.buf = append(l.buf, e)
+			case 'b':
+				l.buf = append(l.buf, '\b')
+			case 'f':
+				l.buf = append(l.buf, '\f')
+			case 'n':
+				l.buf = append(l.buf, '\n')
+			case 'r':
+				l.buf = append(l.buf, '\r')
+			case 't':
+				l.buf = append(l.buf, '\t')
+			case 'u':
+				if j+6 > len(line) {
+					return lineCell{}, 0, false
+				}
+				v, err := strconv.ParseUint(string(line[j+2:j+6]), 16, 16)
+				if err != nil || utf16.IsSurrogate(rune(v)) {
+					return lineCell{}, 0, false
+				}
+				l.buf = utf8.AppendRune(l.buf, rune(v))
+				j += 6
+				continue
+			default:
+				return lineCell{}, 0, false
+			}
+			j += 2
+			continue
+		case c < 0x20:
+			return lineCell{}, 0, false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(line[j:])
+			if r == utf8.RuneError && size == 1 {
+				return lineCell{}, 0, false
+			}
+			l.buf = append(l.buf, line[j:j+size]...)
+			j += size
+			continue
+		}
+		l.buf = append(l.buf, c)
+		j++
+	}
+	return lineCell{}, 0, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func onlySpace(b []byte, i int) bool { return skipSpace(b, i) == len(b) }
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+}

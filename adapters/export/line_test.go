@@ -1,0 +1,97 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/schema"
+)
+
+var lineShapes = []string{
+	`{"id":1,"name":"Ann","ok":true,"amount":12.50,"note":null}`,
+	`{"id":-2,"name":"Bob \"the\" builder \\ \/ \b\f\n\r\t","ok":false,"amount":1e5}`,
+	`{"name":"Cy","id":3}`,
+	`{}`,
+	` { "id" : 4 , "name" : "Dé\u00e9\u2028" , "ok" : true } `,
+	`{"id":5,"name":"emoji 😀 and \ud83d\ude00","note":{"a":[1,2]}}`,
+	`{"id":6,"note":[1,"x",null]}`,
+	`{"id":7,"name":"bad \udc00 surrogate"}`,
+	"{\"id\":8,\"name\":\"invalid \xff utf8\"}",
+	`{"id":9,"unknown":"x","id":10}`,
+}
+
+// TestRowReader_asEncodingJSONReadsIt: every shape of stored line gives
+// the values encoding/json gives.
+func TestRowReader_asEncodingJSONReadsIt(t *testing.T) {
+	t.Parallel()
+	cols := []Column{{Name: "id"}, {Name: "name"}, {Name: "ok"}, {Name: "amount"}, {Name: "note"}}
+	rr := newRowReader(strings.NewReader(strings.Join(lineShapes, "\n\n")+"\n"), cols)
+	for _, shape := range lineShapes {
+		got, err := rr.next()
+		if err != nil {
+			t.Fatalf("%s: %v", shape, err)
+		}
+		dec := json.NewDecoder(strings.NewReader(shape))
+		dec.UseNumber()
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cols {
+			if !reflect.DeepEqual(got[i], obj[c.Name]) {
+				t.Errorf("%s: %s = %#v, want %#v", shape, c.Name, got[i], obj[c.Name])
+			}
+		}
+	}
+	if _, err := rr.next(); err != io.EOF {
+		t.Fatalf("after the last line: %v", err)
+	}
+	if _, err := newRowReader(strings.NewReader(`{"id":1,"name":`+"\n"), cols).next(); err == nil {
+		t.Fatal("a broken line read without an error")
+	}
+}
+
+func contactsRows(n int) []byte {
+	var b bytes.Buffer
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		fmt.Fprintf(&b, `{"id":%d,"first_name":"Aaron","last_name":"Cruz","email":"aaron.cruz%d@mail.co.uk","phone":"+4930%07d","signup_date":"2021-11-10","amount":%d.78,"quantity":27,"currency":"USD","country":"US","active":true,"notes":"speaks fran\u00e7ais"}`+"\n",
+			i, r.IntN(1000), r.IntN(10_000_000), r.IntN(1000))
+	}
+	return b.Bytes()
+}
+
+var contactCols = []Column{{Name: "id", Type: schema.Integer, Required: true}, {Name: "first_name", Type: schema.String}, {Name: "last_name", Type: schema.String},
+	{Name: "email", Type: schema.String}, {Name: "phone", Type: schema.String}, {Name: "signup_date", Type: schema.Date}, {Name: "amount", Type: schema.Number},
+	{Name: "quantity", Type: schema.Integer}, {Name: "currency", Type: schema.String}, {Name: "country", Type: schema.String},
+	{Name: "active", Type: schema.Boolean}, {Name: "notes", Type: schema.String}}
+
+func BenchmarkWriteRows(b *testing.B) {
+	rows := contactsRows(50_000)
+	b.Run("parquet", func(b *testing.B) {
+		b.SetBytes(int64(len(rows)))
+		for b.Loop() {
+			plans, err := PlanParquet(bytes.NewReader(rows), contactCols)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := WriteRowsParquet(io.Discard, bytes.NewReader(rows), contactCols, plans, ParquetOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("xlsx", func(b *testing.B) {
+		b.SetBytes(int64(len(rows)))
+		for b.Loop() {
+			if err := WriteRowsXLSX(io.Discard, bytes.NewReader(rows), contactCols, XLSXOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
