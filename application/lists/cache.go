@@ -193,10 +193,3 @@ func (c *cache) removeFile(e *entry) {
 		_ = os.Remove(e.path)
 	}
 }
-
-// stats reports the open entries and their bytes, for tests.
-func (c *cache) stats() (entries int, bytes int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries), c.used
-}
