@@ -114,21 +114,7 @@ func expectations(s *schema.Schema, lists map[string]ListLookup) []expectation {
 				e.concepts[c] = true
 			}
 		}
-		e.kind = typeKind(f)
-		if e.kind == "" {
-			if c := ix.fieldConcept(f.Name); c != nil {
-				e.kind = c.kind
-			} else {
-				for c := range e.concepts {
-					e.kind = c.kind
-				}
-			}
-			if f.Type == schema.String && (e.kind == kindInteger || e.kind == kindNumber) {
-				// A field its author typed as text (category_value) holds
-				// text, whatever number its name suggests.
-				e.kind = ""
-			}
-		}
+		e.kind = fieldKind(ix, f, e.concepts)
 		if len(f.Constraints.Enum) > 0 {
 			e.enum = map[string]bool{}
 			for _, v := range f.Constraints.Enum {
@@ -144,6 +130,28 @@ func expectations(s *schema.Schema, lists map[string]ListLookup) []expectation {
 		out[j] = e
 	}
 	return out
+}
+
+// fieldKind is the kind of value a field expects: its type's and
+// format's, else its concept's.
+func fieldKind(ix *synonymIndex, f schema.Field, concepts map[*concept]bool) string {
+	if k := typeKind(f); k != "" {
+		return k
+	}
+	kind := ""
+	if c := ix.fieldConcept(f.Name); c != nil {
+		kind = c.kind
+	} else {
+		for c := range concepts {
+			kind = c.kind
+		}
+	}
+	if f.Type == schema.String && (kind == kindInteger || kind == kindNumber) {
+		// A field its author typed as text (category_value) holds text,
+		// whatever number its name suggests.
+		return ""
+	}
+	return kind
 }
 
 // typeKind is the kind of value a field's type and format say.
@@ -299,7 +307,7 @@ type columnEvidence struct {
 }
 
 // scorePair scores one column–field pair.
-func scorePair(col, field int, h string, ce *columnEvidence, f schema.Field, e *expectation) pairScore {
+func scorePair(col, field int, ce *columnEvidence, e *expectation) pairScore {
 	ps := pairScore{col: col, field: field, headerBy: MethodFuzzy}
 	own := 0.0 // how well the header's own words name this field
 	if !ce.generic {
@@ -540,8 +548,8 @@ func newMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, own: own,
 			norm: HeaderKey(h), generic: generic, profile: profileValues(vals)}
 		m.pairs[c] = make([]pairScore, len(s.Fields))
-		for j, f := range s.Fields {
-			m.pairs[c][j] = scorePair(c, j, h, &m.columns[c], f, &m.expect[j])
+		for j := range s.Fields {
+			m.pairs[c][j] = scorePair(c, j, &m.columns[c], &m.expect[j])
 		}
 	}
 	return m

@@ -39,6 +39,17 @@ func distinctOf(v string, i int) string {
 	return strconv.Itoa(n + i)
 }
 
+// columnOf is column c's cells of a sample's records.
+func columnOf(smp *Sample, c int) []string {
+	var out []string
+	for _, r := range smp.Records {
+		if c < len(r.Cells) {
+			out = append(out, r.Cells[c])
+		}
+	}
+	return out
+}
+
 // wideSample lays the real files' columns side by side until it has cols
 // of them (a header seen twice gets a suffix), repeats their rows to the
 // given number of records, and gathers the first fields distinct fields of
@@ -70,20 +81,13 @@ func wideSample(tb testing.TB, cols, fields, records int) (*Sample, *schema.Sche
 			}
 		}
 		for c, h := range smp.Header {
-			if len(out) == cols {
-				break
-			}
-			seen[h]++
-			if seen[h] > 1 {
-				h = fmt.Sprintf("%s_%d", h, seen[h])
-			}
-			col := column{header: h}
-			for _, r := range smp.Records {
-				if c < len(r.Cells) {
-					col.values = append(col.values, r.Cells[c])
+			if len(out) < cols {
+				seen[h]++
+				if seen[h] > 1 {
+					h = fmt.Sprintf("%s_%d", h, seen[h])
 				}
+				out = append(out, column{header: h, values: columnOf(smp, c)})
 			}
-			out = append(out, col)
 		}
 	}
 	if len(out) < cols {
