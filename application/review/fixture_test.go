@@ -212,7 +212,28 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	f.staging.EXPECT().Stage(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.stage).Maybe()
 	f.tables.EXPECT().Open(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(openStaged).Maybe()
 
-	edits := mocks.NewJobEdits(t)
+	edits := f.editsMock()
+
+	log := slog.New(slog.DiscardHandler)
+	jcfg := jobs.Config{}
+	outbox := jobs.NewOutbox(events, render, bus)
+	create := jobs.NewCreator(jcfg, f.jobs, mocks.NewImportSessions(t), schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log))
+	read := jobs.NewReader(f.jobs, events, bus, f.blobs, nil)
+	sources := jobs.NewSources(jcfg, f.staging, f.tables, nil, log)
+	conn := connect.NewService(files, create, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
+	f.svc = useCases{
+		Reviewer:  NewReviewer(cfg, f.jobs, sources, learned, f.blobs, log),
+		Confirmer: NewConfirmer(f.jobs, create, learned, tx, clock),
+		Expirer:   NewExpirer(cfg, f.jobs, f.reviews, outbox, tx, clock, log),
+		Editor:    NewEditor(cfg, f.jobs, edits, read, sources, clock),
+		Rerunner:  NewRerunner(cfg, f.jobs, schemas, edits, f.blobs, create, conn, tx, clock, log),
+	}
+	return f
+}
+
+// editsMock is the repository of edits, kept in f.edits.
+func (f *fixture) editsMock() *mocks.JobEdits {
+	edits := mocks.NewJobEdits(f.t)
 	edits.EXPECT().All(mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, _, jobID string) ([]normalize.Edit, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -243,22 +264,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 			}
 			return out, nil
 		}).Maybe()
-
-	log := slog.New(slog.DiscardHandler)
-	jcfg := jobs.Config{}
-	outbox := jobs.NewOutbox(events, render, bus)
-	create := jobs.NewCreator(jcfg, f.jobs, mocks.NewImportSessions(t), schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log))
-	read := jobs.NewReader(f.jobs, events, bus, f.blobs, nil)
-	sources := jobs.NewSources(jcfg, f.staging, f.tables, nil, log)
-	conn := connect.NewService(files, create, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
-	f.svc = useCases{
-		Reviewer:  NewReviewer(cfg, f.jobs, sources, learned, f.blobs, log),
-		Confirmer: NewConfirmer(f.jobs, create, learned, tx, clock),
-		Expirer:   NewExpirer(cfg, f.jobs, f.reviews, outbox, tx, clock, log),
-		Editor:    NewEditor(cfg, f.jobs, edits, read, sources, clock),
-		Rerunner:  NewRerunner(cfg, f.jobs, schemas, edits, f.blobs, create, conn, tx, clock, log),
-	}
-	return f
+	return edits
 }
 
 // put stores a job as the repository would hold it.
