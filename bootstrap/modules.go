@@ -217,8 +217,8 @@ func newJobsConfig(cfg Config, m *metrics.Metrics) jobs.Config {
 // newOutbox makes the outbox of the jobs' events and subscribes every
 // side effect of a job's events to it: each runs in the transaction that
 // stores the event (application/jobs/outbox.go), whichever use case
-// stores it. The webhooks service is the one today.
-func newOutbox(events ports.JobEvents, render ports.JobRenderer, bus ports.EventBus, hooks *webhooks.Service) *jobs.Outbox {
+// stores it. The webhooks' fan-out is the one today.
+func newOutbox(events ports.JobEvents, render ports.JobRenderer, bus ports.EventBus, hooks *webhooks.Fanout) *jobs.Outbox {
 	o := jobs.NewOutbox(events, render, bus)
 	o.Subscribe(hooks)
 	return o
@@ -241,19 +241,22 @@ var Review = fx.Module("review", fx.Provide(
 	review.NewRerunner,
 ))
 
-// Webhooks provides the webhooks service and its sender; the Jobs module
-// subscribes the service to the jobs' events (newOutbox).
+// Webhooks provides the webhooks' three parts (the management of
+// endpoints, the fan-out of events, the worker of deliveries) and the
+// sender; the Jobs module subscribes the fan-out to the jobs' events
+// (newOutbox).
 var Webhooks = fx.Options(
 	fx.Module("webhooks", fx.Provide(
 		func(db *sqlstore.DB, log *slog.Logger) (ports.WebhookQueue, error) { return queue.NewInserter(db, log) },
 		func(cfg Config) ports.WebhookSender {
 			return webhook.NewSender(webhook.Config{AllowPrivate: cfg.WebhookAllowPrivate, UserAgent: "tabnorm-webhooks"})
 		},
-		func(cfg Config, e ports.WebhookEndpoints, d ports.WebhookDeliveries, q ports.WebhookQueue, s ports.WebhookSender, tx ports.Transactor, r ports.JobRenderer,
-			c ports.Clock, m *metrics.Metrics, log *slog.Logger) *webhooks.Service {
-			return webhooks.NewService(webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, MaxPerOrg: cfg.MaxWebhooksPerOrg,
-				InFlightPerOrg: cfg.WebhooksPerOrg, Observer: m}, e, d, q, s, tx, r, c, log)
+		func(cfg Config, m *metrics.Metrics) webhooks.Config {
+			return webhooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, MaxPerOrg: cfg.MaxWebhooksPerOrg, InFlightPerOrg: cfg.WebhooksPerOrg, Observer: m}
 		},
+		webhooks.NewEndpoints,
+		webhooks.NewFanout,
+		webhooks.NewDeliverer,
 	)),
 )
 
@@ -261,7 +264,7 @@ var Webhooks = fx.Options(
 // jobs whose worker was lost, expires reviews left too long and removes
 // this node's dead runs' working folders.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, runner *jobs.Runner, reaper *jobs.Reaper, orphans *jobs.Orphans,
-	reviews *review.Expirer, hooks *webhooks.Service, log *slog.Logger, out Output, _ Migrated) error {
+	reviews *review.Expirer, hooks *webhooks.Deliverer, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
 	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers}
 	w, err := queue.NewWorkers(db, qc, runner, jobs.Purgers{reaper, orphans}, hooks, log)
@@ -301,7 +304,7 @@ type apiDeps struct {
 	Schemas  *schemas.Service
 	Lists    *lists.Service
 	Idem     *idempotency.Service
-	Webhooks *webhooks.Service
+	Webhooks *webhooks.Endpoints
 	Review   *review.Reviewer
 	Confirm  *review.Confirmer
 	Edits    *review.Editor

@@ -78,7 +78,7 @@ type Deps struct {
 	Schemas     *schemas.Service
 	Lists       *lists.Service
 	Idempotency *idempotency.Service
-	Webhooks    *webhooks.Service
+	Webhooks    *webhooks.Endpoints
 	// The review's use cases: a review, its confirmation, the edits and
 	// invalid values of a finished job, and reruns.
 	Review  *review.Reviewer

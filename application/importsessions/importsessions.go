@@ -31,12 +31,12 @@ type Service struct {
 	schemas  ports.Schemas
 	jobs     ports.Jobs
 	tx       ports.Transactor
-	hooks    *webhooks.Service
+	hooks    *webhooks.Fanout
 	clock    ports.Clock
 }
 
 // NewService returns the import sessions service.
-func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Service, clock ports.Clock) *Service {
+func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout, clock ports.Clock) *Service {
 	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock}
 }
 

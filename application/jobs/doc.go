@@ -31,6 +31,6 @@
 // transaction that changes the job, and the Outbox tells its Subscribers
 // there, so what they write commits with the change or not at all.
 // Bootstrap registers them where it wires the jobs (bootstrap.newOutbox):
-// today the webhooks service, which writes a delivery per subscribed
+// today the webhooks' fan-out (webhooks.Fanout), which writes a delivery per subscribed
 // endpoint.
 package jobs

@@ -47,7 +47,7 @@ type Subscriber interface {
 // Subscribe registers sub for every event of every job, after those
 // registered before it. Bootstrap registers the subscribers where it
 // wires the jobs (bootstrap.newOutbox), before any use case runs: today
-// the webhooks service (application/webhooks), which writes the
+// the webhooks' fan-out (webhooks.Fanout), which writes the
 // deliveries of the events endpoints subscribed to.
 func (o *Outbox) Subscribe(sub Subscriber) { o.subscribers = append(o.subscribers, sub) }
 

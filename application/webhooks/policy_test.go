@@ -17,7 +17,7 @@ import (
 	"github.com/tabnorm/tabnorm/test/mocks"
 )
 
-// onMocks is the webhooks service on mocks of its ports, for the policies
+// onMocks is the webhooks' parts on mocks of their ports, for the policies
 // that need no database; the outbox itself is tested end to end above.
 type onMocks struct {
 	endpoints  *mocks.WebhookEndpoints
@@ -25,7 +25,7 @@ type onMocks struct {
 	queue      *mocks.WebhookQueue
 	sender     *mocks.WebhookSender
 	render     *mocks.JobRenderer
-	svc        *webhooks.Service
+	svc        *service
 	now        time.Time
 }
 
@@ -36,7 +36,7 @@ func newOnMocks(t *testing.T) onMocks {
 	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
 	clock.EXPECT().Now().Return(f.now).Maybe()
-	f.svc = webhooks.NewService(webhooks.Config{}, f.endpoints, f.deliveries, f.queue, f.sender, tx, f.render, clock, slog.New(slog.DiscardHandler))
+	f.svc = newService(webhooks.Config{}, f.endpoints, f.deliveries, f.queue, f.sender, tx, f.render, clock, slog.New(slog.DiscardHandler))
 	return f
 }
 

@@ -78,7 +78,7 @@ func (r *receiver) requests() []received {
 
 type fixture struct {
 	db         *sqlstore.DB
-	svc        *webhooks.Service
+	svc        *service
 	jobs       ports.Jobs
 	tx         ports.Transactor
 	deliveries *sqlstore.WebhookDeliveries
@@ -170,9 +170,26 @@ func (f *fixture) changeIn(ctx context.Context, jobID, kind string, fn func(*job
 	return j, f.svc.JobEvent(ctx, j, ev)
 }
 
+// service is the webhooks' three parts, called through one value.
+type service struct {
+	*webhooks.Endpoints
+	*webhooks.Fanout
+	*webhooks.Deliverer
+}
+
+// newService builds the three parts on the same ports.
+func newService(cfg webhooks.Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue,
+	sender ports.WebhookSender, tx ports.Transactor, render ports.JobRenderer, clock ports.Clock, log *slog.Logger) *service {
+	return &service{
+		Endpoints: webhooks.NewEndpoints(cfg, endpoints, deliveries, queue, tx, clock),
+		Fanout:    webhooks.NewFanout(endpoints, deliveries, queue, render, clock),
+		Deliverer: webhooks.NewDeliverer(cfg, endpoints, deliveries, queue, sender, tx, clock, log),
+	}
+}
+
 // withConfig is a service on the fixture's stores with other settings.
-func (f *fixture) withConfig(cfg webhooks.Config) *webhooks.Service {
-	return webhooks.NewService(cfg, f.endpoints, f.deliveries, f.queue,
+func (f *fixture) withConfig(cfg webhooks.Config) *service {
+	return newService(cfg, f.endpoints, f.deliveries, f.queue,
 		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, httpapi.JobRenderer{}, f.clock, slog.New(slog.DiscardHandler))
 }
 
