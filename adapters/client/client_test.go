@@ -462,3 +462,17 @@ func mustDownload(t *testing.T, c *client.Client, id string) []byte {
 	b, _ := io.ReadAll(bufio.NewReader(rc))
 	return b
 }
+
+// TestJob_fileIssues: what the run says of the file itself (comment lines
+// it skipped) is in the job's result, for a person to read first.
+func TestJob_fileIssues(t *testing.T) {
+	t.Parallel()
+	c := client.New(serverURL, newOrgKey(t))
+	j := finishedJob(t, c, "# exported 2026-11-27\n"+peopleCSV(2))
+	if j.Result == nil || len(j.Result.FileIssues) != 1 {
+		t.Fatalf("file issues %+v", j.Result)
+	}
+	if is := j.Result.FileIssues[0]; is.Code != "skipped_comments" || is.Severity != "warning" || is.Message == "" || is.Field != nil {
+		t.Fatalf("file issue %+v", is)
+	}
+}

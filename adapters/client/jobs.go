@@ -72,6 +72,19 @@ type Result struct {
 	InferredSchema  json.RawMessage `json:"inferred_schema"`
 	// EditsApplied counts the cells the job's edits set.
 	EditsApplied int64 `json:"edits_applied"`
+	// FileIssues are the issues about a file rather than a row (what a
+	// reader skipped, a decision to check), the first 100.
+	FileIssues []FileIssue `json:"file_issues"`
+}
+
+// FileIssue is an issue about a file, not a row.
+type FileIssue struct {
+	SourceFile *string `json:"source_file"`
+	Column     *string `json:"column"`
+	Field      *string `json:"field"`
+	Severity   string  `json:"severity"`
+	Code       string  `json:"code"`
+	Message    string  `json:"message"`
 }
 
 // JobError is why a job failed.

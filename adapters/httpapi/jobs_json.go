@@ -171,6 +171,36 @@ type resultJSON struct {
 	Detected        json.RawMessage     `json:"detected"`
 	// EditsApplied counts the cells the job's edits set.
 	EditsApplied int64 `json:"edits_applied"`
+	// FileIssues are the issues about a file, not a row (row null in the
+	// issues), the first 100, for a person to read before the rows.
+	FileIssues []fileIssueJSON `json:"file_issues"`
+}
+
+// fileIssueJSON is an issue about a file: as in the issues, without row
+// and value.
+type fileIssueJSON struct {
+	SourceFile *string `json:"source_file"`
+	Column     *string `json:"column"`
+	Field      *string `json:"field"`
+	Severity   string  `json:"severity"`
+	Code       string  `json:"code"`
+	Message    string  `json:"message"`
+}
+
+func newFileIssuesJSON(in []job.FileIssue) []fileIssueJSON {
+	out := make([]fileIssueJSON, len(in))
+	for i, is := range in {
+		out[i] = fileIssueJSON{SourceFile: optString(is.SourceFile), Column: optString(is.Column), Field: optString(is.Field),
+			Severity: is.Severity, Code: is.Code, Message: is.Message}
+	}
+	return out
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // ColumnProfileJSON is one source column as infer mode saw it, as the
@@ -260,7 +290,7 @@ func newResultJSON(j job.Job) *resultJSON {
 	path := jobPath(j)
 	out := &resultJSON{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
 		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: rawOrNull(r.InferredSchema), Detected: rawOrNull(r.Detected),
-		EditsApplied: r.EditsApplied}
+		EditsApplied: r.EditsApplied, FileIssues: newFileIssuesJSON(r.FileIssues)}
 	if r.Profile != nil {
 		out.Profile = make([]ColumnProfileJSON, len(r.Profile))
 		for i, p := range r.Profile {

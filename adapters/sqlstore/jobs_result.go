@@ -24,6 +24,16 @@ type resultRow struct {
 	InferredSchema  json.RawMessage `json:"inferred_schema"`
 	Profile         []profileRow    `json:"profile"`
 	Detected        json.RawMessage `json:"detected"`
+	FileIssues      []fileIssueRow  `json:"file_issues,omitempty"`
+}
+
+type fileIssueRow struct {
+	SourceFile string `json:"source_file,omitempty"`
+	Column     string `json:"column,omitempty"`
+	Field      string `json:"field,omitempty"`
+	Severity   string `json:"severity"`
+	Code       string `json:"code"`
+	Message    string `json:"message"`
 }
 
 type profileRow struct {
@@ -51,6 +61,9 @@ func encodeResult(r *job.Result) (*string, error) {
 			row.Profile[i] = profileRow(p)
 		}
 	}
+	for _, is := range r.FileIssues {
+		row.FileIssues = append(row.FileIssues, fileIssueRow(is))
+	}
 	b, err := json.Marshal(row)
 	if err != nil {
 		return nil, fmt.Errorf("encode the result: %w", err)
@@ -74,6 +87,9 @@ func decodeResult(s *string) (*job.Result, error) {
 		for i, p := range row.Profile {
 			r.Profile[i] = job.ColumnProfile(p)
 		}
+	}
+	for _, is := range row.FileIssues {
+		r.FileIssues = append(r.FileIssues, job.FileIssue(is))
 	}
 	return r, nil
 }

@@ -31,6 +31,20 @@ type Result struct {
 	// Profile is each source column as infer mode saw it; nil outside
 	// infer mode.
 	Profile []ColumnProfile
+	// FileIssues are the run's issues about a file rather than a row
+	// (normalize.Result.FileIssues), for a person to read first.
+	FileIssues []FileIssue
+}
+
+// FileIssue is an issue about a file, not a row: what a reader skipped,
+// a decision to check, a mapping to confirm.
+type FileIssue struct {
+	SourceFile string
+	Column     string
+	Field      string
+	Severity   string
+	Code       string
+	Message    string
 }
 
 // ColumnProfile is one source column as infer mode saw it.
@@ -51,6 +65,10 @@ type ColumnProfile struct {
 func NewResult(r normalize.Result) Result {
 	out := Result{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
 		EditsApplied: r.EditsApplied, Detected: r.DetectedJSON()}
+	for _, is := range r.FileIssues {
+		out.FileIssues = append(out.FileIssues, FileIssue{SourceFile: is.SourceFile, Column: is.Column, Field: is.Field, Severity: is.Severity,
+			Code: is.Code, Message: is.Message})
+	}
 	if r.InferredSchema != nil {
 		out.InferredSchema = r.InferredSchema.JSON()
 		out.Profile = make([]ColumnProfile, len(r.Profile))

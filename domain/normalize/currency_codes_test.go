@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -160,4 +162,28 @@ func countCode(issues []map[string]any, code string) int {
 		}
 	}
 	return n
+}
+
+// TestFileIssues_keptPastTheIssuesLimit: the issues about a file (here
+// mixed_currencies, found at the end of the file) are in the result for
+// a person to read first, also when the issues file stopped at its limit.
+func TestFileIssues_keptPastTheIssuesLimit(t *testing.T) {
+	t.Parallel()
+	price := mustSchema(t, `{"fields":[{"name":"item","type":"integer"},{"name":"price","type":"number"}]}`)
+	o, err := ParseOptions(ModeNormalize, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows, issues bytes.Buffer
+	res, err := Run(context.Background(), Input{Mode: ModeNormalize, Schema: price, Options: o, MaxIssues: 2,
+		Sources: []Source{csvSource(t, "amounts-mixed.csv")}}, Output{Rows: &rows, Issues: &issues})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IssuesTruncated || strings.Contains(issues.String(), "mixed_currencies") {
+		t.Fatalf("the limit did not stop the issues file: %v %s", res.IssuesTruncated, issues.String())
+	}
+	if len(res.FileIssues) != 1 || res.FileIssues[0].Code != "mixed_currencies" || res.FileIssues[0].Field != "price" || res.FileIssues[0].Row != 0 {
+		t.Fatalf("file issues %+v", res.FileIssues)
+	}
 }

@@ -87,6 +87,28 @@ type Result struct {
 	// EditsApplied counts the cells edits set; EditsNotApplied the edits
 	// whose row no file had (each a warning edit_not_applied).
 	EditsApplied, EditsNotApplied int64
+	// FileIssues are the issues about a file rather than a row (what a
+	// reader skipped, a decision to check, a mapping to confirm), the
+	// first MaxFileIssues of them, kept also past the issues' limit: a
+	// person reads them before the rows.
+	FileIssues []Issue
+}
+
+// MaxFileIssues bounds Result.FileIssues.
+const MaxFileIssues = 100
+
+// keepFileIssue keeps an issue about a file in the result, a copy of its
+// own (its text may share a worker's memory).
+func (w *writer) keepFileIssue(is Issue) {
+	if len(w.res.FileIssues) >= MaxFileIssues {
+		return
+	}
+	is.Message = strings.Clone(is.Message)
+	if is.Value != nil {
+		v := strings.Clone(*is.Value)
+		is.Value = &v
+	}
+	w.res.FileIssues = append(w.res.FileIssues, is)
 }
 
 // FileDetection is a reader's Detection for one source file.
@@ -1294,6 +1316,9 @@ func (w *writer) checkUnique(p *plan, ro *rowOut) {
 
 // issue writes one issue line, or counts it past the report's limit.
 func (w *writer) issue(is Issue) {
+	if is.Row == 0 {
+		w.keepFileIssue(is)
+	}
 	w.res.IssueCount++
 	if w.res.IssueCount > w.in.MaxIssues {
 		w.res.IssuesTruncated = true

@@ -476,4 +476,6 @@ func reviewsConfirmed(t *testing.T, s Stores) {
 
 // sampleResult is a succeeded job's result outside infer mode.
 var sampleResult = job.Result{RowCount: 1, RejectedCount: 2, IssueCount: 3, IssuesTruncated: true,
-	Detected: []byte(`{"options":{"encoding":"utf-8"},"files":[{"source_file":null,"format":"csv"}]}`)}
+	Detected: []byte(`{"options":{"encoding":"utf-8"},"files":[{"source_file":null,"format":"csv"}]}`),
+	FileIssues: []job.FileIssue{{Column: "Price", Field: "price", Severity: "warning", Code: "mixed_currencies", Message: "several currencies"},
+		{SourceFile: "file_1", Severity: "warning", Code: "skipped_comments", Message: "2 comment lines"}}}

@@ -45,6 +45,10 @@ TabnormImporter.open({url: {{.URL}}, clientSecret: {{.Secret}}, container: docum
 // emails) and a date nobody can read ("gestern").
 const messyCSV = "ID,Kontakt,Joined\n1,a@example.com,2024-01-05\n2,b@example.com,gestern\n3,c@example.com,2024-02-01\n"
 
+// exportedCSV is messyCSV as an export tool writes it, a comment line
+// first: the run skips it, and the importer says so in the person's words.
+const exportedCSV = "# exported from the CRM\n" + messyCSV
+
 type hostSession struct {
 	ID           string `json:"id"`
 	ClientSecret string `json:"client_secret"`
@@ -148,7 +152,8 @@ func TestEmbed_importerInAHostPage(t *testing.T) {
 	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	key := app.Key(app.Org("Acme", identity.Normalize))
-	inEveryPairing(t, app, key, []string{"Choose a file", "Confirm columns", "Submit"}, []string{"Datei auswählen", "Spalten bestätigen", "Absenden"}, func(t *testing.T, hostURL, name, _ string, w, h int64, words []string) {
+	inEveryPairing(t, app, key, []string{"Choose a file", "Confirm columns", "Submit", "Comment lines (starting with #) were left out."},
+		[]string{"Datei auswählen", "Spalten bestätigen", "Absenden", "Kommentarzeilen (beginnend mit #) wurden ausgelassen."}, func(t *testing.T, hostURL, name, _ string, w, h int64, words []string) {
 		importOnce(t, app, key, hostURL, name, w, h, words)
 	})
 }
@@ -165,7 +170,7 @@ func importOnce(t *testing.T, app *apptest.App, key, hostURL, name string, w, h 
 	f.checkStep(w)
 	p.shot("embed-" + name + "-1-file")
 	path := filepath.Join(t.TempDir(), "people.csv")
-	if err := os.WriteFile(path, []byte(messyCSV), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(exportedCSV), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f.do(chromedp.SetUploadFiles(chromedp.ID("tn-file"), []string{path}))
@@ -188,6 +193,9 @@ func importOnce(t *testing.T, app *apptest.App, key, hostURL, name string, w, h 
 	f.press(".tn-actions .tn-button")
 	f.until("the submit step", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q)`, words[2]))
 	f.checkStep(w)
+	if notes := eval[string](f, `[...document.querySelectorAll('.tn-notes li')].map((li) => li.textContent).join(' | ')`); notes != words[3] {
+		t.Errorf("the notes on the file say %q, want %q", notes, words[3])
+	}
 	f.painted()
 	// A new step starts with its heading in view, in the host page too,
 	// however far an earlier, taller step had scrolled it.

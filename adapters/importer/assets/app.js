@@ -262,6 +262,26 @@ function matchStep(review) {
   status(several && read ? t("match.onSheet", { sheet: read.name }) + " " + summary : summary);
 }
 
+// fileNotes says what the run noticed about the file itself (lines it
+// skipped, a currency it could not keep, a column to check), from the
+// job's result.file_issues: a message file's sentence for the code, else
+// the engine's own message. Nothing when there is nothing to say.
+function fileNotes(j) {
+  const issues = (j.result && j.result.file_issues) || [];
+  if (!issues.length) return null;
+  const said = new Set();
+  const items = [];
+  for (const is of issues) {
+    const key = "note." + is.code;
+    const text = key in state.words ? t(key, { column: is.column || "", field: is.field || "" }) : is.message;
+    if (said.has(text)) continue;
+    said.add(text);
+    items.push(el("li", { text }));
+  }
+  return el("section", { class: "tn-notes", "aria-labelledby": "tn-notes-title" },
+    el("h2", { id: "tn-notes-title", text: t("note.title") }), el("ul", {}, ...items));
+}
+
 function counts(j) {
   const r = j.result || {};
   return { valid: r.row_count || 0, rejected: r.rejected_count || 0 };
@@ -317,7 +337,7 @@ async function fixStep() {
     } catch (err) { apply.disabled = false; fail(err); }
   } });
   const skip = el("button", { type: "button", class: "tn-button tn-secondary", text: t("fix.skip"), onclick: () => submitStep(t("fix.summary", c)) });
-  show("fix", el("p", { text: t(groups.length ? "fix.intro" : "fix.introCells") }), ...sections, cells.node, el("div", { class: "tn-actions" }, apply, skip));
+  show("fix", el("p", { text: t(groups.length ? "fix.intro" : "fix.introCells") }), fileNotes(state.job), ...sections, cells.node, el("div", { class: "tn-actions" }, apply, skip));
   status(t(state.applied ? "fix.applied" : "fix.summary", c));
   cells.load(0);
 }
@@ -565,7 +585,7 @@ function submitStep(said) {
       $("tn-main").replaceChildren(el("p", { text: t("submit.done", { valid: sum.rows_valid }) }));
     } catch (err) { send.disabled = false; fail(err); }
   } });
-  show("submit", el("p", { text: t("submit.intro") }), el("p", { text: t("submit.summary", c) }), el("div", { class: "tn-actions" }, send));
+  show("submit", el("p", { text: t("submit.intro") }), el("p", { text: t("submit.summary", c) }), fileNotes(state.job), el("div", { class: "tn-actions" }, send));
   status(said);
 }
 
