@@ -47,7 +47,7 @@ func goldenResult() normalize.Result {
 		InferredSchema: sch,
 		Profile: []normalize.ColumnProfile{{Column: "A", Field: "a", Type: schema.Integer, Format: schema.Default, Rows: 4, NullCount: 1, DistinctCount: 3, Examples: []string{"1", "2"}},
 			{Column: "B", Field: "b", Type: schema.String, Format: schema.Default, Rows: 4, DistinctCount: 10000, DistinctCapped: true}},
-		Detected: []normalize.FileDetection{{SourceFile: "file_1", Detection: table.Detection{Format: "csv", Encoding: "utf-8", EncodingConfidence: "certain", Delimiter: ",", Quote: "\"", HeaderRow: 1}}},
+		Detected:   []normalize.FileDetection{{SourceFile: "file_1", Detection: table.Detection{Format: "csv", Encoding: "utf-8", EncodingConfidence: "certain", Delimiter: ",", Quote: "\"", HeaderRow: 1}}},
 		FileIssues: []normalize.Issue{{SourceFile: "file_1", Column: "B", Field: "b", Severity: "warning", Code: "mixed_currencies", Message: "The amounts of column \"B\" are in several currencies: EUR (3), USD (1)."}},
 	}
 }

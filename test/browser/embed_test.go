@@ -154,8 +154,8 @@ func TestEmbed_importerInAHostPage(t *testing.T) {
 	key := app.Key(app.Org("Acme", identity.Normalize))
 	inEveryPairing(t, app, key, []string{"Choose a file", "Confirm columns", "Submit", "Comment lines (starting with #) were left out."},
 		[]string{"Datei auswählen", "Spalten bestätigen", "Absenden", "Kommentarzeilen (beginnend mit #) wurden ausgelassen."}, func(t *testing.T, hostURL, name, _ string, w, h int64, words []string) {
-		importOnce(t, app, key, hostURL, name, w, h, words)
-	})
+			importOnce(t, app, key, hostURL, name, w, h, words)
+		})
 }
 
 func importOnce(t *testing.T, app *apptest.App, key, hostURL, name string, w, h int64, words []string) {
