@@ -78,58 +78,63 @@ type Config struct {
 	Warnings []string
 }
 
-// Setting documents one TABNORM_ variable: the README's table is written
-// from this list, and Load rejects variables not in it.
+// Setting documents one TABNORM_ variable and reads it: the README's
+// table is written from this list, Load reads each variable through its
+// read (Default when unset) and rejects variables not in the list.
 type Setting struct {
 	Name, Default, Description string
+	// read parses the variable into the settings; nil for a variable Load
+	// reads apart, after the others, because its default or its check
+	// depends on them, or that only the client commands read.
+	read func(p *parser, s Setting, c *Config)
 }
 
-// Settings lists every variable Load reads.
+// Settings lists every variable Load reads, and where each goes.
 var Settings = []Setting{
-	{"TABNORM_DATABASE_URL", "sqlite://./data/tabnorm.db", "`sqlite://path` (relative) or `sqlite:///abs/path`, or `postgres://user:pass@host/db`"},
-	{"TABNORM_BLOB_URL", "file://./data/blobs", "where uploads and results go: `file://dir` or `s3://bucket?region=…&endpoint=…`"},
-	{"TABNORM_HTTP_ADDR", ":8080", "listen address"},
-	{"TABNORM_BASE_URL", "http://localhost:<port>", "public URL of the API (links, cookie `Secure` when https)"},
-	{"TABNORM_DASHBOARD_URL", "the base URL", "public URL of the dashboard; another origin enables CORS for exactly it"},
-	{"TABNORM_COOKIE_SECURE", "true when the base URL is https", "mark the session cookie `Secure`"},
-	{"TABNORM_LICENSE_REQUIRED", "false", "self-hosted license gate on `/v1` and `/auth`"},
-	{"TABNORM_LICENSE_TOKEN", "", "license token (or TABNORM_LICENSE_FILE)"},
-	{"TABNORM_LICENSE_FILE", "", "file holding the license token"},
-	{"TABNORM_LICENSE_PUBLIC_KEY", "", "base64 Ed25519 public key that signs licenses"},
-	{"TABNORM_MAX_UPLOAD_BYTES", "1073741824", "largest upload (1 GiB)"},
-	{"TABNORM_MAX_ROWS", "10000000", "most rows a job may read"},
-	{"TABNORM_MAX_COLUMNS", "1000", "most columns a file may have"},
-	{"TABNORM_MAX_CELL_BYTES", "1048576", "largest cell (1 MiB)"},
-	{"TABNORM_JOB_TIMEOUT", "1h", "wall-time limit of one job"},
-	{"TABNORM_JOB_LEASE", "30s", "a running job whose lease is older is requeued"},
-	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this"},
-	{"TABNORM_ORPHAN_GRACE", "24h", "stored bytes no job or file owns (a crashed upload, a killed job's partial results, empty folders) are deleted once this old; at least the job timeout"},
-	{"TABNORM_REVIEW_TTL", "7d", "a job awaiting its review (`options.review`) is canceled with `review_expired` after this"},
-	{"TABNORM_MAX_EDIT_BYTES_PER_JOB", "67108864", "bytes of cell edits (values, fields, file names) one job may hold (64 MiB); past it adding edits answers 409 `edit_limit_reached`"},
-	{"TABNORM_MAX_EDIT_BYTES_PER_IMPORT_SESSION", "67108864", "bytes of cell edits the jobs of one import session may hold together (64 MiB)"},
-	{"TABNORM_RATE_LIMIT_PER_SECOND", "20", "requests a second per key or session, per node"},
-	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit"},
-	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address"},
-	{"TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", "20", "sign-in attempts a minute per client address, per node, before any password is checked"},
-	{"TABNORM_MAX_STREAMS_PER_KEY", "100", "job event streams open at once per API key, dashboard session or import session, per node; one more answers 429 `too_many_streams`"},
-	{"TABNORM_MAX_STREAMS_PER_ORG", "500", "job event streams open at once per organization, per node"},
-	{"TABNORM_MAX_STREAMS_PER_NODE", "5000", "job event streams open at once on a node"},
-	{"TABNORM_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhooks to private and loopback addresses"},
-	{"TABNORM_MAX_WEBHOOKS_PER_ORG", "20", "webhook endpoints one organization may have; creating one more answers 409 `webhook_limit_reached`"},
-	{"TABNORM_WEBHOOK_WORKERS", "8", "webhook attempts a worker process makes at once, on a queue apart from the jobs'"},
-	{"TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", "2", "webhook attempts of one organization in flight at once, per worker process"},
-	{"TABNORM_JOB_WORKERS", "CPUs + 1", "jobs a worker process runs at once; one organization may hold all of them but one"},
-	{"TABNORM_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGTERM"},
-	{"TABNORM_START_TIMEOUT", "15s", "how long start-up may take, not counting the wait for another process's migrations"},
-	{"TABNORM_LOG_LEVEL", "info", "debug, info, warn or error"},
-	{"TABNORM_LOG_FORMAT", "text", "text or json"},
-	{"TABNORM_METRICS_ADDR", "", "listen address of `GET /metrics` (Prometheus), e.g. `127.0.0.1:9090`; off when empty"},
-	{"TABNORM_MAX_RUNNING_JOBS_PER_ORG", "4", "jobs of one organization that run at once; the rest wait without holding back others"},
-	{"TABNORM_MAX_QUEUED_JOBS_PER_ORG", "1000", "jobs of one organization queued or running; beyond it job creation answers 429 `quota_exceeded`"},
+	{"TABNORM_DATABASE_URL", "sqlite://./data/tabnorm.db", "`sqlite://path` (relative) or `sqlite:///abs/path`, or `postgres://user:pass@host/db`", text(func(c *Config) *string { return &c.Database.URL })},
+	{"TABNORM_BLOB_URL", "file://./data/blobs", "where uploads and results go: `file://dir` or `s3://bucket?region=…&endpoint=…`", text(func(c *Config) *string { return &c.BlobURL })},
+	{"TABNORM_HTTP_ADDR", ":8080", "listen address", text(func(c *Config) *string { return &c.HTTP.Addr })},
+	{"TABNORM_BASE_URL", "http://localhost:<port>", "public URL of the API (links, cookie `Secure` when https)", unsetText(func(c *Config) *string { return &c.BaseURL })},
+	{"TABNORM_DASHBOARD_URL", "the base URL", "public URL of the dashboard; another origin enables CORS for exactly it", unsetText(func(c *Config) *string { return &c.DashboardURL })},
+	{"TABNORM_COOKIE_SECURE", "true when the base URL is https", "mark the session cookie `Secure`", nil},
+	{"TABNORM_LICENSE_REQUIRED", "false", "self-hosted license gate on `/v1` and `/auth`", flag(func(c *Config) *bool { return &c.LicenseRequired })},
+	{"TABNORM_LICENSE_TOKEN", "", "license token (or TABNORM_LICENSE_FILE)", text(func(c *Config) *string { return &c.LicenseToken })},
+	{"TABNORM_LICENSE_FILE", "", "file holding the license token", text(func(c *Config) *string { return &c.LicenseFile })},
+	{"TABNORM_LICENSE_PUBLIC_KEY", "", "base64 Ed25519 public key that signs licenses", readLicenseKey},
+	{"TABNORM_MAX_UPLOAD_BYTES", "1073741824", "largest upload (1 GiB)", size(1, 1<<40, func(c *Config) *int64 { return &c.MaxUploadBytes })},
+	{"TABNORM_MAX_ROWS", "10000000", "most rows a job may read", whole(1, 1<<40, func(c *Config) *int { return &c.MaxRows })},
+	{"TABNORM_MAX_COLUMNS", "1000", "most columns a file may have", whole(1, 100_000, func(c *Config) *int { return &c.MaxColumns })},
+	{"TABNORM_MAX_CELL_BYTES", "1048576", "largest cell (1 MiB)", whole(16, 1<<30, func(c *Config) *int { return &c.MaxCellBytes })},
+	{"TABNORM_JOB_TIMEOUT", "1h", "wall-time limit of one job", period(func(c *Config) *time.Duration { return &c.JobTimeout })},
+	{"TABNORM_JOB_LEASE", "30s", "a running job whose lease is older is requeued", period(func(c *Config) *time.Duration { return &c.JobLease })},
+	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this", period(func(c *Config) *time.Duration { return &c.Retention })},
+	{"TABNORM_ORPHAN_GRACE", "24h", "stored bytes no job or file owns (a crashed upload, a killed job's partial results, empty folders) are deleted once this old; at least the job timeout", period(func(c *Config) *time.Duration { return &c.OrphanGrace })},
+	{"TABNORM_REVIEW_TTL", "7d", "a job awaiting its review (`options.review`) is canceled with `review_expired` after this", period(func(c *Config) *time.Duration { return &c.ReviewTTL })},
+	{"TABNORM_MAX_EDIT_BYTES_PER_JOB", "67108864", "bytes of cell edits (values, fields, file names) one job may hold (64 MiB); past it adding edits answers 409 `edit_limit_reached`", size(1, 1<<40, func(c *Config) *int64 { return &c.MaxEditBytesPerJob })},
+	{"TABNORM_MAX_EDIT_BYTES_PER_IMPORT_SESSION", "67108864", "bytes of cell edits the jobs of one import session may hold together (64 MiB)", size(1, 1<<40, func(c *Config) *int64 { return &c.MaxEditBytesPerImportSession })},
+	{"TABNORM_RATE_LIMIT_PER_SECOND", "20", "requests a second per key or session, per node", decimal(func(c *Config) *float64 { return &c.HTTP.RateLimit.PerSecond })},
+	{"TABNORM_RATE_LIMIT_BURST", "100", "burst size of the rate limit", whole(1, 1_000_000, func(c *Config) *int { return &c.HTTP.RateLimit.Burst })},
+	{"TABNORM_TRUSTED_PROXIES", "", "comma-separated CIDRs of reverse proxies whose `Forwarded`/`X-Forwarded-For` give the client address", readProxies},
+	{"TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", "20", "sign-in attempts a minute per client address, per node, before any password is checked", whole(1, 1_000_000, func(c *Config) *int { return &c.HTTP.LoginPerMinute })},
+	{"TABNORM_MAX_STREAMS_PER_KEY", "100", "job event streams open at once per API key, dashboard session or import session, per node; one more answers 429 `too_many_streams`", whole(1, 1_000_000, func(c *Config) *int { return &c.HTTP.Streams.PerCredential })},
+	{"TABNORM_MAX_STREAMS_PER_ORG", "500", "job event streams open at once per organization, per node", whole(1, 1_000_000, func(c *Config) *int { return &c.HTTP.Streams.PerOrg })},
+	{"TABNORM_MAX_STREAMS_PER_NODE", "5000", "job event streams open at once on a node", whole(1, 1_000_000, func(c *Config) *int { return &c.HTTP.Streams.PerNode })},
+	{"TABNORM_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhooks to private and loopback addresses", flag(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
+	{"TABNORM_MAX_WEBHOOKS_PER_ORG", "20", "webhook endpoints one organization may have; creating one more answers 409 `webhook_limit_reached`", whole(1, 10_000, func(c *Config) *int { return &c.MaxWebhooksPerOrg })},
+	{"TABNORM_WEBHOOK_WORKERS", "8", "webhook attempts a worker process makes at once, on a queue apart from the jobs'", whole(1, 1000, func(c *Config) *int { return &c.WebhookWorkers })},
+	{"TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", "2", "webhook attempts of one organization in flight at once, per worker process", whole(1, 1000, func(c *Config) *int { return &c.WebhooksPerOrg })},
+	{"TABNORM_JOB_WORKERS", "CPUs + 1", "jobs a worker process runs at once; one organization may hold all of them but one", readJobWorkers},
+	{"TABNORM_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGTERM", period(func(c *Config) *time.Duration { return &c.HTTP.ShutdownTimeout })},
+	{"TABNORM_START_TIMEOUT", "15s", "how long start-up may take, not counting the wait for another process's migrations", period(func(c *Config) *time.Duration { return &c.StartTimeout })},
+	{"TABNORM_LOG_LEVEL", "info", "debug, info, warn or error", readLogLevel},
+	{"TABNORM_LOG_FORMAT", "text", "text or json", oneOf(func(c *Config) *string { return &c.LogFormat }, "text", "json")},
+	{"TABNORM_METRICS_ADDR", "", "listen address of `GET /metrics` (Prometheus), e.g. `127.0.0.1:9090`; off when empty", text(func(c *Config) *string { return &c.MetricsAddr })},
+	{"TABNORM_MAX_RUNNING_JOBS_PER_ORG", "4", "jobs of one organization that run at once; the rest wait without holding back others", whole(1, 10_000, func(c *Config) *int { return &c.MaxRunningJobsPerOrg })},
+	{"TABNORM_MAX_QUEUED_JOBS_PER_ORG", "1000", "jobs of one organization queued or running; beyond it job creation answers 429 `quota_exceeded`", whole(1, 10_000_000, func(c *Config) *int { return &c.MaxQueuedJobsPerOrg })},
 	// Client settings: the `tabnorm` client commands read them; the server
 	// only accepts them, so one shell can run both.
-	{"TABNORM_API_URL", "", "client commands: the server to call, e.g. `https://tabnorm.example.com` (or `tabnorm login`)"},
-	{"TABNORM_API_KEY", "", "client commands: the API key they send (or `tabnorm login`)"},
+	{"TABNORM_API_URL", "", "client commands: the server to call, e.g. `https://tabnorm.example.com` (or `tabnorm login`)", nil},
+	{"TABNORM_API_KEY", "", "client commands: the API key they send (or `tabnorm login`)", nil},
 }
 
 // Load reads and validates the settings. getenv is os.Getenv in
@@ -144,49 +149,13 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 		return Config{}, err
 	}
 	p := parser{getenv: getenv}
-	c := Config{
-		Database: sqlstore.Config{URL: p.str("TABNORM_DATABASE_URL", "sqlite://./data/tabnorm.db")},
-		BlobURL:  p.str("TABNORM_BLOB_URL", "file://./data/blobs"),
-		HTTP: httpapi.Config{Addr: p.str("TABNORM_HTTP_ADDR", ":8080"), ShutdownTimeout: p.duration("TABNORM_SHUTDOWN_TIMEOUT", 20*time.Second),
-			RateLimit: httpapi.RateLimit{PerSecond: p.number("TABNORM_RATE_LIMIT_PER_SECOND", 20), Burst: p.integer("TABNORM_RATE_LIMIT_BURST", 100, 1, 1_000_000)}},
-		BaseURL:      p.str("TABNORM_BASE_URL", ""),
-		DashboardURL: p.str("TABNORM_DASHBOARD_URL", ""),
-
-		LicenseRequired: p.boolean("TABNORM_LICENSE_REQUIRED", false),
-		LicenseToken:    p.str("TABNORM_LICENSE_TOKEN", ""),
-		LicenseFile:     p.str("TABNORM_LICENSE_FILE", ""),
-
-		MaxUploadBytes:      int64(p.integer("TABNORM_MAX_UPLOAD_BYTES", 1<<30, 1, 1<<40)),
-		MaxRows:             p.integer("TABNORM_MAX_ROWS", 10_000_000, 1, 1<<40),
-		MaxColumns:          p.integer("TABNORM_MAX_COLUMNS", 1000, 1, 100_000),
-		MaxCellBytes:        p.integer("TABNORM_MAX_CELL_BYTES", 1<<20, 16, 1<<30),
-		JobTimeout:          p.duration("TABNORM_JOB_TIMEOUT", time.Hour),
-		JobLease:            p.duration("TABNORM_JOB_LEASE", 30*time.Second),
-		Retention:           p.duration("TABNORM_RETENTION", 30*24*time.Hour),
-		OrphanGrace:         p.duration("TABNORM_ORPHAN_GRACE", 24*time.Hour),
-		ReviewTTL:           p.duration("TABNORM_REVIEW_TTL", 7*24*time.Hour),
-		WebhookAllowPrivate: p.boolean("TABNORM_WEBHOOK_ALLOW_PRIVATE", false),
-		StartTimeout:        p.duration("TABNORM_START_TIMEOUT", 15*time.Second),
-		MaxWebhooksPerOrg:   p.integer("TABNORM_MAX_WEBHOOKS_PER_ORG", 20, 1, 10_000),
-		WebhookWorkers:      p.integer("TABNORM_WEBHOOK_WORKERS", 8, 1, 1000),
-		WebhooksPerOrg:      p.integer("TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", 2, 1, 1000),
-		JobWorkers:          p.integer("TABNORM_JOB_WORKERS", runtime.GOMAXPROCS(0)+1, 1, 1000),
-		LogFormat:           p.oneOf("TABNORM_LOG_FORMAT", "text", "text", "json"),
-		Warnings:            warnings,
-
-		MetricsAddr:          p.str("TABNORM_METRICS_ADDR", ""),
-		MaxRunningJobsPerOrg: p.integer("TABNORM_MAX_RUNNING_JOBS_PER_ORG", 4, 1, 10_000),
-		MaxQueuedJobsPerOrg:  p.integer("TABNORM_MAX_QUEUED_JOBS_PER_ORG", 1000, 1, 10_000_000),
-		// OpenTelemetry's own variables; the exporter reads the rest of them.
-		Tracing: tracing.Config{Endpoint: cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")))},
-	}
-	switch lvl := p.oneOf("TABNORM_LOG_LEVEL", "info", "debug", "info", "warn", "error"); lvl {
-	case "debug":
-		c.LogLevel = slog.LevelDebug
-	case "warn":
-		c.LogLevel = slog.LevelWarn
-	case "error":
-		c.LogLevel = slog.LevelError
+	// OpenTelemetry's own variables; the exporter reads the rest of them.
+	c := Config{Warnings: warnings,
+		Tracing: tracing.Config{Endpoint: cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")))}}
+	for _, s := range Settings {
+		if s.read != nil {
+			s.read(&p, s, &c)
+		}
 	}
 	if p.err != nil {
 		return Config{}, p.err
@@ -222,23 +191,6 @@ func Load(getenv func(string) string, environ []string) (Config, error) {
 	c.HTTP.CookieSecure = c.CookieSecure
 	c.HTTP.BaseOrigin, c.HTTP.DashboardOrigin = httpapi.Origin(c.BaseURL), httpapi.Origin(c.DashboardURL)
 	c.HTTP.MaxUploadBytes = c.MaxUploadBytes
-	c.MaxEditBytesPerJob = int64(p.integer("TABNORM_MAX_EDIT_BYTES_PER_JOB", 64<<20, 1, 1<<40))
-	c.MaxEditBytesPerImportSession = int64(p.integer("TABNORM_MAX_EDIT_BYTES_PER_IMPORT_SESSION", 64<<20, 1, 1<<40))
-	c.HTTP.LoginPerMinute = p.integer("TABNORM_LOGIN_RATE_LIMIT_PER_MINUTE", 20, 1, 1_000_000)
-	c.HTTP.Streams = httpapi.StreamLimits{PerCredential: p.integer("TABNORM_MAX_STREAMS_PER_KEY", 100, 1, 1_000_000),
-		PerOrg: p.integer("TABNORM_MAX_STREAMS_PER_ORG", 500, 1, 1_000_000), PerNode: p.integer("TABNORM_MAX_STREAMS_PER_NODE", 5000, 1, 1_000_000)}
-	proxies, err := httpapi.ParseProxies(p.str("TABNORM_TRUSTED_PROXIES", ""))
-	if err != nil {
-		return Config{}, fmt.Errorf("TABNORM_TRUSTED_PROXIES: want CIDRs such as 10.0.0.0/8, comma-separated: %w", err)
-	}
-	c.HTTP.TrustedProxies = proxies
-	if key := p.str("TABNORM_LICENSE_PUBLIC_KEY", ""); key != "" {
-		raw, err := base64.StdEncoding.DecodeString(key)
-		if err != nil || len(raw) != 32 {
-			return Config{}, errors.New("TABNORM_LICENSE_PUBLIC_KEY: want base64 of a 32-byte Ed25519 public key")
-		}
-		c.LicensePublicKey = raw
-	}
 	if c.LicenseRequired {
 		if c.LicensePublicKey == nil {
 			return Config{}, errors.New("TABNORM_LICENSE_REQUIRED=true needs TABNORM_LICENSE_PUBLIC_KEY")
@@ -281,6 +233,91 @@ func checkHTTPURL(raw string) error {
 		return fmt.Errorf("%q is not an http(s) URL", raw)
 	}
 	return nil
+}
+
+// The readers of the settings table: each puts one variable, or its
+// Default when it is unset, into a field of the settings.
+
+func text(field func(*Config) *string) func(*parser, Setting, *Config) {
+	return func(p *parser, s Setting, c *Config) { *field(c) = p.str(s.Name, s.Default) }
+}
+
+// unsetText reads a variable whose Default only describes what Load
+// derives when it is unset (from the other settings).
+func unsetText(field func(*Config) *string) func(*parser, Setting, *Config) {
+	return func(p *parser, s Setting, c *Config) { *field(c) = p.str(s.Name, "") }
+}
+
+func flag(field func(*Config) *bool) func(*parser, Setting, *Config) {
+	return func(p *parser, s Setting, c *Config) { *field(c) = p.boolean(s.Name, p.defaultBool(s)) }
+}
+
+func whole(lo, hi int, field func(*Config) *int) func(*parser, Setting, *Config) {
+	return func(p *parser, s Setting, c *Config) { *field(c) = p.integer(s.Name, p.defaultInt(s), lo, hi) }
+}
+
+func size(lo, hi int, field func(*Config) *int64) func(*parser, Setting, *Config) {
+	return func(p *parser, s Setting, c *Config) { *field(c) = int64(p.integer(s.Name, p.defaultInt(s), lo, hi)) }
+}
+
+func decimal(field func(*Config) *float64) func(*parser, Setting, *Config) {
+	return func(p *parser, s Setting, c *Config) {
+		def, err := strconv.ParseFloat(s.Default, 64)
+		if err != nil {
+			p.fail(s.Name, "the default %q is not a number", s.Default)
+		}
+		*field(c) = p.number(s.Name, def)
+	}
+}
+
+func period(field func(*Config) *time.Duration) func(*parser, Setting, *Config) {
+	return func(p *parser, s Setting, c *Config) {
+		def, ok := parseDuration(s.Default)
+		if !ok {
+			p.fail(s.Name, "the default %q is not a duration", s.Default)
+		}
+		*field(c) = p.duration(s.Name, def)
+	}
+}
+
+func oneOf(field func(*Config) *string, allowed ...string) func(*parser, Setting, *Config) {
+	return func(p *parser, s Setting, c *Config) { *field(c) = p.oneOf(s.Name, s.Default, allowed...) }
+}
+
+// readJobWorkers defaults to one more worker than the CPUs.
+func readJobWorkers(p *parser, s Setting, c *Config) {
+	c.JobWorkers = p.integer(s.Name, runtime.GOMAXPROCS(0)+1, 1, 1000)
+}
+
+func readLogLevel(p *parser, s Setting, c *Config) {
+	switch p.oneOf(s.Name, s.Default, "debug", "info", "warn", "error") {
+	case "debug":
+		c.LogLevel = slog.LevelDebug
+	case "warn":
+		c.LogLevel = slog.LevelWarn
+	case "error":
+		c.LogLevel = slog.LevelError
+	}
+}
+
+func readProxies(p *parser, s Setting, c *Config) {
+	proxies, err := httpapi.ParseProxies(p.str(s.Name, s.Default))
+	if err != nil {
+		p.fail(s.Name, "want CIDRs such as 10.0.0.0/8, comma-separated: %v", err)
+	}
+	c.HTTP.TrustedProxies = proxies
+}
+
+func readLicenseKey(p *parser, s Setting, c *Config) {
+	key := p.str(s.Name, s.Default)
+	if key == "" {
+		return
+	}
+	raw, err := base64.StdEncoding.DecodeString(key)
+	if err != nil || len(raw) != 32 {
+		p.fail(s.Name, "want base64 of a 32-byte Ed25519 public key")
+	}
+	c.LicensePublicKey = raw
 }
 
 // parser reads typed values, keeping the first error.
@@ -344,16 +381,39 @@ func (p *parser) duration(name string, def time.Duration) time.Duration {
 	if v == "" {
 		return def
 	}
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n > 0 {
-			return time.Duration(n) * 24 * time.Hour
-		}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
+	d, ok := parseDuration(v)
+	if !ok {
 		p.fail(name, "%q is not a positive duration like 30s, 1h or 30d", v)
 	}
 	return d
+}
+
+// parseDuration reads a positive Go duration or a number of whole days.
+func parseDuration(v string) (time.Duration, bool) {
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return time.Duration(n) * 24 * time.Hour, true
+		}
+	}
+	d, err := time.ParseDuration(v)
+	return d, err == nil && d > 0
+}
+
+// defaultInt and defaultBool read a setting's Default.
+func (p *parser) defaultInt(s Setting) int {
+	n, err := strconv.Atoi(s.Default)
+	if err != nil {
+		p.fail(s.Name, "the default %q is not a whole number", s.Default)
+	}
+	return n
+}
+
+func (p *parser) defaultBool(s Setting) bool {
+	b, err := strconv.ParseBool(s.Default)
+	if err != nil {
+		p.fail(s.Name, "the default %q is not true or false", s.Default)
+	}
+	return b
 }
 
 func (p *parser) oneOf(name, def string, allowed ...string) string {

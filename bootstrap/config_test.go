@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -173,4 +174,37 @@ func TestLoad_acceptsClientSettings(t *testing.T) {
 	if _, err := Load(env(map[string]string{"TABNORM_API_URL": "http://127.0.0.1:8080", "TABNORM_API_KEY": "svc_live_x"})); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestLoad_readsEverySettingByItsName: each typed setting of the table
+// is read from its own variable: a value that is no number, duration or
+// boolean stops Load with an error naming that variable.
+func TestLoad_readsEverySettingByItsName(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, s := range Settings {
+		if s.read == nil || !typed(s.Default) {
+			continue
+		}
+		n++
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Load(env(map[string]string{s.Name: "not-a-value"}))
+			if err == nil || !strings.HasPrefix(err.Error(), s.Name+":") {
+				t.Fatalf("%s=not-a-value: Load said %v, want an error naming %s", s.Name, err, s.Name)
+			}
+		})
+	}
+	if n < 25 {
+		t.Fatalf("only %d typed settings found", n)
+	}
+}
+
+// typed reports whether a default reads as a number, a duration or a
+// boolean.
+func typed(def string) bool {
+	_, nerr := strconv.ParseFloat(def, 64)
+	_, berr := strconv.ParseBool(def)
+	_, ok := parseDuration(def)
+	return nerr == nil || berr == nil || ok
 }
