@@ -62,11 +62,6 @@ func WithMaxAnswer(n int64) Option { return func(c *Client) { c.maxAnswer = n } 
 // Option changes a Client.
 type Option func(*Client)
 
-// WithHTTPClient sets the HTTP client (transport, proxies, TLS). Its
-// Timeout, if any, bounds each attempt including a whole download; prefer
-// contexts for deadlines.
-func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
-
 // WithRetries sets how many times a failed attempt is retried (default 4)
 // and the first wait between attempts (default 500 ms, doubling, at most 30 s
 // unless the server's Retry-After asks for longer).
