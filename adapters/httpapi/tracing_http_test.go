@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
-	"github.com/tabnorm/tabnorm/adapters/tracing"
+	"github.com/tabnorm/tabnorm/adapters/tracing/tracingtest"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
@@ -44,7 +44,7 @@ func TestTraces_jobSpanTree(t *testing.T) {
 	byName := map[string]tracetest.SpanStub{}
 	deadline := testtime.Deadline(20 * time.Second)
 	for {
-		if err := tracing.Flush(context.Background()); err != nil {
+		if err := tracingtest.Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		var dbUnderRequest bool

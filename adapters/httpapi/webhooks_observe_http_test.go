@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
-	"github.com/tabnorm/tabnorm/adapters/tracing"
+	"github.com/tabnorm/tabnorm/adapters/tracing/tracingtest"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
@@ -98,7 +98,7 @@ func webhookAndJobRouteSpans(t *testing.T, app *apptest.App, exp *tracetest.InMe
 	expect(t, app.Do("GET", "/v1/jobs/"+jobID, key, nil), 200, "")
 	var deliver, get *tracetest.SpanStub
 	for deadline := testtime.Deadline(20 * time.Second); deliver == nil || get == nil; time.Sleep(50 * time.Millisecond) {
-		if err := tracing.Flush(context.Background()); err != nil {
+		if err := tracingtest.Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range exp.GetSpans() {

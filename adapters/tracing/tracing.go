@@ -78,14 +78,6 @@ func Setup(ctx context.Context, cfg Config) (func(context.Context) error, error)
 	return tp.Shutdown, nil
 }
 
-// Flush exports the spans ended so far (tests read them right after).
-func Flush(ctx context.Context) error {
-	if tp, ok := otel.GetTracerProvider().(*sdktrace.TracerProvider); ok {
-		return tp.ForceFlush(ctx)
-	}
-	return nil
-}
-
 // LogHandler adds the trace and span ids of the record's context to
 // every log line, so a line leads to its trace.
 type LogHandler struct{ slog.Handler }
