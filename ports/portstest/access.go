@@ -42,10 +42,10 @@ func keysCreateThenFind(t *testing.T, s Stores) {
 	k, org := seedKey(t, s)
 	got, err := s.APIKeys.FindByHash(ctx, k.Hash)
 	if err != nil || got.ID != k.ID || got.OrgID != org.ID || got.Last4 != k.Last4 || got.Revoked() || got.LastUsedAt != nil || !got.CreatedAt.Equal(now) {
-		t.Fatalf("FindByHash = %+v, %v", got, err)
+		t.Fatalf("APIKeys.FindByHash = %+v, %v; want the key as created: its organization, last4 and created_at, not revoked, never used", got, err)
 	}
 	_, err = s.APIKeys.FindByHash(ctx, apikey.HashOf(apikey.Generate()))
-	isKind(t, err, domain.ErrNotFound, "an unknown hash")
+	isKind(t, err, domain.ErrNotFound, "APIKeys.FindByHash: an unknown hash")
 }
 
 func keysTouch(t *testing.T, s Stores) {
@@ -53,7 +53,7 @@ func keysTouch(t *testing.T, s Stores) {
 	k, _ := seedKey(t, s)
 	ok(t, s.APIKeys.TouchLastUsed(ctx, k.ID, now.Add(time.Minute)))
 	if got, _ := s.APIKeys.FindByHash(ctx, k.Hash); got.LastUsedAt == nil || !got.LastUsedAt.Equal(now.Add(time.Minute)) {
-		t.Fatalf("last used at %v", got.LastUsedAt)
+		t.Fatalf("APIKeys.FindByHash after Touch: last used at %v, want %v", got.LastUsedAt, now.Add(time.Minute))
 	}
 }
 
@@ -62,17 +62,17 @@ func keysRevoke(t *testing.T, s Stores) {
 	k, org := seedKey(t, s)
 	other := seedOrg(t, s)
 	_, _, err := s.APIKeys.Revoke(ctx, other.ID, k.ID, now)
-	isKind(t, err, domain.ErrNotFound, "Revoke through another organization")
+	isKind(t, err, domain.ErrNotFound, "APIKeys.Revoke through another organization")
 	revoked, changed, err := s.APIKeys.Revoke(ctx, org.ID, k.ID, now.Add(time.Hour))
 	if err != nil || !changed || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(now.Add(time.Hour)) {
-		t.Fatalf("Revoke = %+v, %v, %v", revoked, changed, err)
+		t.Fatalf("APIKeys.Revoke = %+v, changed %v, %v; want revoked at %v and changed", revoked, changed, err, now.Add(time.Hour))
 	}
 	again, changed, err := s.APIKeys.Revoke(ctx, org.ID, k.ID, now.Add(2*time.Hour))
 	if err != nil || changed || again.RevokedAt == nil || !again.RevokedAt.Equal(now.Add(time.Hour)) {
-		t.Fatalf("a second Revoke changed revoked_at: %v, %v, %v", again.RevokedAt, changed, err)
+		t.Fatalf("APIKeys.Revoke a second time = revoked at %v, changed %v, %v; want the first time kept and nothing changed", again.RevokedAt, changed, err)
 	}
 	if got, _ := s.APIKeys.FindByHash(ctx, k.Hash); !got.Revoked() {
-		t.Fatal("a revoked key is found as not revoked")
+		t.Fatal("APIKeys.FindByHash of a revoked key: not revoked, want revoked")
 	}
 }
 
@@ -82,17 +82,17 @@ func keysList(t *testing.T, s Stores) {
 	other := seedOrg(t, s)
 	list, next, err := s.APIKeys.List(ctx, org.ID, ports.Page{})
 	if err != nil || len(list) != 1 || next != "" || list[0].ID != k.ID {
-		t.Fatalf("List = %v, %q, %v", list, next, err)
+		t.Fatalf("APIKeys.List = %v, %q, %v; want the one key and no next page", list, next, err)
 	}
 	if list, _, _ := s.APIKeys.List(ctx, other.ID, ports.Page{}); len(list) != 0 {
-		t.Fatalf("another organization lists %d keys", len(list))
+		t.Fatalf("APIKeys.List of another organization = %d keys, want none", len(list))
 	}
 }
 
 func keysDuplicate(t *testing.T, s Stores) {
 	k, _ := seedKey(t, s)
 	k.ID = id.New(id.Key)
-	isKind(t, s.APIKeys.Create(context.Background(), k), domain.ErrConflict, "a second key with the same hash")
+	isKind(t, s.APIKeys.Create(context.Background(), k), domain.ErrConflict, "APIKeys.Create: a second key with the same hash")
 }
 
 // Sessions is the suite of ports.Sessions.
@@ -114,12 +114,12 @@ func sessionsDeleteForUser(t *testing.T, s Stores) {
 	bystander, _, _ := seedSession(t, s)
 	n, err := s.Sessions.DeleteForUser(ctx, ses.UserID)
 	if err != nil || n != 2 {
-		t.Fatalf("DeleteForUser = %d, %v; want 2", n, err)
+		t.Fatalf("Sessions.DeleteForUser = %d, %v; want 2", n, err)
 	}
 	_, err = s.Sessions.Get(ctx, second.Hash)
-	isKind(t, err, domain.ErrNotFound, "a session of the user")
+	isKind(t, err, domain.ErrNotFound, "Sessions.Get: a session of the user")
 	if _, err := s.Sessions.Get(ctx, bystander.Hash); err != nil {
-		t.Fatalf("another user's session went too: %v", err)
+		t.Fatalf("Sessions.Get of another user's session after DeleteForUser: %v, want it kept", err)
 	}
 }
 
@@ -137,10 +137,10 @@ func sessionsCreateThenGet(t *testing.T, s Stores) {
 	ses, token, org := seedSession(t, s)
 	got, err := s.Sessions.Get(context.Background(), session.HashOf(token))
 	if err != nil || got.UserID != ses.UserID || got.OrgID != org.ID || !got.CreatedAt.Equal(now) || got.Impersonating() || got.IP != "203.0.113.9" || got.UserAgent != "test" {
-		t.Fatalf("Get = %+v, %v", got, err)
+		t.Fatalf("Sessions.Get = %+v, %v; want the session as created (user, organization, created_at, IP, user agent), not impersonating", got, err)
 	}
 	_, err = s.Sessions.Get(context.Background(), session.HashOf("nope"))
-	isKind(t, err, domain.ErrNotFound, "an unknown session")
+	isKind(t, err, domain.ErrNotFound, "Sessions.Get: an unknown session")
 }
 
 func sessionsTouchAndImpersonate(t *testing.T, s Stores) {
@@ -152,11 +152,11 @@ func sessionsTouchAndImpersonate(t *testing.T, s Stores) {
 	ok(t, s.Sessions.SetImpersonation(ctx, ses.Hash, other.ID, &at))
 	got, _ := s.Sessions.Get(ctx, ses.Hash)
 	if !got.LastSeenAt.Equal(now.Add(time.Hour)) || got.ImpersonatedOrgID != other.ID || got.ImpersonatedAt == nil || !got.ImpersonatedAt.Equal(at) {
-		t.Fatalf("after Touch and SetImpersonation: %+v", got)
+		t.Fatalf("Sessions.Get after Touch and SetImpersonation = %+v; want last seen an hour later and impersonating %s since %v", got, other.ID, at)
 	}
 	ok(t, s.Sessions.SetImpersonation(ctx, ses.Hash, "", nil))
 	if got, _ = s.Sessions.Get(ctx, ses.Hash); got.Impersonating() || got.ImpersonatedAt != nil {
-		t.Fatalf("impersonation not ended: %+v", got)
+		t.Fatalf("Sessions.Get after SetImpersonation(\"\") = %+v; want no impersonation", got)
 	}
 }
 
@@ -165,7 +165,7 @@ func sessionsDelete(t *testing.T, s Stores) {
 	ses, _, _ := seedSession(t, s)
 	ok(t, s.Sessions.Delete(ctx, ses.Hash))
 	_, err := s.Sessions.Get(ctx, ses.Hash)
-	isKind(t, err, domain.ErrNotFound, "a deleted session")
+	isKind(t, err, domain.ErrNotFound, "Sessions.Get: a deleted session")
 }
 
 // AuditLog is the suite of ports.AuditLog.
@@ -185,10 +185,10 @@ func auditRecordThenList(t *testing.T, s Stores) {
 	}
 	list, _, err := s.AuditLog.List(ctx, org, ports.Page{Limit: 10})
 	if err != nil || len(list) != 3 || list[0].Action != "logout" || list[2].Action != "login" || !list[0].At.Equal(now) || list[0].IP != "198.51.100.1" {
-		t.Fatalf("List = %+v, %v", list, err)
+		t.Fatalf("AuditLog.List = %+v, %v; want the 3 entries newest first (logout, …, login) with their time and IP", list, err)
 	}
 	if list, _, _ := s.AuditLog.List(ctx, other, ports.Page{}); len(list) != 0 {
-		t.Fatal("another organization's entries listed")
+		t.Fatal("AuditLog.List of another organization listed entries, want none")
 	}
 }
 
@@ -212,19 +212,19 @@ func credsKey(t *testing.T, s Stores) {
 	grant(t, s, org.ID, identity.Connect, &until)
 	got, grants, err := s.Credentials.KeyByHash(ctx, k.Hash)
 	if err != nil || got.ID != k.ID || got.OrgID != org.ID || !got.CreatedAt.Equal(now) || got.Revoked() || len(grants) != 2 {
-		t.Fatalf("KeyByHash = %+v, %v, %v", got, grants, err)
+		t.Fatalf("Credentials.KeyByHash = %+v, %v, %v; want the key, not revoked, with its organization's 2 grants", got, grants, err)
 	}
 	if ps := entitlement.Products(grants, org.ID, now); len(ps) != 2 || ps[0] != identity.Normalize {
-		t.Fatalf("products of %+v = %v", grants, ps)
+		t.Fatalf("Credentials.KeyByHash grants %+v give products %v, want normalize and connect", grants, ps)
 	}
 	// The grant's end comes with it; a revoked grant does not.
 	if ps := entitlement.Products(grants, org.ID, until); len(ps) != 1 || ps[0] != identity.Normalize {
-		t.Fatalf("products after connect's end = %v", ps)
+		t.Fatalf("Credentials.KeyByHash grants after connect's end give products %v, want normalize only", ps)
 	}
 	_, err = s.Entitlements.Revoke(ctx, org.ID, identity.Normalize, now, "op")
 	ok(t, err)
 	if _, grants, err = s.Credentials.KeyByHash(ctx, k.Hash); err != nil || len(grants) != 1 || grants[0].Product != identity.Connect {
-		t.Fatalf("KeyByHash after a revocation = %+v, %v", grants, err)
+		t.Fatalf("Credentials.KeyByHash after a revocation = grants %+v, %v; want connect's grant only", grants, err)
 	}
 }
 
@@ -234,13 +234,13 @@ func credsKeyNoProducts(t *testing.T, s Stores) {
 	plain := apikey.Generate()
 	ok(t, s.APIKeys.Create(ctx, apikey.Key{ID: id.New(id.Key), OrgID: empty.ID, Name: "e", Hash: apikey.HashOf(plain), Last4: "xxxx", CreatedAt: now}))
 	if got, products, err := s.Credentials.KeyByHash(ctx, apikey.HashOf(plain)); err != nil || got.OrgID != empty.ID || len(products) != 0 {
-		t.Fatalf("KeyByHash = %+v, %v, %v", got, products, err)
+		t.Fatalf("Credentials.KeyByHash of an organization without grants = %+v, %v, %v; want its key and no grants", got, products, err)
 	}
 }
 
 func credsUnknownKey(t *testing.T, s Stores) {
 	_, _, err := s.Credentials.KeyByHash(context.Background(), apikey.HashOf(apikey.Generate()))
-	isKind(t, err, domain.ErrNotFound, "an unknown key")
+	isKind(t, err, domain.ErrNotFound, "Credentials.KeyByHash: an unknown key")
 }
 
 func credsSession(t *testing.T, s Stores) {
@@ -250,13 +250,13 @@ func credsSession(t *testing.T, s Stores) {
 	gotSes, gotUser, grants, err := s.Credentials.SessionByHash(ctx, session.HashOf(token))
 	if err != nil || gotSes.UserID != ses.UserID || gotUser.ID != ses.UserID || gotUser.Role != identity.Admin || len(grants) != 2 ||
 		len(entitlement.Products(grants, org.ID, now)) != 2 || gotUser.Disabled() {
-		t.Fatalf("SessionByHash = %+v, %+v, %v, %v", gotSes, gotUser, grants, err)
+		t.Fatalf("Credentials.SessionByHash = %+v, %+v, %v, %v; want the session, its admin user (enabled) and the 2 grants", gotSes, gotUser, grants, err)
 	}
 	// A disabled user's session (one that raced the disabling) says so.
 	_, err = s.Users.Disable(ctx, ses.UserID, now)
 	ok(t, err)
 	if _, gotUser, _, err = s.Credentials.SessionByHash(ctx, session.HashOf(token)); err != nil || !gotUser.Disabled() {
-		t.Fatalf("SessionByHash of a disabled user = %+v, %v", gotUser, err)
+		t.Fatalf("Credentials.SessionByHash of a disabled user = %+v, %v; want the user, disabled", gotUser, err)
 	}
 }
 
@@ -270,11 +270,11 @@ func credsImpersonating(t *testing.T, s Stores) {
 	theirs, mine := entitlement.Products(grants, customer.ID, now), entitlement.Products(grants, org.ID, now)
 	if err != nil || gotSes.ImpersonatedOrgID != customer.ID || gotSes.ImpersonatedAt == nil || !gotSes.ImpersonatedAt.Equal(at) ||
 		len(theirs) != 1 || theirs[0] != identity.Connect || len(mine) != 1 {
-		t.Fatalf("SessionByHash while impersonating = %+v, %v, %v", gotSes, grants, err)
+		t.Fatalf("Credentials.SessionByHash while impersonating = %+v, %v, %v; want the impersonated organization's grant (connect) beside the staff member's own", gotSes, grants, err)
 	}
 }
 
 func credsUnknownSession(t *testing.T, s Stores) {
 	_, _, _, err := s.Credentials.SessionByHash(context.Background(), session.HashOf("nope"))
-	isKind(t, err, domain.ErrNotFound, "an unknown session")
+	isKind(t, err, domain.ErrNotFound, "Credentials.SessionByHash: an unknown session")
 }

@@ -38,7 +38,7 @@ func putBlob(t *testing.T, s ports.BlobStore, key string, data []byte) {
 	w, err := s.Create(context.Background(), key)
 	ok(t, err)
 	if _, err := io.Copy(w, bytes.NewReader(data)); err != nil {
-		t.Fatalf("write %s: %v", key, err)
+		t.Fatalf("BlobStore.Create(%s) then Write: %v, want the bytes written", key, err)
 	}
 	ok(t, w.Close())
 }
@@ -57,16 +57,16 @@ func blobWriteThenRead(t *testing.T, s ports.BlobStore) {
 	data := bytes.Repeat([]byte("0123456789"), 100_000)
 	putBlob(t, s, "org/o1/jobs/j1/source", data)
 	if n, err := s.Size(context.Background(), "org/o1/jobs/j1/source"); err != nil || n != int64(len(data)) {
-		t.Fatalf("Size = %d, %v", n, err)
+		t.Fatalf("BlobStore.Size = %d, %v; want %d", n, err, len(data))
 	}
 	if !bytes.Equal(readBlob(t, s, "org/o1/jobs/j1/source", 0, -1), data) {
-		t.Fatal("the whole blob reads back different")
+		t.Fatal("BlobStore.Open(0, -1) read other bytes than were written, want the same")
 	}
 	if got := readBlob(t, s, "org/o1/jobs/j1/source", 999_995, 10); string(got) != "56789" {
-		t.Fatalf("a range over the end reads %q", got)
+		t.Fatalf("BlobStore.Open of a range over the end = %q, want \"56789\" (up to the end)", got)
 	}
 	if got := readBlob(t, s, "org/o1/jobs/j1/source", 12, 5); string(got) != "23456" {
-		t.Fatalf("a range reads %q", got)
+		t.Fatalf("BlobStore.Open(12, 5) = %q, want \"23456\"", got)
 	}
 }
 
@@ -81,7 +81,7 @@ func blobLarge(t *testing.T, s ports.BlobStore) {
 	}
 	putBlob(t, s, "org/o1/jobs/big/source", data)
 	if n, err := s.Size(context.Background(), "org/o1/jobs/big/source"); err != nil || n != size {
-		t.Fatalf("Size = %d, %v", n, err)
+		t.Fatalf("BlobStore.Size = %d, %v; want %d", n, err, size)
 	}
 	for _, rg := range [][2]int64{{0, 10}, {5<<20 - 3, 7}, {size - 4, 4}, {size - 100, -1}, {123_456, 6 << 20}} {
 		end := int64(size)
@@ -89,7 +89,7 @@ func blobLarge(t *testing.T, s ports.BlobStore) {
 			end = rg[0] + rg[1]
 		}
 		if got := readBlob(t, s, "org/o1/jobs/big/source", rg[0], rg[1]); !bytes.Equal(got, data[rg[0]:end]) {
-			t.Fatalf("range %v: %d bytes differ", rg, len(got))
+			t.Fatalf("BlobStore.Open of range %v: %d bytes, want the same bytes as written there", rg, len(got))
 		}
 	}
 }
@@ -98,15 +98,15 @@ func blobReplace(t *testing.T, s ports.BlobStore) {
 	putBlob(t, s, "org/o1/jobs/j1/rows.jsonl", []byte("first, longer"))
 	putBlob(t, s, "org/o1/jobs/j1/rows.jsonl", []byte("second"))
 	if got := readBlob(t, s, "org/o1/jobs/j1/rows.jsonl", 0, -1); string(got) != "second" {
-		t.Fatalf("after a second Create the blob reads %q", got)
+		t.Fatalf("BlobStore.Open after a second Create = %q, want \"second\" (the blob replaced)", got)
 	}
 }
 
 func blobMissing(t *testing.T, s ports.BlobStore) {
 	_, err := s.Open(context.Background(), "org/o1/nope", 0, -1)
-	isKind(t, err, domain.ErrNotFound, "Open of a missing blob")
+	isKind(t, err, domain.ErrNotFound, "BlobStore.Open of a missing blob")
 	_, err = s.Size(context.Background(), "org/o1/nope")
-	isKind(t, err, domain.ErrNotFound, "Size of a missing blob")
+	isKind(t, err, domain.ErrNotFound, "BlobStore.Size of a missing blob")
 }
 
 func blobDelete(t *testing.T, s ports.BlobStore) {
@@ -114,9 +114,9 @@ func blobDelete(t *testing.T, s ports.BlobStore) {
 	putBlob(t, s, "org/o1/jobs/j1/source", []byte("x"))
 	ok(t, s.Delete(ctx, "org/o1/jobs/j1/source"))
 	_, err := s.Size(ctx, "org/o1/jobs/j1/source")
-	isKind(t, err, domain.ErrNotFound, "a deleted blob")
+	isKind(t, err, domain.ErrNotFound, "BlobStore.Size: a deleted blob")
 	if err := s.Delete(ctx, "org/o1/jobs/j1/source"); err != nil {
-		t.Fatalf("deleting a missing blob: %v", err)
+		t.Fatalf("BlobStore.Delete of a missing blob: %v, want no error", err)
 	}
 }
 
@@ -130,7 +130,7 @@ func blobDeletePrefix(t *testing.T, s ports.BlobStore) {
 	for _, k := range keys {
 		_, err := s.Size(ctx, k)
 		if gone, want := err != nil, k == keys[0] || k == keys[1]; gone != want {
-			t.Errorf("after DeletePrefix(org/o1/jobs/j1/), %s gone = %v, want %v (%v)", k, gone, want, err)
+			t.Errorf("BlobStore.DeletePrefix(org/o1/jobs/j1/): %s gone = %v, want %v (%v)", k, gone, want, err)
 		}
 	}
 }
@@ -143,7 +143,7 @@ func blobCanceledWrite(t *testing.T, s ports.BlobStore) {
 	cancel()
 	_ = w.Close()
 	_, err = s.Size(context.Background(), "org/o1/partial")
-	isKind(t, err, domain.ErrNotFound, "a write canceled before Close")
+	isKind(t, err, domain.ErrNotFound, "BlobStore.Size: a write canceled before Close")
 }
 
 func blobList(t *testing.T, s ports.BlobStore) {
@@ -160,13 +160,13 @@ func blobList(t *testing.T, s ports.BlobStore) {
 	ok(t, s.List(context.Background(), "org/o1/", func(b ports.BlobInfo) error {
 		got = append(got, fmt.Sprintf("%s:%d", b.Key, b.Size))
 		if b.ModTime.Before(start) || b.ModTime.After(time.Now().Add(2*time.Second)) {
-			t.Errorf("%s written at %s", b.Key, b.ModTime)
+			t.Errorf("BlobStore.List: %s written at %s, want the time it was written", b.Key, b.ModTime)
 		}
 		return nil
 	}))
 	slices.Sort(got)
 	if want := []string{"org/o1/files/f1:1", "org/o1/jobs/j1/rows.jsonl:4", "org/o1/jobs/j1/source:3"}; !slices.Equal(got, want) {
-		t.Fatalf("List(org/o1/) = %v, want %v", got, want)
+		t.Fatalf("BlobStore.List(org/o1/) = %v, want %v", got, want)
 	}
 }
 
@@ -177,7 +177,7 @@ func blobListStops(t *testing.T, s ports.BlobStore) {
 	calls := 0
 	err := s.List(context.Background(), "org/", func(ports.BlobInfo) error { calls++; return stop })
 	if !errors.Is(err, stop) || calls != 1 {
-		t.Fatalf("List = %v after %d calls; want fn's error after one", err, calls)
+		t.Fatalf("BlobStore.List = %v after %d calls; want fn's error after one", err, calls)
 	}
 }
 
@@ -187,10 +187,10 @@ func blobSweep(t *testing.T, s ports.BlobStore) {
 	putBlob(t, s, "org/o1/jobs/j1/source", []byte("abc"))
 	n, err := s.Sweep(context.Background(), "org/", time.Now().Add(time.Hour))
 	if err != nil || n != 0 {
-		t.Fatalf("Sweep with nothing unfinished = %d, %v", n, err)
+		t.Fatalf("BlobStore.Sweep with nothing unfinished = %d, %v; want 0", n, err)
 	}
 	if got := readBlob(t, s, "org/o1/jobs/j1/source", 0, -1); string(got) != "abc" {
-		t.Fatalf("after Sweep the blob reads %q", got)
+		t.Fatalf("BlobStore.Open after Sweep = %q, want \"abc\" (a finished blob kept)", got)
 	}
 }
 
@@ -216,11 +216,11 @@ func stageBytes(t *testing.T, n StagingNode) {
 	path, err := n.Staging.Stage(context.Background(), "org/o/jobs/j/source", t.TempDir())
 	ok(t, err)
 	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, data) {
-		t.Fatalf("staged %d bytes, want %d (%v)", len(got), len(data), err)
+		t.Fatalf("Staging.Stage: the staged file has %d bytes, want the blob's %d (%v)", len(got), len(data), err)
 	}
 }
 
 func stageMissing(t *testing.T, n StagingNode) {
 	_, err := n.Staging.Stage(context.Background(), "org/o/jobs/nope/source", t.TempDir())
-	isKind(t, err, domain.ErrNotFound, "Stage of a missing blob")
+	isKind(t, err, domain.ErrNotFound, "Staging.Stage of a missing blob")
 }

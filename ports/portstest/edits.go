@@ -43,13 +43,13 @@ func editsPutThenList(t *testing.T, s Stores) {
 	}, ports.EditLimits{Count: 10})
 	ok(t, err)
 	if n != 3 {
-		t.Fatalf("Put = %d edits, want 3", n)
+		t.Fatalf("JobEdits.Put = %d edits, want 3", n)
 	}
 	later := now.Add(time.Minute)
 	n, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 3, Field: "email", Value: str("bob@example.org"), At: later}}, ports.EditLimits{Count: 10})
 	ok(t, err)
 	if n != 3 {
-		t.Fatalf("the same cell again: %d edits, want 3", n)
+		t.Fatalf("JobEdits.Put of the same cell again = %d edits, want 3 (replaced, not added)", n)
 	}
 	all, err := s.JobEdits.All(ctx, org.ID, j.ID)
 	ok(t, err)
@@ -64,7 +64,7 @@ func editsPutThenList(t *testing.T, s Stores) {
 	want := fmt.Sprintf("/1/name=\"\"@%s /3/email=\"bob@example.org\"@%s file_b/1/name=null@%s ",
 		now.Format(time.RFC3339Nano), later.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
 	if got != want {
-		t.Fatalf("All =\n%s\nwant\n%s", got, want)
+		t.Fatalf("JobEdits.All =\n%s\nwant\n%s", got, want)
 	}
 }
 
@@ -73,9 +73,9 @@ func editsIsolated(t *testing.T, s Stores) {
 	org, other := seedOrg(t, s), seedOrg(t, s)
 	j := seedJob(t, s, org.ID, now)
 	_, err := s.JobEdits.Put(ctx, other.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, ports.EditLimits{Count: 10})
-	isKind(t, err, domain.ErrNotFound, "Put through another organization")
+	isKind(t, err, domain.ErrNotFound, "JobEdits.Put through another organization")
 	_, err = s.JobEdits.Put(ctx, org.ID, "job_missing", []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, ports.EditLimits{Count: 10})
-	isKind(t, err, domain.ErrNotFound, "Put on no job")
+	isKind(t, err, domain.ErrNotFound, "JobEdits.Put on no job")
 	_, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{{Row: 1, Field: "email", Value: str("x"), At: now}}, ports.EditLimits{Count: 10})
 	ok(t, err)
 	all, err := s.JobEdits.All(ctx, other.ID, j.ID)
@@ -83,7 +83,7 @@ func editsIsolated(t *testing.T, s Stores) {
 	page, _, err := s.JobEdits.List(ctx, other.ID, j.ID, ports.Page{})
 	ok(t, err)
 	if len(all) != 0 || len(page) != 0 {
-		t.Fatalf("another organization sees %v and %v", all, page)
+		t.Fatalf("JobEdits.All and List through another organization = %v and %v; want none", all, page)
 	}
 }
 
@@ -98,20 +98,20 @@ func editsLimit(t *testing.T, s Stores) {
 	_, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits[:3], ports.EditLimits{Count: 4})
 	ok(t, err)
 	_, err = s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{edits[3], {Row: 9, Field: "email", At: now}}, ports.EditLimits{Count: 4})
-	isKind(t, err, domain.ErrConflict, "Put past the limit")
+	isKind(t, err, domain.ErrConflict, "JobEdits.Put past the limit")
 	var de *domain.Error
 	if !errors.As(err, &de) || de.Code != domain.CodeEditLimitReached {
-		t.Fatalf("Put past the limit: %v, want code %s", err, domain.CodeEditLimitReached)
+		t.Fatalf("JobEdits.Put past the limit: %v, want code %s", err, domain.CodeEditLimitReached)
 	}
 	all, err := s.JobEdits.All(ctx, org.ID, j.ID)
 	ok(t, err)
 	if len(all) != 3 {
-		t.Fatalf("%d edits after a refused Put, want 3", len(all))
+		t.Fatalf("JobEdits.All after a refused Put = %d edits, want 3", len(all))
 	}
 	n, err := s.JobEdits.Put(ctx, org.ID, j.ID, edits, ports.EditLimits{Count: 4}) // three of them replace
 	ok(t, err)
 	if n != 4 {
-		t.Fatalf("Put = %d, want 4", n)
+		t.Fatalf("JobEdits.Put = %d, want 4", n)
 	}
 }
 
@@ -136,12 +136,12 @@ func editsPages(t *testing.T, s Stores) {
 	got := pages(t, 7, func(p ports.Page) ([]normalize.Edit, string, error) { return s.JobEdits.List(ctx, org.ID, j.ID, p) },
 		func(e normalize.Edit) string { return fmt.Sprintf("%s/%d/%s", e.SourceFile, e.Row, e.Field) })
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("pages =\n%v\nwant\n%v", got, want)
+		t.Fatalf("JobEdits.List pages =\n%v\nwant\n%v", got, want)
 	}
 	_, next, err := s.JobEdits.List(ctx, org.ID, j.ID, ports.Page{Limit: 2})
 	ok(t, err)
 	_, _, err = s.JobEdits.List(ctx, org.ID, other.ID, ports.Page{Limit: 2, Cursor: next})
-	isKind(t, err, domain.ErrInvalid, "another job's cursor")
+	isKind(t, err, domain.ErrInvalid, "JobEdits.List: another job's cursor")
 }
 
 func editsDeletedWithJob(t *testing.T, s Stores) {
@@ -154,7 +154,7 @@ func editsDeletedWithJob(t *testing.T, s Stores) {
 	all, err := s.JobEdits.All(ctx, org.ID, j.ID)
 	ok(t, err)
 	if len(all) != 0 {
-		t.Fatalf("a deleted job's edits: %v", all)
+		t.Fatalf("JobEdits.All of a deleted job = %v; want none (Jobs.Delete takes its edits along)", all)
 	}
 }
 
@@ -170,12 +170,12 @@ func editsInTx(t *testing.T, s Stores) {
 		return errRollback
 	})
 	if !errors.Is(err, errRollback) {
-		t.Fatalf("InTx = %v", err)
+		t.Fatalf("Tx.InTx = %v; want fn's error", err)
 	}
 	all, err := s.JobEdits.All(ctx, org.ID, j.ID)
 	ok(t, err)
 	if len(all) != 0 {
-		t.Fatalf("a rolled-back Put stored %v", all)
+		t.Fatalf("JobEdits.All after a rolled-back Put = %v; want none", all)
 	}
 }
 
@@ -209,7 +209,7 @@ func editsByteLimit(t *testing.T, s Stores) {
 	all, err := s.JobEdits.All(ctx, org.ID, j.ID)
 	ok(t, err)
 	if len(all) != 2 || len(*all[1].Value) != 15 {
-		t.Fatalf("after refused Puts: %d edits, want the 2 stored before unchanged", len(all))
+		t.Fatalf("JobEdits.All after refused Puts = %d edits, want the 2 stored before unchanged", len(all))
 	}
 	ok(t, putBytes(ctx, s, org.ID, j.ID, 2, 5, limits))                                                                    // 25
 	ok(t, putBytes(ctx, s, org.ID, j.ID, 3, 10, limits))                                                                   // 40: at the limit is allowed
@@ -242,7 +242,7 @@ func editsSessionByteLimit(t *testing.T, s Stores) {
 	all, err := s.JobEdits.All(ctx, org.ID, jobs[1].ID)
 	ok(t, err)
 	if len(all) != 1 || len(*all[0].Value) != 10 {
-		t.Fatalf("the session's second job holds %d edits, want the one that fit", len(all))
+		t.Fatalf("JobEdits.All of the session's second job = %d edits, want the one that fit", len(all))
 	}
 }
 
@@ -274,11 +274,11 @@ func editsOfRows(t *testing.T, s Stores) {
 		keys = append(keys, fmt.Sprintf("%s/%d", e.SourceFile, e.Row))
 	}
 	if want := "[/3 /10 /1100 file_a/1 file_a/1150]"; fmt.Sprint(keys) != want {
-		t.Fatalf("OfRows = %v, want %s", keys, want)
+		t.Fatalf("JobEdits.OfRows = %v, want %s", keys, want)
 	}
 	got, err = s.JobEdits.OfRows(ctx, seedOrg(t, s).ID, j.ID, rows)
 	ok(t, err)
 	if len(got) != 0 {
-		t.Fatalf("another organization reads %d edits", len(got))
+		t.Fatalf("JobEdits.OfRows through another organization = %d edits; want none", len(got))
 	}
 }

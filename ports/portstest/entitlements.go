@@ -47,15 +47,15 @@ func entsGrantRoundTrips(t *testing.T, s Stores) {
 	ok(t, s.Entitlements.Grant(ctx, e))
 	cur, err := s.Entitlements.Current(ctx, org.ID)
 	if err != nil || len(cur) != 1 || !sameGrant(cur[0], e) {
-		t.Fatalf("Current = %+v, %v; want %+v", cur, err, e)
+		t.Fatalf("Entitlements.Current = %+v, %v; want %+v", cur, err, e)
 	}
 	// An expired grant is still current (not revoked): it no longer works.
 	if cur[0].Active(until) || !cur[0].Active(now) {
-		t.Fatalf("the grant's end did not round-trip: %+v", cur[0])
+		t.Fatalf("Entitlements.Current = %+v; want a grant active now and ended at its until", cur[0])
 	}
 	hist, err := s.Entitlements.History(ctx, org.ID)
 	if err != nil || len(hist) != 1 || !sameGrant(hist[0], e) {
-		t.Fatalf("History = %+v, %v", hist, err)
+		t.Fatalf("Entitlements.History = %+v, %v; want the one grant", hist, err)
 	}
 }
 
@@ -69,13 +69,13 @@ func entsRegrant(t *testing.T, s Stores) {
 	ok(t, s.Entitlements.Grant(ctx, second))
 	cur, err := s.Entitlements.Current(ctx, org.ID)
 	if err != nil || len(cur) != 1 || !sameGrant(cur[0], second) {
-		t.Fatalf("Current after a new grant = %+v, %v", cur, err)
+		t.Fatalf("Entitlements.Current after a new grant = %+v, %v; want only the new grant", cur, err)
 	}
 	hist, err := s.Entitlements.History(ctx, org.ID)
 	ok(t, err)
 	want := first.Revoke(second.GrantedAt, second.GrantedBy)
 	if len(hist) != 2 || !sameGrant(hist[0], second) || !sameGrant(hist[1], want) {
-		t.Fatalf("History = %+v, want the new grant then %+v", hist, want)
+		t.Fatalf("Entitlements.History = %+v, want the new grant then %+v", hist, want)
 	}
 }
 
@@ -85,30 +85,30 @@ func entsRevoke(t *testing.T, s Stores) {
 	at := now.Add(time.Minute)
 	got, err := s.Entitlements.Revoke(ctx, org.ID, identity.Normalize, at, "tabnorm admin")
 	if err != nil || got.Product != identity.Normalize || got.RevokedAt == nil || !got.RevokedAt.Equal(at) || got.RevokedBy != "tabnorm admin" {
-		t.Fatalf("Revoke = %+v, %v", got, err)
+		t.Fatalf("Entitlements.Revoke = %+v, %v; want normalize revoked at %v by tabnorm admin", got, err, at)
 	}
 	_, err = s.Entitlements.Revoke(ctx, org.ID, identity.Normalize, at, "tabnorm admin")
-	isKind(t, err, domain.ErrNotFound, "Revoke without a current grant")
+	isKind(t, err, domain.ErrNotFound, "Entitlements.Revoke without a current grant")
 	other := seedOrg(t, s, identity.Connect)
 	_, err = s.Entitlements.Revoke(ctx, other.ID, identity.Normalize, at, "x")
-	isKind(t, err, domain.ErrNotFound, "Revoke of another organization's product")
+	isKind(t, err, domain.ErrNotFound, "Entitlements.Revoke of another organization's product")
 	cur, err := s.Entitlements.Current(ctx, org.ID)
 	if err != nil || len(cur) != 1 || cur[0].Product != identity.Connect {
-		t.Fatalf("Current after revoke = %+v, %v", cur, err)
+		t.Fatalf("Entitlements.Current after Revoke = %+v, %v; want connect only", cur, err)
 	}
 	hist, err := s.Entitlements.History(ctx, org.ID)
 	if err != nil || len(hist) != 2 {
-		t.Fatalf("History keeps the revoked grant: %+v, %v", hist, err)
+		t.Fatalf("Entitlements.History after Revoke = %+v, %v; want 2 grants, the revoked one kept", hist, err)
 	}
 	if otherCur, _ := s.Entitlements.Current(ctx, other.ID); len(otherCur) != 1 || !otherCur[0].Active(at) {
-		t.Fatalf("another organization's grant changed: %+v", otherCur)
+		t.Fatalf("Entitlements.Current of another organization = %+v; want its grant unchanged and active", otherCur)
 	}
 }
 
 func entsUnknownOrg(t *testing.T, s Stores) {
 	e, err := entitlement.Grant(id.New(entitlement.IDPrefix), id.New(id.Org), identity.Connect, entitlement.Admin, "x", now, nil)
 	ok(t, err)
-	isKind(t, s.Entitlements.Grant(context.Background(), e), domain.ErrNotFound, "Grant to an unknown organization")
+	isKind(t, s.Entitlements.Grant(context.Background(), e), domain.ErrNotFound, "Entitlements.Grant to an unknown organization")
 }
 
 func entsCurrentOfSeveral(t *testing.T, s Stores) {
@@ -120,9 +120,9 @@ func entsCurrentOfSeveral(t *testing.T, s Stores) {
 	ok(t, err)
 	if len(cur) != 3 || len(entitlement.Products(cur, a.ID, now)) != 1 || len(entitlement.Products(cur, b.ID, now)) != 2 ||
 		len(entitlement.Products(cur, c.ID, now)) != 0 {
-		t.Fatalf("Current(a, b) = %+v", cur)
+		t.Fatalf("Entitlements.Current(a, b, c) = %+v; want 1 product for a, 2 for b, none for c", cur)
 	}
 	if none, err := s.Entitlements.Current(ctx); err != nil || len(none) != 0 {
-		t.Fatalf("Current() = %+v, %v", none, err)
+		t.Fatalf("Entitlements.Current() = %+v, %v; want none", none, err)
 	}
 }

@@ -40,10 +40,10 @@ func hear(t *testing.T, ch <-chan int, want int) {
 	select {
 	case seq := <-ch:
 		if seq != want {
-			t.Fatalf("heard seq %d, want %d", seq, want)
+			t.Fatalf("EventBus.Subscribe: heard seq %d, want %d", seq, want)
 		}
 	case <-testtime.After(10 * time.Second):
-		t.Fatalf("seq %d not heard within 10 s", want)
+		t.Fatalf("EventBus.Subscribe: seq %d not heard within 10 s, want it heard", want)
 	}
 }
 
@@ -51,7 +51,7 @@ func hearNothing(t *testing.T, ch <-chan int, what string) {
 	t.Helper()
 	select {
 	case seq := <-ch:
-		t.Fatalf("%s: heard seq %d", what, seq)
+		t.Fatalf("%s: heard seq %d, want nothing heard", what, seq)
 	case <-time.After(quiet):
 	}
 }
@@ -103,7 +103,7 @@ func busRollback(t *testing.T, n EventBusNodes) {
 		return boom
 	})
 	if !errors.Is(err, boom) {
-		t.Fatalf("InTx = %v", err)
+		t.Fatalf("Tx.InTx = %v; want fn's error", err)
 	}
 	hearNothing(t, ch, "a notice published in a rolled-back transaction")
 }

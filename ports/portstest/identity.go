@@ -40,15 +40,15 @@ func transactorRollsBack(t *testing.T, s Stores) {
 			return err
 		}
 		if _, err := s.Organizations.Get(ctx, org.ID); err != nil {
-			t.Errorf("not visible inside its own transaction: %v", err)
+			t.Errorf("Organizations.Get inside the creating transaction: %v, want the organization", err)
 		}
 		return boom
 	})
 	if !errors.Is(err, boom) {
-		t.Fatalf("InTx = %v, want fn's error", err)
+		t.Fatalf("Tx.InTx = %v, want fn's error", err)
 	}
 	_, err = s.Organizations.Get(ctx, org.ID)
-	isKind(t, err, domain.ErrNotFound, "a rolled-back organization")
+	isKind(t, err, domain.ErrNotFound, "Organizations.Get: a rolled-back organization")
 }
 
 func transactorNests(t *testing.T, s Stores) {
@@ -62,7 +62,7 @@ func transactorNests(t *testing.T, s Stores) {
 		return boom
 	})
 	_, err := s.Organizations.Get(ctx, org.ID)
-	isKind(t, err, domain.ErrNotFound, "a write of a nested call whose outer transaction rolled back")
+	isKind(t, err, domain.ErrNotFound, "Organizations.Get: a write of a nested call whose outer transaction rolled back")
 }
 
 // Organizations is the suite of ports.Organizations.
@@ -81,19 +81,19 @@ func orgsCreateThenGet(t *testing.T, s Stores) {
 	got, err := s.Organizations.Get(context.Background(), org.ID)
 	ok(t, err)
 	if got.ID != org.ID || got.Name != "Acme" || !got.CreatedAt.Equal(now) {
-		t.Fatalf("Get = %+v", got)
+		t.Fatalf("Organizations.Get = %+v; want Acme as created", got)
 	}
 }
 
 func orgsUnknown(t *testing.T, s Stores) {
 	ctx := context.Background()
 	_, err := s.Organizations.Get(ctx, id.New(id.Org))
-	isKind(t, err, domain.ErrNotFound, "Get of an unknown organization")
+	isKind(t, err, domain.ErrNotFound, "Organizations.Get of an unknown organization")
 }
 
 func orgsDuplicate(t *testing.T, s Stores) {
 	org := seedOrg(t, s)
-	isKind(t, s.Organizations.Create(context.Background(), org), domain.ErrConflict, "a second Create of an organization")
+	isKind(t, s.Organizations.Create(context.Background(), org), domain.ErrConflict, "Organizations.Create of the same organization a second time")
 }
 
 func orgsListAndCount(t *testing.T, s Stores) {
@@ -106,10 +106,10 @@ func orgsListAndCount(t *testing.T, s Stores) {
 		func(o identity.Organization) string { return o.ID })
 	newestFirst(t, "Organizations.List", got, created)
 	if n, err := s.Organizations.Count(ctx); err != nil || n != 5 {
-		t.Fatalf("Count = %d, %v", n, err)
+		t.Fatalf("Organizations.Count = %d, %v; want 5", n, err)
 	}
 	_, _, err := s.Organizations.List(ctx, ports.Page{Cursor: "!!!"})
-	isKind(t, err, domain.ErrInvalid, "a cursor the list did not hand out")
+	isKind(t, err, domain.ErrInvalid, "Organizations.List: a cursor the list did not hand out")
 }
 
 // Users is the suite of ports.Users.
@@ -136,11 +136,11 @@ func usersList(t *testing.T, s Stores) {
 	ok(t, s.Users.Create(ctx, identity.User{ID: id.New(id.User), OrgID: other.ID, Email: "x@" + other.ID + ".test", Role: identity.Member, PasswordHash: "h", CreatedAt: now}))
 	got, next, err := s.Users.List(ctx, org.ID, ports.Page{Limit: 1})
 	if err != nil || len(got) != 1 || got[0].ID != second.ID || next == "" {
-		t.Fatalf("List page 1 = %+v, %q, %v", got, next, err)
+		t.Fatalf("Organizations.List page 1 = %+v, %q, %v; want the newest and a next page", got, next, err)
 	}
 	got, next, err = s.Users.List(ctx, org.ID, ports.Page{Limit: 1, Cursor: next})
 	if err != nil || len(got) != 1 || got[0].ID != first.ID || next != "" {
-		t.Fatalf("List page 2 = %+v, %q, %v", got, next, err)
+		t.Fatalf("Organizations.List page 2 = %+v, %q, %v; want the oldest and no next page", got, next, err)
 	}
 }
 
@@ -149,19 +149,19 @@ func usersSetPasswordAndDisable(t *testing.T, s Stores) {
 	u := seedUser(t, s, seedOrg(t, s))
 	ok(t, s.Users.SetPassword(ctx, u.ID, "$argon2id$new"))
 	if got, _ := s.Users.Get(ctx, u.ID); got.PasswordHash != "$argon2id$new" || got.Disabled() {
-		t.Fatalf("after SetPassword: %+v", got)
+		t.Fatalf("Users.Get after SetPassword = %+v; want the new hash, enabled", got)
 	}
 	at := now.Add(time.Hour)
 	got, err := s.Users.Disable(ctx, u.ID, at)
 	if err != nil || got.DisabledAt == nil || !got.DisabledAt.Equal(at) {
-		t.Fatalf("Disable = %+v, %v", got, err)
+		t.Fatalf("Users.Disable = %+v, %v; want disabled at %v", got, err, at)
 	}
 	if again, err := s.Users.Disable(ctx, u.ID, at.Add(time.Hour)); err != nil || !again.DisabledAt.Equal(at) {
-		t.Fatalf("a second Disable moved disabled_at: %+v, %v", again, err)
+		t.Fatalf("Users.Disable a second time = %+v, %v; want disabled_at kept at %v", again, err, at)
 	}
-	isKind(t, s.Users.SetPassword(ctx, id.New(id.User), "h"), domain.ErrNotFound, "SetPassword of an unknown user")
+	isKind(t, s.Users.SetPassword(ctx, id.New(id.User), "h"), domain.ErrNotFound, "Users.SetPassword of an unknown user")
 	_, err = s.Users.Disable(ctx, id.New(id.User), at)
-	isKind(t, err, domain.ErrNotFound, "Disable of an unknown user")
+	isKind(t, err, domain.ErrNotFound, "Users.Disable of an unknown user")
 }
 
 func usersCreateThenGet(t *testing.T, s Stores) {
@@ -172,25 +172,25 @@ func usersCreateThenGet(t *testing.T, s Stores) {
 	ok(t, s.Users.Create(ctx, u))
 	got, err := s.Users.GetByEmail(ctx, "ann@acme.test")
 	if err != nil || got.ID != u.ID || got.Role != identity.Admin || !got.IsStaff || got.PasswordHash != u.PasswordHash || !got.CreatedAt.Equal(now) {
-		t.Fatalf("GetByEmail = %+v, %v", got, err)
+		t.Fatalf("Users.GetByEmail = %+v, %v; want the user as created (admin, staff, hash, created_at)", got, err)
 	}
 	if got, err := s.Users.Get(ctx, u.ID); err != nil || got.Email != u.Email {
-		t.Fatalf("Get = %+v, %v", got, err)
+		t.Fatalf("Users.Get = %+v, %v; want the user with email %s", got, err, u.Email)
 	}
 }
 
 func usersDuplicateEmail(t *testing.T, s Stores) {
 	u := seedUser(t, s, seedOrg(t, s))
 	u.ID = id.New(id.User)
-	isKind(t, s.Users.Create(context.Background(), u), domain.ErrConflict, "a second user with the same email")
+	isKind(t, s.Users.Create(context.Background(), u), domain.ErrConflict, "Users.Create: a second user with the same email")
 }
 
 func usersOrphan(t *testing.T, s Stores) {
 	u := identity.User{ID: id.New(id.User), OrgID: id.New(id.Org), Email: "x@y.test", Role: identity.Member, CreatedAt: now}
-	isKind(t, s.Users.Create(context.Background(), u), domain.ErrNotFound, "a user of an unknown organization")
+	isKind(t, s.Users.Create(context.Background(), u), domain.ErrNotFound, "Users.Create: a user of an unknown organization")
 }
 
 func usersUnknownEmail(t *testing.T, s Stores) {
 	_, err := s.Users.GetByEmail(context.Background(), "nobody@acme.test")
-	isKind(t, err, domain.ErrNotFound, "an unknown email")
+	isKind(t, err, domain.ErrNotFound, "Users.GetByEmail: an unknown email")
 }

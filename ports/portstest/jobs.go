@@ -38,7 +38,7 @@ func jobsCreateThenGet(t *testing.T, s Stores) {
 	if err != nil || got.Status != job.Queued || got.Mode != j.Mode || got.SourceType != j.SourceType || len(got.Files) != 1 || got.Files[0] != j.Files[0] ||
 		string(got.Schema) != `{"fields":[]}` || string(got.Options) != `{"trim":true}` || got.Mapping != nil || got.Result != nil ||
 		got.Failure != nil || !got.CreatedAt.Equal(now) || got.Progress.BytesTotal != 1234 || got.StartedAt != nil || got.FinishedAt != nil {
-		t.Fatalf("Get = %+v, %v", got, err)
+		t.Fatalf("Jobs.Get = %+v, %v; want the job as created: queued, its mode, source, file, schema, options and created_at, nothing else set", got, err)
 	}
 }
 
@@ -47,10 +47,10 @@ func jobsOtherOrg(t *testing.T, s Stores) {
 	org, other := seedOrg(t, s), seedOrg(t, s)
 	j := seedJob(t, s, org.ID, now)
 	_, err := s.Jobs.Get(ctx, other.ID, j.ID)
-	isKind(t, err, domain.ErrNotFound, "Get through another organization")
+	isKind(t, err, domain.ErrNotFound, "Jobs.Get through another organization")
 	_, err = s.Jobs.Update(ctx, other.ID, j.ID, func(j *job.Job) error { return j.Cancel(now) })
-	isKind(t, err, domain.ErrNotFound, "Update through another organization")
-	isKind(t, s.Jobs.Delete(ctx, other.ID, j.ID), domain.ErrNotFound, "Delete through another organization")
+	isKind(t, err, domain.ErrNotFound, "Jobs.Update through another organization")
+	isKind(t, s.Jobs.Delete(ctx, other.ID, j.ID), domain.ErrNotFound, "Jobs.Delete through another organization")
 }
 
 func jobsUpdate(t *testing.T, s Stores) {
@@ -59,11 +59,11 @@ func jobsUpdate(t *testing.T, s Stores) {
 	j := seedJob(t, s, org.ID, now)
 	started, err := s.Jobs.Update(ctx, "", j.ID, func(j *job.Job) error { return j.Start(now) })
 	if err != nil || started.Status != job.Running || started.Attempts != 1 {
-		t.Fatalf("Update(start) = %+v, %v", started, err)
+		t.Fatalf("Jobs.Update(start) = %+v, %v; want running, attempt 1", started, err)
 	}
 	got, _ := s.Jobs.Get(ctx, org.ID, j.ID)
 	if got.Status != job.Running || got.Attempts != 1 || got.StartedAt == nil || !got.StartedAt.Equal(now) {
-		t.Fatalf("after Update: %+v", got)
+		t.Fatalf("Jobs.Get after Update(start) = %+v; want running, attempt 1, started at %v", got, now)
 	}
 }
 
@@ -77,10 +77,10 @@ func jobsUpdateRefused(t *testing.T, s Stores) {
 		return refused
 	})
 	if !errors.Is(err, refused) {
-		t.Fatalf("Update = %v, want fn's error", err)
+		t.Fatalf("Jobs.Update = %v, want fn's error", err)
 	}
 	if got, _ := s.Jobs.Get(ctx, org.ID, j.ID); got.Status != job.Queued {
-		t.Fatalf("a refused Update wrote status %s", got.Status)
+		t.Fatalf("Jobs.Get after a refused Update = status %s, want queued (nothing written)", got.Status)
 	}
 }
 
@@ -99,7 +99,7 @@ func jobsFinishedRoundTrip(t *testing.T, s Stores) {
 	got, _ := s.Jobs.Get(ctx, org.ID, failed.ID)
 	if got.Status != job.Failed || got.Failure == nil || *got.Failure != (job.Failure{Code: domain.CodeRowLimitExceeded, Message: "too many rows"}) ||
 		string(got.Mapping) != `[{"source_column":"a","field":"a"}]` || got.FinishedAt == nil || !got.FinishedAt.Equal(now.Add(time.Second)) {
-		t.Fatalf("a failed job reads back as %+v", got)
+		t.Fatalf("Jobs.Get of a failed job = %+v; want its failure, mapping and finished_at as written", got)
 	}
 	succeeded := seedJob(t, s, org.ID, now)
 	_, err = s.Jobs.Update(ctx, org.ID, succeeded.ID, func(j *job.Job) error {
@@ -110,7 +110,7 @@ func jobsFinishedRoundTrip(t *testing.T, s Stores) {
 	})
 	ok(t, err)
 	if got, _ := s.Jobs.Get(ctx, org.ID, succeeded.ID); got.Status != job.Succeeded || got.Result == nil || !reflect.DeepEqual(*got.Result, sampleResult) || got.Failure != nil {
-		t.Fatalf("a succeeded job reads back as %+v (result %+v)", got, got.Result)
+		t.Fatalf("Jobs.Get of a succeeded job = %+v (result %+v); want its result as written and no failure", got, got.Result)
 	}
 	inferred := sampleResult
 	inferred.InferredSchema = []byte(`{"fields":[{"name":"a","type":"integer"}]}`)
@@ -125,7 +125,7 @@ func jobsFinishedRoundTrip(t *testing.T, s Stores) {
 	})
 	ok(t, err)
 	if got, _ := s.Jobs.Get(ctx, org.ID, inferJob.ID); got.Result == nil || !reflect.DeepEqual(*got.Result, inferred) {
-		t.Fatalf("an infer job's result reads back as %+v", got.Result)
+		t.Fatalf("Jobs.Get of an infer job = result %+v; want the inferred schema as written", got.Result)
 	}
 }
 
@@ -137,17 +137,17 @@ func jobsHeartbeat(t *testing.T, s Stores) {
 	ok(t, err)
 	status, err := s.Jobs.Heartbeat(ctx, j.ID, job.Progress{RowsRead: 10, RowsValid: 9, RowsRejected: 1, BytesRead: 100}, now.Add(time.Minute))
 	if err != nil || status != job.Running {
-		t.Fatalf("Heartbeat = %s, %v", status, err)
+		t.Fatalf("Jobs.Heartbeat = %s, %v; want running", status, err)
 	}
 	if expired, err := s.Jobs.Expired(ctx, now.Add(30*time.Second)); err != nil || len(expired) != 0 {
-		t.Fatalf("before the lease ends, Expired = %v, %v", expired, err)
+		t.Fatalf("Jobs.Expired before the lease ends = %v, %v; want none", expired, err)
 	}
 	if expired, err := s.Jobs.Expired(ctx, now.Add(2*time.Minute)); err != nil || len(expired) != 1 || expired[0] != [2]string{org.ID, j.ID} {
-		t.Fatalf("after the lease ends, Expired = %v, %v", expired, err)
+		t.Fatalf("Jobs.Expired after the lease ends = %v, %v; want the job", expired, err)
 	}
 	got, _ := s.Jobs.Get(ctx, org.ID, j.ID)
 	if got.Progress != (job.Progress{RowsRead: 10, RowsValid: 9, RowsRejected: 1, BytesRead: 100, BytesTotal: 1234}) {
-		t.Fatalf("progress %+v", got.Progress)
+		t.Fatalf("Jobs.Get after Heartbeat = progress %+v; want the heartbeat's progress", got.Progress)
 	}
 }
 
@@ -160,10 +160,10 @@ func jobsHeartbeatCanceled(t *testing.T, s Stores) {
 	_, err = s.Jobs.Update(ctx, org.ID, j.ID, func(j *job.Job) error { return j.Cancel(now) })
 	ok(t, err)
 	if status, err := s.Jobs.Heartbeat(ctx, j.ID, job.Progress{RowsRead: 20}, now.Add(time.Hour)); err != nil || status != job.Canceled {
-		t.Fatalf("Heartbeat after Cancel = %s, %v", status, err)
+		t.Fatalf("Jobs.Heartbeat after Cancel = %s, %v; want canceled", status, err)
 	}
 	if got, _ := s.Jobs.Get(ctx, org.ID, j.ID); got.Progress.RowsRead != 0 {
-		t.Fatal("Heartbeat wrote progress to a canceled job")
+		t.Fatal("Jobs.Heartbeat of a canceled job wrote progress, want nothing written")
 	}
 }
 
@@ -175,14 +175,14 @@ func jobsFinishedBefore(t *testing.T, s Stores) {
 	done.Status, done.FinishedAt, done.Result = job.Succeeded, &now, &sampleResult
 	ok(t, s.Jobs.Create(ctx, done))
 	if old, err := s.Jobs.FinishedBefore(ctx, now.Add(-time.Hour), 10); err != nil || len(old) != 0 {
-		t.Fatalf("FinishedBefore an earlier time = %v, %v", old, err)
+		t.Fatalf("Jobs.FinishedBefore an earlier time = %v, %v; want none", old, err)
 	}
 	if old, err := s.Jobs.FinishedBefore(ctx, now.Add(time.Hour), 10); err != nil || len(old) != 1 || old[0] != [2]string{org.ID, done.ID} {
-		t.Fatalf("FinishedBefore = %v, %v", old, err)
+		t.Fatalf("Jobs.FinishedBefore = %v, %v; want the finished job only", old, err)
 	}
 	ok(t, s.Jobs.MarkPurged(ctx, done.ID, now))
 	if old, _ := s.Jobs.FinishedBefore(ctx, now.Add(time.Hour), 10); len(old) != 0 {
-		t.Fatalf("a purged job is listed again: %v", old)
+		t.Fatalf("Jobs.FinishedBefore after its purge = %v; want the purged job left out", old)
 	}
 }
 
@@ -203,10 +203,10 @@ func jobsList(t *testing.T, s Stores) {
 		func(j job.Job) string { return j.ID })
 	newestFirst(t, "Jobs.List", got, created)
 	if list, _, err := s.Jobs.List(ctx, org.ID, ports.JobFilter{Status: job.Succeeded}, ports.Page{}); err != nil || len(list) != 1 || list[0].ID != connectJob.ID {
-		t.Fatalf("List(status succeeded) = %v, %v", list, err)
+		t.Fatalf("Jobs.List(status succeeded) = %v, %v; want the connect job only", list, err)
 	}
 	if list, _, err := s.Jobs.List(ctx, org.ID, ports.JobFilter{SourceType: "upload"}, ports.Page{}); err != nil || len(list) != 3 || slices.ContainsFunc(list, func(j job.Job) bool { return j.ID == connectJob.ID }) {
-		t.Fatalf("List(source upload) = %v, %v", list, err)
+		t.Fatalf("Jobs.List(source upload) = %v, %v; want the 3 uploaded jobs, not the connect job", list, err)
 	}
 }
 
@@ -218,9 +218,9 @@ func jobsDelete(t *testing.T, s Stores) {
 	ok(t, err)
 	ok(t, s.Jobs.Delete(ctx, org.ID, j.ID))
 	_, err = s.Jobs.Get(ctx, org.ID, j.ID)
-	isKind(t, err, domain.ErrNotFound, "a deleted job")
+	isKind(t, err, domain.ErrNotFound, "Jobs.Get: a deleted job")
 	if evs, err := s.JobEvents.After(ctx, j.ID, 0); err != nil || len(evs) != 0 {
-		t.Fatalf("a deleted job's events: %v, %v", evs, err)
+		t.Fatalf("JobEvents.After of a deleted job = %v, %v; want none (Jobs.Delete takes its events along)", evs, err)
 	}
 }
 
@@ -240,11 +240,11 @@ func eventsAppend(t *testing.T, s Stores) {
 	for i, kind := range []string{job.EventQueued, job.EventStarted, job.EventProgress} {
 		ev, err := s.JobEvents.Append(ctx, a.ID, kind, []byte(`{"n":1}`), now)
 		if err != nil || ev.Seq != i+1 || ev.JobID != a.ID || ev.Kind != kind {
-			t.Fatalf("Append #%d = %+v, %v", i+1, ev, err)
+			t.Fatalf("JobEvents.Append #%d = %+v, %v; want seq %d of the job, with its kind", i+1, ev, err, i+1)
 		}
 	}
 	if ev, err := s.JobEvents.Append(ctx, b.ID, job.EventQueued, []byte(`{}`), now); err != nil || ev.Seq != 1 {
-		t.Fatalf("another job's first event = %+v, %v", ev, err)
+		t.Fatalf("JobEvents.Append of another job's first event = %+v, %v; want seq 1 (a sequence per job)", ev, err)
 	}
 }
 
@@ -259,10 +259,10 @@ func eventsAfter(t *testing.T, s Stores) {
 	after, err := s.JobEvents.After(ctx, j.ID, 1)
 	if err != nil || len(after) != 2 || after[0].Seq != 2 || after[1].Seq != 3 || after[1].Kind != job.EventProgress ||
 		string(after[1].Data) != `{"n":1}` || !after[1].At.Equal(now) {
-		t.Fatalf("After(1) = %+v, %v", after, err)
+		t.Fatalf("JobEvents.After(1) = %+v, %v; want seqs 2 and 3, the last a progress event with its data and time", after, err)
 	}
 	if none, err := s.JobEvents.After(ctx, j.ID, 3); err != nil || len(none) != 0 {
-		t.Fatalf("After(last) = %+v, %v", none, err)
+		t.Fatalf("JobEvents.After(last) = %+v, %v; want none", none, err)
 	}
 }
 
@@ -298,7 +298,7 @@ func slotsNewJob(t *testing.T, s Stores) {
 	done.Status, done.FinishedAt = job.Succeeded, &now
 	ok(t, s.Jobs.Create(ctx, done))
 	if active, pending := counts(t, s, org.ID); active != 2 || pending != 2 {
-		t.Fatalf("Counts = %d active, %d pending; want 2 and 2 (queued %s and running %s)", active, pending, queued.ID, running.ID)
+		t.Fatalf("JobSlots.Counts = %d active, %d pending; want 2 and 2 (queued %s and running %s)", active, pending, queued.ID, running.ID)
 	}
 }
 
@@ -313,10 +313,10 @@ func slotsHoldAndNext(t *testing.T, s Stores) {
 		return s.JobSlots.Hold(ctx, second.ID)
 	}))
 	if active, pending := counts(t, s, org.ID); active != 0 || pending != 2 {
-		t.Fatalf("Counts with two held jobs = %d active, %d pending", active, pending)
+		t.Fatalf("JobSlots.Counts with two held jobs = %d active, %d pending; want 0 and 2", active, pending)
 	}
 	if orgs, err := s.JobSlots.OrgsWaiting(ctx, 10); err != nil || !slices.Equal(orgs, []string{org.ID}) {
-		t.Fatalf("OrgsWaiting = %v, %v; want only %s (not %s)", orgs, err, org.ID, other.ID)
+		t.Fatalf("JobSlots.OrgsWaiting = %v, %v; want only %s (not %s)", orgs, err, org.ID, other.ID)
 	}
 	for _, want := range []string{first.ID, second.ID, ""} {
 		var got string
@@ -326,11 +326,11 @@ func slotsHoldAndNext(t *testing.T, s Stores) {
 			return err
 		}))
 		if got != want {
-			t.Fatalf("NextWaiting = %q, want %q", got, want)
+			t.Fatalf("JobSlots.NextWaiting = %q, want %q", got, want)
 		}
 	}
 	if active, pending := counts(t, s, org.ID); active != 2 || pending != 2 {
-		t.Fatalf("Counts after both were dispatched = %d active, %d pending", active, pending)
+		t.Fatalf("JobSlots.Counts after both were dispatched = %d active, %d pending; want 2 and 2", active, pending)
 	}
 }
 
@@ -338,10 +338,10 @@ func slotsNothingWaiting(t *testing.T, s Stores) {
 	org := seedOrg(t, s)
 	seedJob(t, s, org.ID, now)
 	if orgs, err := s.JobSlots.OrgsWaiting(context.Background(), 10); err != nil || len(orgs) != 0 {
-		t.Fatalf("OrgsWaiting with no held job = %v, %v", orgs, err)
+		t.Fatalf("JobSlots.OrgsWaiting with no held job = %v, %v; want none", orgs, err)
 	}
 	if active, pending := counts(t, s, seedOrg(t, s).ID); active != 0 || pending != 0 {
-		t.Fatalf("Counts of an organization without jobs = %d, %d", active, pending)
+		t.Fatalf("JobSlots.Counts of an organization without jobs = %d active, %d pending; want 0 and 0", active, pending)
 	}
 }
 
@@ -357,7 +357,7 @@ func Quotas(t *testing.T, open func(t *testing.T) Stores) {
 
 func quotasUnset(t *testing.T, s Stores) {
 	if q, err := s.Quotas.Get(context.Background(), seedOrg(t, s).ID); err != nil || q != (job.Quota{}) {
-		t.Fatalf("Get = %+v, %v", q, err)
+		t.Fatalf("Quotas.Get of an organization without quotas = %+v, %v; want the zero quota (no limits)", q, err)
 	}
 }
 
@@ -366,11 +366,11 @@ func quotasSet(t *testing.T, s Stores) {
 	org := seedOrg(t, s)
 	ok(t, s.Quotas.Set(ctx, org.ID, job.Quota{RowsPerMonth: 1_000_000, StorageBytes: 10 << 30}, now))
 	if q, err := s.Quotas.Get(ctx, org.ID); err != nil || q != (job.Quota{RowsPerMonth: 1_000_000, StorageBytes: 10 << 30}) {
-		t.Fatalf("Get = %+v, %v", q, err)
+		t.Fatalf("Quotas.Get = %+v, %v; want the quota Set", q, err)
 	}
 	ok(t, s.Quotas.Set(ctx, org.ID, job.Quota{RowsPerMonth: 5}, now))
 	if q, err := s.Quotas.Get(ctx, org.ID); err != nil || q != (job.Quota{RowsPerMonth: 5}) {
-		t.Fatalf("Get after a second Set = %+v, %v", q, err)
+		t.Fatalf("Quotas.Get after a second Set = %+v, %v; want the second quota only", q, err)
 	}
 }
 
@@ -391,7 +391,7 @@ func quotasUsage(t *testing.T, s Stores) {
 	ok(t, s.Files.Create(ctx, newFile(org.ID, "library.csv")))
 	rows, storage, err := s.Quotas.Usage(ctx, org.ID, now.Add(-24*time.Hour))
 	if err != nil || rows != 100 || storage != 1234+5<<30 {
-		t.Fatalf("Usage = %d rows, %d bytes, %v; want 100 rows and %d bytes (an unpurged upload and a library file)", rows, storage, err, 1234+5<<30)
+		t.Fatalf("Quotas.Usage = %d rows, %d bytes, %v; want 100 rows and %d bytes (an unpurged upload and a library file)", rows, storage, err, 1234+5<<30)
 	}
 }
 
@@ -407,18 +407,18 @@ func jobsReview(t *testing.T, s Stores) {
 	got, err := s.Jobs.Get(ctx, org.ID, j.ID)
 	if err != nil || got.Status != job.AwaitingReview || string(got.Review) != `{"preview":[]}` || got.ReviewSince == nil ||
 		!got.ReviewSince.Equal(now.Add(time.Hour)) || got.ReviewedAt != nil || got.RerunOf != "job_before" {
-		t.Fatalf("Get = %+v, %v", got, err)
+		t.Fatalf("Jobs.Get = %+v, %v; want awaiting review, its review and review_since as written, not reviewed, its rerun_of", got, err)
 	}
 	list, _, err := s.Jobs.List(ctx, org.ID, ports.JobFilter{Status: job.AwaitingReview}, ports.Page{Limit: 10})
 	if err != nil || len(list) != 1 || list[0].Review != nil || list[0].ReviewSince == nil {
-		t.Fatalf("List(awaiting_review) = %+v, %v", list, err)
+		t.Fatalf("Jobs.List(awaiting_review) = %+v, %v; want the job with review_since but without its review document", list, err)
 	}
 	confirmed, err := s.Jobs.Update(ctx, "", j.ID, func(j *job.Job) error { return j.ConfirmReview(now.Add(3 * time.Hour)) })
 	if err != nil || confirmed.Status != job.Queued || confirmed.ReviewedAt == nil || !confirmed.ReviewedAt.Equal(now.Add(3*time.Hour)) {
-		t.Fatalf("confirm = %+v, %v", confirmed, err)
+		t.Fatalf("Jobs.Update(confirm) = %+v, %v; want queued, reviewed at %v", confirmed, err, now.Add(3*time.Hour))
 	}
 	if got, _ := s.Jobs.Get(ctx, org.ID, j.ID); got.ReviewedAt == nil || string(got.Review) != `{"preview":[]}` {
-		t.Fatalf("a confirmed job reads back as %+v", got)
+		t.Fatalf("Jobs.Get of a confirmed job = %+v; want reviewed_at set and its review kept", got)
 	}
 }
 
@@ -452,13 +452,13 @@ func reviewsAwaitingSince(t *testing.T, s Stores) {
 	awaitReview(t, s, first.ID, now)
 	due, err := s.JobReviews.AwaitingSince(ctx, now.Add(2*time.Hour), 10)
 	if err != nil || !slices.Equal(due, [][2]string{{org.ID, first.ID}, {org.ID, later.ID}}) {
-		t.Fatalf("AwaitingSince = %v, %v; want %s then %s", due, err, first.ID, later.ID)
+		t.Fatalf("JobReviews.AwaitingSince = %v, %v; want %s then %s", due, err, first.ID, later.ID)
 	}
 	if due, err := s.JobReviews.AwaitingSince(ctx, now.Add(30*time.Minute), 10); err != nil || !slices.Equal(due, [][2]string{{org.ID, first.ID}}) {
-		t.Fatalf("AwaitingSince an earlier time = %v, %v", due, err)
+		t.Fatalf("JobReviews.AwaitingSince an earlier time = %v, %v; want the first job only", due, err)
 	}
 	if due, err := s.JobReviews.AwaitingSince(ctx, now.Add(2*time.Hour), 1); err != nil || len(due) != 1 {
-		t.Fatalf("AwaitingSince with limit 1 = %v, %v", due, err)
+		t.Fatalf("JobReviews.AwaitingSince with limit 1 = %v, %v; want one job", due, err)
 	}
 }
 
@@ -470,7 +470,7 @@ func reviewsConfirmed(t *testing.T, s Stores) {
 	_, err := s.Jobs.Update(ctx, "", j.ID, func(j *job.Job) error { return j.ConfirmReview(now.Add(time.Minute)) })
 	ok(t, err)
 	if due, err := s.JobReviews.AwaitingSince(ctx, now.Add(10*time.Hour), 10); err != nil || len(due) != 0 {
-		t.Fatalf("a confirmed review is still due: %v, %v", due, err)
+		t.Fatalf("JobReviews.AwaitingSince after the confirmations = %v, %v; want none", due, err)
 	}
 }
 

@@ -39,7 +39,7 @@ func filesCreateThenGet(t *testing.T, s Stores) {
 	org := seedOrg(t, s)
 	f := seedFile(t, s, org.ID, "a.csv")
 	if got, err := s.Files.Get(context.Background(), org.ID, f.ID); err != nil || got != f {
-		t.Fatalf("Get = %+v, %v; want %+v (sizes over 4 GiB survive)", got, err, f)
+		t.Fatalf("Files.Get = %+v, %v; want %+v (sizes over 4 GiB survive)", got, err, f)
 	}
 }
 
@@ -47,8 +47,8 @@ func filesOtherOrg(t *testing.T, s Stores) {
 	org, other := seedOrg(t, s), seedOrg(t, s)
 	f := seedFile(t, s, org.ID, "a.csv")
 	_, err := s.Files.Get(context.Background(), other.ID, f.ID)
-	isKind(t, err, domain.ErrNotFound, "Get through another organization")
-	isKind(t, s.Files.Delete(context.Background(), other.ID, f.ID), domain.ErrNotFound, "Delete through another organization")
+	isKind(t, err, domain.ErrNotFound, "Files.Get through another organization")
+	isKind(t, s.Files.Delete(context.Background(), other.ID, f.ID), domain.ErrNotFound, "Files.Delete through another organization")
 }
 
 func filesList(t *testing.T, s Stores) {
@@ -80,7 +80,7 @@ func filesHold(t *testing.T, s Stores) {
 	want := []string{a.ID, b.ID}
 	slices.Sort(want)
 	if !slices.Equal(ids, want) {
-		t.Fatalf("Hold = %v; want only the organization's own files %v", ids, want)
+		t.Fatalf("Files.Hold = %v; want only the organization's own files %v", ids, want)
 	}
 }
 
@@ -93,14 +93,14 @@ func filesActiveJobs(t *testing.T, s Stores) {
 	ok(t, s.Jobs.Create(ctx, j))
 	ok(t, s.Files.Link(ctx, j.ID, []string{b.ID, a.ID}))
 	if active, err := s.Files.ActiveJobs(ctx, org.ID, a.ID); err != nil || !slices.Equal(active, []string{j.ID}) {
-		t.Fatalf("ActiveJobs of a queued job's file = %v, %v", active, err)
+		t.Fatalf("Files.ActiveJobs of a queued job's file = %v, %v; want the job", active, err)
 	}
 	_, err := s.Files.ActiveJobs(ctx, other.ID, a.ID)
-	isKind(t, err, domain.ErrNotFound, "ActiveJobs through another organization")
+	isKind(t, err, domain.ErrNotFound, "Files.ActiveJobs through another organization")
 	_, err = s.Jobs.Update(ctx, org.ID, j.ID, func(j *job.Job) error { return j.Cancel(now) })
 	ok(t, err)
 	if active, err := s.Files.ActiveJobs(ctx, org.ID, a.ID); err != nil || len(active) != 0 {
-		t.Fatalf("ActiveJobs after the job ended = %v, %v", active, err)
+		t.Fatalf("Files.ActiveJobs after the job ended = %v, %v; want none", active, err)
 	}
 }
 
@@ -113,12 +113,12 @@ func filesDelete(t *testing.T, s Stores) {
 	ok(t, s.Jobs.Create(ctx, j))
 	ok(t, s.Files.Link(ctx, j.ID, []string{a.ID}))
 	if err := s.Files.Delete(ctx, org.ID, a.ID); err != nil {
-		t.Fatalf("deleting a file a finished job read: %v", err)
+		t.Fatalf("Files.Delete of a file a finished job read: %v, want it deleted", err)
 	}
 	_, err := s.Files.Get(ctx, org.ID, a.ID)
-	isKind(t, err, domain.ErrNotFound, "a deleted file")
+	isKind(t, err, domain.ErrNotFound, "Files.Get: a deleted file")
 	if got, err := s.Jobs.Get(ctx, org.ID, j.ID); err != nil || len(got.Files) != 1 {
-		t.Fatalf("the job lost its own record of its files: %+v, %v", got.Files, err)
+		t.Fatalf("Jobs.Get after Files.Delete = files %+v, %v; want the job's own record of its file kept", got.Files, err)
 	}
 }
 
@@ -156,13 +156,13 @@ func filesHoldBlocks(t *testing.T, s Stores) {
 	select {
 	case active := <-checked:
 		close(release)
-		t.Fatalf("ActiveJobs did not wait for the hold (saw %v; the holder ended with %v)", active, <-done)
+		t.Fatalf("Files.ActiveJobs = %v before the hold ended (the holder ended with %v); want it to wait for Files.Hold's transaction", active, <-done)
 	case <-time.After(200 * time.Millisecond):
 	}
 	close(release)
 	ok(t, <-done)
 	if active := <-checked; !slices.Equal(active, []string{j.ID}) {
-		t.Fatalf("after the hold committed, ActiveJobs = %v; want the new job %s", active, j.ID)
+		t.Fatalf("Files.ActiveJobs after the hold committed = %v; want the new job %s", active, j.ID)
 	}
 }
 
@@ -188,10 +188,10 @@ func schemasCreateThenGet(t *testing.T, s Stores) {
 	sv := seedSchema(t, s, org.ID)
 	got, err := s.Schemas.Get(context.Background(), org.ID, sv.ID)
 	if err != nil || got.ID != sv.ID || got.OrgID != org.ID || got.Name != "people" || string(got.Document) != string(sv.Document) || !got.CreatedAt.Equal(now) {
-		t.Fatalf("Get = %+v, %v", got, err)
+		t.Fatalf("Schemas.Get = %+v, %v; want the schema as created: its organization, name, document and created_at", got, err)
 	}
 	_, err = s.Schemas.Get(context.Background(), other.ID, sv.ID)
-	isKind(t, err, domain.ErrNotFound, "Get through another organization")
+	isKind(t, err, domain.ErrNotFound, "Schemas.Get through another organization")
 }
 
 func schemasList(t *testing.T, s Stores) {
@@ -212,11 +212,11 @@ func schemasDelete(t *testing.T, s Stores) {
 	ctx := context.Background()
 	org, other := seedOrg(t, s), seedOrg(t, s)
 	sv := seedSchema(t, s, org.ID)
-	isKind(t, s.Schemas.Delete(ctx, other.ID, sv.ID), domain.ErrNotFound, "Delete through another organization")
+	isKind(t, s.Schemas.Delete(ctx, other.ID, sv.ID), domain.ErrNotFound, "Schemas.Delete through another organization")
 	ok(t, s.Schemas.Delete(ctx, org.ID, sv.ID))
 	_, err := s.Schemas.Get(ctx, org.ID, sv.ID)
-	isKind(t, err, domain.ErrNotFound, "a deleted schema")
-	isKind(t, s.Schemas.Delete(ctx, org.ID, sv.ID), domain.ErrNotFound, "a second Delete")
+	isKind(t, err, domain.ErrNotFound, "Schemas.Get: a deleted schema")
+	isKind(t, s.Schemas.Delete(ctx, org.ID, sv.ID), domain.ErrNotFound, "Schemas.Delete a second time")
 }
 
 // LearnedMappings is the suite of ports.LearnedMappings.
@@ -232,7 +232,7 @@ func learnedNone(t *testing.T, s Stores) {
 	org := seedOrg(t, s)
 	sv := seedSchema(t, s, org.ID)
 	if got, err := s.LearnedMappings.Get(context.Background(), org.ID, sv.ID); err != nil || len(got) != 0 {
-		t.Fatalf("Get = %v, %v", got, err)
+		t.Fatalf("LearnedMappings.Get before any Put = %v, %v; want none", got, err)
 	}
 }
 
@@ -246,10 +246,10 @@ func learnedPut(t *testing.T, s Stores) {
 	ok(t, s.LearnedMappings.Put(ctx, org.ID, sv2.ID, "phone", "phone", now))
 	got, err := s.LearnedMappings.Get(ctx, org.ID, sv.ID)
 	if err != nil || len(got) != 2 || got["mail"] != "contact" || got["nom"] != "name" {
-		t.Fatalf("Get = %v, %v; want mail → contact (the latest) and nom → name", got, err)
+		t.Fatalf("LearnedMappings.Get = %v, %v; want mail → contact (the latest) and nom → name", got, err)
 	}
 	if got, _ := s.LearnedMappings.Get(ctx, other.ID, sv.ID); len(got) != 0 {
-		t.Fatalf("another organization sees %v", got)
+		t.Fatalf("LearnedMappings.Get through another organization = %v; want none", got)
 	}
 }
 
@@ -278,22 +278,22 @@ func idemPutThenGet(t *testing.T, s Stores) {
 	got, err := s.Idempotency.Get(context.Background(), org.ID, "k1")
 	if err != nil || got.OrgID != r.OrgID || got.Key != "k1" || got.RequestHash != r.RequestHash || got.Status != r.Status ||
 		got.Location != r.Location || string(got.Body) != string(r.Body) || !got.CreatedAt.Equal(now) {
-		t.Fatalf("Get = %+v, %v", got, err)
+		t.Fatalf("Idempotency.Get = %+v, %v; want the answer as stored", got, err)
 	}
 	_, err = s.Idempotency.Get(context.Background(), other.ID, "k1")
-	isKind(t, err, domain.ErrNotFound, "another organization's key")
+	isKind(t, err, domain.ErrNotFound, "Idempotency.Get: another organization's key")
 }
 
 func idemDuplicate(t *testing.T, s Stores) {
 	org := seedOrg(t, s)
 	r := seedAnswer(t, s, org.ID, "k1", now)
 	r.RequestHash = "h2"
-	isKind(t, s.Idempotency.Put(context.Background(), r), domain.ErrConflict, "a second Put of a key")
+	isKind(t, s.Idempotency.Put(context.Background(), r), domain.ErrConflict, "Idempotency.Put of a key a second time")
 }
 
 func idemUnknown(t *testing.T, s Stores) {
 	_, err := s.Idempotency.Get(context.Background(), seedOrg(t, s).ID, "nope")
-	isKind(t, err, domain.ErrNotFound, "an unknown key")
+	isKind(t, err, domain.ErrNotFound, "Idempotency.Get: an unknown key")
 }
 
 func idemDeleteBefore(t *testing.T, s Stores) {
@@ -305,7 +305,7 @@ func idemDeleteBefore(t *testing.T, s Stores) {
 	ok(t, err)
 	ok(t, s.Idempotency.DeleteBefore(ctx, org.ID, "k1", now.Add(time.Second)))
 	_, err = s.Idempotency.Get(ctx, org.ID, "k1")
-	isKind(t, err, domain.ErrNotFound, "an answer older than DeleteBefore's time")
+	isKind(t, err, domain.ErrNotFound, "Idempotency.Get: an answer older than DeleteBefore's time")
 }
 
 // BlobOwners is the suite of ports.BlobOwners.
@@ -324,20 +324,20 @@ func ownersExisting(t *testing.T, s Stores) {
 	f := seedFile(t, s, org.ID, "a.csv")
 	jobs, err := s.BlobOwners.Jobs(ctx, []string{j.ID, "job_gone", f.ID})
 	if err != nil || len(jobs) != 1 || !jobs[j.ID] {
-		t.Fatalf("Jobs = %v, %v; want only %s", jobs, err, j.ID)
+		t.Fatalf("BlobOwners.Jobs = %v, %v; want only %s", jobs, err, j.ID)
 	}
 	files, err := s.BlobOwners.Files(ctx, []string{f.ID, "file_gone", j.ID})
 	if err != nil || len(files) != 1 || !files[f.ID] {
-		t.Fatalf("Files = %v, %v; want only %s", files, err, f.ID)
+		t.Fatalf("BlobOwners.Files = %v, %v; want only %s", files, err, f.ID)
 	}
 }
 
 func ownersNone(t *testing.T, s Stores) {
 	ctx := context.Background()
 	if none, err := s.BlobOwners.Jobs(ctx, nil); err != nil || len(none) != 0 {
-		t.Fatalf("Jobs(nil) = %v, %v", none, err)
+		t.Fatalf("BlobOwners.Jobs(nil) = %v, %v; want none", none, err)
 	}
 	if none, err := s.BlobOwners.Files(ctx, nil); err != nil || len(none) != 0 {
-		t.Fatalf("Files(nil) = %v, %v", none, err)
+		t.Fatalf("BlobOwners.Files(nil) = %v, %v; want none", none, err)
 	}
 }

@@ -34,10 +34,10 @@ func listsCreateThenGet(t *testing.T, s Stores) {
 	l := seedList(t, s, org.ID)
 	got, err := s.Lists.Get(context.Background(), org.ID, l.ID)
 	if err != nil || got != l {
-		t.Fatalf("Get = %+v, %v; want %+v", got, err, l)
+		t.Fatalf("Lists.Get = %+v, %v; want %+v", got, err, l)
 	}
 	_, err = s.Lists.Get(context.Background(), other.ID, l.ID)
-	isKind(t, err, domain.ErrNotFound, "Get through another organization")
+	isKind(t, err, domain.ErrNotFound, "Lists.Get through another organization")
 }
 
 func listsList(t *testing.T, s Stores) {
@@ -61,14 +61,14 @@ func listsDeleteInUse(t *testing.T, s Stores) {
 	j.Schema = []byte(`{"fields":[{"name":"sku","type":"string","constraints":{"inList":"` + l.ID + `"}}],"missingValues":[""]}`)
 	ok(t, s.Jobs.Create(ctx, j))
 
-	isKind(t, s.Lists.Delete(ctx, org.ID, l.ID), domain.ErrConflict, "Delete while a queued job uses the list")
-	isKind(t, s.Lists.Delete(ctx, other.ID, unused.ID), domain.ErrNotFound, "Delete through another organization")
+	isKind(t, s.Lists.Delete(ctx, org.ID, l.ID), domain.ErrConflict, "Lists.Delete while a queued job uses the list")
+	isKind(t, s.Lists.Delete(ctx, other.ID, unused.ID), domain.ErrNotFound, "Lists.Delete through another organization")
 	ok(t, s.Lists.Delete(ctx, org.ID, unused.ID))
 
 	_, err := s.Jobs.Update(ctx, org.ID, j.ID, func(j *job.Job) error { return j.Cancel(now.Add(time.Minute)) })
 	ok(t, err)
 	ok(t, s.Lists.Delete(ctx, org.ID, l.ID))
 	_, err = s.Lists.Get(ctx, org.ID, l.ID)
-	isKind(t, err, domain.ErrNotFound, "a deleted list")
-	isKind(t, s.Lists.Delete(ctx, org.ID, l.ID), domain.ErrNotFound, "a second Delete")
+	isKind(t, err, domain.ErrNotFound, "Lists.Get: a deleted list")
+	isKind(t, s.Lists.Delete(ctx, org.ID, l.ID), domain.ErrNotFound, "Lists.Delete a second time")
 }

@@ -43,10 +43,10 @@ func senderSends(t *testing.T, s ports.WebhookSender) {
 	defer srv.Close()
 	a := s.Send(context.Background(), ports.WebhookRequest{URL: srv.URL + "/hook", Body: []byte(`{"a":1}`), Headers: map[string]string{"webhook-id": "dlv_1"}})
 	if a.StatusCode != http.StatusAccepted || !a.OK() || a.Error != "" || len(a.ResponseBody) != webhook.MaxResponseBody || a.Latency <= 0 || a.At.IsZero() {
-		t.Fatalf("attempt %+v", a)
+		t.Fatalf("WebhookSender.Send = %+v; want 202, OK, no error, the response body cut at its limit", a)
 	}
 	if body != `{"a":1}` || header.Get("Webhook-Id") != "dlv_1" || header.Get("Content-Type") != "application/json" {
-		t.Fatalf("the receiver saw %q with %v", body, header)
+		t.Fatalf("WebhookSender.Send: the receiver saw %q with %v; want the body and headers sent, as JSON", body, header)
 	}
 }
 
@@ -60,7 +60,7 @@ func senderNoRedirect(t *testing.T, s ports.WebhookSender) {
 	defer redirector.Close()
 	a := s.Send(context.Background(), ports.WebhookRequest{URL: redirector.URL})
 	if a.StatusCode != http.StatusTemporaryRedirect || a.OK() || hits.Load() != 0 {
-		t.Fatalf("attempt %+v; the redirect's target was hit %d times", a, hits.Load())
+		t.Fatalf("WebhookSender.Send to a redirect = %+v, its target hit %d times; want the 307 as the answer, not followed", a, hits.Load())
 	}
 }
 
@@ -69,7 +69,7 @@ func senderNoAnswer(t *testing.T, s ports.WebhookSender) {
 	url := srv.URL
 	srv.Close()
 	if a := s.Send(context.Background(), ports.WebhookRequest{URL: url}); a.StatusCode != 0 || a.Error == "" || a.OK() {
-		t.Fatalf("attempt to a closed port: %+v", a)
+		t.Fatalf("WebhookSender.Send to a closed port = %+v; want no status, an error, not OK", a)
 	}
 }
 
@@ -95,14 +95,14 @@ func openerSniffs(t *testing.T, o ports.TableOpener) {
 		{"{\"name\":\"ann\"}\n{\"name\":\"bob\"}\n", "people.jsonl", table.JSONL},
 	} {
 		if got, err := o.Sniff([]byte(c.head), c.name); err != nil || got != c.want {
-			t.Errorf("Sniff(%s) = %s, %v; want %s", c.name, got, err, c.want)
+			t.Errorf("TableOpener.Sniff(%s) = %s, %v; want %s", c.name, got, err, c.want)
 		}
 	}
 }
 
 func openerRefuses(t *testing.T, o ports.TableOpener) {
 	_, err := o.Sniff([]byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n"), "report.csv")
-	isKind(t, err, table.ErrUnsupportedFormat, "Sniff of a PDF named .csv")
+	isKind(t, err, table.ErrUnsupportedFormat, "TableOpener.Sniff: of a PDF named .csv")
 }
 
 func openerReads(t *testing.T, o ports.TableOpener) {
@@ -112,7 +112,7 @@ func openerReads(t *testing.T, o ports.TableOpener) {
 	ok(t, err)
 	defer func() { _ = r.Close() }()
 	if r.Format() != table.CSV || !slices.Equal(r.Header(), []string{"name", "email"}) {
-		t.Fatalf("format %s, header %q", r.Format(), r.Header())
+		t.Fatalf("TableOpener.Open = format %s, header %q; want csv and [name email]", r.Format(), r.Header())
 	}
 	var got [][]string
 	for {
@@ -124,13 +124,13 @@ func openerReads(t *testing.T, o ports.TableOpener) {
 		got = append(got, slices.Clone(rec.Cells))
 	}
 	if len(got) != 2 || !slices.Equal(got[0], []string{"ann", "ann@example.com"}) || !slices.Equal(got[1], []string{"bob", "bob@example.com"}) {
-		t.Fatalf("records %q", got)
+		t.Fatalf("TableOpener.Open then Next = records %q; want ann's and bob's", got)
 	}
 }
 
 func openerMissing(t *testing.T, o ports.TableOpener) {
 	_, err := o.Open(context.Background(), filepath.Join(t.TempDir(), "gone.csv"), "gone.csv", table.ReadOptions{})
-	isKind(t, err, table.ErrUnreadable, "Open of a missing file")
+	isKind(t, err, table.ErrUnreadable, "TableOpener.Open: of a missing file")
 }
 
 // Clock is the suite of ports.Clock for a clock that tells the real time.
@@ -141,7 +141,7 @@ func Clock(t *testing.T, c ports.Clock) {
 		got := c.Now()
 		after := time.Now()
 		if got.Location() != time.UTC || got.Before(before.Add(-time.Second)) || got.After(after.Add(time.Second)) {
-			t.Fatalf("Now = %v, between %v and %v", got, before, after)
+			t.Fatalf("Clock.Now = %v; want UTC, between %v and %v", got, before, after)
 		}
 	})
 }

@@ -115,7 +115,7 @@ var now = time.Date(2026, 11, 22, 9, 0, 0, 123e6, time.UTC)
 func ok(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v, want no error", err)
 	}
 }
 
@@ -178,7 +178,7 @@ func pages[T any](t *testing.T, limit int, list func(ports.Page) ([]T, string, e
 		page, next, err := list(ports.Page{Limit: limit, Cursor: cursor})
 		ok(t, err)
 		if len(page) > limit {
-			t.Fatalf("a page of %d items, limit %d", len(page), limit)
+			t.Fatalf("List: a page of %d items, want at most the limit %d", len(page), limit)
 		}
 		for _, x := range page {
 			ids = append(ids, idOf(x))
@@ -188,7 +188,7 @@ func pages[T any](t *testing.T, limit int, list func(ports.Page) ([]T, string, e
 		}
 		cursor = next
 	}
-	t.Fatal("a list that never ends")
+	t.Fatal("List: still a next page after 100 pages, want the list to end")
 	return nil
 }
 

@@ -58,10 +58,10 @@ func (r runs) expect(t *testing.T, want string) {
 	select {
 	case got := <-r:
 		if got != want {
-			t.Fatalf("ran %s, want %s", got, want)
+			t.Fatalf("Queue: ran %s, want %s", got, want)
 		}
 	case <-testtime.After(15 * time.Second):
-		t.Fatalf("%s did not run within 15 s", want)
+		t.Fatalf("Queue: %s did not run within 15 s, want it run", want)
 	}
 }
 
@@ -69,7 +69,7 @@ func (r runs) expectNothing(t *testing.T, what string) {
 	t.Helper()
 	select {
 	case got := <-r:
-		t.Fatalf("%s: ran %s", what, got)
+		t.Fatalf("%s: ran %s, want nothing run", what, got)
 	case <-time.After(500 * time.Millisecond):
 	}
 }
@@ -89,7 +89,7 @@ func queueRolledBack(t *testing.T, n QueueNode, r runs) {
 		return boom
 	})
 	if !errors.Is(err, boom) {
-		t.Fatalf("InTx = %v", err)
+		t.Fatalf("Tx.InTx = %v; want fn's error", err)
 	}
 	ok(t, n.Tx.InTx(context.Background(), func(ctx context.Context) error { return n.Queue.Enqueue(ctx, "org_1", "job_committed", 0) }))
 	r.expect(t, "job_committed")
@@ -100,7 +100,7 @@ func queueRolledBack(t *testing.T, n QueueNode, r runs) {
 // all, so an entry without a transaction is a bug the queue refuses.
 func queueOutsideTx(t *testing.T, n QueueNode, _ runs) {
 	if err := n.Queue.Enqueue(context.Background(), "org_1", "job_no_tx", 0); err == nil {
-		t.Fatal("Enqueue outside a transaction was accepted")
+		t.Fatal("Queue.Enqueue outside a transaction: accepted, want an error")
 	}
 }
 
@@ -141,6 +141,6 @@ func webhookQueueScheduled(t *testing.T, n WebhookQueueNode, r runs) {
 
 func webhookQueueOutsideTx(t *testing.T, n WebhookQueueNode, _ runs) {
 	if err := n.Queue.EnqueueDelivery(context.Background(), "org_1", "dlv_no_tx", 1, time.Now()); err == nil {
-		t.Fatal("EnqueueDelivery outside a transaction was accepted")
+		t.Fatal("WebhookQueue.EnqueueDelivery outside a transaction: accepted, want an error")
 	}
 }

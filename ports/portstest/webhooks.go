@@ -41,7 +41,7 @@ func endpointsCreateThenGet(t *testing.T, s Stores) {
 		got, err := s.WebhookEndpoints.Get(context.Background(), orgID, e.ID)
 		if err != nil || got.URL != e.URL || got.Description != "ci" || !slices.Equal(got.Events, e.Events) || !got.Enabled ||
 			got.Secret != e.Secret || !got.CreatedAt.Equal(now) || !got.UpdatedAt.Equal(now) || got.PreviousUntil != nil || got.FailingSince != nil {
-			t.Fatalf("Get(%q) = %+v, %v", orgID, got, err)
+			t.Fatalf("WebhookEndpoints.Get(%q) = %+v, %v; want the endpoint as created", orgID, got, err)
 		}
 	}
 }
@@ -51,10 +51,10 @@ func endpointsOtherOrg(t *testing.T, s Stores) {
 	org, other := seedOrg(t, s), seedOrg(t, s)
 	e := seedEndpoint(t, s, org.ID, true)
 	_, err := s.WebhookEndpoints.Get(ctx, other.ID, e.ID)
-	isKind(t, err, domain.ErrNotFound, "Get through another organization")
+	isKind(t, err, domain.ErrNotFound, "WebhookEndpoints.Get through another organization")
 	_, err = s.WebhookEndpoints.Update(ctx, other.ID, e.ID, func(*webhook.Endpoint) error { return nil })
-	isKind(t, err, domain.ErrNotFound, "Update through another organization")
-	isKind(t, s.WebhookEndpoints.Delete(ctx, other.ID, e.ID), domain.ErrNotFound, "Delete through another organization")
+	isKind(t, err, domain.ErrNotFound, "WebhookEndpoints.Update through another organization")
+	isKind(t, s.WebhookEndpoints.Delete(ctx, other.ID, e.ID), domain.ErrNotFound, "WebhookEndpoints.Delete through another organization")
 }
 
 func endpointsEnabled(t *testing.T, s Stores) {
@@ -63,7 +63,7 @@ func endpointsEnabled(t *testing.T, s Stores) {
 	seedEndpoint(t, s, org.ID, false)
 	seedEndpoint(t, s, other.ID, true)
 	if enabled, err := s.WebhookEndpoints.Enabled(context.Background(), org.ID); err != nil || len(enabled) != 1 || enabled[0].ID != on.ID {
-		t.Fatalf("Enabled = %v, %v", enabled, err)
+		t.Fatalf("WebhookEndpoints.Enabled = %v, %v; want the organization's one enabled endpoint", enabled, err)
 	}
 }
 
@@ -90,12 +90,12 @@ func endpointsUpdate(t *testing.T, s Stores) {
 		return nil
 	})
 	if err != nil || upd.Enabled || upd.PreviousSecret != e.Secret {
-		t.Fatalf("Update = %+v, %v", upd, err)
+		t.Fatalf("WebhookEndpoints.Update = %+v, %v; want it disabled with the old secret kept as previous", upd, err)
 	}
 	got, _ := s.WebhookEndpoints.Get(ctx, org.ID, e.ID)
 	if got.Enabled || got.DisabledReason == "" || got.Secret != upd.Secret || got.PreviousSecret != e.Secret || got.PreviousUntil == nil ||
 		!got.PreviousUntil.Equal(later.Add(webhook.RotationOverlap)) || got.FailingSince == nil || !got.FailingSince.Equal(later) {
-		t.Fatalf("after Update: %+v", got)
+		t.Fatalf("WebhookEndpoints.Get after Update = %+v; want disabled with a reason, the new secret, the previous one until the overlap ends", got)
 	}
 }
 
@@ -115,12 +115,12 @@ func endpointsBreaker(t *testing.T, s Stores) {
 	got, err := s.WebhookEndpoints.Get(ctx, org.ID, e.ID)
 	if err != nil || got.Failures != webhook.BreakerAfter+1 || got.RetryAt == nil || !got.RetryAt.Equal(later.Add(2*webhook.BreakerBase)) ||
 		!got.Paused || got.PausedReason == "" || got.State() != webhook.StatePaused {
-		t.Fatalf("after failures: %+v, %v", got, err)
+		t.Fatalf("WebhookEndpoints.Get after failures = %+v, %v; want the breaker open: failures counted, paused with a reason, retry_at set", got, err)
 	}
 	_, err = s.WebhookEndpoints.Update(ctx, org.ID, e.ID, func(e *webhook.Endpoint) error { e.Resume(later); return nil })
 	ok(t, err)
 	if got, err := s.WebhookEndpoints.Get(ctx, org.ID, e.ID); err != nil || got.Failures != 0 || got.RetryAt != nil || got.Paused || got.State() != webhook.StateActive {
-		t.Fatalf("after Resume: %+v, %v", got, err)
+		t.Fatalf("WebhookEndpoints.Get after Resume = %+v, %v; want active: no failures, no retry_at, not paused", got, err)
 	}
 }
 
@@ -132,9 +132,9 @@ func endpointsDelete(t *testing.T, s Stores) {
 	ok(t, s.WebhookDeliveries.Create(ctx, d))
 	ok(t, s.WebhookEndpoints.Delete(ctx, org.ID, e.ID))
 	_, err := s.WebhookEndpoints.Get(ctx, org.ID, e.ID)
-	isKind(t, err, domain.ErrNotFound, "a deleted endpoint")
+	isKind(t, err, domain.ErrNotFound, "WebhookEndpoints.Get: a deleted endpoint")
 	_, err = s.WebhookDeliveries.Get(ctx, "", d.ID)
-	isKind(t, err, domain.ErrNotFound, "a deleted endpoint's delivery")
+	isKind(t, err, domain.ErrNotFound, "WebhookDeliveries.Get: a deleted endpoint's delivery")
 }
 
 // WebhookDeliveries is the suite of ports.WebhookDeliveries.
@@ -163,10 +163,10 @@ func deliveriesCreateThenGet(t *testing.T, s Stores) {
 	got, err := s.WebhookDeliveries.Get(ctx, org.ID, d.ID)
 	if err != nil || got.EndpointID != d.EndpointID || got.EventType != webhook.JobSucceeded || string(got.Payload) != string(d.Payload) ||
 		got.Status != webhook.Pending || got.Attempts != 0 || got.Last != nil || got.NextAt == nil || !got.NextAt.Equal(now) || !got.CreatedAt.Equal(now) {
-		t.Fatalf("Get = %+v, %v", got, err)
+		t.Fatalf("WebhookDeliveries.Get = %+v, %v; want the delivery as created: pending, no attempt", got, err)
 	}
 	_, err = s.WebhookDeliveries.Get(ctx, other.ID, d.ID)
-	isKind(t, err, domain.ErrNotFound, "Get through another organization")
+	isKind(t, err, domain.ErrNotFound, "WebhookDeliveries.Get through another organization")
 }
 
 func deliveriesUpdate(t *testing.T, s Stores) {
@@ -181,7 +181,7 @@ func deliveriesUpdate(t *testing.T, s Stores) {
 	got, err := s.WebhookDeliveries.Get(ctx, "", d.ID)
 	if err != nil || got.Attempts != 1 || got.Last == nil || got.Last.StatusCode != 503 || got.Last.Latency != 42*time.Millisecond ||
 		got.Last.ResponseBody != "busy" || !got.Last.At.Equal(now) || got.NextAt == nil || !got.NextAt.Equal(now.Add(5*time.Second)) {
-		t.Fatalf("after Update: %+v, %v", got, err)
+		t.Fatalf("WebhookDeliveries.Get after Update = %+v, %v; want attempt 1 recorded (503, its latency and body) and the next attempt scheduled", got, err)
 	}
 }
 
@@ -205,13 +205,13 @@ func deliveriesDue(t *testing.T, s Stores) {
 		return out
 	}
 	if due, err := s.WebhookDeliveries.Due(ctx, now.Add(time.Second), 10); err != nil || !slices.Equal(ids(due), []string{first.ID}) {
-		t.Fatalf("Due a second later = %v, %v", ids(due), err)
+		t.Fatalf("WebhookDeliveries.Due a second later = %v, %v; want the first delivery only", ids(due), err)
 	}
 	if due, err := s.WebhookDeliveries.Due(ctx, now.Add(5*time.Second), 10); err != nil || !slices.Equal(ids(due), []string{first.ID, later.ID}) {
-		t.Fatalf("Due five seconds later = %v, %v; want oldest first", ids(due), err)
+		t.Fatalf("WebhookDeliveries.Due five seconds later = %v, %v; want both, oldest first", ids(due), err)
 	}
 	if due, err := s.WebhookDeliveries.Due(ctx, now.Add(5*time.Second), 1); err != nil || !slices.Equal(ids(due), []string{first.ID}) {
-		t.Fatalf("Due with limit 1 = %v, %v", ids(due), err)
+		t.Fatalf("WebhookDeliveries.Due with limit 1 = %v, %v; want the oldest due", ids(due), err)
 	}
 }
 
@@ -227,10 +227,10 @@ func deliveriesWaiting(t *testing.T, s Stores) {
 	ok(t, err)
 	got, err := s.WebhookDeliveries.Waiting(ctx, e.ID, 10)
 	if err != nil || len(got) != 2 || got[0].ID != first.ID || got[1].ID != later.ID {
-		t.Fatalf("Waiting = %+v, %v", got, err)
+		t.Fatalf("WebhookDeliveries.Waiting = %+v, %v; want the 2 waiting, oldest first", got, err)
 	}
 	if got, err := s.WebhookDeliveries.Waiting(ctx, e.ID, 1); err != nil || len(got) != 1 {
-		t.Fatalf("Waiting with limit 1 = %d deliveries, %v", len(got), err)
+		t.Fatalf("WebhookDeliveries.Waiting with limit 1 = %d deliveries, %v; want 1", len(got), err)
 	}
 }
 
