@@ -66,6 +66,30 @@ func newRowReader(r io.Reader, cols []Column) *rowReader {
 // next returns the next row's values by column, shared until the next
 // call, or io.EOF after the last.
 func (rr *rowReader) next() ([]any, error) {
+	b, err := rr.nextLine()
+	if err != nil {
+		return nil, err
+	}
+	if !rr.line.Read(b) {
+		return rr.decode(b)
+	}
+	for i := range rr.vals {
+		switch t := rr.line.Text(i); rr.line.Kind(i) {
+		case String:
+			rr.vals[i] = t
+		case Number:
+			rr.vals[i] = json.Number(t)
+		case Bool:
+			rr.vals[i] = t == "true"
+		default:
+			rr.vals[i] = nil
+		}
+	}
+	return rr.vals, nil
+}
+
+// nextLine returns the next line that is not blank, or io.EOF.
+func (rr *rowReader) nextLine() ([]byte, error) {
 	for {
 		b, err := rr.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
@@ -76,44 +100,27 @@ func (rr *rowReader) next() ([]any, error) {
 			}
 			b = rr.long
 		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil, io.EOF
-				}
-				return nil, err
-			}
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
+		switch {
+		case len(bytes.TrimSpace(b)) > 0 && (err == nil || errors.Is(err, io.EOF)):
+			return b, nil
+		case err != nil:
 			return nil, err
 		}
-		if rr.line.Read(b) {
-			for i := range rr.vals {
-				switch t := rr.line.Text(i); rr.line.Kind(i) {
-				case String:
-					rr.vals[i] = t
-				case Number:
-					rr.vals[i] = json.Number(t)
-				case Bool:
-					rr.vals[i] = t == "true"
-				default:
-					rr.vals[i] = nil
-				}
-			}
-			return rr.vals, nil
-		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil {
-			return nil, err
-		}
-		for i, c := range rr.cols {
-			rr.vals[i] = obj[c]
-		}
-		return rr.vals, nil
 	}
+}
+
+// decode reads a line Line does not (a nested value) with encoding/json.
+func (rr *rowReader) decode(b []byte) ([]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	for i, c := range rr.cols {
+		rr.vals[i] = obj[c]
+	}
+	return rr.vals, nil
 }
 
 // significantDigits counts the significant digits of a decimal text

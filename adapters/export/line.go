@@ -92,61 +92,18 @@ func (l *Line) scan(line []byte) bool {
 		return onlySpace(line, i+1)
 	}
 	for k := 0; ; k++ {
-		if i >= len(line) || line[i] != '"' {
-			return false
-		}
-		key, next, ok := l.str(line, i)
+		col, next, ok := l.key(line, i, k)
 		if !ok {
 			return false
 		}
-		var kb []byte
-		if key.inBuf {
-			kb = l.buf[key.start:key.end]
-		} else {
-			kb = line[key.start:key.end]
-		}
-		col := -1
-		if k < len(l.columns) && string(kb) == l.columns[k] {
-			col = k
-		} else if c, found := l.index[string(kb)]; found {
-			col = c
-		}
-		i = skipSpace(line, next)
-		if i >= len(line) || line[i] != ':' {
+		cell, next, ok := l.value(line, next)
+		if !ok {
 			return false
-		}
-		i = skipSpace(line, i+1)
-		if i >= len(line) {
-			return false
-		}
-		var cell lineCell
-		switch c := line[i]; {
-		case c == '"':
-			v, next, ok := l.str(line, i)
-			if !ok {
-				return false
-			}
-			v.kind = String
-			cell, i = v, next
-		case c == 't' && bytes.HasPrefix(line[i:], []byte("true")):
-			cell, i = lineCell{start: i, end: i + 4, kind: Bool}, i+4
-		case c == 'f' && bytes.HasPrefix(line[i:], []byte("false")):
-			cell, i = lineCell{start: i, end: i + 5, kind: Bool}, i+5
-		case c == 'n' && bytes.HasPrefix(line[i:], []byte("null")):
-			i += 4
-		case c == '-' || c >= '0' && c <= '9':
-			end := i + 1
-			for end < len(line) && isNumberByte(line[end]) {
-				end++
-			}
-			cell, i = lineCell{start: i, end: end, kind: Number}, end
-		default:
-			return false // an object or an array: encoding/json writes it
 		}
 		if col >= 0 {
 			l.cells[col] = cell
 		}
-		i = skipSpace(line, i)
+		i = skipSpace(line, next)
 		if i >= len(line) {
 			return false
 		}
@@ -159,6 +116,62 @@ func (l *Line) scan(line []byte) bool {
 			return false
 		}
 	}
+}
+
+// key reads the k-th key of an object at line[i] and its colon: the
+// column it names (-1 for none) and where its value starts.
+func (l *Line) key(line []byte, i, k int) (col, next int, ok bool) {
+	if i >= len(line) || line[i] != '"' {
+		return 0, 0, false
+	}
+	key, next, ok := l.str(line, i)
+	if !ok {
+		return 0, 0, false
+	}
+	var kb []byte
+	if key.inBuf {
+		kb = l.buf[key.start:key.end]
+	} else {
+		kb = line[key.start:key.end]
+	}
+	col = -1
+	if k < len(l.columns) && string(kb) == l.columns[k] {
+		col = k
+	} else if c, found := l.index[string(kb)]; found {
+		col = c
+	}
+	i = skipSpace(line, next)
+	if i >= len(line) || line[i] != ':' {
+		return 0, 0, false
+	}
+	return col, skipSpace(line, i+1), true
+}
+
+// value reads the scalar at line[i]: its cell and where it ends; false
+// for an object or an array (encoding/json writes them) or a broken line.
+func (l *Line) value(line []byte, i int) (cell lineCell, next int, ok bool) {
+	if i >= len(line) {
+		return lineCell{}, 0, false
+	}
+	switch c := line[i]; {
+	case c == '"':
+		v, next, ok := l.str(line, i)
+		v.kind = String
+		return v, next, ok
+	case c == 't' && bytes.HasPrefix(line[i:], []byte("true")):
+		return lineCell{start: i, end: i + 4, kind: Bool}, i + 4, true
+	case c == 'f' && bytes.HasPrefix(line[i:], []byte("false")):
+		return lineCell{start: i, end: i + 5, kind: Bool}, i + 5, true
+	case c == 'n' && bytes.HasPrefix(line[i:], []byte("null")):
+		return lineCell{}, i + 4, true
+	case c == '-' || c >= '0' && c <= '9':
+		end := i + 1
+		for end < len(line) && isNumberByte(line[end]) {
+			end++
+		}
+		return lineCell{start: i, end: end, kind: Number}, end, true
+	}
+	return lineCell{}, 0, false
 }
 
 // str reads the JSON string starting at line[i] (a quote): where its

@@ -38,7 +38,7 @@ func holdStream(t *testing.T, app *apptest.App, who apptest.Caller, jobID string
 // refusedStream asks for one stream more and expects 429 too_many_streams
 // with Retry-After, its detail naming the cap that refused it. A first
 // request with a deadline fails the test cleanly when the stream opens.
-func refusedStream(t *testing.T, app *apptest.App, who apptest.Caller, jobID, cap string) {
+func refusedStream(t *testing.T, app *apptest.App, who apptest.Caller, jobID, limit string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testtime.Scale(10*time.Second))
 	defer cancel()
@@ -50,15 +50,15 @@ func refusedStream(t *testing.T, app *apptest.App, who apptest.Caller, jobID, ca
 	}
 	_ = res.Body.Close()
 	if res.StatusCode != 429 {
-		t.Fatalf("stream past the %s cap: %d, want 429", cap, res.StatusCode)
+		t.Fatalf("stream past the %s cap: %d, want 429", limit, res.StatusCode)
 	}
 	got := app.Do("GET", "/v1/jobs/"+jobID+"/events", who, nil)
 	expect(t, got, 429, "too_many_streams")
 	if got.Header.Get("Retry-After") == "" {
 		t.Fatalf("429 without Retry-After: %v", got.Header)
 	}
-	if !strings.Contains(got.Body, cap) {
-		t.Fatalf("refused, but not by the %s cap: %s", cap, got.Body)
+	if !strings.Contains(got.Body, limit) {
+		t.Fatalf("refused, but not by the %s cap: %s", limit, got.Body)
 	}
 }
 

@@ -208,7 +208,7 @@ func (s *Edits) OfRows(ctx context.Context, orgID, jobID string, rows map[string
 		for start := 0; start < len(nums); start += rowsBatch {
 			var part []editRow
 			err := s.db.conn(ctx).NewSelect().Model(&part).
-				Where("job_id = ? AND org_id = ? AND source_file = ? AND row_number IN (?)", jobID, orgID, f, bun.In(nums[start:min(len(nums), start+rowsBatch)])).
+				Where("job_id = ? AND org_id = ? AND source_file = ? AND row_number IN (?)", jobID, orgID, f, bun.List(nums[start:min(len(nums), start+rowsBatch)])).
 				OrderExpr("row_number, field").Scan(ctx)
 			if err != nil {
 				return nil, translate(err, "job")

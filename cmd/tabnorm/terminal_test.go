@@ -44,7 +44,7 @@ func TestRemote_serverTextIsNotObeyed(t *testing.T) {
 	t.Setenv("TABNORM_API_KEY", "svc_live_x")
 	clean := func(what, s string) {
 		t.Helper()
-		if i := strings.IndexFunc(s, func(r rune) bool { return unsafeRune(r) }); i >= 0 {
+		if i := strings.IndexFunc(s, unsafeRune); i >= 0 {
 			t.Errorf("%s prints %q raw: %q", what, s[i:min(len(s), i+4)], s)
 		}
 	}

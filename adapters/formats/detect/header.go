@@ -55,7 +55,7 @@ func Header(sample [][]string) (at int, header bool) {
 		kinds := ColumnKinds(below)
 		numeric := countKind(kinds, KindNumber)
 		m := Mismatches(sample[i], kinds)
-		if i == first && m == 0 && (looksLikeData(sample[i], below) || typedData(sample[i], below) && !YearsHeader(sample[i], kinds, below)) {
+		if i == first && m == 0 && firstIsData(sample[i], kinds, below) {
 			return dataFrom(sample, i, need)
 		}
 		if numeric == 0 {
@@ -78,6 +78,14 @@ func Header(sample [][]string) (at int, header bool) {
 		return 0, true
 	}
 	return first, true
+}
+
+// firstIsData tells a first wide record with no text where its columns
+// hold numbers that is data itself: no text cell, or one recurring below
+// (looksLikeData), or its columns' shapes in every typed column (typedData)
+// where it is no header of yearly figures.
+func firstIsData(rec []string, kinds []Kind, below [][]string) bool {
+	return looksLikeData(rec, below) || typedData(rec, below) && !YearsHeader(rec, kinds, below)
 }
 
 // dataFrom is the header of data starting at record i, the first wide
