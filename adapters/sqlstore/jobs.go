@@ -123,9 +123,13 @@ func toJobDomain(r jobRow) (job.Job, error) {
 	return j, nil
 }
 
-// supersededColumn reads whether a later job reruns the job (the index on
-// rerun_of finds it): the reads of one job and of a list show it.
-const supersededColumn = "EXISTS (SELECT 1 FROM jobs AS rerun WHERE rerun.rerun_of = ?TableAlias.id) AS superseded"
+// supersededColumn reads whether a later job reruns the job, or reruns
+// the job it reruns (the same file rerun twice, or two reruns at once):
+// the index on rerun_of finds both, and the reads of one job and of a
+// list show it.
+const supersededColumn = "(EXISTS (SELECT 1 FROM jobs AS rerun WHERE rerun.rerun_of = ?TableAlias.id) OR " +
+	"(?TableAlias.rerun_of <> '' AND EXISTS (SELECT 1 FROM jobs AS later WHERE later.rerun_of = ?TableAlias.rerun_of AND " +
+	"(later.created_at > ?TableAlias.created_at OR later.created_at = ?TableAlias.created_at AND later.id > ?TableAlias.id)))) AS superseded"
 
 // Jobs implements ports.Jobs.
 type Jobs struct {

@@ -28,7 +28,39 @@ func Jobs(t *testing.T, open func(t *testing.T) Stores) {
 		{"list_filters_and_pages_newest_first", jobsList},
 		{"delete_takes_the_events_along", jobsDelete},
 		{"a_review_round_trips_and_lists_leave_it_out", jobsReview},
+		{"a_rerun_or_a_later_rerun_of_the_same_job_supersedes", jobsSuperseded},
 	})
+}
+
+// jobsSuperseded: a job is superseded once a later job reruns it, or once
+// a later rerun of the job it reruns exists (the same file rerun twice,
+// or two reruns at once): a chain has one final job, which a summary of
+// final jobs lists alone.
+func jobsSuperseded(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s)
+	lone := seedJob(t, s, org.ID, now.Add(-time.Minute)) // no rerun of it, and jobs after it: final
+	first := seedJob(t, s, org.ID, now)
+	rerun := newJob(org.ID, now.Add(time.Minute))
+	rerun.RerunOf = first.ID
+	ok(t, s.Jobs.Create(ctx, rerun))
+	again := newJob(org.ID, now.Add(2*time.Minute))
+	again.RerunOf = first.ID
+	ok(t, s.Jobs.Create(ctx, again))
+	other := seedJob(t, s, org.ID, now.Add(3*time.Minute))
+	want := map[string]bool{lone.ID: false, first.ID: true, rerun.ID: true, again.ID: false, other.ID: false}
+	for id, superseded := range want {
+		if got, err := s.Jobs.Get(ctx, org.ID, id); err != nil || got.Superseded != superseded {
+			t.Fatalf("Jobs.Get(%s).Superseded = %v, %v; want %v", id, got.Superseded, err, superseded)
+		}
+	}
+	list, _, err := s.Jobs.List(ctx, org.ID, ports.JobFilter{}, ports.Page{Limit: 10})
+	ok(t, err)
+	for _, j := range list {
+		if j.Superseded != want[j.ID] {
+			t.Fatalf("Jobs.List shows %s superseded %v; want %v", j.ID, j.Superseded, want[j.ID])
+		}
+	}
 }
 
 func jobsCreateThenGet(t *testing.T, s Stores) {
