@@ -154,7 +154,7 @@ func ExampleClient_Follow() {
 func ExampleClient_Confirm() {
 	ctx := context.Background()
 	c := client.New(serverURL, apiKey)
-	file := strings.NewReader("Ident,E-mail\n1,ann@x.io\n")
+	file := strings.NewReader("Pos,E-mail\n1,ann@x.io\n")
 	job, err := c.CreateJob(ctx, client.Upload{Filename: "people.csv", Body: file}, client.JobParams{Schema: []byte(people), Options: []byte(`{"review":true}`)})
 	if err != nil {
 		log.Fatal(err)
@@ -175,7 +175,7 @@ func ExampleClient_Confirm() {
 		fmt.Println(col.SourceColumn, "mapped:", col.Field != nil)
 	}
 	id := "id"
-	if review, err = c.PatchMapping(ctx, job.ID, map[string]*string{"Ident": &id}); err != nil {
+	if review, err = c.PatchMapping(ctx, job.ID, map[string]*string{"Pos": &id}); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(len(review.Blocking), "blocking,", len(review.UnmappedFields), "unmapped")
@@ -187,7 +187,7 @@ func ExampleClient_Confirm() {
 	}
 	fmt.Println(job.Status, job.Result.RowCount, "row")
 	// Output:
-	// Ident mapped: false
+	// Pos mapped: false
 	// E-mail mapped: true
 	// 0 blocking, 0 unmapped
 	// succeeded 1 row

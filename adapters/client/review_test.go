@@ -62,13 +62,13 @@ func TestReview_mapConfirmSucceeds(t *testing.T) {
 	key := newOrgKey(t)
 	f := newFront(t, nil)
 	c := client.New(f.URL, key)
-	csv := "Ident,Contact,Notes\n1,ann@x.io,a\n2,bob@,b\n9007199254740993,cy@x.io,c\n"
+	csv := "Pos,Contact,Notes\n1,ann@x.io,a\n2,bob@,b\n9007199254740993,cy@x.io,c\n"
 	j, err := c.CreateJob(ctx, client.Upload{Filename: "p.csv", Body: strings.NewReader(csv)}, client.JobParams{Schema: []byte(people), Options: []byte(`{"review":true}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	waiting := awaitReview(t, c, j.ID)
-	if waiting.ID != j.ID || waiting.Status != "awaiting_review" || len(waiting.Mapping) != 3 || waiting.Mapping[0].SourceColumn != "Ident" {
+	if waiting.ID != j.ID || waiting.Status != "awaiting_review" || len(waiting.Mapping) != 3 || waiting.Mapping[0].SourceColumn != "Pos" {
 		t.Fatalf("job awaiting review %+v", waiting)
 	}
 
@@ -115,11 +115,11 @@ func reviewProposal(t *testing.T, c *client.Client, jobID string) {
 // computed again, its preview rows with every digit of their numbers.
 func reviewChange(t *testing.T, c *client.Client, jobID string) {
 	t.Helper()
-	r, err := c.PatchMapping(context.Background(), jobID, map[string]*string{"Ident": ptr("id"), "Contact": ptr("email"), "Notes": nil})
+	r, err := c.PatchMapping(context.Background(), jobID, map[string]*string{"Pos": ptr("id"), "Contact": ptr("email"), "Notes": nil})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := columns(r); got != "Ident→id/explicit Contact→email/explicit Notes→ignored" || len(r.Blocking) != 0 || len(r.UnmappedFields) != 0 {
+	if got := columns(r); got != "Pos→id/explicit Contact→email/explicit Notes→ignored" || len(r.Blocking) != 0 || len(r.UnmappedFields) != 0 {
 		t.Fatalf("after the change: %s %+v", got, r)
 	}
 	if r.Sample.Records != 3 || !r.Sample.Complete || r.Sample.RowsValid != 2 || r.Sample.RowsRejected != 1 || len(r.IssueCounts) != 1 || *r.IssueCounts[0].Field != "email" || r.IssueCounts[0].Code != "invalid_email" || r.IssueCounts[0].Count != 1 {
@@ -150,7 +150,7 @@ func confirmAndRun(t *testing.T, c *client.Client, f *front, jobID string) {
 		t.Fatalf("confirmed %+v", confirmed)
 	}
 	var opts struct{ Mapping map[string]*string }
-	if err := json.Unmarshal(confirmed.Options, &opts); err != nil || len(opts.Mapping) != 3 || *opts.Mapping["Ident"] != "id" || opts.Mapping["Notes"] != nil {
+	if err := json.Unmarshal(confirmed.Options, &opts); err != nil || len(opts.Mapping) != 3 || *opts.Mapping["Pos"] != "id" || opts.Mapping["Notes"] != nil {
 		t.Fatalf("confirmed options %s: %v", confirmed.Options, err)
 	}
 	if _, err := c.Confirm(ctx, jobID); !client.IsCode(err, "job_not_awaiting_review") {

@@ -172,7 +172,7 @@ func (r reviewView) counts() string {
 	return strings.Join(out, " ")
 }
 
-const reviewCSV = "Ident,Contact,Joined,Notes\n1,ann@x.io,31/01/2024,a\n2,bob@,01/02/2024,b\n3,cy@x.io,2024-03-04,c\n"
+const reviewCSV = "Pos,Contact,Joined,Notes\n1,ann@x.io,31/01/2024,a\n2,bob@,01/02/2024,b\n3,cy@x.io,2024-03-04,c\n"
 
 // TestReview_patchConfirmSucceeds walks a review from the proposal to the
 // finished job: review → patch → confirm → succeeded, on both databases.
@@ -240,11 +240,11 @@ func reviewProposed(t *testing.T, r *reviewed) {
 	if rev.Object != "job_review" || rev.Status != "pending" || rev.JobStatus != "awaiting_review" || rev.ExpiresAt == nil || rev.ConfirmedAt != nil {
 		t.Fatalf("review %+v", rev)
 	}
-	if got := rev.columns(); got != "Ident→- Contact→- Joined→joined/normalized Notes→-" {
+	if got := rev.columns(); got != "Pos→- Contact→- Joined→joined/normalized Notes→-" {
 		t.Fatalf("columns %s", got)
 	}
 	if a := rev.Columns[0].Alternatives; len(a) == 0 || a[0].Field != "id" || a[0].Method != "content" || fmt.Sprint(rev.Columns[0].Values) != "[1 2 3]" {
-		t.Fatalf("Ident %+v", rev.Columns[0])
+		t.Fatalf("Pos %+v", rev.Columns[0])
 	}
 	if len(rev.Blocking) != 1 || rev.Blocking[0].Code != "required_field_unmapped" || *rev.Blocking[0].Field != "id" ||
 		fmt.Sprint(rev.UnmappedFields) != "[id email]" || len(rev.Preview) != 3 || rev.Sample.Records != 3 || !rev.Sample.Complete {
@@ -259,8 +259,8 @@ func reviewProposed(t *testing.T, r *reviewed) {
 func reviewRefusals(_ *testing.T, r *reviewed) {
 	r.k.do("POST", r.path+"/confirm", r.key, nil, 422, "required_field_unmapped")
 	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Nope": "id"}}, 422, "invalid_mapping")
-	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Ident": "idd"}}, 422, "invalid_mapping")
-	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Ident": "id", "Notes": "id"}}, 422, "invalid_mapping")
+	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Pos": "idd"}}, 422, "invalid_mapping")
+	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Pos": "id", "Notes": "id"}}, 422, "invalid_mapping")
 	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"columns": map[string]any{}}, 400, "invalid_request")
 	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{}, 400, "invalid_request")
 	req, _ := http.NewRequest("PATCH", r.app.URL+r.path+"/mapping", strings.NewReader("mapping=x"))
@@ -272,8 +272,8 @@ func reviewRefusals(_ *testing.T, r *reviewed) {
 // field given to another column of the file leaves the first.
 func reviewChanges(t *testing.T, r *reviewed) {
 	var rev reviewView
-	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Ident": "id", "Contact": "email", "Notes": nil}}, 200, "").JSON(t, &rev)
-	if got := rev.columns(); got != "Ident→id/explicit Contact→email/explicit Joined→joined/normalized Notes→ignored" ||
+	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Pos": "id", "Contact": "email", "Notes": nil}}, 200, "").JSON(t, &rev)
+	if got := rev.columns(); got != "Pos→id/explicit Contact→email/explicit Joined→joined/normalized Notes→ignored" ||
 		len(rev.Blocking) != 0 || len(rev.UnmappedFields) != 0 {
 		t.Fatalf("after the change: %s %+v", got, rev)
 	}
@@ -284,7 +284,7 @@ func reviewChanges(t *testing.T, r *reviewed) {
 		t.Fatalf("preview row 2 %+v %s", p, p.Values)
 	}
 	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Notes": "email"}}, 200, "").JSON(t, &rev)
-	if got := rev.columns(); got != "Ident→id/explicit Contact→- Joined→joined/normalized Notes→email/explicit" || rev.counts() != "email/invalid_email=3" {
+	if got := rev.columns(); got != "Pos→id/explicit Contact→- Joined→joined/normalized Notes→email/explicit" || rev.counts() != "email/invalid_email=3" {
 		t.Fatalf("moved: %s, counts %s", got, rev.counts())
 	}
 	r.k.do("PATCH", r.path+"/mapping", r.key, map[string]any{"mapping": map[string]any{"Contact": "email", "Notes": nil}}, 200, "")
@@ -303,7 +303,7 @@ func reviewConfirm(t *testing.T, r *reviewed) {
 	}
 	res.JSON(t, &confirmed)
 	if res.Header.Get("Location") != r.path || confirmed.Status != "queued" || !confirmed.Options.Review || len(confirmed.Options.Mapping) != 4 ||
-		*confirmed.Options.Mapping["Ident"] != "id" || confirmed.Options.Mapping["Notes"] != nil || *confirmed.Options.Mapping["Joined"] != "joined" {
+		*confirmed.Options.Mapping["Pos"] != "id" || confirmed.Options.Mapping["Notes"] != nil || *confirmed.Options.Mapping["Joined"] != "joined" {
 		t.Fatalf("confirmed %s", res.Body)
 	}
 	r.k.do("POST", r.path+"/confirm", r.key, nil, 409, "job_not_awaiting_review")
@@ -345,7 +345,7 @@ func reviewLearned(t *testing.T, r *reviewed) {
 			methods = append(methods, m.SourceColumn+":"+*m.Method)
 		}
 	}
-	if got := strings.Join(methods, " "); got != "Ident:learned Contact:learned Joined:normalized" || next.Result.RowCount != 2 {
+	if got := strings.Join(methods, " "); got != "Pos:learned Contact:learned Joined:normalized" || next.Result.RowCount != 2 {
 		t.Fatalf("next job's mapping %s (%+v)", got, next.Result)
 	}
 	r.k.do("GET", "/v1/jobs/"+created.ID+"/review", r.key, nil, 404, "not_found")
@@ -637,8 +637,8 @@ type connectReview struct {
 }
 
 func connectReviewAwaits(t *testing.T, c *connectReview) {
-	c.k.send(uploadTo(t, c.app, "/v1/connect/files", "a.csv", "Ident,Mail\n1,a@x.io\n2,ja\n", nil), c.key, 201, "").JSON(t, &c.f1)
-	c.k.send(uploadTo(t, c.app, "/v1/connect/files", "b.csv", "Ident,E-mail\n3,c@x.io\n", nil), c.key, 201, "").JSON(t, &c.f2)
+	c.k.send(uploadTo(t, c.app, "/v1/connect/files", "a.csv", "Pos,Mail\n1,a@x.io\n2,ja\n", nil), c.key, 201, "").JSON(t, &c.f1)
+	c.k.send(uploadTo(t, c.app, "/v1/connect/files", "b.csv", "Pos,E-mail\n3,c@x.io\n", nil), c.key, 201, "").JSON(t, &c.f2)
 	var j jobView
 	c.k.do("POST", "/v1/connect/jobs", c.key, map[string]any{"file_ids": []string{c.f1.ID, c.f2.ID}, "schema": json.RawMessage(peopleSchema),
 		"options": map[string]any{"review": true}}, 202, "").JSON(t, &j)
@@ -646,7 +646,7 @@ func connectReviewAwaits(t *testing.T, c *connectReview) {
 	waitStatus(t, c.app, c.key, c.path, "awaiting_review")
 	var rev reviewView
 	c.k.do("GET", c.path+"/review", c.key, nil, 200, "").JSON(t, &rev)
-	if got := rev.columns(); got != "Ident→- Mail→email/fuzzy Ident→- E-mail→email/normalized" || *rev.Columns[0].SourceFile != c.f1.ID || *rev.Columns[3].SourceFile != c.f2.ID {
+	if got := rev.columns(); got != "Pos→- Mail→email/synonym Pos→- E-mail→email/normalized" || *rev.Columns[0].SourceFile != c.f1.ID || *rev.Columns[3].SourceFile != c.f2.ID {
 		t.Fatalf("columns %s", got)
 	}
 }
@@ -667,8 +667,8 @@ func connectReviewRefusals(_ *testing.T, c *connectReview) {
 
 func connectReviewConfirm(t *testing.T, c *connectReview) {
 	var rev reviewView
-	c.k.do("PATCH", c.path+"/mapping", c.key, map[string]any{"mapping": map[string]any{"Ident": "id", "Mail": "email"}}, 200, "").JSON(t, &rev)
-	if got := rev.columns(); got != "Ident→id/explicit Mail→email/explicit Ident→id/explicit E-mail→email/normalized" || rev.counts() != "email/invalid_email=1 joined/unmapped_field=2" {
+	c.k.do("PATCH", c.path+"/mapping", c.key, map[string]any{"mapping": map[string]any{"Pos": "id", "Mail": "email"}}, 200, "").JSON(t, &rev)
+	if got := rev.columns(); got != "Pos→id/explicit Mail→email/explicit Pos→id/explicit E-mail→email/normalized" || rev.counts() != "email/invalid_email=1 joined/unmapped_field=2" {
 		t.Fatalf("columns %s counts %s", got, rev.counts())
 	}
 	res := c.k.do("POST", c.path+"/confirm", c.key, nil, 202, "", "Idempotency-Key", "c-1")
