@@ -98,7 +98,7 @@ func TestReview_mappingScreen(t *testing.T) {
 	if !eval[bool](p, `document.querySelector('#review-first').checked`) {
 		t.Fatal("Review columns before running is not on by default")
 	}
-	p.dropFile("people.csv", "Ident,Contact,Joined,Notes\n1,ann@x.io,31/01/2024,first\n2,bob@,01/02/2024,second\n3,cy@x.io,2024-03-04,third\n")
+	p.dropFile("people.csv", "Pos,Contact,Joined,Notes\n1,ann@x.io,31/01/2024,first\n2,bob@,01/02/2024,second\n3,cy@x.io,2024-03-04,third\n")
 	p.do(chromedp.Click(chromedp.ID("start-job")))
 	p.until("the mapping screen", `/^\/jobs\/job_/.test(location.pathname) && document.querySelector('#review table') && document.querySelector('#confirm-review')`)
 	jobID := strings.TrimPrefix(eval[string](p, `location.pathname`), "/jobs/")
@@ -109,7 +109,7 @@ func TestReview_mappingScreen(t *testing.T) {
 		t.Errorf("form controls without a label on the mapping screen: %s", missing)
 	}
 	review := p.text("#review")
-	for _, want := range []string{"Ident", "1 · 2 · 3", "Joined", "100% (normalized)", "ann@x.io · bob@ · cy@x.io", "Read 3 records (all of the file)",
+	for _, want := range []string{"Pos", "1 · 2 · 3", "Joined", "100% (normalized)", "ann@x.io · bob@ · cy@x.io", "Read 3 records (all of the file)",
 		`Required field "id" matches no column`} {
 		if !strings.Contains(review, want) {
 			t.Errorf("the mapping screen lacks %q:\n%s", want, review)
@@ -118,10 +118,10 @@ func TestReview_mappingScreen(t *testing.T) {
 	if !eval[bool](p, `document.querySelector('#confirm-review').disabled`) {
 		t.Error("Confirm is enabled while a required field is unmapped")
 	}
-	// The alternatives: Ident could be id; Contact names a person, but its
+	// The alternatives: Pos could be id; Contact names a person, but its
 	// values say e-mail, and the suggestion says so.
 	if got := eval[string](p, `[...document.querySelectorAll('#map-0 optgroup[label="Suggested"] option')].map((o) => o.textContent).join('|')`); !strings.HasPrefix(got, "id (required) — content") {
-		t.Errorf("Ident's suggestions %q", got)
+		t.Errorf("Pos's suggestions %q", got)
 	}
 	if got := eval[string](p, `[...document.querySelectorAll('#map-1 optgroup[label="Suggested"] option')].map((o) => o.textContent).join('|')`); !strings.HasPrefix(got, "email — content") ||
 		!strings.Contains(got, "100% of values email") {
@@ -129,13 +129,13 @@ func TestReview_mappingScreen(t *testing.T) {
 	}
 	p.shot("review-blocked")
 
-	// By keyboard: Tab to Ident's select, type "id"; then Contact → email;
+	// By keyboard: Tab to Pos's select, type "id"; then Contact → email;
 	// Joined ignored (End: the last choice) and taken back. Each change is
 	// saved and the preview drawn again.
 	p.do(chromedp.Focus(chromedp.ID("cancel-job")))
 	p.tabTo("map-0")
 	p.do(chromedp.KeyEvent("id"))
-	p.until("id mapped", `document.querySelector('#review-said').innerText.includes('Ident: mapped to id') && !document.querySelector('#review-blocking')`)
+	p.until("id mapped", `document.querySelector('#review-said').innerText.includes('Pos: mapped to id') && !document.querySelector('#review-blocking')`)
 	if eval[string](p, `document.activeElement.id`) != "map-0" {
 		t.Errorf("the focus left the select that changed: %s", eval[string](p, `document.activeElement.outerHTML.slice(0, 60)`))
 	}
@@ -179,7 +179,7 @@ func TestReview_mappingScreen(t *testing.T) {
 		} `json:"options"`
 	}
 	app.Do("GET", "/v1/jobs/"+jobID, key, nil).JSON(t, &j)
-	if m := j.Options.Mapping; m["Ident"] == nil || *m["Ident"] != "id" || m["Contact"] == nil || *m["Contact"] != "email" || m["Notes"] != nil ||
+	if m := j.Options.Mapping; m["Pos"] == nil || *m["Pos"] != "id" || m["Contact"] == nil || *m["Contact"] != "email" || m["Notes"] != nil ||
 		m["Joined"] == nil || *m["Joined"] != "joined" {
 		t.Errorf("the job ran with mapping %v", m)
 	}
