@@ -49,7 +49,7 @@ func TestJobs_contentMapping(t *testing.T) {
 				}
 				got = append(got, s+" "+string(m.Evidence))
 			}
-			want := []string{`ID→id/normalized null`, `Courriel→email/synonym {"header":0.9,"values":1,"matched":"email"}`,
+			want := []string{`ID→id/normalized null`, `Courriel→email/synonym {"header":0.95,"values":1,"matched":"email"}`,
 				`Column 3→joined/content {"header":0,"values":1,"matched":"date"}`, `Contact→- null`}
 			if j.Status != "succeeded" || strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("status %s, mapping\n%s\nwant\n%s", j.Status, strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -80,7 +80,7 @@ func TestJobs_contentMapping(t *testing.T) {
 				} `json:"columns"`
 			}
 			k.do("GET", "/v1/jobs/"+created.ID+"/review", key, nil, 200, "").JSON(t, &rev)
-			if c := rev.Columns[1]; c.Field == nil || *c.Field != "email" || c.Evidence == nil || c.Evidence.Matched != "email" || c.Evidence.Header != 0.9 {
+			if c := rev.Columns[1]; c.Field == nil || *c.Field != "email" || c.Evidence == nil || c.Evidence.Matched != "email" || c.Evidence.Header != 0.95 {
 				t.Fatalf("Courriel %+v", c)
 			}
 			c := rev.Columns[3]
