@@ -98,7 +98,7 @@ func checkKeptDownloads(t *testing.T, app *apptest.App, key apptest.Caller, base
 		!strings.HasSuffix(kept[0], "rows.parquet") && !strings.HasSuffix(kept[1], "rows.parquet") {
 		t.Fatalf("kept downloads %v, want rows.xlsx and rows.parquet", kept)
 	}
-	first := app.Do("GET", base+"/rows?format=xlsx", key, nil)
+	first := app.Do("GET", base+"/rows.xlsx", key, nil)
 	for _, k := range kept { // served from storage from now on: a file changed there is what a download gets
 		if strings.HasSuffix(k, "rows.xlsx") {
 			stored, err := os.ReadFile(k)
@@ -110,11 +110,11 @@ func checkKeptDownloads(t *testing.T, app *apptest.App, key apptest.Caller, base
 			}
 		}
 	}
-	again := app.Do("GET", base+"/rows?format=xlsx", key, nil)
+	again := app.Do("GET", base+"/rows.xlsx", key, nil)
 	if again.Body != first.Body+"kept" || again.Header.Get("ETag") != first.Header.Get("ETag") {
 		t.Fatalf("the second download was built again (%d bytes, tag %q vs %q)", len(again.Body), again.Header.Get("ETag"), first.Header.Get("ETag"))
 	}
-	ranged := app.Do("GET", base+"/rows?format=xlsx", key, nil, "Range", "bytes=0-3")
+	ranged := app.Do("GET", base+"/rows.xlsx", key, nil, "Range", "bytes=0-3")
 	expect(t, ranged, 206, "")
 	if ranged.Body != first.Body[:4] {
 		t.Fatalf("a range of the kept download: %q", ranged.Body)
