@@ -190,17 +190,10 @@ type fileIssueJSON struct {
 func newFileIssuesJSON(in []job.FileIssue) []fileIssueJSON {
 	out := make([]fileIssueJSON, len(in))
 	for i, is := range in {
-		out[i] = fileIssueJSON{SourceFile: optString(is.SourceFile), Column: optString(is.Column), Field: optString(is.Field),
+		out[i] = fileIssueJSON{SourceFile: optionalString(is.SourceFile), Column: optionalString(is.Column), Field: optionalString(is.Field),
 			Severity: is.Severity, Code: is.Code, Message: is.Message}
 	}
 	return out
-}
-
-func optString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // ColumnProfileJSON is one source column as infer mode saw it, as the
