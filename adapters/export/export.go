@@ -43,16 +43,65 @@ func Columns(s *schema.Schema) []Column {
 	return cols
 }
 
+// Lines hands out the lines of stored JSON lines that are not blank, a
+// line longer than the buffer whole.
+type Lines struct {
+	br   *bufio.Reader
+	long []byte
+}
+
+// NewLines reads the lines of r.
+func NewLines(r io.Reader) *Lines { return &Lines{br: bufio.NewReaderSize(r, 64<<10)} }
+
+// Next returns the next line that is not blank (nil when none came before
+// the reading ended) and the error that ended the reading there: io.EOF
+// at the end, with the last line when it has no newline. The line is
+// valid until the next call.
+func (l *Lines) Next() ([]byte, error) {
+	for {
+		b, err := l.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
+			l.long = append(l.long[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = l.br.ReadSlice('\n')
+				l.long = append(l.long, b...)
+			}
+			b = l.long
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			return b, err
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// DecodeLine reads a stored line with encoding/json into the values of
+// the columns (nil, a string, a json.Number, a bool, or a nested value):
+// what Line does not read in place.
+func DecodeLine(b []byte, columns []string, vals []any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return err
+	}
+	for i, c := range columns {
+		vals[i] = obj[c]
+	}
+	return nil
+}
+
 // rowReader reads the rows blob a line at a time into the values of the
 // output columns: nil, a string, a json.Number or a bool, read in place
-// (Line); a line with a nested value is decoded by encoding/json, to the
-// same values.
+// (Line); a line with a nested value is decoded by encoding/json
+// (DecodeLine), to the same values.
 type rowReader struct {
-	br   *bufio.Reader
-	line *Line
-	cols []string
-	vals []any
-	long []byte
+	lines *Lines
+	line  *Line
+	cols  []string
+	vals  []any
 }
 
 func newRowReader(r io.Reader, cols []Column) *rowReader {
@@ -60,18 +109,21 @@ func newRowReader(r io.Reader, cols []Column) *rowReader {
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	return &rowReader{br: bufio.NewReaderSize(r, 64<<10), line: NewLine(names), cols: names, vals: make([]any, len(cols))}
+	return &rowReader{lines: NewLines(r), line: NewLine(names), cols: names, vals: make([]any, len(cols))}
 }
 
 // next returns the next row's values by column, shared until the next
 // call, or io.EOF after the last.
 func (rr *rowReader) next() ([]any, error) {
-	b, err := rr.nextLine()
-	if err != nil {
+	b, err := rr.lines.Next()
+	if b == nil || err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	if !rr.line.Read(b) {
-		return rr.decode(b)
+		if err := DecodeLine(b, rr.cols, rr.vals); err != nil {
+			return nil, err
+		}
+		return rr.vals, nil
 	}
 	for i := range rr.vals {
 		switch t := rr.line.Text(i); rr.line.Kind(i) {
@@ -84,41 +136,6 @@ func (rr *rowReader) next() ([]any, error) {
 		default:
 			rr.vals[i] = nil
 		}
-	}
-	return rr.vals, nil
-}
-
-// nextLine returns the next line that is not blank, or io.EOF.
-func (rr *rowReader) nextLine() ([]byte, error) {
-	for {
-		b, err := rr.br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
-			rr.long = append(rr.long[:0], b...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = rr.br.ReadSlice('\n')
-				rr.long = append(rr.long, b...)
-			}
-			b = rr.long
-		}
-		switch {
-		case len(bytes.TrimSpace(b)) > 0 && (err == nil || errors.Is(err, io.EOF)):
-			return b, nil
-		case err != nil:
-			return nil, err
-		}
-	}
-}
-
-// decode reads a line Line does not (a nested value) with encoding/json.
-func (rr *rowReader) decode(b []byte) ([]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, err
-	}
-	for i, c := range rr.cols {
-		rr.vals[i] = obj[c]
 	}
 	return rr.vals, nil
 }

@@ -1,11 +1,8 @@
 package httpapi
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"io"
 	"strconv"
 
@@ -16,33 +13,26 @@ import (
 // is an object of scalars, as the engine writes them, and is read in place
 // without building a map (export.Line); a line it does not read so (a
 // nested value, an escape it leaves to encoding/json) is decoded by
-// encoding/json, which gives the same cells. A line that is not JSON ends
-// the download there, as a decoder's error does.
+// encoding/json (export.DecodeLine), which gives the same cells. A line
+// that is not JSON ends the download there, as a decoder's error does.
 func writeCSV(w io.Writer, rc io.Reader, columns []string) {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(columns)
-	line := export.NewLine(columns)
-	rec := make([]string, len(columns))
-	br := bufio.NewReaderSize(rc, 64<<10)
-	var long []byte
+	lines, line := export.NewLines(rc), export.NewLine(columns)
+	rec, vals := make([]string, len(columns)), make([]any, len(columns))
 	for {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
-			long = append(long[:0], b...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = br.ReadSlice('\n')
-				long = append(long, b...)
-			}
-			b = long
-		}
-		if len(bytes.TrimSpace(b)) > 0 {
+		b, err := lines.Next()
+		if b != nil {
 			out := rec
-			switch {
-			case line.Read(b):
+			if line.Read(b) {
 				out = line.Texts()
-			case !decodeCSV(b, columns, rec):
-				cw.Flush()
-				return
+			} else {
+				if export.DecodeLine(b, columns, vals) != nil {
+					break
+				}
+				for i, v := range vals {
+					rec[i] = csvText(v)
+				}
 			}
 			if cw.Write(out) != nil {
 				return
@@ -53,21 +43,6 @@ func writeCSV(w io.Writer, rc io.Reader, columns []string) {
 		}
 	}
 	cw.Flush()
-}
-
-// decodeCSV reads a line with encoding/json into rec; false when it is not
-// JSON.
-func decodeCSV(line []byte, columns, rec []string) bool {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return false
-	}
-	for i, col := range columns {
-		rec[i] = csvText(obj[col])
-	}
-	return true
 }
 
 func csvText(v any) string {
