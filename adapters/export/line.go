@@ -175,91 +175,93 @@ func (l *Line) value(line []byte, i int) (cell lineCell, next int, ok bool) {
 }
 
 // str reads the JSON string starting at line[i] (a quote): where its
-// text is, in line when it has no escape, else unescaped into buf. Escapes other
-// than one character's or a \u of the Basic Multilingual Plane, invalid
-// UTF-8 and control characters are left to encoding/json (ok false).
+// text is, in line when it has no escape, else unescaped into buf.
+// Escapes other than one character's or a \u of the Basic Multilingual
+// Plane, invalid UTF-8 and control characters are left to encoding/json
+// (ok false).
 func (l *Line) str(line []byte, i int) (s lineCell, next int, ok bool) {
 	start := i + 1
-	j := start
-	for j < len(line) {
-		c := line[j]
-		switch {
-		case c == '"':
-			return lineCell{start: start, end: j}, j + 1, true
-		case c == '\\':
-			return l.escaped(line, start, j)
-		case c < 0x20:
-			return lineCell{}, 0, false
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(line[j:])
-			if r == utf8.RuneError && size == 1 {
-				return lineCell{}, 0, false
-			}
-			j += size
-			continue
-		}
-		j++
+	j, ok := plainRun(line, start)
+	switch {
+	case !ok:
+		return lineCell{}, 0, false
+	case line[j] == '"':
+		return lineCell{start: start, end: j}, j + 1, true
 	}
-	return lineCell{}, 0, false
-}
-
-// escaped goes on reading a string at its first escape, line[j].
-func (l *Line) escaped(line []byte, start, j int) (s lineCell, next int, ok bool) {
 	at := len(l.buf)
 	l.buf = append(l.buf, line[start:j]...)
-	for j < len(line) {
-		c := line[j]
-		switch {
-		case c == '"':
-			return lineCell{start: at, end: len(l.buf), inBuf: true}, j + 1, true
-		case c == '\\':
-			if j+1 >= len(line) {
-				return lineCell{}, 0, false
-			}
-			switch e := line[j+1]; e {
-			case '"', '\\', '/':
-				l.buf = append(l.buf, e)
-			case 'b':
-				l.buf = append(l.buf, '\b')
-			case 'f':
-				l.buf = append(l.buf, '\f')
-			case 'n':
-				l.buf = append(l.buf, '\n')
-			case 'r':
-				l.buf = append(l.buf, '\r')
-			case 't':
-				l.buf = append(l.buf, '\t')
-			case 'u':
-				if j+6 > len(line) {
-					return lineCell{}, 0, false
-				}
-				v, err := strconv.ParseUint(string(line[j+2:j+6]), 16, 16)
-				if err != nil || utf16.IsSurrogate(rune(v)) {
-					return lineCell{}, 0, false
-				}
-				l.buf = utf8.AppendRune(l.buf, rune(v))
-				j += 6
-				continue
-			default:
-				return lineCell{}, 0, false
-			}
-			j += 2
-			continue
-		case c < 0x20:
+	for {
+		if j, ok = l.unescape(line, j); !ok {
 			return lineCell{}, 0, false
+		}
+		end, ok := plainRun(line, j)
+		if !ok {
+			return lineCell{}, 0, false
+		}
+		l.buf = append(l.buf, line[j:end]...)
+		if j = end; line[j] == '"' {
+			return lineCell{start: at, end: len(l.buf), inBuf: true}, j + 1, true
+		}
+	}
+}
+
+// plainRun reads a string's text from line[j] up to its closing quote or
+// its next escape, and returns where that is; false at a control
+// character, invalid UTF-8 or the line's end.
+func plainRun(line []byte, j int) (end int, ok bool) {
+	for j < len(line) {
+		switch c := line[j]; {
+		case c == '"' || c == '\\':
+			return j, true
+		case c < 0x20:
+			return 0, false
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(line[j:])
 			if r == utf8.RuneError && size == 1 {
-				return lineCell{}, 0, false
+				return 0, false
 			}
-			l.buf = append(l.buf, line[j:j+size]...)
 			j += size
-			continue
+		default:
+			j++
 		}
-		l.buf = append(l.buf, c)
-		j++
 	}
-	return lineCell{}, 0, false
+	return 0, false
+}
+
+// unescape writes the escape at line[j] (a backslash) into buf and
+// returns where the text goes on; false for one it leaves to
+// encoding/json.
+func (l *Line) unescape(line []byte, j int) (next int, ok bool) {
+	if j+1 >= len(line) {
+		return 0, false
+	}
+	switch e := line[j+1]; e {
+	case '"', '\\', '/':
+		l.buf = append(l.buf, e)
+	case 'b':
+		l.buf = append(l.buf, '\b')
+	case 'f':
+		l.buf = append(l.buf, '\f')
+	case 'n':
+		l.buf = append(l.buf, '\n')
+	case 'r':
+		l.buf = append(l.buf, '\r')
+	case 't':
+		l.buf = append(l.buf, '\t')
+	case 'u':
+		if j+6 > len(line) {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(line[j+2:j+6]), 16, 16)
+		if err != nil || utf16.IsSurrogate(rune(v)) {
+			return 0, false
+		}
+		l.buf = utf8.AppendRune(l.buf, rune(v))
+		return j + 6, true
+	default:
+		return 0, false
+	}
+	return j + 2, true
 }
 
 func skipSpace(b []byte, i int) int {
