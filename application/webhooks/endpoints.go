@@ -219,8 +219,14 @@ func (s *Endpoints) RotateSecret(ctx context.Context, p identity.Principal, endp
 	})
 }
 
-func disabled() error {
-	return domain.Errorf(domain.ErrConflict, domain.CodeWebhookDisabled, "The webhook is disabled; enable it first.")
+// enabled reads an endpoint that may be sent to: a disabled one is the
+// conflict webhook_disabled.
+func (s *Endpoints) enabled(ctx context.Context, orgID, endpointID string) (webhook.Endpoint, error) {
+	e, err := s.endpoints.Get(ctx, orgID, endpointID)
+	if err == nil && !e.Enabled {
+		err = domain.Errorf(domain.ErrConflict, domain.CodeWebhookDisabled, "The webhook is disabled; enable it first.")
+	}
+	return e, err
 }
 
 // SendTest queues a webhook.test event to the endpoint.
@@ -230,12 +236,9 @@ func (s *Endpoints) SendTest(ctx context.Context, p identity.Principal, endpoint
 	}
 	var d webhook.Delivery
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		e, err := s.endpoints.Get(ctx, p.OrgID, endpointID)
+		e, err := s.enabled(ctx, p.OrgID, endpointID)
 		if err != nil {
 			return err
-		}
-		if !e.Enabled {
-			return disabled()
 		}
 		now := s.clock.Now()
 		d, err = addDelivery(ctx, s.deliveries, s.queue, e, webhook.Test, 0, map[string]string{"webhook_id": e.ID}, now)
@@ -260,12 +263,9 @@ func (s *Endpoints) Retry(ctx context.Context, p identity.Principal, endpointID,
 	}
 	var d webhook.Delivery
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
-		e, err := s.endpoints.Get(ctx, p.OrgID, endpointID)
+		e, err := s.enabled(ctx, p.OrgID, endpointID)
 		if err != nil {
 			return err
-		}
-		if !e.Enabled {
-			return disabled()
 		}
 		now := s.clock.Now()
 		d, err = s.deliveries.Update(ctx, p.OrgID, deliveryID, func(d *webhook.Delivery) error {
