@@ -201,7 +201,13 @@ func parsePhone(sc *scratch, s, region string) (string, bool) {
 	if err != nil || !phonenumbers.IsValidNumber(num) {
 		return "", false
 	}
-	return phonenumbers.Format(num, phonenumbers.E164), true
+	// E.164 has at most 15 digits: a longer result (the library reads
+	// letters as keypad digits, and holds some such numbers valid) is no
+	// phone number.
+	if e164 := phonenumbers.Format(num, phonenumbers.E164); len(e164) <= 16 {
+		return e164, true
+	}
+	return "", false
 }
 
 // maxPhoneCache bounds a scratch's cache of phone verdicts.
