@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/sealing"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/tracing"
 )
@@ -53,6 +54,9 @@ type Config struct {
 	MaxEditBytesPerImportSession int64
 
 	WebhookAllowPrivate bool
+	// SecretKeys seal the secrets organizations give us (newest first);
+	// none: the key file beside an SQLite database, or no sealing at all.
+	SecretKeys [][]byte
 	// StartTimeout bounds start-up once the migrations are in place.
 	StartTimeout time.Duration
 	// JobWorkers is how many jobs a worker process runs at once (0: one
@@ -119,6 +123,7 @@ var Settings = []Setting{
 	{"TABNORM_MAX_STREAMS_PER_KEY", "100", "job event streams open at once per API key, dashboard session or import session, per node; one more answers 429 `too_many_streams`", whole(1, 1_000_000, func(c *Config) *int { return &c.HTTP.Streams.PerCredential })},
 	{"TABNORM_MAX_STREAMS_PER_ORG", "500", "job event streams open at once per organization, per node", whole(1, 1_000_000, func(c *Config) *int { return &c.HTTP.Streams.PerOrg })},
 	{"TABNORM_MAX_STREAMS_PER_NODE", "5000", "job event streams open at once on a node", whole(1, 1_000_000, func(c *Config) *int { return &c.HTTP.Streams.PerNode })},
+	{"TABNORM_SECRET_KEY", "", "base64 of 32 random bytes (`openssl rand -base64 32`) that encrypts the secrets organizations store (AES-256-GCM); comma-separated, newest first, to rotate. Unset on SQLite: a key generated at first start in `secret.key` beside the database. Unset on PostgreSQL: storing a secret answers 409 `secret_key_required`", readSecretKey},
 	{"TABNORM_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhooks to private and loopback addresses", flag(func(c *Config) *bool { return &c.WebhookAllowPrivate })},
 	{"TABNORM_MAX_WEBHOOKS_PER_ORG", "20", "webhook endpoints one organization may have; creating one more answers 409 `webhook_limit_reached`", whole(1, 10_000, func(c *Config) *int { return &c.MaxWebhooksPerOrg })},
 	{"TABNORM_WEBHOOK_WORKERS", "8", "webhook attempts a worker process makes at once, on a queue apart from the jobs'", whole(1, 1000, func(c *Config) *int { return &c.WebhookWorkers })},
@@ -318,6 +323,20 @@ func readLicenseKey(p *parser, s Setting, c *Config) {
 		p.fail(s.Name, "want base64 of a 32-byte Ed25519 public key")
 	}
 	c.LicensePublicKey = raw
+}
+
+func readSecretKey(p *parser, s Setting, c *Config) {
+	v := p.str(s.Name, s.Default)
+	if strings.TrimSpace(v) == "" {
+		return
+	}
+	keys, err := sealing.ParseKeys(v)
+	if err != nil {
+		// The error names the key's position, never its value.
+		p.fail(s.Name, "%v", err)
+		return
+	}
+	c.SecretKeys = keys
 }
 
 // parser reads typed values, keeping the first error.

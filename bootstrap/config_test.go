@@ -89,6 +89,8 @@ func TestLoad_rejectsBadValues(t *testing.T) {
 		"zero rate":           {map[string]string{"TABNORM_RATE_LIMIT_PER_SECOND": "0"}, "TABNORM_RATE_LIMIT_PER_SECOND"},
 		"short orphan grace":  {map[string]string{"TABNORM_ORPHAN_GRACE": "10m"}, "TABNORM_ORPHAN_GRACE: 10m0s is shorter than 1h0m0s"},
 		"grace under a job":   {map[string]string{"TABNORM_ORPHAN_GRACE": "2h", "TABNORM_JOB_TIMEOUT": "3h"}, "TABNORM_ORPHAN_GRACE: 2h0m0s is shorter than 3h0m0s"},
+		"short secret key":    {map[string]string{"TABNORM_SECRET_KEY": "c2hvcnQ="}, "TABNORM_SECRET_KEY"},
+		"second key broken":   {map[string]string{"TABNORM_SECRET_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,zzz!"}, "TABNORM_SECRET_KEY"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/metrics"
 	"github.com/tabnorm/tabnorm/adapters/queue"
+	"github.com/tabnorm/tabnorm/adapters/sealing"
 	"github.com/tabnorm/tabnorm/adapters/spill"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/tracing"
@@ -113,6 +115,37 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewImportSessions, fx.As(new(ports.ImportSessions))),
 	),
 )
+
+// Sealing provides the Sealer of the secrets organizations store.
+var Sealing = fx.Module("sealing", fx.Provide(newSealer))
+
+// newSealer seals with TABNORM_SECRET_KEY; without it, on SQLite, with a
+// key kept in secret.key beside the database (one process owns that
+// database, so one key file serves it); on PostgreSQL, several processes
+// would each make their own key, so none is made and storing a secret is
+// refused.
+func newSealer(cfg Config, log *slog.Logger) (ports.Sealer, error) {
+	if len(cfg.SecretKeys) > 0 {
+		return sealing.New(cfg.SecretKeys...)
+	}
+	dialect, path, err := sqlstore.ParseURL(cfg.Database.URL)
+	if err != nil {
+		return nil, err
+	}
+	if dialect != sqlstore.SQLite {
+		log.Warn("TABNORM_SECRET_KEY is not set: secrets (destination credentials, sign-in providers) cannot be stored")
+		return sealing.Unkeyed{}, nil
+	}
+	keyPath := filepath.Join(filepath.Dir(path), "secret.key")
+	key, created, err := sealing.KeyFile(keyPath)
+	if err != nil {
+		return nil, fmt.Errorf("secret key: %w", err)
+	}
+	if created {
+		log.Info("generated the key that encrypts stored secrets; back it up with the database, or set TABNORM_SECRET_KEY", "path", keyPath)
+	}
+	return sealing.New(key)
+}
 
 func openStore(lc fx.Lifecycle, cfg Config) (*sqlstore.DB, error) {
 	db, err := sqlstore.Open(context.Background(), cfg.Database)
@@ -541,6 +574,7 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		Base(cfg, out),
 		fxLogs,
 		SQLStore,
+		Sealing,
 		Accounts,
 		Blob,
 		Formats,
@@ -571,5 +605,5 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 // Admin is what the operator commands need: the store and the services,
 // without the server.
 func Admin(cfg Config, out io.Writer) fx.Option {
-	return fx.Options(Base(cfg, out), SQLStore, Accounts, fx.NopLogger)
+	return fx.Options(Base(cfg, out), SQLStore, Sealing, Accounts, fx.NopLogger)
 }

@@ -37,6 +37,7 @@ const (
 	CodeDeliveryPending             Code = "delivery_pending"
 	CodeWebhookLimitReached         Code = "webhook_limit_reached"
 	CodeEditLimitReached            Code = "edit_limit_reached"
+	CodeSecretKeyRequired           Code = "secret_key_required"
 	CodeFileTooLarge                Code = "file_too_large"
 	CodeUnsupportedFileFormat       Code = "unsupported_file_format"
 	CodeEncryptedFile               Code = "encrypted_file"

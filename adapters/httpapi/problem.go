@@ -43,6 +43,7 @@ var statusOf = map[domain.Code]int{
 	domain.CodeIdempotencyKeyReused:        http.StatusConflict,
 	domain.CodeWebhookDisabled:             http.StatusConflict,
 	domain.CodeWebhookLimitReached:         http.StatusConflict,
+	domain.CodeSecretKeyRequired:           http.StatusConflict,
 	domain.CodeEditLimitReached:            http.StatusConflict,
 	domain.CodeDeliveryPending:             http.StatusConflict,
 	domain.CodeConflict:                    http.StatusConflict,
