@@ -112,18 +112,26 @@ func newRowReader(r io.Reader, cols []Column) *rowReader {
 	return &rowReader{lines: NewLines(r), line: NewLine(names), cols: names, vals: make([]any, len(cols))}
 }
 
+// read reads the next row, or answers io.EOF after the last: in place
+// (inPlace, its cells in rr.line) when it is a line of scalars, else
+// decoded by encoding/json into rr.vals.
+func (rr *rowReader) read() (inPlace bool, err error) {
+	b, err := rr.lines.Next()
+	if b == nil || err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	if rr.line.Read(b) {
+		return true, nil
+	}
+	return false, DecodeLine(b, rr.cols, rr.vals)
+}
+
 // next returns the next row's values by column, shared until the next
 // call, or io.EOF after the last.
 func (rr *rowReader) next() ([]any, error) {
-	b, err := rr.lines.Next()
-	if b == nil || err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if !rr.line.Read(b) {
-		if err := DecodeLine(b, rr.cols, rr.vals); err != nil {
-			return nil, err
-		}
-		return rr.vals, nil
+	inPlace, err := rr.read()
+	if err != nil || !inPlace {
+		return rr.vals, err
 	}
 	for i := range rr.vals {
 		switch t := rr.line.Text(i); rr.line.Kind(i) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/tabnorm/tabnorm/domain/schema"
 )
 
@@ -94,4 +96,61 @@ func BenchmarkWriteRows(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestWriteRowsParquet_inPlaceAsDecoded: the rows read in place are
+// written as the values encoding/json's reading gives, across batches
+// (the writer's array of values is used again) and for every kind of cell.
+func TestWriteRowsParquet_inPlaceAsDecoded(t *testing.T) {
+	t.Parallel()
+	cols := []Column{{Name: "id", Type: schema.Integer, Required: true}, {Name: "name", Type: schema.String},
+		{Name: "born", Type: schema.Date}, {Name: "seen", Type: schema.DateTime}, {Name: "ok", Type: schema.Boolean},
+		{Name: "price", Type: schema.Number}, {Name: "mixed", Type: schema.String}}
+	var b bytes.Buffer
+	for i := range 1000 {
+		name := fmt.Sprintf(`"name %d é \"q\""`, i)
+		if i%7 == 0 {
+			name = `""`
+		}
+		mixed := []string{`"text"`, `12.5`, `true`, `null`, `{"a":1}`}[i%5]
+		fmt.Fprintf(&b, `{"id":%d,"name":%s,"born":"19%02d-0%d-1%d","seen":"2024-03-05T14:%02d:00.%06dZ","ok":%v,"price":%d.25,"mixed":%s}`+"\n",
+			i, name, i%100, 1+i%9, i%10, i%60, i, i%2 == 0, i, mixed)
+	}
+	rows := b.Bytes()
+	plans, err := PlanParquet(bytes.NewReader(rows), cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteRowsParquet(&out, bytes.NewReader(rows), cols, plans, ParquetOptions{RowGroupRows: 300}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]parquet.Row, 1000)
+	r := parquet.NewReader(f)
+	if n, _ := r.ReadRows(got); n != 1000 {
+		t.Fatalf("read %d rows", n)
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	vals := make([]any, len(cols))
+	for n, line := range bytes.Split(bytes.TrimSuffix(rows, []byte("\n")), []byte("\n")) {
+		if err := DecodeLine(line, names, vals); err != nil {
+			t.Fatal(err)
+		}
+		for i := range cols {
+			want, err := parquetValue(vals[i], plans[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := got[n][i]; g.IsNull() != want.IsNull() || !want.IsNull() && !parquet.Equal(g, want) {
+				t.Fatalf("row %d, %s: %v, want %v", n+1, cols[i].Name, g, want)
+			}
+		}
+	}
 }

@@ -7,7 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"time"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -69,15 +69,37 @@ func (p *ColumnPlan) observe(v any) {
 	case kindBoolean:
 		_, ok := v.(bool)
 		p.asText = p.asText || !ok
-	case kindDate:
+	case kindDate, kindTimestamp:
 		s, ok := v.(string)
-		if _, err := time.Parse(time.DateOnly, s); !ok || err != nil {
+		if !ok {
+			p.asText = true
+			return
+		}
+		p.observeText(String, s)
+	}
+}
+
+// observeText widens a column's plan for one cell read in place: what
+// observe does for the value that cell decodes to.
+func (p *ColumnPlan) observeText(kind Kind, text string) {
+	switch {
+	case kind == Null:
+		return
+	case p.kind == kindInt64 || p.kind == kindDouble || p.kind == kindDecimal:
+		if kind != Number {
+			p.asText = true
+			return
+		}
+		p.observe(json.Number(text))
+	case p.kind == kindBoolean:
+		p.asText = p.asText || kind != Bool
+	case p.kind == kindDate:
+		if _, err := parseDateText(text); kind != String || err != nil {
 			p.asText = true
 		}
-	case kindTimestamp:
-		s, ok := v.(string)
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if !ok || err != nil || t.Nanosecond()%1000 != 0 {
+	case p.kind == kindTimestamp:
+		_, exact, err := parseTimestampText(text)
+		if kind != String || err != nil || !exact {
 			p.asText = true // unreadable, or finer than the microseconds kept
 		}
 	}
@@ -129,7 +151,7 @@ func PlanParquet(rows io.Reader, cols []Column) ([]ColumnPlan, error) {
 	}
 	rr := newRowReader(rows, cols)
 	for {
-		vals, err := rr.next()
+		inPlace, err := rr.read()
 		if err == io.EOF {
 			break
 		}
@@ -137,7 +159,11 @@ func PlanParquet(rows io.Reader, cols []Column) ([]ColumnPlan, error) {
 			return nil, fmt.Errorf("read rows: %w", err)
 		}
 		for i := range cols {
-			plans[i].observe(vals[i])
+			if inPlace {
+				plans[i].observeText(rr.line.Kind(i), rr.line.Text(i))
+			} else {
+				plans[i].observe(rr.vals[i])
+			}
 		}
 	}
 	for i := range plans {
@@ -209,10 +235,14 @@ func WriteRowsParquet(out io.Writer, rows io.Reader, cols []Column, plans []Colu
 	w := parquet.NewWriter(out, parquetSchema(cols, plans), parquet.Compression(&parquet.Zstd),
 		parquet.MaxRowsPerRowGroup(groupRows), parquet.CreatedBy("tabnorm", "", ""))
 	rr := newRowReader(rows, cols)
-	batch := make([]parquet.Row, 0, 256)
+	// The rows of a batch share one array of values, used again once the
+	// writer has copied a batch into its pages.
+	const batchRows = 256
+	batch := make([]parquet.Row, 0, batchRows)
+	values := make([]parquet.Value, batchRows*len(cols))
 	var n int64
 	for {
-		vals, err := rr.next()
+		inPlace, err := rr.read()
 		if err == io.EOF {
 			break
 		}
@@ -220,9 +250,14 @@ func WriteRowsParquet(out io.Writer, rows io.Reader, cols []Column, plans []Colu
 			return fmt.Errorf("read rows: %w", err)
 		}
 		n++
-		row := make(parquet.Row, len(cols))
+		row := parquet.Row(values[len(batch)*len(cols) : (len(batch)+1)*len(cols)])
 		for i, c := range cols {
-			v, err := parquetValue(vals[i], plans[i])
+			var v parquet.Value
+			if inPlace {
+				v, err = parquetValueText(rr.line.Kind(i), rr.line.Text(i), plans[i])
+			} else {
+				v, err = parquetValue(rr.vals[i], plans[i])
+			}
 			if err != nil {
 				return fmt.Errorf("row %d, %s: %w", n, c.Name, err)
 			}
@@ -263,12 +298,8 @@ func parquetValue(v any, p ColumnPlan) (parquet.Value, error) {
 		return parquet.FixedLenByteArrayValue(b), err
 	case kindBoolean:
 		return parquet.BooleanValue(v.(bool)), nil
-	case kindDate:
-		t, err := time.Parse(time.DateOnly, v.(string))
-		return parquet.Int32Value(int32(t.Unix() / 86400)), err //nolint:gosec // dates are years 1-9999: days fit int32
-	case kindTimestamp:
-		t, err := time.Parse(time.RFC3339Nano, v.(string))
-		return parquet.Int64Value(t.UnixMicro()), err
+	case kindDate, kindTimestamp:
+		return parquetValueText(String, v.(string), p)
 	}
 	switch x := v.(type) {
 	case string:
@@ -280,6 +311,36 @@ func parquetValue(v any, p ColumnPlan) (parquet.Value, error) {
 	}
 	b, err := json.Marshal(v)
 	return parquet.ByteArrayValue(b), err
+}
+
+// parquetValueText converts one cell read in place to its column's kind:
+// what parquetValue gives for the value that cell decodes to. A text is
+// passed as the bytes of its string, which the writer copies and nobody
+// changes.
+func parquetValueText(kind Kind, text string, p ColumnPlan) (parquet.Value, error) {
+	if kind == Null {
+		return parquet.NullValue(), nil
+	}
+	switch p.kind {
+	case kindInt64:
+		i, err := strconv.ParseInt(text, 10, 64)
+		return parquet.Int64Value(i), err
+	case kindDouble:
+		f, err := strconv.ParseFloat(text, 64)
+		return parquet.DoubleValue(f), err
+	case kindDecimal:
+		b, err := decimalBytes(text, p.scale)
+		return parquet.FixedLenByteArrayValue(b), err
+	case kindBoolean:
+		return parquet.BooleanValue(text == "true"), nil
+	case kindDate:
+		days, err := parseDateText(text)
+		return parquet.Int32Value(int32(days)), err //nolint:gosec // dates are years 1-9999: days fit int32
+	case kindTimestamp:
+		micros, _, err := parseTimestampText(text)
+		return parquet.Int64Value(micros), err
+	}
+	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(text), len(text))), nil
 }
 
 // decimalBytes is a decimal text's unscaled value at scale, as the 16-byte
