@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -279,8 +280,19 @@ func WriteRowsXLSX(out io.Writer, rows io.Reader, cols []Column, opt XLSXOptions
 // stream writers spilled to disk. (excelize's patch of zip64 local headers
 // for a part over 4 GiB works on that memory copy only; archive/zip's
 // zip64 records stay.)
+//
+// The parts are deflated by klauspost/compress's flate at level 2: on a
+// sheet of contacts a third of the time of level 6 (the standard library's
+// default) for a file 12 % larger (11.1 % of the XML against 9.9 %), the
+// trade a download wants.
 func writeWorkbook(f *excelize.File, out io.Writer) error {
-	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zip.NewWriter(out) })
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
+		zw := zip.NewWriter(out)
+		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+			return flate.NewWriter(w, 2)
+		})
+		return zw
+	})
 	return f.Write(io.Discard)
 }
 
