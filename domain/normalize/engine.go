@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 	"github.com/tabnorm/tabnorm/domain/rules"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
@@ -132,6 +133,9 @@ func fail(code domain.Code, format string, args ...any) *Failure {
 	return &Failure{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// warning is the severity of an issue that refuses nothing.
+const warning = coerce.Warning
+
 // Issue is one problem found in the data.
 type Issue struct {
 	Row        int64 // 0 when the issue is about the file, not a row
@@ -239,9 +243,9 @@ type batch struct {
 	owned  bool     // some records are the reader's own (held until cleared)
 	rows   []rowOut
 	json   []byte
-	hashes []uint64 // backing store of every row's uniques
-	bytes  int64    // reader position after this batch
-	sc     scratch  // the coerced values of the row being processed
+	hashes []uint64       // backing store of every row's uniques
+	bytes  int64          // reader position after this batch
+	sc     coerce.Scratch // the coerced values of the row being processed
 	// act is the rules stage's activation, bad its unreadable fields
 	// (rules.go); failure stops the job (a reference list unreadable).
 	act     *rules.Activation
@@ -254,7 +258,7 @@ type plan struct {
 	fileID    string
 	header    []string
 	to        []int // source column → field index, -1 unmapped
-	columns   []column
+	columns   []coerce.Column
 	fieldKey  [][]byte // `{"name":` for the first field, `,"name":` for the others
 	uniq      []int    // field indexes with unique constraints
 	pk        []int    // primary key field indexes
@@ -273,7 +277,7 @@ type plan struct {
 	// when the schema has none. computed are the computed fields'
 	// columns, which coerce a computed value (never in validate mode).
 	stage    *stage
-	computed []column
+	computed []coerce.Column
 	// sourceColumns are the columns expressions read as source["…"] (nil:
 	// every column).
 	sourceColumns []int
@@ -405,13 +409,17 @@ func (w *writer) currencyWarnings(p *plan) {
 		}
 	}
 	for c, f := range p.to {
-		if f < 0 || !p.columns[f].currencies.mixed() {
+		if f < 0 {
 			continue
 		}
-		name := p.columns[f].field.Name
+		mixed := p.columns[f].MixedCurrencies()
+		if mixed == "" {
+			continue
+		}
+		name := p.columns[f].Field.Name
 		w.issue(Issue{SourceFile: p.fileID, Column: p.header[c], Field: name, Severity: warning, Code: "mixed_currencies",
 			Message: fmt.Sprintf("The amounts of column %q are in several currencies: %s. They came out as numbers in field %q, which does not say the currency; add a field with format currency (mapped to a column that holds it) or read each currency separately.",
-				p.header[c], p.columns[f].currencies, name)})
+				p.header[c], mixed, name)})
 	}
 }
 
@@ -730,7 +738,7 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 			}
 			p.values[i] = vm
 		}
-		p.columns = append(p.columns, compile(f, w.in.Mode, decisions[i].DateOrder, decisions[i].Decimal, w.in.Options.PhoneRegion))
+		p.columns = append(p.columns, coerce.Compile(f, w.in.Mode == ModeValidate, decisions[i].DateOrder, decisions[i].Decimal, w.in.Options.PhoneRegion))
 		sep := byte(',')
 		if i == 0 {
 			sep = '{'
@@ -854,7 +862,7 @@ func (w *writer) given(src Source, header []string, to []int) *settling {
 		switch f.Type {
 		case schema.Date, schema.DateTime, schema.Year:
 			d.DateOrder = firstSet(co.DateOrder, w.in.Options.DateOrder)
-			d.DateGiven = d.DateOrder != orderAuto
+			d.DateGiven = d.DateOrder != coerce.OrderAuto
 			st.dateAuto[i] = !d.DateGiven
 		case schema.Number, schema.Integer:
 			d.Decimal = firstSet(f.DecimalChar, co.Decimal, w.in.Options.Decimal)
@@ -903,7 +911,7 @@ func (st *settling) gather(ctx context.Context, src Source, to []int) error {
 func (st *settling) count(f int, v string) {
 	d := &st.ds[f]
 	if st.dateAuto[f] {
-		switch dateEvidence(v) {
+		switch coerce.DateEvidence(v) {
 		case +1:
 			d.DayFirst++
 		case -1:
@@ -913,7 +921,7 @@ func (st *settling) count(f int, v string) {
 		}
 	}
 	if st.decAuto[f] {
-		switch decimalEvidence(trimSpace(v)) {
+		switch coerce.DecimalEvidence(trimSpace(v)) {
 		case '.':
 			d.PointVotes++
 		case ',':
@@ -927,9 +935,9 @@ func (st *settling) count(f int, v string) {
 // decideDateOrder takes the order most values read only one way; on a tie
 // month-first, with a warning when some values read either way.
 func (w *writer) decideDateOrder(src Source, d *Decision) {
-	d.DateOrder = orderMDY
+	d.DateOrder = coerce.OrderMDY
 	if d.DayFirst > d.MonthFirst {
-		d.DateOrder = orderDMY
+		d.DateOrder = coerce.OrderDMY
 	}
 	if d.DayFirst == d.MonthFirst && d.DateAmbiguous > 0 {
 		w.issue(Issue{SourceFile: src.FileID, Column: d.Column, Field: d.Field, Severity: warning, Code: "ambiguous_date_order",
@@ -982,7 +990,7 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 	rs := rowState{p: p, b: b, vals: vals, kinds: kinds}
 	for i := range b.recs {
 		rec := &b.recs[i]
-		sc.buf = sc.buf[:0] // the previous row's values are written out
+		sc.Reset() // the previous row's values are written out
 		ro := rowOut{number: int64(rec.Number), ok: true, start: len(b.json)}
 		var ed []cellEdit
 		if p.edits != nil {
@@ -1038,20 +1046,20 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 				continue
 			}
 			col := &p.columns[f]
-			v, prob := col.value(s, sc)
+			v, prob := col.Value(s, sc)
 			if prob != nil {
 				raw := orig
-				sev := prob.severity
-				if sev != warning && p.opts.OnError == "null_value" && !col.field.Constraints.Required {
+				sev := prob.Severity
+				if sev != warning && p.opts.OnError == "null_value" && !col.Field.Constraints.Required {
 					sev = warning
-					prob.message += " The value was set to null."
+					prob.Message += " The value was set to null."
 				} else if sev != warning {
 					sev = "error"
 					ro.ok = false
 				}
-				ro.issues = append(ro.issues, p.issue(rec.Number, c, f, sev, prob.code, prob.message, &raw))
-				if prob.severity != warning {
-					if col.field.Constraints.Required {
+				ro.issues = append(ro.issues, p.issue(rec.Number, c, f, sev, prob.Code, prob.Message, &raw))
+				if prob.Severity != warning {
+					if col.Field.Constraints.Required {
 						kinds[f] = -1 // reported: not again as required
 					}
 					continue // the cell stays null
@@ -1059,9 +1067,9 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			}
 			vals[f] = v
 			switch {
-			case col.kind == kindRaw:
+			case col.Kind == coerce.KindRaw:
 				kinds[f] = 2
-			case col.plain:
+			case col.Plain:
 				kinds[f] = 3
 			default:
 				kinds[f] = 1
@@ -1075,7 +1083,7 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 			p.stage.compute(&rs)
 		}
 		for f := range p.columns {
-			if kinds[f] == 0 && p.columns[f].field.Constraints.Required {
+			if kinds[f] == 0 && p.columns[f].Field.Constraints.Required {
 				ro.ok = false
 				ro.issues = append(ro.issues, p.issue(rec.Number, p.columnOf(f), f, "error", "required", "A value is required.", nil))
 			}
@@ -1221,7 +1229,7 @@ func (p *plan) issue(row, col, field int, severity, code, message string, value 
 		is.Column = p.header[col]
 	}
 	if field >= 0 {
-		is.Field = p.columns[field].field.Name
+		is.Field = p.columns[field].Field.Name
 	}
 	return is
 }
@@ -1281,7 +1289,7 @@ func (w *writer) checkUnique(p *plan, ro *rowOut) {
 		if hv := ro.uniques[0]; hv != 0 && !w.uniqSeen[p.uniq[0]].Add(hv) {
 			ro.ok = false
 			ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(p.uniq[0]), p.uniq[0], "error", "not_unique",
-				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[p.uniq[0]].field.Name), nil))
+				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[p.uniq[0]].Field.Name), nil))
 		}
 		return
 	}
@@ -1290,7 +1298,7 @@ func (w *writer) checkUnique(p *plan, ro *rowOut) {
 		if hv != 0 && w.uniqSeen[f].Has(hv) {
 			ro.ok = false
 			ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(f), f, "error", "not_unique",
-				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[f].field.Name), nil))
+				fmt.Sprintf("The value of %s repeats an earlier row's.", p.columns[f].Field.Name), nil))
 		}
 	}
 	if ro.hasPK && ro.ok && w.pkSeen.Has(ro.pk) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
@@ -77,7 +78,7 @@ type ColumnOptions struct {
 	Decimal   string `json:"decimal,omitempty"`    // "." or ","
 }
 
-const decimalAuto = "auto"
+const decimalAuto = coerce.DecimalAuto
 
 // ragged_rows: what a record with more or fewer cells than the header is.
 const (
@@ -179,7 +180,7 @@ var optionRules = map[string]optionRule{
 		valid: choice(func(o *Options) string { return o.DateOrder }, "auto", "DMY", "MDY", "YMD"),
 		want:  "must be auto, DMY, MDY or YMD"},
 	"phone_region": {parse: parsePhoneRegion,
-		valid: func(o *Options, _ Mode) bool { return validRegion(o.PhoneRegion) },
+		valid: func(o *Options, _ Mode) bool { return coerce.ValidRegion(o.PhoneRegion) },
 		want:  "must be an ISO 3166-1 alpha-2 region such as US or GB"},
 	"on_error": {parse: into(func(o *Options) *string { return &o.OnError }),
 		valid: choice(func(o *Options) string { return o.OnError }, "skip_row", "fail_job", "null_value"),
