@@ -6,6 +6,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -150,12 +151,12 @@ type jobEventJSON struct {
 // mappingJSON is one entry of a job's mapping; an unmapped column has a
 // null field, method and confidence.
 type mappingJSON struct {
-	SourceFile   *string             `json:"source_file,omitempty"`
-	SourceColumn string              `json:"source_column"`
-	Field        *string             `json:"field"`
-	Method       *string             `json:"method"`
-	Confidence   *float64            `json:"confidence"`
-	Evidence     *normalize.Evidence `json:"evidence"`
+	SourceFile   *string         `json:"source_file,omitempty"`
+	SourceColumn string          `json:"source_column"`
+	Field        *string         `json:"field"`
+	Method       *string         `json:"method"`
+	Confidence   *float64        `json:"confidence"`
+	Evidence     *match.Evidence `json:"evidence"`
 }
 
 // resultJSON is a succeeded job's result object.
@@ -248,7 +249,7 @@ func (JobRenderer) Event(j job.Job, at time.Time, withJob bool) ([]byte, error) 
 }
 
 // Mapping implements ports.JobRenderer.
-func (JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
+func (JobRenderer) Mapping(entries []match.Entry) ([]byte, error) {
 	out := make([]mappingJSON, len(entries))
 	for i, m := range entries {
 		e := mappingJSON{SourceColumn: m.SourceColumn}

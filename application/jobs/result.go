@@ -5,6 +5,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 )
 
 // saveResult completes a run that finished: it stores the result blobs,
@@ -38,15 +39,15 @@ func (r *Runner) saveResult(ctx context.Context, j job.Job, res normalize.Result
 
 // learn remembers the explicit mappings of a job with a saved schema, for
 // the organization's next jobs with that schema (method "learned").
-func (r *Runner) learn(ctx context.Context, j job.Job, mapping []normalize.MappingEntry) error {
+func (r *Runner) learn(ctx context.Context, j job.Job, mapping []match.Entry) error {
 	if !j.Teaches() {
 		return nil
 	}
 	for _, m := range mapping {
-		if m.Method != normalize.MethodExplicit {
+		if m.Method != match.MethodExplicit {
 			continue
 		}
-		if err := r.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.HeaderKey(m.SourceColumn), m.Field, r.clock.Now()); err != nil {
+		if err := r.learned.Put(ctx, j.OrgID, j.SchemaID, match.HeaderKey(m.SourceColumn), m.Field, r.clock.Now()); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -77,7 +78,7 @@ func (s *Confirmer) Confirm(ctx context.Context, p identity.Principal, jobID str
 		sort.Strings(headers)
 		for _, h := range headers {
 			if f := confirmed[h]; f != "" {
-				if err := s.learned.Put(ctx, out.OrgID, out.SchemaID, normalize.HeaderKey(h), f, now); err != nil {
+				if err := s.learned.Put(ctx, out.OrgID, out.SchemaID, match.HeaderKey(h), f, now); err != nil {
 					return err
 				}
 			}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/rules"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
@@ -77,7 +78,7 @@ type Result struct {
 	RejectedCount   int64
 	IssueCount      int64
 	IssuesTruncated bool
-	Mapping         []MappingEntry
+	Mapping         []match.Entry
 	InferredSchema  *schema.Schema
 	Profile         []ColumnProfile
 	Progress        Progress
@@ -673,6 +674,24 @@ func (w *writer) fileWarnings(fileID string, d table.Detection) {
 	}
 }
 
+// ambiguousMappings warns of each field the matcher left open because
+// several columns named it as well as one another, naming them: a person
+// picks one (options.mapping), and the review proposes the field for
+// each of them; and of each synonym mapping another column contested.
+func (w *writer) ambiguousMappings(fileID string, ambiguities []match.Ambiguity) {
+	for _, a := range ambiguities {
+		if !a.Mapped {
+			w.issue(Issue{SourceFile: fileID, Field: a.Field, Severity: warning, Code: "ambiguous_mapping",
+				Message: fmt.Sprintf("Columns %q of %s name field %q equally well (confidence %.2f): none was mapped. Pick one with options.mapping.",
+					a.Columns, where(fileID), a.Field, a.Confidences[0])})
+			continue
+		}
+		w.issue(Issue{SourceFile: fileID, Column: a.Columns[0], Field: a.Field, Severity: warning, Code: "synonym_mapping",
+			Message: fmt.Sprintf("Column %q was mapped to field %q as a synonym (confidence %.2f), though column %q names it too (%.2f); check it, or map it explicitly.",
+				a.Columns[0], a.Field, a.Confidences[0], a.Columns[1:], a.Confidences[1])})
+	}
+}
+
 func where(fileID string) string {
 	if fileID != "" {
 		return "file " + fileID
@@ -689,13 +708,13 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		w.res.Detected = append(w.res.Detected, FileDetection{SourceFile: src.FileID, Detection: det})
 		w.fileWarnings(src.FileID, det)
 	}
-	to, entries, mt := mapSourceColumns(matchInput{header: header, schema: s, explicit: w.in.Options.Mapping, learned: w.in.Learned, lists: w.in.Lists,
-		values: func() [][]string { return columnValuesOf(ctx, src, len(header), s.MissingValues) }})
+	to, entries, mt := match.Columns(match.Input{Header: header, Schema: s, Explicit: w.in.Options.Mapping, Learned: w.in.Learned, Lists: w.in.Lists,
+		Values: func() [][]string { return columnValuesOf(ctx, src, len(header), s.MissingValues) }})
 	for i := range entries {
 		entries[i].SourceFile = src.FileID
 		w.mappingWarning(src.FileID, entries[i])
 	}
-	w.ambiguousMappings(src.FileID, mt)
+	w.ambiguousMappings(src.FileID, mt.Ambiguities())
 	w.res.Mapping = append(w.res.Mapping, entries...)
 	for _, is := range readerWarnings(r, src.FileID, header) {
 		w.issue(is)
@@ -760,12 +779,12 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 
 // mappingWarning warns of a mapping a person should check: one made by
 // a header's likeness to the field's name, or by the column's values.
-func (w *writer) mappingWarning(fileID string, e MappingEntry) {
+func (w *writer) mappingWarning(fileID string, e match.Entry) {
 	switch e.Method {
-	case MethodFuzzy:
+	case match.MethodFuzzy:
 		w.issue(Issue{SourceFile: fileID, Column: e.SourceColumn, Field: e.Field, Severity: warning, Code: "fuzzy_mapping",
 			Message: fmt.Sprintf("Column %q was mapped to field %q by similarity (%.2f); check it, or map it explicitly.", e.SourceColumn, e.Field, e.Confidence)})
-	case MethodContent:
+	case match.MethodContent:
 		w.issue(Issue{SourceFile: fileID, Column: e.SourceColumn, Field: e.Field, Severity: warning, Code: "content_mapping",
 			Message: fmt.Sprintf("Column %q was mapped to field %q by its values (%.0f%% read as %s; confidence %.2f); check it, or map it explicitly.",
 				e.SourceColumn, e.Field, 100*e.Evidence.Values, e.Evidence.Matched, e.Confidence)})

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -194,7 +195,7 @@ func TestRun_normalizesAndReports(t *testing.T) {
 	for _, m := range r.res.Mapping {
 		methods[m.SourceColumn] = m.Method
 	}
-	if methods["ID"] != MethodNormalized || methods["E-mail"] != MethodNormalized || methods["Signup Date"] != MethodNormalized {
+	if methods["ID"] != match.MethodNormalized || methods["E-mail"] != match.MethodNormalized || methods["Signup Date"] != match.MethodNormalized {
 		t.Fatalf("mapping %+v", r.res.Mapping)
 	}
 }
@@ -331,8 +332,8 @@ func TestRun_mappingMethods(t *testing.T) {
 	o := Defaults(ModeNormalize)
 	o.Mapping = map[string]string{"Postleitzahl": "zip"}
 	header := []string{"email", "First Name", "Tel.", "Land", "Ciyt", "Postleitzahl", "junk"}
-	to, entries := mapColumns(header, s, o.Mapping, map[string]string{"land": "country"})
-	want := []string{MethodExact, MethodNormalized, MethodAlias, MethodLearned, MethodFuzzy, MethodExplicit, ""}
+	to, entries := match.Header(header, s, o.Mapping, map[string]string{"land": "country"})
+	want := []string{match.MethodExact, match.MethodNormalized, match.MethodAlias, match.MethodLearned, match.MethodFuzzy, match.MethodExplicit, ""}
 	for i, e := range entries {
 		if e.Method != want[i] {
 			t.Errorf("%s: method %q, want %q (field %q)", header[i], e.Method, want[i], e.Field)
@@ -345,7 +346,7 @@ func TestRun_mappingMethods(t *testing.T) {
 		t.Errorf("fuzzy %+v", entries[4])
 	}
 	// A field is taken once; the leftmost exact match wins.
-	to, _ = mapColumns([]string{"email", "email"}, s, nil, nil)
+	to, _ = match.Header([]string{"email", "email"}, s, nil, nil)
 	if to[0] != 0 || to[1] != -1 {
 		t.Errorf("duplicate headers: %v", to)
 	}

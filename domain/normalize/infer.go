@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -200,7 +201,7 @@ func (inf *inference) profilers(header []string, fileID string) []*profiler {
 			inf.order = append(inf.order, name)
 		}
 		profs[i] = p
-		inf.res.Mapping = append(inf.res.Mapping, MappingEntry{SourceFile: fileID, SourceColumn: h, Field: name, Method: MethodNormalized, Confidence: 1})
+		inf.res.Mapping = append(inf.res.Mapping, match.Entry{SourceFile: fileID, SourceColumn: h, Field: name, Method: match.MethodNormalized, Confidence: 1})
 	}
 	return profs
 }
@@ -216,7 +217,7 @@ func (inf *inference) propose() *schema.Schema {
 		if (f.Type == schema.Number || f.Type == schema.Integer) && p.point+p.comma+p.ambiguous > 0 {
 			f.DecimalChar = dec // the mark infer read with, for the engine to read with
 		}
-		if HeaderKey(p.prof.Column) != HeaderKey(name) || p.prof.Column != name {
+		if match.HeaderKey(p.prof.Column) != match.HeaderKey(name) || p.prof.Column != name {
 			f.Aliases = []string{p.prof.Column}
 		}
 		s.Fields = append(s.Fields, f)

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -25,11 +25,6 @@ import (
 
 // PreviewRows is how many output rows a review shows.
 const PreviewRows = 50
-
-// alternativeThreshold is the similarity above which a field is offered
-// as an alternative for a column: lower than fuzzyThreshold, since a
-// person chooses among them.
-const alternativeThreshold = 0.75
 
 // maxAlternatives bounds the alternatives offered per column.
 const maxAlternatives = 3
@@ -103,20 +98,11 @@ type ReviewColumn struct {
 	Confidence   *float64 `json:"confidence"`
 	// Evidence is what the mapping rests on, for a mapping the matcher
 	// made (synonym, fuzzy, content); nil otherwise.
-	Evidence *Evidence `json:"evidence"`
+	Evidence *match.Evidence `json:"evidence"`
 	// Ignored says the mapping maps the column to null: no method takes it.
-	Ignored      bool        `json:"ignored"`
-	Alternatives []Candidate `json:"alternatives"`
-	Values       []string    `json:"values"`
-}
-
-// Candidate is a field a column could map to, with the method that
-// suggests it, how sure it is and the evidence.
-type Candidate struct {
-	Field      string    `json:"field"`
-	Method     string    `json:"method"`
-	Confidence float64   `json:"confidence"`
-	Evidence   *Evidence `json:"evidence"`
+	Ignored      bool              `json:"ignored"`
+	Alternatives []match.Candidate `json:"alternatives"`
+	Values       []string          `json:"values"`
 }
 
 // Blocker is a problem that keeps the job from running as mapped.
@@ -244,15 +230,15 @@ func sheetsOf(samples []Sample) []ReviewSheet {
 func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, relax map[string]bool) (some bool) {
 	s := in.Schema
 	cols := smp.columnValues(s.MissingValues)
-	to, entries, mt := mapSourceColumns(matchInput{header: smp.Header, schema: s, explicit: in.Options.Mapping, learned: in.Learned,
-		values: func() [][]string { return cols }, lists: in.Lists})
+	to, entries, mt := match.Columns(match.Input{Header: smp.Header, Schema: s, Explicit: in.Options.Mapping, Learned: in.Learned,
+		Values: func() [][]string { return cols }, Lists: in.Lists})
 	if mt == nil {
-		mt = newMatcher(smp.Header, cols, s, in.Lists)
+		mt = match.NewMatcher(smp.Header, cols, s, in.Lists)
 	}
 	values := sampleValues(smp)
 	mapped := make([]bool, len(s.Fields))
 	for c, e := range entries {
-		col := ReviewColumn{SourceFile: optional(smp.FileID), SourceColumn: e.SourceColumn, Values: values[c], Alternatives: []Candidate{}}
+		col := ReviewColumn{SourceFile: optional(smp.FileID), SourceColumn: e.SourceColumn, Values: values[c], Alternatives: []match.Candidate{}}
 		if f, ok := in.Options.Mapping[e.SourceColumn]; ok && f == "" {
 			col.Ignored = true
 		}
@@ -261,7 +247,7 @@ func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, r
 			col.Field, col.Method, col.Confidence, col.Evidence = &field, &method, &conf, e.Evidence
 			mapped[to[c]], mappedAnywhere[to[c]], some = true, true, true
 		}
-		for _, cand := range mt.candidates(c, in.Learned) {
+		for _, cand := range mt.Candidates(c, in.Learned) {
 			if cand.Field != e.Field && len(col.Alternatives) < maxAlternatives {
 				col.Alternatives = append(col.Alternatives, cand)
 			}
@@ -437,28 +423,6 @@ func countIssues(issues io.Reader, s *schema.Schema) []IssueCount {
 	return out
 }
 
-// containment scores a name that holds the other whole ("fullname" and
-// "name"), which Jaro-Winkler rates low when the other is short: from
-// alternativeThreshold up, by the share of the longer one it covers.
-func containment(a, b string) float64 {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	if len(b) < 3 || !strings.Contains(a, b) {
-		return 0
-	}
-	return alternativeThreshold + 0.2*float64(len(b))/float64(len(a))
-}
-
-func aliasOf(norm string, f schema.Field) bool {
-	for _, a := range f.Aliases {
-		if norm == HeaderKey(a) {
-			return true
-		}
-	}
-	return false
-}
-
 // sampleValues returns, per column, the first distinct values of the
 // sample that are not empty, shortened to maxSampleValueLen bytes.
 func sampleValues(smp *Sample) [][]string {
@@ -495,12 +459,12 @@ func sampleValues(smp *Sample) [][]string {
 // evidence.
 func (r Review) MappingJSON() []byte {
 	type entry struct {
-		SourceFile   *string   `json:"source_file,omitempty"`
-		SourceColumn string    `json:"source_column"`
-		Field        *string   `json:"field"`
-		Method       *string   `json:"method"`
-		Confidence   *float64  `json:"confidence"`
-		Evidence     *Evidence `json:"evidence"`
+		SourceFile   *string         `json:"source_file,omitempty"`
+		SourceColumn string          `json:"source_column"`
+		Field        *string         `json:"field"`
+		Method       *string         `json:"method"`
+		Confidence   *float64        `json:"confidence"`
+		Evidence     *match.Evidence `json:"evidence"`
 	}
 	out := make([]entry, len(r.Columns))
 	for i, c := range r.Columns {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 )
 
 const germanSchema = `{"fields":[
@@ -114,8 +115,8 @@ func asCoded(err error, coded **domain.Error) bool {
 func TestMapColumns_nullIgnoresAColumn(t *testing.T) {
 	t.Parallel()
 	s := mustSchema(t, `{"fields":[{"name":"email"},{"name":"name"}]}`)
-	to, entries := mapColumns([]string{"email", "Mail", "Name"}, s, Mapping{"email": "", "Mail": "email"}, nil)
-	if to[0] != -1 || to[1] != 0 || to[2] != 1 || entries[0].Field != "" || entries[1].Method != MethodExplicit {
+	to, entries := match.Header([]string{"email", "Mail", "Name"}, s, Mapping{"email": "", "Mail": "email"}, nil)
+	if to[0] != -1 || to[1] != 0 || to[2] != 1 || entries[0].Field != "" || entries[1].Method != match.MethodExplicit {
 		t.Fatalf("to %v entries %+v", to, entries)
 	}
 }
@@ -166,13 +167,13 @@ func reviewColumn(t *testing.T, rev Review, name string) ReviewColumn {
 
 func reviewProposal(t *testing.T) {
 	rev := reviewOf(t, reviewPeople, "", source("", reviewRows...))
-	if c := reviewColumn(t, rev, "ID"); *c.Field != "id" || *c.Method != MethodNormalized || fmt.Sprint(c.Values) != "[1 2 x]" {
+	if c := reviewColumn(t, rev, "ID"); *c.Field != "id" || *c.Method != match.MethodNormalized || fmt.Sprint(c.Values) != "[1 2 x]" {
 		t.Fatalf("ID %+v", c)
 	}
-	if c := reviewColumn(t, rev, "Emial"); *c.Field != "email" || *c.Method != MethodFuzzy || *c.Confidence >= 1 {
+	if c := reviewColumn(t, rev, "Emial"); *c.Field != "email" || *c.Method != match.MethodFuzzy || *c.Confidence >= 1 {
 		t.Fatalf("Emial %+v", c)
 	}
-	if c := reviewColumn(t, rev, "Nickname"); c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "name" || c.Alternatives[0].Method != MethodSynonym {
+	if c := reviewColumn(t, rev, "Nickname"); c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "name" || c.Alternatives[0].Method != match.MethodSynonym {
 		t.Fatalf("Nickname %+v", c)
 	}
 	if c := reviewColumn(t, rev, "Notes"); c.Field != nil || c.Ignored || fmt.Sprint(c.Values) != "[n1 n2 n4]" {

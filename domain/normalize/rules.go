@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/rules"
 	"github.com/tabnorm/tabnorm/domain/schema"
 )
@@ -20,11 +21,10 @@ import (
 // compiled once per job; each batch evaluates them with its own reused
 // activation.
 
-// ListLookup answers whether a value is in a reference list. It is used
-// by every worker at once.
-type ListLookup interface {
-	Contains(value string) (bool, error)
-}
+// ListLookup answers whether a value is in a reference list (the
+// engine's Input.Lists): the list checks of the rules stage and the
+// matcher's reading of a column as a list use it.
+type ListLookup = match.ListLookup
 
 // stage is a job's compiled computes, list checks and rules.
 type stage struct {
@@ -152,20 +152,6 @@ func hasCompute(s *schema.Schema) bool {
 		}
 	}
 	return false
-}
-
-// mapSourceColumns maps the header as matchColumns does, but leaves
-// computed fields to their expressions: no column fills them.
-func mapSourceColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
-	s := in.schema
-	to, entries, mt := matchColumns(in)
-	for c, f := range to {
-		if f >= 0 && s.Fields[f].Compute != "" {
-			to[c] = -1
-			entries[c] = MappingEntry{SourceFile: entries[c].SourceFile, SourceColumn: entries[c].SourceColumn}
-		}
-	}
-	return to, entries, mt
 }
 
 // rowState is what the stage needs of the row being processed.

@@ -1,4 +1,4 @@
-package normalize
+package match
 
 import (
 	_ "embed"

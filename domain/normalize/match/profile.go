@@ -1,4 +1,4 @@
-package normalize
+package match
 
 import (
 	"strings"
@@ -307,7 +307,7 @@ func streetName(v string) bool {
 
 // countryNames are the countries' names in the languages of
 // synonyms.json (CLDR, through x/text), folded as coerce.CountryKey folds: the
-// matcher reads Frankreich and Países Bajos as countries.
+// Matcher reads Frankreich and Países Bajos as countries.
 var countryNames = sync.OnceValue(func() map[string]bool {
 	out := map[string]bool{}
 	for _, tag := range []language.Tag{language.German, language.French, language.Spanish, language.Italian, language.Portuguese,
