@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/normalize/match"
@@ -268,7 +269,7 @@ func (JobRenderer) Mapping(entries []match.Entry) ([]byte, error) {
 // Result is the result object of the job, which succeeded with r (as the
 // job object carries it once the job keeps r as its result).
 func (JobRenderer) Result(j job.Job, r normalize.Result) ([]byte, error) {
-	res := job.NewResult(r)
+	res := jobs.NewResult(r)
 	j.Result = &res
 	return json.Marshal(newResultJSON(j))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/normalize/match"
@@ -34,7 +35,7 @@ func goldenJobs() []job.Job {
 
 // goldenJobResult is the job's own record of goldenResult, which job_1
 // carries: its job object's result is then the result object below it.
-var goldenJobResult = job.NewResult(goldenResult())
+var goldenJobResult = jobs.NewResult(goldenResult())
 
 func goldenResult() normalize.Result {
 	sch, err := schema.Parse([]byte(`{"fields":[{"name":"a","type":"integer"},{"name":"b"}]}`))

@@ -34,7 +34,7 @@ func (r *Runner) saveResult(ctx context.Context, j job.Job, res normalize.Result
 	if err != nil {
 		return job.Result{}, err
 	}
-	return job.NewResult(res), nil
+	return NewResult(res), nil
 }
 
 // learn remembers the explicit mappings of a job with a saved schema, for
@@ -52,4 +52,24 @@ func (r *Runner) learn(ctx context.Context, j job.Job, mapping []match.Entry) er
 		}
 	}
 	return nil
+}
+
+// NewResult is the job's record (job.Result) of a run that ended with r.
+func NewResult(r normalize.Result) job.Result {
+	out := job.Result{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
+		EditsApplied: r.EditsApplied, Detected: r.DetectedJSON()}
+	for _, is := range r.FileIssues {
+		out.FileIssues = append(out.FileIssues, job.FileIssue{SourceFile: is.SourceFile, Column: is.Column, Field: is.Field, Severity: is.Severity,
+			Code: is.Code, Message: is.Message})
+	}
+	if r.InferredSchema != nil {
+		out.InferredSchema = r.InferredSchema.JSON()
+		out.Profile = make([]job.ColumnProfile, len(r.Profile))
+		for i, p := range r.Profile {
+			out.Profile[i] = job.ColumnProfile{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
+				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples,
+				Currency: p.Currency, Currencies: p.Currencies}
+		}
+	}
+	return out
 }

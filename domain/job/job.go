@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
-	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/mode"
 )
 
 // Status is where a job is in its life.
@@ -97,7 +97,7 @@ type Job struct {
 	ID         string
 	OrgID      string
 	Name       string // "" when unnamed
-	Mode       normalize.Mode
+	Mode       mode.Mode
 	Status     Status
 	SourceType SourceType
 	Files      []File
@@ -105,7 +105,7 @@ type Job struct {
 	Schema     []byte // canonical JSON of the target schema; nil in infer mode without one
 	Options    []byte // canonical JSON of the effective options
 	Progress   Progress
-	Mapping    []byte  // JSON array of mapping entries, once known
+	Mapping    []byte  // the API's JSON array of mapping entries, once known
 	Result     *Result // once succeeded
 	Failure    *Failure
 	Attempts   int

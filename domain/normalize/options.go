@@ -13,29 +13,23 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
+	"github.com/tabnorm/tabnorm/domain/normalize/mode"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
-// Mode is what a job does (API.md §7).
-type Mode string
+// Mode is what a job does (API.md §7): the engine's name for mode.Mode,
+// which a job carries without importing the engine.
+type Mode = mode.Mode
 
 // The modes.
 const (
-	ModeNormalize Mode = "normalize"
-	ModeValidate  Mode = "validate"
-	ModeInfer     Mode = "infer"
+	ModeNormalize = mode.Normalize
+	ModeValidate  = mode.Validate
+	ModeInfer     = mode.Infer
 )
 
 // ParseMode validates a mode; "" is normalize.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case "":
-		return ModeNormalize, nil
-	case ModeNormalize, ModeValidate, ModeInfer:
-		return m, nil
-	}
-	return "", domain.Errorf(domain.ErrInvalid, domain.CodeInvalidMode, "Unknown mode %q: use normalize, validate or infer.", s)
-}
+func ParseMode(s string) (Mode, error) { return mode.Parse(s) }
 
 // Options are a job's options with their effective values.
 type Options struct {
