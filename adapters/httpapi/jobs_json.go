@@ -152,12 +152,12 @@ type jobEventJSON struct {
 // mappingJSON is one entry of a job's mapping; an unmapped column has a
 // null field, method and confidence.
 type mappingJSON struct {
-	SourceFile   *string         `json:"source_file,omitempty"`
-	SourceColumn string          `json:"source_column"`
-	Field        *string         `json:"field"`
-	Method       *string         `json:"method"`
-	Confidence   *float64        `json:"confidence"`
-	Evidence     *match.Evidence `json:"evidence"`
+	SourceFile   *string       `json:"source_file,omitempty"`
+	SourceColumn string        `json:"source_column"`
+	Field        *string       `json:"field"`
+	Method       *string       `json:"method"`
+	Confidence   *float64      `json:"confidence"`
+	Evidence     *evidenceJSON `json:"evidence"`
 }
 
 // resultJSON is a succeeded job's result object.
@@ -259,7 +259,7 @@ func (JobRenderer) Mapping(entries []match.Entry) ([]byte, error) {
 		}
 		if m.Field != "" {
 			field, method, conf := m.Field, m.Method, m.Confidence
-			e.Field, e.Method, e.Confidence, e.Evidence = &field, &method, &conf, m.Evidence
+			e.Field, e.Method, e.Confidence, e.Evidence = &field, &method, &conf, (*evidenceJSON)(m.Evidence)
 		}
 		out[i] = e
 	}

@@ -52,18 +52,14 @@ func (s *Confirmer) Confirm(ctx context.Context, p identity.Principal, jobID str
 			if j.Status != job.AwaitingReview {
 				return j.NotAwaitingReview()
 			}
-			rev, err := normalize.ParseReview(j.Review)
-			if err != nil {
-				return err
-			}
-			if err := rev.Blocked(); err != nil {
+			if err := j.Review.Blocked(); err != nil {
 				return err
 			}
 			st, err := settingsOf(*j)
 			if err != nil {
 				return err
 			}
-			confirmed = rev.Confirmed()
+			confirmed = j.Review.Confirmed()
 			st.options.Mapping = confirmed
 			j.Options = st.options.JSON()
 			return j.ConfirmReview(now)

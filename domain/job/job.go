@@ -16,6 +16,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize/mode"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 )
 
 // Status is where a job is in its life.
@@ -112,9 +113,9 @@ type Job struct {
 	CreatedAt  time.Time
 	StartedAt  *time.Time
 	FinishedAt *time.Time
-	// Review is the review of the job's column mapping (options.review):
-	// JSON made by the engine, nil for a job that was never reviewed.
-	Review []byte
+	// Review is the review of the job's column mapping (options.review),
+	// as the engine made it; nil for a job that was never reviewed.
+	Review *review.Review
 	// ReviewSince is when the job last stopped to await its review; the
 	// review expires a TTL later.
 	ReviewSince *time.Time

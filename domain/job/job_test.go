@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 )
 
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -20,8 +21,8 @@ func TestTransitions(t *testing.T) {
 		"fail":    func(j *Job) error { return j.Fail(now, Failure{Code: "unreadable_file"}) },
 		"cancel":  func(j *Job) error { return j.Cancel(now) },
 		"requeue": func(j *Job) error { _, err := j.Requeue(now); return err },
-		"await":   func(j *Job) error { return j.AwaitReview(now, []byte(`{}`), []byte(`[]`)) },
-		"revise":  func(j *Job) error { return j.Revise([]byte(`{}`), []byte(`[]`)) },
+		"await":   func(j *Job) error { return j.AwaitReview(now, review.Review{}, []byte(`[]`)) },
+		"revise":  func(j *Job) error { return j.Revise(review.Review{}, []byte(`[]`)) },
 		"confirm": func(j *Job) error { return j.ConfirmReview(now) },
 		"expire":  func(j *Job) error { return j.ExpireReview(now, time.Hour) },
 	}
@@ -140,10 +141,10 @@ func TestReview(t *testing.T) {
 	if err := j.Start(now); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.AwaitReview(now, []byte(`{"r":1}`), []byte(`[1]`)); err != nil {
+	if err := j.AwaitReview(now, review.Review{UnmappedFields: []string{"a"}}, []byte(`[1]`)); err != nil {
 		t.Fatal(err)
 	}
-	if j.Status != AwaitingReview || string(j.Review) != `{"r":1}` || string(j.Mapping) != `[1]` || !j.ReviewSince.Equal(now) || j.FinishedAt != nil {
+	if j.Status != AwaitingReview || j.Review == nil || len(j.Review.UnmappedFields) != 1 || string(j.Mapping) != `[1]` || !j.ReviewSince.Equal(now) || j.FinishedAt != nil {
 		t.Fatalf("awaiting: %+v", j)
 	}
 	ttl := 7 * 24 * time.Hour

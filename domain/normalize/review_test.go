@@ -9,6 +9,8 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize/match"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
+	"reflect"
 )
 
 const germanSchema = `{"fields":[
@@ -121,7 +123,7 @@ func TestMapColumns_nullIgnoresAColumn(t *testing.T) {
 	}
 }
 
-func reviewOf(t *testing.T, schemaDoc, opts string, sources ...Source) Review {
+func reviewOf(t *testing.T, schemaDoc, opts string, sources ...Source) review.Review {
 	t.Helper()
 	o, err := ParseOptions(ModeNormalize, []byte(opts))
 	if err != nil {
@@ -154,7 +156,7 @@ const reviewPeople = `{"fields":[
 var reviewRows = [][]string{{"ID", "Emial", "Nickname", "Notes"}, {"1", "ann@x.io", "Ann", "n1"}, {"2", "bob@", "Bob", "n2"}, {"1", "cy@x.io", "Cy", ""}, {"x", "dee@x.io", "Dee", "n4"}}
 
 // reviewColumn is the review's column of that header.
-func reviewColumn(t *testing.T, rev Review, name string) ReviewColumn {
+func reviewColumn(t *testing.T, rev review.Review, name string) review.Column {
 	t.Helper()
 	for _, c := range rev.Columns {
 		if c.SourceColumn == name {
@@ -162,7 +164,7 @@ func reviewColumn(t *testing.T, rev Review, name string) ReviewColumn {
 		}
 	}
 	t.Fatalf("no column %s in %+v", name, rev.Columns)
-	return ReviewColumn{}
+	return review.Column{}
 }
 
 func reviewProposal(t *testing.T) {
@@ -182,10 +184,14 @@ func reviewProposal(t *testing.T) {
 	if fmt.Sprint(rev.UnmappedFields) != "[name phone]" || len(rev.Blocking) != 0 {
 		t.Fatalf("unmapped %v blocking %+v", rev.UnmappedFields, rev.Blocking)
 	}
-	if got := string(rev.MappingJSON()); !strings.Contains(got, `{"source_column":"Emial","field":"email","method":"fuzzy","confidence":0.9`) ||
-		!strings.Contains(got, `"evidence":{"header":0.95,"values":1,"matched":"email"}}`) ||
-		!strings.Contains(got, `{"source_column":"Notes","field":null,"method":null,"confidence":null,"evidence":null}`) {
+	if got := fmt.Sprintf("%+v", rev.Mapping()); !strings.Contains(got, `{SourceFile: SourceColumn:Emial Field:email Method:fuzzy Confidence:0.9`) ||
+		!strings.Contains(got, `{SourceFile: SourceColumn:Notes Field: Method: Confidence:0 Evidence:<nil>}`) {
 		t.Fatalf("mapping %s", got)
+	}
+	for _, e := range rev.Mapping() {
+		if e.SourceColumn == "Emial" && (e.Evidence == nil || *e.Evidence != match.Evidence{Header: 0.95, Values: 1, Matched: "email"}) {
+			t.Fatalf("the evidence of Emial: %+v", e.Evidence)
+		}
 	}
 	if got := fmt.Sprint(rev.Confirmed()); got != "map[Emial:email ID:id Nickname: Notes:]" {
 		t.Fatalf("confirmed %s", got)
@@ -196,7 +202,7 @@ func reviewProposal(t *testing.T) {
 // issues, which are counted.
 func reviewPreview(t *testing.T) {
 	rev := reviewOf(t, reviewPeople, "", source("", reviewRows...))
-	if rev.Sample != (SampleSummary{Records: 4, RowsValid: 1, RowsRejected: 3, Complete: true}) || len(rev.Preview) != 4 {
+	if rev.Sample != (review.Summary{Records: 4, RowsValid: 1, RowsRejected: 3, Complete: true}) || len(rev.Preview) != 4 {
 		t.Fatalf("sample %+v preview %d", rev.Sample, len(rev.Preview))
 	}
 	p := rev.Preview
@@ -292,8 +298,8 @@ func TestSamples_roundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(first.JSON()) != string(second.JSON()) || len(first.Preview) != PreviewRows || first.Sample.Records != SampleRecords || first.Sample.Complete {
-		t.Fatalf("replayed review differs or is wrong:\n%s\n%s", first.JSON()[:300], second.JSON()[:300])
+	if !reflect.DeepEqual(first, second) || len(first.Preview) != PreviewRows || first.Sample.Records != SampleRecords || first.Sample.Complete {
+		t.Fatalf("replayed review differs or is wrong:\n%+v\n%+v", first.Sample, second.Sample)
 	}
 	if *first.Preview[0].SourceFile != "file_1" || first.Preview[49].Row != 50 {
 		t.Fatalf("preview %+v", first.Preview[49])

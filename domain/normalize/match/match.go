@@ -23,18 +23,18 @@ import (
 // what they were read as (a kind of value, "enum", "pattern", "list", or
 // "empty" when the sample holds no value in the column).
 type Evidence struct {
-	Header  float64 `json:"header"`
-	Values  float64 `json:"values"`
-	Matched string  `json:"matched"`
+	Header  float64
+	Values  float64
+	Matched string
 }
 
 // Candidate is a field a column could map to, with the method that
 // suggests it, how sure it is and the evidence.
 type Candidate struct {
-	Field      string    `json:"field"`
-	Method     string    `json:"method"`
-	Confidence float64   `json:"confidence"`
-	Evidence   *Evidence `json:"evidence"`
+	Field      string
+	Method     string
+	Confidence float64
+	Evidence   *Evidence
 }
 
 // Thresholds of the combined score.
