@@ -61,7 +61,7 @@ func TestCoercers(t *testing.T) {
 			if !ok {
 				return "", false
 			}
-			return FormatDate(d), true
+			return formatDate(d), true
 		}
 	}
 	runCoerce(t, "date_month_first", date(OrderMDY), []coerceCase{

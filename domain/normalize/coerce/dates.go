@@ -23,8 +23,8 @@ var monthNames = map[string]int{
 	"oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
 }
 
-// dateParts is a parsed calendar date.
-type dateParts struct {
+// Date is a calendar date as ParseDate read it.
+type Date struct {
 	y, m, d      int
 	twoDigitYear bool
 }
@@ -57,8 +57,8 @@ func containsLetter(s string) bool {
 // ParseDate reads a calendar date in the forms of API.md §6. order decides
 // D/M/Y against M/D/Y for numeric dates ("" or auto means M/D/Y here; the
 // engine settles auto per column before it calls this).
-func ParseDate(s, order string) (dateParts, bool) {
-	var p dateParts
+func ParseDate(s, order string) (Date, bool) {
+	var p Date
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return p, false
@@ -78,7 +78,7 @@ func ParseDate(s, order string) (dateParts, bool) {
 			p.y, _ = strconv.Atoi(s[:4])
 			p.m, _ = strconv.Atoi(s[4:6])
 			p.d, _ = strconv.Atoi(s[6:])
-			return p, ValidDay(p.y, p.m, p.d)
+			return p, validDay(p.y, p.m, p.d)
 		}
 		return p, false
 	}
@@ -121,14 +121,14 @@ func ParseDate(s, order string) (dateParts, bool) {
 	if p.twoDigitYear {
 		p.y = expandYear(p.y)
 	}
-	return p, ValidDay(p.y, p.m, p.d)
+	return p, validDay(p.y, p.m, p.d)
 }
 
 // ParseDateEitherWay reads a date in the column's order, or, when it is
 // impossible that way but valid the other way round (31/01 in a
 // month-first column), in the only order it can have: an unambiguous
 // value is never wrong, ambiguous ones follow the column.
-func ParseDateEitherWay(s, order string) (dateParts, bool) {
+func ParseDateEitherWay(s, order string) (Date, bool) {
 	if d, ok := ParseDate(s, order); ok {
 		return d, true
 	}
@@ -138,7 +138,7 @@ func ParseDateEitherWay(s, order string) (dateParts, bool) {
 	case OrderMDY, OrderAuto, "":
 		return ParseDate(s, OrderDMY)
 	}
-	return dateParts{}, false
+	return Date{}, false
 }
 
 // expandYear puts a two-digit year in 1970–2069, as spreadsheets do.
@@ -151,12 +151,12 @@ func expandYear(y int) int {
 
 // parseMonthName reads "Jan 31 2024", "31 January 2024", "January 31,
 // 2024", "31-Jan-2024" and "11-May-11": three words, case ignored.
-func parseMonthName(s string) (dateParts, bool) {
+func parseMonthName(s string) (Date, bool) {
 	var f [3]string
 	if !IsASCII(s) {
 		words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r < utf8.RuneSelf && monthSep(byte(r)) })
 		if len(words) != len(f) {
-			return dateParts{}, false
+			return Date{}, false
 		}
 		copy(f[:], words)
 		return monthNameDate(f)
@@ -172,14 +172,14 @@ func parseMonthName(s string) (dateParts, bool) {
 		}
 		if i > start {
 			if n == len(f) {
-				return dateParts{}, false
+				return Date{}, false
 			}
 			f[n] = s[start:i]
 			n++
 		}
 	}
 	if n != len(f) {
-		return dateParts{}, false
+		return Date{}, false
 	}
 	return monthNameDate(f)
 }
@@ -188,8 +188,8 @@ func monthSep(c byte) bool { return c == ' ' || c == '-' || c == '/' || c == ','
 
 // monthNameDate reads the three words of a date with a month name, A–Z
 // read as a–z.
-func monthNameDate(f [3]string) (dateParts, bool) {
-	var p dateParts
+func monthNameDate(f [3]string) (Date, bool) {
+	var p Date
 	var nums [2]string
 	n := 0
 	month := 0
@@ -224,7 +224,7 @@ func monthNameDate(f [3]string) (dateParts, bool) {
 	} else if len(year) != 4 {
 		return p, false
 	}
-	return p, ValidDay(p.y, p.m, p.d)
+	return p, validDay(p.y, p.m, p.d)
 }
 
 // monthNumber looks w up in monthNames with A–Z folded, or returns 0.
@@ -252,6 +252,7 @@ func atoiDigits(s string) int {
 	return n
 }
 
+// AllDigits reports whether s is one or more ASCII digits.
 func AllDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -261,7 +262,7 @@ func AllDigits(s string) bool {
 	return s != ""
 }
 
-func ValidDay(y, m, d int) bool {
+func validDay(y, m, d int) bool {
 	if y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 {
 		return false
 	}
@@ -364,11 +365,11 @@ func isoDate(s string) bool {
 			return false
 		}
 	}
-	return ValidDay(atoiDigits(s[:4]), atoiDigits(s[5:7]), atoiDigits(s[8:]))
+	return validDay(atoiDigits(s[:4]), atoiDigits(s[5:7]), atoiDigits(s[8:]))
 }
 
 // appendDate writes p, a valid date (years 1–9999), as YYYY-MM-DD to sc.
-func appendDate(sc *Scratch, p dateParts) string {
+func appendDate(sc *Scratch, p Date) string {
 	mark := len(sc.buf)
 	y, m, d := p.y, p.m, p.d
 	sc.buf = append(sc.buf, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
@@ -376,7 +377,7 @@ func appendDate(sc *Scratch, p dateParts) string {
 	return sc.since(mark)
 }
 
-func FormatDate(p dateParts) string {
+func formatDate(p Date) string {
 	var a [10]byte
 	b := appendPadded(a[:0], p.y, 4)
 	b = append(b, '-')

@@ -14,9 +14,11 @@ import (
 // Kind says how a canonical value is written in JSON.
 type Kind uint8
 
+// The kinds of values: KindString is written quoted, KindRaw (numbers,
+// booleans, years) as it is.
 const (
-	KindString Kind = iota // quoted
-	KindRaw                // numbers and booleans, as they are
+	KindString Kind = iota
+	KindRaw
 )
 
 // Problem is why a value was refused or changed.

@@ -45,11 +45,11 @@ func FuzzCoerceDate(f *testing.F) {
 			if !ok {
 				continue
 			}
-			v := FormatDate(d)
-			if !ValidDay(d.y, d.m, d.d) || len(v) != 10 {
+			v := formatDate(d)
+			if !validDay(d.y, d.m, d.d) || len(v) != 10 {
 				t.Fatalf("%q (%s) → impossible date %q", s, order, v)
 			}
-			if again, ok := ParseDate(v, OrderYMD); !ok || FormatDate(again) != v {
+			if again, ok := ParseDate(v, OrderYMD); !ok || formatDate(again) != v {
 				t.Fatalf("%q → %q does not read back", s, v)
 			}
 		}

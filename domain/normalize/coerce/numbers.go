@@ -240,6 +240,7 @@ func isUpperCode(s string) bool {
 	return true
 }
 
+// IsDigit reports whether c is an ASCII digit.
 func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // ParseInteger accepts what ParseDecimal does when the fraction is zero
@@ -279,6 +280,8 @@ func foldIn(s string, words []string) bool {
 	return false
 }
 
+// ParseBoolean reads a yes/no value as "true" or "false": the field's own
+// true and false values first, then the yes and no words the engine knows.
 func ParseBoolean(s string, trueValues, falseValues []string) (string, bool) {
 	for _, v := range trueValues {
 		if s == v {

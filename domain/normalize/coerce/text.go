@@ -323,6 +323,8 @@ func possibleInternational(d []byte) int {
 	return fastNo
 }
 
+// ValidRegion reports whether r is a region libphonenumber knows, as the
+// phone_region option names it (two letters).
 func ValidRegion(r string) bool {
 	if len(r) != 2 {
 		return false
@@ -371,6 +373,7 @@ func foldASCII(s string) string {
 	return string(b)
 }
 
+// IsASCII reports whether s holds only ASCII bytes.
 func IsASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {

@@ -758,7 +758,7 @@ func sameKind(a, b string) bool {
 	return a == b || dated(a) && dated(b)
 }
 
-// candidates ranks the fields column c could take, best first: the
+// Candidates ranks the fields column c could take, best first: the
 // header methods' fields, then the scored pairs worth offering.
 func (m *Matcher) Candidates(c int, learned map[string]string) []Candidate {
 	var out []Candidate
