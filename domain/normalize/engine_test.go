@@ -326,32 +326,6 @@ func TestRun_requiredFieldUnmappedFails(t *testing.T) {
 	}
 }
 
-func TestRun_mappingMethods(t *testing.T) {
-	t.Parallel()
-	s := mustSchema(t, `{"fields":[{"name":"email"},{"name":"first_name"},{"name":"phone","aliases":["tel"]},{"name":"country"},{"name":"city"},{"name":"zip"}]}`)
-	o := Defaults(ModeNormalize)
-	o.Mapping = map[string]string{"Postleitzahl": "zip"}
-	header := []string{"email", "First Name", "Tel.", "Land", "Ciyt", "Postleitzahl", "junk"}
-	to, entries := match.Header(header, s, o.Mapping, map[string]string{"land": "country"})
-	want := []string{match.MethodExact, match.MethodNormalized, match.MethodAlias, match.MethodLearned, match.MethodFuzzy, match.MethodExplicit, ""}
-	for i, e := range entries {
-		if e.Method != want[i] {
-			t.Errorf("%s: method %q, want %q (field %q)", header[i], e.Method, want[i], e.Field)
-		}
-	}
-	if to[6] != -1 || entries[6].Field != "" {
-		t.Errorf("junk mapped to %q", entries[6].Field)
-	}
-	if entries[4].Confidence >= 1 || entries[4].Field != "city" {
-		t.Errorf("fuzzy %+v", entries[4])
-	}
-	// A field is taken once; the leftmost exact match wins.
-	to, _ = match.Header([]string{"email", "email"}, s, nil, nil)
-	if to[0] != 0 || to[1] != -1 {
-		t.Errorf("duplicate headers: %v", to)
-	}
-}
-
 func TestRun_keepUnmapped(t *testing.T) {
 	t.Parallel()
 	s := mustSchema(t, `{"fields":[{"name":"a"}]}`)

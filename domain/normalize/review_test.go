@@ -114,15 +114,6 @@ func asCoded(err error, coded **domain.Error) bool {
 	return ok
 }
 
-func TestMapColumns_nullIgnoresAColumn(t *testing.T) {
-	t.Parallel()
-	s := mustSchema(t, `{"fields":[{"name":"email"},{"name":"name"}]}`)
-	to, entries := match.Header([]string{"email", "Mail", "Name"}, s, Mapping{"email": "", "Mail": "email"}, nil)
-	if to[0] != -1 || to[1] != 0 || to[2] != 1 || entries[0].Field != "" || entries[1].Method != match.MethodExplicit {
-		t.Fatalf("to %v entries %+v", to, entries)
-	}
-}
-
 func reviewOf(t *testing.T, schemaDoc, opts string, sources ...Source) review.Review {
 	t.Helper()
 	o, err := ParseOptions(ModeNormalize, []byte(opts))

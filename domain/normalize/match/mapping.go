@@ -60,12 +60,6 @@ func HeaderKey(s string) string {
 	return b.String()
 }
 
-// Header maps a header without values, as Columns does.
-func Header(header []string, s *schema.Schema, explicit, learned map[string]string) ([]int, []Entry) {
-	to, entries, _ := Columns(Input{Header: header, Schema: s, Explicit: explicit, Learned: learned})
-	return to, entries
-}
-
 // Input is what the mapping of one file reads.
 type Input struct {
 	Header []string
@@ -126,7 +120,7 @@ func matchColumns(in Input) ([]int, []Entry, *Matcher) {
 	return m.to, m.entries, mt
 }
 
-// mapper is the state of mapColumns: each column's field so far, the
+// mapper is the state of matchColumns: each column's field so far, the
 // fields taken, and the columns no method may take.
 type mapper struct {
 	header    []string
