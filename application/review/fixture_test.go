@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/stretchr/testify/mock"
 
-	"encoding/json"
 	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +17,6 @@ import (
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
 	"github.com/tabnorm/tabnorm/domain/schema"
-	"reflect"
 )
 
 var (

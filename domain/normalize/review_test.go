@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/normalize/review"
-	"reflect"
 )
 
 const germanSchema = `{"fields":[

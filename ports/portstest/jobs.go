@@ -2,13 +2,13 @@ package portstest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
-	"encoding/json"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize/match"

@@ -3,9 +3,10 @@ package match
 import (
 	_ "embed"
 	"encoding/json"
-	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 	"strings"
 	"sync"
+
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 )
 
 // Headers read as words. A header is split into words (snake_case,
