@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain/job"
-	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 )
 
 // JobRenderer writes a job's documents in the format its clients read.
@@ -20,5 +20,5 @@ type JobRenderer interface {
 	// the job object (the events that end a job carry it).
 	Event(j job.Job, at time.Time, withJob bool) ([]byte, error)
 	// Mapping is the job's mapping of source columns to fields.
-	Mapping(entries []normalize.MappingEntry) ([]byte, error)
+	Mapping(entries []match.Entry) ([]byte, error)
 }

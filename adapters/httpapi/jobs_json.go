@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -150,12 +152,12 @@ type jobEventJSON struct {
 // mappingJSON is one entry of a job's mapping; an unmapped column has a
 // null field, method and confidence.
 type mappingJSON struct {
-	SourceFile   *string             `json:"source_file,omitempty"`
-	SourceColumn string              `json:"source_column"`
-	Field        *string             `json:"field"`
-	Method       *string             `json:"method"`
-	Confidence   *float64            `json:"confidence"`
-	Evidence     *normalize.Evidence `json:"evidence"`
+	SourceFile   *string       `json:"source_file,omitempty"`
+	SourceColumn string        `json:"source_column"`
+	Field        *string       `json:"field"`
+	Method       *string       `json:"method"`
+	Confidence   *float64      `json:"confidence"`
+	Evidence     *evidenceJSON `json:"evidence"`
 }
 
 // resultJSON is a succeeded job's result object.
@@ -248,7 +250,7 @@ func (JobRenderer) Event(j job.Job, at time.Time, withJob bool) ([]byte, error) 
 }
 
 // Mapping implements ports.JobRenderer.
-func (JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
+func (JobRenderer) Mapping(entries []match.Entry) ([]byte, error) {
 	out := make([]mappingJSON, len(entries))
 	for i, m := range entries {
 		e := mappingJSON{SourceColumn: m.SourceColumn}
@@ -257,7 +259,7 @@ func (JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
 		}
 		if m.Field != "" {
 			field, method, conf := m.Field, m.Method, m.Confidence
-			e.Field, e.Method, e.Confidence, e.Evidence = &field, &method, &conf, m.Evidence
+			e.Field, e.Method, e.Confidence, e.Evidence = &field, &method, &conf, (*evidenceJSON)(m.Evidence)
 		}
 		out[i] = e
 	}
@@ -267,7 +269,7 @@ func (JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
 // Result is the result object of the job, which succeeded with r (as the
 // job object carries it once the job keeps r as its result).
 func (JobRenderer) Result(j job.Job, r normalize.Result) ([]byte, error) {
-	res := job.NewResult(r)
+	res := jobs.NewResult(r)
 	j.Result = &res
 	return json.Marshal(newResultJSON(j))
 }

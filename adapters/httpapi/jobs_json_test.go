@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -33,7 +35,7 @@ func goldenJobs() []job.Job {
 
 // goldenJobResult is the job's own record of goldenResult, which job_1
 // carries: its job object's result is then the result object below it.
-var goldenJobResult = job.NewResult(goldenResult())
+var goldenJobResult = jobs.NewResult(goldenResult())
 
 func goldenResult() normalize.Result {
 	sch, err := schema.Parse([]byte(`{"fields":[{"name":"a","type":"integer"},{"name":"b"}]}`))
@@ -41,9 +43,9 @@ func goldenResult() normalize.Result {
 		panic(err)
 	}
 	return normalize.Result{RowCount: 5, RejectedCount: 2, IssueCount: 3, IssuesTruncated: true,
-		Mapping: []normalize.MappingEntry{{SourceFile: "file_1", SourceColumn: "A", Field: "a", Method: "exact", Confidence: 1},
+		Mapping: []match.Entry{{SourceFile: "file_1", SourceColumn: "A", Field: "a", Method: "exact", Confidence: 1},
 			{SourceColumn: "Notes <x>", Field: ""}, {SourceColumn: "B", Field: "b", Method: "fuzzy", Confidence: 0.82,
-				Evidence: &normalize.Evidence{Header: 0.9, Values: 0.75, Matched: "integer"}}},
+				Evidence: &match.Evidence{Header: 0.9, Values: 0.75, Matched: "integer"}}},
 		InferredSchema: sch,
 		Profile: []normalize.ColumnProfile{{Column: "A", Field: "a", Type: schema.Integer, Format: schema.Default, Rows: 4, NullCount: 1, DistinctCount: 3, Examples: []string{"1", "2"}},
 			{Column: "B", Field: "b", Type: schema.String, Format: schema.Default, Rows: 4, DistinctCount: 10000, DistinctCapped: true}},

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/domain"
-	"github.com/tabnorm/tabnorm/domain/normalize"
 )
 
 // reviewRoutes are the routes of a job's review and of fixing its values,
@@ -34,12 +33,12 @@ type reviewJSON struct {
 	Status      string  `json:"status"`
 	ExpiresAt   *string `json:"expires_at"`
 	ConfirmedAt *string `json:"confirmed_at"`
-	normalize.Review
+	reviewDocJSON
 }
 
 func newReviewJSON(v review.View) reviewJSON {
 	return reviewJSON{Object: "job_review", JobID: v.Job.ID, JobStatus: string(v.Job.Status), Status: v.Status,
-		ExpiresAt: formatTimePtr(v.ExpiresAt), ConfirmedAt: formatTimePtr(v.Job.ReviewedAt), Review: v.Review}
+		ExpiresAt: formatTimePtr(v.ExpiresAt), ConfirmedAt: formatTimePtr(v.Job.ReviewedAt), reviewDocJSON: newReviewDocJSON(v.Review)}
 }
 
 func (a *API) getReview(c *gin.Context) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
-	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/mode"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -87,12 +87,15 @@ func toJobRow(j job.Job) (jobRow, error) {
 		BytesRead: j.Progress.BytesRead, BytesTotal: j.Progress.BytesTotal,
 		Mapping: optString(j.Mapping), Attempts: j.Attempts,
 		CreatedAt: j.CreatedAt.UTC(), StartedAt: utcPtr(j.StartedAt), FinishedAt: utcPtr(j.FinishedAt),
-		Review: optString(j.Review), ReviewSince: utcPtr(j.ReviewSince), ReviewedAt: utcPtr(j.ReviewedAt), RerunOf: j.RerunOf,
+		ReviewSince: utcPtr(j.ReviewSince), ReviewedAt: utcPtr(j.ReviewedAt), RerunOf: j.RerunOf,
 		ImportSession: j.ImportSessionID, Metadata: optString(j.Metadata)}
 	if j.Failure != nil {
 		r.ErrorCode, r.ErrorMessage = string(j.Failure.Code), j.Failure.Message
 	}
 	var err error
+	if r.Review, err = encodeReview(j.Review); err != nil {
+		return r, err
+	}
 	r.Result, err = encodeResult(j.Result)
 	return r, err
 }
@@ -102,16 +105,21 @@ func toJobDomain(r jobRow) (job.Job, error) {
 	if err := json.Unmarshal([]byte(r.Files), &files); err != nil {
 		return job.Job{}, fmt.Errorf("job %s: read its files column: %w", r.ID, err)
 	}
-	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: normalize.Mode(r.Mode), Status: job.Status(r.Status), SourceType: job.SourceType(r.SourceType),
+	j := job.Job{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Mode: mode.Mode(r.Mode), Status: job.Status(r.Status), SourceType: job.SourceType(r.SourceType),
 		SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
 		Progress: job.Progress{RowsRead: r.RowsRead, RowsValid: r.RowsValid, RowsRejected: r.RowsRejected, BytesRead: r.BytesRead, BytesTotal: r.BytesTotal},
 		Mapping:  optBytes(r.Mapping), Attempts: r.Attempts,
 		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
-		Review: optBytes(r.Review), ReviewSince: utcPtr(r.ReviewSince), ReviewedAt: utcPtr(r.ReviewedAt), RerunOf: r.RerunOf,
+		ReviewSince: utcPtr(r.ReviewSince), ReviewedAt: utcPtr(r.ReviewedAt), RerunOf: r.RerunOf,
 		Superseded: r.Superseded, ImportSessionID: r.ImportSession, Metadata: optBytes(r.Metadata)}
 	for _, f := range files {
 		j.Files = append(j.Files, job.File(f))
 	}
+	rev, err := decodeReview(r.Review)
+	if err != nil {
+		return job.Job{}, fmt.Errorf("job %s: %w", r.ID, err)
+	}
+	j.Review = rev
 	result, err := decodeResult(r.Result)
 	if err != nil {
 		return job.Job{}, fmt.Errorf("job %s: %w", r.ID, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 	"github.com/tabnorm/tabnorm/migrations"
 )
 
@@ -129,7 +130,7 @@ func checkJobKept(t *testing.T, db *DB) {
 		if err := j.Start(reviewNow); err != nil {
 			return err
 		}
-		return j.AwaitReview(reviewNow, []byte(`{}`), []byte(`[]`))
+		return j.AwaitReview(reviewNow, review.Review{}, []byte(`[]`))
 	}); err != nil {
 		t.Fatalf("awaiting_review refused: %v", err)
 	}

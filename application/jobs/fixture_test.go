@@ -23,7 +23,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
-	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/ports"
 	"github.com/tabnorm/tabnorm/test/mocks"
@@ -316,7 +316,7 @@ func (f *fixture) heartbeats() {
 
 // renderResults renders mappings as documents the tests can read back.
 func (f *fixture) renderResults() {
-	f.render.EXPECT().Mapping(mock.Anything).RunAndReturn(func(m []normalize.MappingEntry) ([]byte, error) {
+	f.render.EXPECT().Mapping(mock.Anything).RunAndReturn(func(m []match.Entry) ([]byte, error) {
 		return json.Marshal(m)
 	}).Maybe()
 }

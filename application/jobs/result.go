@@ -5,6 +5,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 )
 
 // saveResult completes a run that finished: it stores the result blobs,
@@ -33,22 +34,42 @@ func (r *Runner) saveResult(ctx context.Context, j job.Job, res normalize.Result
 	if err != nil {
 		return job.Result{}, err
 	}
-	return job.NewResult(res), nil
+	return NewResult(res), nil
 }
 
 // learn remembers the explicit mappings of a job with a saved schema, for
 // the organization's next jobs with that schema (method "learned").
-func (r *Runner) learn(ctx context.Context, j job.Job, mapping []normalize.MappingEntry) error {
+func (r *Runner) learn(ctx context.Context, j job.Job, mapping []match.Entry) error {
 	if !j.Teaches() {
 		return nil
 	}
 	for _, m := range mapping {
-		if m.Method != normalize.MethodExplicit {
+		if m.Method != match.MethodExplicit {
 			continue
 		}
-		if err := r.learned.Put(ctx, j.OrgID, j.SchemaID, normalize.HeaderKey(m.SourceColumn), m.Field, r.clock.Now()); err != nil {
+		if err := r.learned.Put(ctx, j.OrgID, j.SchemaID, match.HeaderKey(m.SourceColumn), m.Field, r.clock.Now()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// NewResult is the job's record (job.Result) of a run that ended with r.
+func NewResult(r normalize.Result) job.Result {
+	out := job.Result{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
+		EditsApplied: r.EditsApplied, Detected: r.DetectedJSON()}
+	for _, is := range r.FileIssues {
+		out.FileIssues = append(out.FileIssues, job.FileIssue{SourceFile: is.SourceFile, Column: is.Column, Field: is.Field, Severity: is.Severity,
+			Code: is.Code, Message: is.Message})
+	}
+	if r.InferredSchema != nil {
+		out.InferredSchema = r.InferredSchema.JSON()
+		out.Profile = make([]job.ColumnProfile, len(r.Profile))
+		for i, p := range r.Profile {
+			out.Profile[i] = job.ColumnProfile{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
+				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples,
+				Currency: p.Currency, Currencies: p.Currencies}
+		}
+	}
+	return out
 }

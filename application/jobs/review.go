@@ -6,6 +6,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -36,13 +37,17 @@ func (r *Runner) review(ctx context.Context, l *lease, j job.Job, in normalize.I
 	if err := KeepSample(ctx, r.blobs, j.OrgID, j.ID, stored); err != nil {
 		return err
 	}
+	mapping, err := r.render.Mapping(rev.Mapping())
+	if err != nil {
+		return err
+	}
 	now := r.clock.Now()
 	err = r.tx.InTx(context.WithoutCancel(ctx), func(ctx context.Context) error {
 		stopped, err := r.jobs.Update(ctx, "", j.ID, func(j *job.Job) error {
 			if j.Status != job.Running {
 				return errCanceled // canceled meanwhile: nothing more to do
 			}
-			return j.AwaitReview(now, rev.JSON(), rev.MappingJSON())
+			return j.AwaitReview(now, rev, mapping)
 		})
 		if err != nil {
 			return err
@@ -59,9 +64,9 @@ func (r *Runner) review(ctx context.Context, l *lease, j job.Job, in normalize.I
 
 // sampleAndReview reads the job's samples and reviews them, under the
 // run's lease, which stops the reading when the job is canceled.
-func (r *Runner) sampleAndReview(ctx context.Context, l *lease, in normalize.Input) (normalize.Review, []normalize.Sample, error) {
+func (r *Runner) sampleAndReview(ctx context.Context, l *lease, in normalize.Input) (review.Review, []normalize.Sample, error) {
 	samples, err := normalize.ReadSamples(ctx, in.Sources)
-	var rev normalize.Review
+	var rev review.Review
 	if err == nil {
 		rev, err = normalize.RunReview(ctx, normalize.ReviewInput{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Samples: samples, Lists: in.Lists})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -51,18 +52,14 @@ func (s *Confirmer) Confirm(ctx context.Context, p identity.Principal, jobID str
 			if j.Status != job.AwaitingReview {
 				return j.NotAwaitingReview()
 			}
-			rev, err := normalize.ParseReview(j.Review)
-			if err != nil {
-				return err
-			}
-			if err := rev.Blocked(); err != nil {
+			if err := j.Review.Blocked(); err != nil {
 				return err
 			}
 			st, err := settingsOf(*j)
 			if err != nil {
 				return err
 			}
-			confirmed = rev.Confirmed()
+			confirmed = j.Review.Confirmed()
 			st.options.Mapping = confirmed
 			j.Options = st.options.JSON()
 			return j.ConfirmReview(now)
@@ -77,7 +74,7 @@ func (s *Confirmer) Confirm(ctx context.Context, p identity.Principal, jobID str
 		sort.Strings(headers)
 		for _, h := range headers {
 			if f := confirmed[h]; f != "" {
-				if err := s.learned.Put(ctx, out.OrgID, out.SchemaID, normalize.HeaderKey(h), f, now); err != nil {
+				if err := s.learned.Put(ctx, out.OrgID, out.SchemaID, match.HeaderKey(h), f, now); err != nil {
 					return err
 				}
 			}

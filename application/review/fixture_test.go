@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,8 @@ import (
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
+	reviewdoc "github.com/tabnorm/tabnorm/domain/normalize/review"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 	"github.com/tabnorm/tabnorm/ports"
@@ -125,6 +128,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		}).Maybe()
 	bus.EXPECT().Publish(mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
 	render.EXPECT().Event(mock.Anything, mock.Anything, mock.Anything).Return([]byte(`{}`), nil).Maybe()
+	render.EXPECT().Mapping(mock.Anything).RunAndReturn(apiMapping).Maybe()
 	queue.EXPECT().Enqueue(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, _, jobID string, _ int) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -222,7 +226,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	sources := jobs.NewSources(jcfg, f.staging, f.tables, nil, log)
 	conn := connect.NewService(files, create, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
 	f.svc = useCases{
-		Reviewer:  NewReviewer(cfg, f.jobs, sources, learned, f.blobs, log),
+		Reviewer:  NewReviewer(cfg, f.jobs, sources, learned, f.blobs, render, log),
 		Confirmer: NewConfirmer(f.jobs, create, learned, tx, clock),
 		Expirer:   NewExpirer(cfg, f.jobs, f.reviews, outbox, tx, clock, log),
 		Editor:    NewEditor(cfg, f.jobs, edits, read, sources, clock),
@@ -578,24 +582,20 @@ func (f *fixture) awaiting(id, schemaID, options string, header []string, rows .
 	since := now.Add(-time.Hour)
 	return f.put(job.Job{ID: id, Mode: normalize.ModeNormalize, Status: job.AwaitingReview, SourceType: job.SourceUpload,
 		Files: []job.File{{ID: "file_" + id, Filename: "people.csv", Format: "csv", SizeBytes: 100}}, SchemaID: schemaID, Schema: sch.JSON(),
-		Options: opts.JSON(), Mapping: rev.MappingJSON(), Review: rev.JSON(), ReviewSince: &since, Attempts: 1, CreatedAt: now.Add(-2 * time.Hour),
+		Options: opts.JSON(), Mapping: must(apiMapping(rev.Mapping())), Review: &rev, ReviewSince: &since, Attempts: 1, CreatedAt: now.Add(-2 * time.Hour),
 		Progress: job.Progress{BytesTotal: 100, RowsRead: 3}})
 }
 
 // column is a column of a job's stored review.
-func column(t *testing.T, j job.Job, name string) normalize.ReviewColumn {
+func column(t *testing.T, j job.Job, name string) reviewdoc.Column {
 	t.Helper()
-	rev, err := normalize.ParseReview(j.Review)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range rev.Columns {
+	for _, c := range j.Review.Columns {
 		if c.SourceColumn == name {
 			return c
 		}
 	}
 	t.Fatalf("the review has no column %q", name)
-	return normalize.ReviewColumn{}
+	return reviewdoc.Column{}
 }
 
 // mappingOf is a job's options.mapping.
@@ -609,7 +609,7 @@ func mappingOf(t *testing.T, j job.Job) normalize.Mapping {
 }
 
 // fieldOf is what a review column maps to ("" for nothing) and how.
-func fieldOf(c normalize.ReviewColumn) string {
+func fieldOf(c reviewdoc.Column) string {
 	if c.Field == nil {
 		return "-"
 	}
@@ -627,4 +627,41 @@ func fieldsOf(err error) string {
 		out = append(out, fe.Field)
 	}
 	return strings.Join(out, ",")
+}
+
+// apiMapping writes a mapping as the API's job object shows it (the HTTP
+// adapter's JobRenderer), so the tests read a job's mapping as clients do.
+func apiMapping(entries []match.Entry) ([]byte, error) {
+	type evidence struct {
+		Header  float64 `json:"header"`
+		Values  float64 `json:"values"`
+		Matched string  `json:"matched"`
+	}
+	type entry struct {
+		SourceFile   *string   `json:"source_file,omitempty"`
+		SourceColumn string    `json:"source_column"`
+		Field        *string   `json:"field"`
+		Method       *string   `json:"method"`
+		Confidence   *float64  `json:"confidence"`
+		Evidence     *evidence `json:"evidence"`
+	}
+	out := make([]entry, len(entries))
+	for i, m := range entries {
+		out[i] = entry{SourceColumn: m.SourceColumn}
+		if m.SourceFile != "" {
+			out[i].SourceFile = &m.SourceFile
+		}
+		if m.Field != "" {
+			field, method, conf := m.Field, m.Method, m.Confidence
+			out[i].Field, out[i].Method, out[i].Confidence, out[i].Evidence = &field, &method, &conf, (*evidence)(m.Evidence)
+		}
+	}
+	return json.Marshal(out)
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	reviewdoc "github.com/tabnorm/tabnorm/domain/normalize/review"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -43,12 +44,14 @@ type Reviewer struct {
 	sources *jobs.Sources
 	learned ports.LearnedMappings
 	blobs   ports.BlobStore
+	render  ports.JobRenderer
 	log     *slog.Logger
 }
 
 // NewReviewer returns the reading and changing of reviews.
-func NewReviewer(cfg Config, jobsRepo ports.Jobs, sources *jobs.Sources, learned ports.LearnedMappings, blobs ports.BlobStore, log *slog.Logger) *Reviewer {
-	return &Reviewer{ttl: cfg.withDefaults().TTL, jobs: jobsRepo, sources: sources, learned: learned, blobs: blobs, log: log}
+func NewReviewer(cfg Config, jobsRepo ports.Jobs, sources *jobs.Sources, learned ports.LearnedMappings, blobs ports.BlobStore, render ports.JobRenderer,
+	log *slog.Logger) *Reviewer {
+	return &Reviewer{ttl: cfg.withDefaults().TTL, jobs: jobsRepo, sources: sources, learned: learned, blobs: blobs, render: render, log: log}
 }
 
 // withDefaults fills the settings left zero.
@@ -75,7 +78,7 @@ const (
 // View is a job's review with its state.
 type View struct {
 	Job    job.Job
-	Review normalize.Review
+	Review reviewdoc.Review
 	Status string
 	// ExpiresAt is when a pending review expires; nil otherwise.
 	ExpiresAt *time.Time
@@ -97,11 +100,7 @@ func (s *Reviewer) view(j job.Job) (View, error) {
 	if j.Review == nil {
 		return View{}, domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "The job %s has no review: a job stops for one with options.review true.", j.ID)
 	}
-	rev, err := normalize.ParseReview(j.Review)
-	if err != nil {
-		return View{}, err
-	}
-	v := View{Job: j, Review: rev}
+	v := View{Job: j, Review: *j.Review}
 	switch {
 	case j.Status == job.AwaitingReview:
 		v.Status = StatusPending
@@ -228,8 +227,12 @@ func (s *Reviewer) PatchMapping(ctx context.Context, p identity.Principal, jobID
 		if err != nil {
 			return err
 		}
+		mapping, err := s.render.Mapping(rev.Mapping())
+		if err != nil {
+			return err
+		}
 		j.Options = st.options.JSON()
-		return j.Revise(rev.JSON(), rev.MappingJSON())
+		return j.Revise(rev, mapping)
 	})
 	if err != nil {
 		return View{}, err

@@ -74,9 +74,13 @@ func (s *Reviewer) ChooseSheet(ctx context.Context, p identity.Principal, jobID,
 		if err := s.keepSample(ctx, j.OrgID, j.ID, stored); err != nil {
 			return err
 		}
+		mapping, err := s.render.Mapping(rev.Mapping())
+		if err != nil {
+			return err
+		}
 		kept = true
 		j.Options = st.options.JSON()
-		return j.Revise(rev.JSON(), rev.MappingJSON())
+		return j.Revise(rev, mapping)
 	})
 	if err != nil {
 		if kept { // the job kept its review: it keeps the sample it was made from

@@ -12,6 +12,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/normalize"
+	reviewdoc "github.com/tabnorm/tabnorm/domain/normalize/review"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -72,7 +73,7 @@ func (f *fixture) awaitingBook(id, options, content string) job.Job {
 	since := now.Add(-time.Hour)
 	return f.put(job.Job{ID: id, Mode: normalize.ModeNormalize, Status: job.AwaitingReview, SourceType: job.SourceUpload,
 		Files: []job.File{{ID: "file_" + id, Filename: "people.xlsx", Format: "xlsx", SizeBytes: int64(len(content))}}, Schema: sch.JSON(),
-		Options: opts.JSON(), Mapping: rev.MappingJSON(), Review: rev.JSON(), ReviewSince: &since, Attempts: 1, CreatedAt: now.Add(-2 * time.Hour)})
+		Options: opts.JSON(), Mapping: must(apiMapping(rev.Mapping())), Review: &rev, ReviewSince: &since, Attempts: 1, CreatedAt: now.Add(-2 * time.Hour)})
 }
 
 // sampleOf is the header of each file of a job's stored sample ("" for
@@ -95,7 +96,7 @@ func (f *fixture) sampleOf(id string) string {
 }
 
 // sheetsOf are a review's sheets, the selected one marked with a star.
-func sheetsOf(rev normalize.Review) string {
+func sheetsOf(rev reviewdoc.Review) string {
 	var out []string
 	for _, sh := range rev.Sheets {
 		s := fmt.Sprintf("%s/%d", sh.Name, sh.Rows)
@@ -167,13 +168,12 @@ func TestService_ChooseSheet(t *testing.T) {
 	})
 }
 
-func mustReview(t *testing.T, j job.Job) normalize.Review {
+func mustReview(t *testing.T, j job.Job) reviewdoc.Review {
 	t.Helper()
-	rev, err := normalize.ParseReview(j.Review)
-	if err != nil {
-		t.Fatal(err)
+	if j.Review == nil {
+		t.Fatalf("job %s has no review", j.ID)
 	}
-	return rev
+	return *j.Review
 }
 
 // TestService_ChooseSheet_refused: a refused choice leaves the job as it

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
-	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/normalize/mode"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 )
 
 // Status is where a job is in its life.
@@ -97,7 +98,7 @@ type Job struct {
 	ID         string
 	OrgID      string
 	Name       string // "" when unnamed
-	Mode       normalize.Mode
+	Mode       mode.Mode
 	Status     Status
 	SourceType SourceType
 	Files      []File
@@ -105,16 +106,16 @@ type Job struct {
 	Schema     []byte // canonical JSON of the target schema; nil in infer mode without one
 	Options    []byte // canonical JSON of the effective options
 	Progress   Progress
-	Mapping    []byte  // JSON array of mapping entries, once known
+	Mapping    []byte  // the API's JSON array of mapping entries, once known
 	Result     *Result // once succeeded
 	Failure    *Failure
 	Attempts   int
 	CreatedAt  time.Time
 	StartedAt  *time.Time
 	FinishedAt *time.Time
-	// Review is the review of the job's column mapping (options.review):
-	// JSON made by the engine, nil for a job that was never reviewed.
-	Review []byte
+	// Review is the review of the job's column mapping (options.review),
+	// as the engine made it; nil for a job that was never reviewed.
+	Review *review.Review
 	// ReviewSince is when the job last stopped to await its review; the
 	// review expires a TTL later.
 	ReviewSince *time.Time

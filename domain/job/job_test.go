@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
-	"github.com/tabnorm/tabnorm/domain/normalize"
-	"github.com/tabnorm/tabnorm/domain/schema"
-	"github.com/tabnorm/tabnorm/domain/table"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 )
 
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -23,8 +21,8 @@ func TestTransitions(t *testing.T) {
 		"fail":    func(j *Job) error { return j.Fail(now, Failure{Code: "unreadable_file"}) },
 		"cancel":  func(j *Job) error { return j.Cancel(now) },
 		"requeue": func(j *Job) error { _, err := j.Requeue(now); return err },
-		"await":   func(j *Job) error { return j.AwaitReview(now, []byte(`{}`), []byte(`[]`)) },
-		"revise":  func(j *Job) error { return j.Revise([]byte(`{}`), []byte(`[]`)) },
+		"await":   func(j *Job) error { return j.AwaitReview(now, review.Review{}, []byte(`[]`)) },
+		"revise":  func(j *Job) error { return j.Revise(review.Review{}, []byte(`[]`)) },
 		"confirm": func(j *Job) error { return j.ConfirmReview(now) },
 		"expire":  func(j *Job) error { return j.ExpireReview(now, time.Hour) },
 	}
@@ -143,10 +141,10 @@ func TestReview(t *testing.T) {
 	if err := j.Start(now); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.AwaitReview(now, []byte(`{"r":1}`), []byte(`[1]`)); err != nil {
+	if err := j.AwaitReview(now, review.Review{UnmappedFields: []string{"a"}}, []byte(`[1]`)); err != nil {
 		t.Fatal(err)
 	}
-	if j.Status != AwaitingReview || string(j.Review) != `{"r":1}` || string(j.Mapping) != `[1]` || !j.ReviewSince.Equal(now) || j.FinishedAt != nil {
+	if j.Status != AwaitingReview || j.Review == nil || len(j.Review.UnmappedFields) != 1 || string(j.Mapping) != `[1]` || !j.ReviewSince.Equal(now) || j.FinishedAt != nil {
 		t.Fatalf("awaiting: %+v", j)
 	}
 	ttl := 7 * 24 * time.Hour
@@ -170,26 +168,5 @@ func TestReview(t *testing.T) {
 	if j.Status != Canceled || j.Failure == nil || j.Failure.Code != ReviewExpired || j.Failure.Message != "Nobody confirmed the job's review within 7 days; it was canceled." ||
 		!j.FinishedAt.Equal(now.Add(ttl)) {
 		t.Fatalf("expired: %+v %+v", j, j.Failure)
-	}
-}
-
-func TestNewResult(t *testing.T) {
-	t.Parallel()
-	sch, err := schema.Parse([]byte(`{"fields":[{"name":"a","type":"integer"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := normalize.Result{RowCount: 4, RejectedCount: 1, IssueCount: 2, IssuesTruncated: true,
-		Detected:       []normalize.FileDetection{{Detection: table.Detection{Format: table.CSV, Encoding: "utf-8", Delimiter: ",", HeaderRow: 1}}},
-		InferredSchema: sch,
-		Profile:        []normalize.ColumnProfile{{Column: "A", Field: "a", Type: schema.Integer, Format: schema.Default, Rows: 4, NullCount: 1, DistinctCount: 3}}}
-	got := NewResult(r)
-	if got.RowCount != 4 || got.RejectedCount != 1 || got.IssueCount != 2 || !got.IssuesTruncated || string(got.Detected) != string(r.DetectedJSON()) ||
-		string(got.InferredSchema) != string(sch.JSON()) || len(got.Profile) != 1 || got.Profile[0].NullRate != 0.25 || got.Profile[0].Type != "integer" {
-		t.Fatalf("NewResult = %+v", got)
-	}
-	r.InferredSchema = nil
-	if got := NewResult(r); got.InferredSchema != nil || got.Profile != nil {
-		t.Fatalf("outside infer mode: %+v", got)
 	}
 }

@@ -1,10 +1,6 @@
 package job
 
-import (
-	"encoding/json"
-
-	"github.com/tabnorm/tabnorm/domain/normalize"
-)
+import "encoding/json"
 
 // Result is what a succeeded job found: the counts of its valid rows, its
 // rejected rows and its issues, what its readers detected and the engine
@@ -59,24 +55,4 @@ type ColumnProfile struct {
 	Examples       []string
 	Currency       string   // the one currency a number column's values carried
 	Currencies     []string // every currency they carried
-}
-
-// NewResult is the result of a run that ended with r.
-func NewResult(r normalize.Result) Result {
-	out := Result{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
-		EditsApplied: r.EditsApplied, Detected: r.DetectedJSON()}
-	for _, is := range r.FileIssues {
-		out.FileIssues = append(out.FileIssues, FileIssue{SourceFile: is.SourceFile, Column: is.Column, Field: is.Field, Severity: is.Severity,
-			Code: is.Code, Message: is.Message})
-	}
-	if r.InferredSchema != nil {
-		out.InferredSchema = r.InferredSchema.JSON()
-		out.Profile = make([]ColumnProfile, len(r.Profile))
-		for i, p := range r.Profile {
-			out.Profile[i] = ColumnProfile{Column: p.Column, Field: p.Field, Type: string(p.Type), Format: string(p.Format), NullRate: p.NullRate(),
-				DistinctCount: p.DistinctCount, DistinctCapped: p.DistinctCapped, Examples: p.Examples,
-				Currency: p.Currency, Currencies: p.Currencies}
-		}
-	}
-	return out
 }

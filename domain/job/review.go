@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 )
 
 // AwaitingReview is a job stopped after reading its sample until a person
@@ -26,21 +27,21 @@ func (j *Job) NotAwaitingReview() error {
 
 // AwaitReview stops a running job after its sample, with the proposed
 // review and mapping, until a person confirms it.
-func (j *Job) AwaitReview(now time.Time, review, mapping []byte) error {
+func (j *Job) AwaitReview(now time.Time, rev review.Review, mapping []byte) error {
 	if j.Status != Running {
 		return j.illegal(AwaitingReview)
 	}
 	t := now.UTC()
-	j.Status, j.Review, j.Mapping, j.ReviewSince = AwaitingReview, review, mapping, &t
+	j.Status, j.Review, j.Mapping, j.ReviewSince = AwaitingReview, &rev, mapping, &t
 	return nil
 }
 
 // Revise replaces the review of a job awaiting it, after a mapping change.
-func (j *Job) Revise(review, mapping []byte) error {
+func (j *Job) Revise(rev review.Review, mapping []byte) error {
 	if j.Status != AwaitingReview {
 		return j.NotAwaitingReview()
 	}
-	j.Review, j.Mapping = review, mapping
+	j.Review, j.Mapping = &rev, mapping
 	return nil
 }
 

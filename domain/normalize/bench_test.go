@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -29,14 +30,14 @@ func BenchmarkCoerce(b *testing.B) {
 		{"string", schema.Field{Type: schema.String}, []string{"hello world"}},
 	}
 	for _, c := range cases {
-		col := compile(c.field, ModeNormalize, orderDMY, "", "US")
+		col := coerce.Compile(c.field, false, coerce.OrderDMY, "", "US")
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			var sc scratch
+			var sc coerce.Scratch
 			i := 0
 			for b.Loop() {
-				sc.buf = sc.buf[:0] // as the engine does between rows
-				_, _ = col.value(c.values[i%len(c.values)], &sc)
+				sc.Reset() // as the engine does between rows
+				_, _ = col.Value(c.values[i%len(c.values)], &sc)
 				i++
 			}
 		})

@@ -360,7 +360,7 @@ func (p *plan) rowCheck(b *batch, rec *table.Record, ro *rowOut) RowCheck {
 		if f < 0 {
 			continue
 		}
-		name := p.columns[f].field.Name
+		name := p.columns[f].Field.Name
 		if e := editOf(ed, f); e != nil {
 			rc.Edited = append(rc.Edited, name)
 			if !e.null {

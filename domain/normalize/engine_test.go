@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -194,7 +195,7 @@ func TestRun_normalizesAndReports(t *testing.T) {
 	for _, m := range r.res.Mapping {
 		methods[m.SourceColumn] = m.Method
 	}
-	if methods["ID"] != MethodNormalized || methods["E-mail"] != MethodNormalized || methods["Signup Date"] != MethodNormalized {
+	if methods["ID"] != match.MethodNormalized || methods["E-mail"] != match.MethodNormalized || methods["Signup Date"] != match.MethodNormalized {
 		t.Fatalf("mapping %+v", r.res.Mapping)
 	}
 }
@@ -322,32 +323,6 @@ func TestRun_requiredFieldUnmappedFails(t *testing.T) {
 	var f *Failure
 	if !errors.As(r.err, &f) || f.Code != "required_field_unmapped" {
 		t.Fatalf("%v", r.err)
-	}
-}
-
-func TestRun_mappingMethods(t *testing.T) {
-	t.Parallel()
-	s := mustSchema(t, `{"fields":[{"name":"email"},{"name":"first_name"},{"name":"phone","aliases":["tel"]},{"name":"country"},{"name":"city"},{"name":"zip"}]}`)
-	o := Defaults(ModeNormalize)
-	o.Mapping = map[string]string{"Postleitzahl": "zip"}
-	header := []string{"email", "First Name", "Tel.", "Land", "Ciyt", "Postleitzahl", "junk"}
-	to, entries := mapColumns(header, s, o.Mapping, map[string]string{"land": "country"})
-	want := []string{MethodExact, MethodNormalized, MethodAlias, MethodLearned, MethodFuzzy, MethodExplicit, ""}
-	for i, e := range entries {
-		if e.Method != want[i] {
-			t.Errorf("%s: method %q, want %q (field %q)", header[i], e.Method, want[i], e.Field)
-		}
-	}
-	if to[6] != -1 || entries[6].Field != "" {
-		t.Errorf("junk mapped to %q", entries[6].Field)
-	}
-	if entries[4].Confidence >= 1 || entries[4].Field != "city" {
-		t.Errorf("fuzzy %+v", entries[4])
-	}
-	// A field is taken once; the leftmost exact match wins.
-	to, _ = mapColumns([]string{"email", "email"}, s, nil, nil)
-	if to[0] != 0 || to[1] != -1 {
-		t.Errorf("duplicate headers: %v", to)
 	}
 }
 

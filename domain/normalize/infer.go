@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -56,31 +58,31 @@ type candidate struct {
 // are numbers), once with each decimal mark; the column's evidence picks
 // the mark, as the engine does.
 var candidates = []candidate{
-	{schema.Boolean, schema.Default, func(s string) bool { _, ok := parseBoolean(s, nil, nil); return ok && !allDigits(s) }, ""},
+	{schema.Boolean, schema.Default, func(s string) bool { _, ok := coerce.ParseBoolean(s, nil, nil); return ok && !coerce.AllDigits(s) }, ""},
 	{schema.Integer, schema.Default, func(s string) bool { return inferInteger(s, ".") }, "."},
 	{schema.Integer, schema.Default, func(s string) bool { return inferInteger(s, ",") }, ","},
 	{schema.Number, schema.Default, func(s string) bool { return inferNumber(s, ".") }, "."},
 	{schema.Number, schema.Default, func(s string) bool { return inferNumber(s, ",") }, ","},
-	{schema.Date, schema.Default, func(s string) bool { _, ok := parseDate(s, orderMDY); return ok || isDMYOnly(s) }, ""},
+	{schema.Date, schema.Default, func(s string) bool { _, ok := coerce.ParseDate(s, coerce.OrderMDY); return ok || isDMYOnly(s) }, ""},
 	{schema.DateTime, schema.Default, func(s string) bool {
-		_, tp := splitDateTime(s)
-		_, _, ok := parseDateTime(s, orderMDY)
+		_, tp := coerce.SplitDateTime(s)
+		_, _, ok := coerce.ParseDateTime(s, coerce.OrderMDY)
 		return ok && tp != ""
 	}, ""},
-	{schema.String, schema.Email, func(s string) bool { _, ok := parseEmail(new(scratch), s); return ok }, ""},
-	{schema.String, schema.UUID, func(s string) bool { _, ok := parseUUID(s); return ok }, ""},
-	{schema.String, schema.URI, func(s string) bool { _, ok := parseURI(s); return ok && strings.Contains(s, "://") }, ""},
-	{schema.String, schema.Country, func(s string) bool { _, ok := parseCountry(s); return ok && len(s) > 1 }, ""},
+	{schema.String, schema.Email, func(s string) bool { _, ok := coerce.ParseEmail(new(coerce.Scratch), s); return ok }, ""},
+	{schema.String, schema.UUID, func(s string) bool { _, ok := coerce.ParseUUID(s); return ok }, ""},
+	{schema.String, schema.URI, func(s string) bool { _, ok := coerce.ParseURI(s); return ok && strings.Contains(s, "://") }, ""},
+	{schema.String, schema.Country, func(s string) bool { _, ok := coerce.ParseCountry(s); return ok && len(s) > 1 }, ""},
 }
 
 // inferNumber: a number with the decimal mark dec, unless its digits have
 // a leading zero (an identifier, such as 00501, stays text).
 func inferNumber(s, dec string) bool {
 	t := strings.TrimPrefix(s, "-")
-	if len(t) > 1 && t[0] == '0' && isDigit(t[1]) {
+	if len(t) > 1 && t[0] == '0' && coerce.IsDigit(t[1]) {
 		return false
 	}
-	_, ok := parseDecimal(new(scratch), s, dec, "")
+	_, ok := coerce.ParseDecimal(new(coerce.Scratch), s, dec, "")
 	return ok
 }
 
@@ -89,14 +91,14 @@ func inferInteger(s, dec string) bool {
 	if !inferNumber(s, dec) {
 		return false
 	}
-	v, _ := parseDecimal(new(scratch), s, dec, "")
+	v, _ := coerce.ParseDecimal(new(coerce.Scratch), s, dec, "")
 	return !strings.ContainsAny(v, ".eE") && len(strings.TrimPrefix(v, "-")) <= 18
 }
 
-func isDMYOnly(s string) bool { _, ok := parseDate(s, orderDMY); return ok }
+func isDMYOnly(s string) bool { _, ok := coerce.ParseDate(s, coerce.OrderDMY); return ok }
 
 type profiler struct {
-	// decimal mark evidence (decimalEvidence)
+	// decimal mark evidence (coerce.DecimalEvidence)
 	point, comma, ambiguous int
 	prof                    ColumnProfile
 	distinct                map[string]struct{}
@@ -199,7 +201,7 @@ func (inf *inference) profilers(header []string, fileID string) []*profiler {
 			inf.order = append(inf.order, name)
 		}
 		profs[i] = p
-		inf.res.Mapping = append(inf.res.Mapping, MappingEntry{SourceFile: fileID, SourceColumn: h, Field: name, Method: MethodNormalized, Confidence: 1})
+		inf.res.Mapping = append(inf.res.Mapping, match.Entry{SourceFile: fileID, SourceColumn: h, Field: name, Method: match.MethodNormalized, Confidence: 1})
 	}
 	return profs
 }
@@ -215,7 +217,7 @@ func (inf *inference) propose() *schema.Schema {
 		if (f.Type == schema.Number || f.Type == schema.Integer) && p.point+p.comma+p.ambiguous > 0 {
 			f.DecimalChar = dec // the mark infer read with, for the engine to read with
 		}
-		if HeaderKey(p.prof.Column) != HeaderKey(name) || p.prof.Column != name {
+		if match.HeaderKey(p.prof.Column) != match.HeaderKey(name) || p.prof.Column != name {
 			f.Aliases = []string{p.prof.Column}
 		}
 		s.Fields = append(s.Fields, f)
@@ -280,13 +282,13 @@ func (p *profiler) observe(v string, missing map[string]bool) bool {
 		}
 	}
 	if p.alive[1] || p.alive[2] || p.alive[3] || p.alive[4] { // a number so far
-		if c := currencyOf(v); c != "" {
+		if c := coerce.CurrencyOf(v); c != "" {
 			if p.currencies == nil {
 				p.currencies = map[string]bool{}
 			}
 			p.currencies[c] = true
 		}
-		switch decimalEvidence(v) {
+		switch coerce.DecimalEvidence(v) {
 		case '.':
 			p.point++
 		case ',':

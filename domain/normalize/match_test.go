@@ -5,95 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
-
-// TestSynonyms_data: synonyms.json reads, every concept has a kind the
-// profile knows and names only concepts there are, and the concepts the
-// matcher is promised for have spellings in each of the seven languages.
-func TestSynonyms_data(t *testing.T) {
-	t.Parallel()
-	var doc struct {
-		Concepts []map[string]json.RawMessage `json:"concepts"`
-	}
-	if err := json.Unmarshal(synonymsJSON, &doc); err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]map[string]json.RawMessage{}
-	for _, raw := range doc.Concepts {
-		var name string
-		_ = json.Unmarshal(raw["concept"], &name)
-		byName[name] = raw
-		checkConcept(t, name, raw)
-	}
-	for _, c := range []string{"name", "first_name", "last_name", "email", "phone", "address", "street", "city", "postal_code", "country",
-		"date_of_birth", "company", "amount", "price", "quantity", "currency", "date", "id"} {
-		raw := byName[c]
-		if raw == nil {
-			t.Errorf("no concept %s", c)
-			continue
-		}
-		for _, lang := range []string{"en", "de", "fr", "es", "it", "pt", "nl"} {
-			var names []string
-			if err := json.Unmarshal(raw[lang], &names); err != nil || len(names) == 0 {
-				t.Errorf("%s has no spelling in %s", c, lang)
-			}
-		}
-	}
-}
-
-// checkConcept checks one concept of synonyms.json.
-func checkConcept(t *testing.T, name string, raw map[string]json.RawMessage) {
-	t.Helper()
-	var kind string
-	_ = json.Unmarshal(raw["kind"], &kind)
-	if !slices.Contains(profileKinds, kind) {
-		t.Errorf("%s: kind %q is none the profile reads", name, kind)
-	}
-	for key := range raw {
-		switch key {
-		case "concept", "kind", "related", "close", "en", "de", "fr", "es", "it", "pt", "nl", "abbr":
-		default:
-			t.Errorf("%s: unknown key %q", name, key)
-		}
-	}
-	for _, r := range []string{"related", "close"} {
-		var names []string
-		_ = json.Unmarshal(raw[r], &names)
-		for _, n := range names {
-			if synonyms().concepts[n] == nil {
-				t.Errorf("%s: %s names no concept %q", name, r, n)
-			}
-		}
-	}
-}
-
-// TestHeaderConcepts: how headers name concepts, in the languages and the
-// shapes files have.
-func TestHeaderConcepts(t *testing.T) {
-	t.Parallel()
-	ix := synonyms()
-	for _, tc := range []struct{ header, want string }{
-		{"Courriel", "email"}, {"E-Mail-Adresse", "email"}, {"cust_eml", "email"}, {"custEmail", "email"},
-		{"PLZ", "postal_code"}, {"Tel.", "phone"}, {"DOB", "date_of_birth"}, {"Geburtsdatum", "date_of_birth"},
-		{"Téléphone", "phone"}, {"Straße", "street"}, {"Apellidos", "last_name"}, {"Rechnungsbetrag", "amount"},
-		{"Customer ID", "id"}, {"Nom de la société", "company"}, {"Number of items", "quantity"},
-		{"Column 7", ""}, {"Unnamed: 3", ""}, {"", ""},
-	} {
-		hits, generic := ix.conceptsOf(tc.header)
-		got := ""
-		if len(hits) > 0 {
-			got = hits[0].c.name
-		}
-		if got != tc.want || tc.want == "" && !generic {
-			t.Errorf("%q: %q (generic %v), want %q", tc.header, got, generic, tc.want)
-		}
-	}
-}
 
 func recordOf(n int, cells []string) table.Record {
 	return table.Record{Number: n, Cells: cells, Owned: true}
@@ -109,7 +26,7 @@ func matchOf(t *testing.T, schemaDoc string, rows ...[]string) string {
 		smp.Records = append(smp.Records, recordOf(i+1, r))
 	}
 	cols := smp.columnValues(s.MissingValues)
-	to, entries, _ := matchColumns(matchInput{header: smp.Header, schema: s, values: func() [][]string { return cols }})
+	to, entries, _ := match.Columns(match.Input{Header: smp.Header, Schema: s, Values: func() [][]string { return cols }})
 	out := make([]string, len(entries))
 	for c, e := range entries {
 		out[c] = e.SourceColumn + "→-"
@@ -171,11 +88,11 @@ func TestMatch_evidence(t *testing.T) {
 		smp.Records = append(smp.Records, recordOf(i+1, r))
 	}
 	cols := smp.columnValues(nil)
-	to, entries, mt := matchColumns(matchInput{header: smp.Header, schema: s, values: func() [][]string { return cols }})
-	if to[0] != 0 || entries[0].Method != MethodContent || *entries[0].Evidence != (Evidence{Header: 0, Values: 1, Matched: kindEmail}) || entries[0].Confidence < 0.85 {
+	to, entries, mt := match.Columns(match.Input{Header: smp.Header, Schema: s, Values: func() [][]string { return cols }})
+	if to[0] != 0 || entries[0].Method != match.MethodContent || *entries[0].Evidence != (match.Evidence{Header: 0, Values: 1, Matched: "email"}) || entries[0].Confidence < 0.85 {
 		t.Fatalf("Coordonnées %+v %+v", entries[0], entries[0].Evidence)
 	}
-	for _, c := range mt.candidates(0, nil) {
+	for _, c := range mt.Candidates(0, nil) {
 		if c.Field == "country" {
 			t.Errorf("country offered for e-mail addresses: %+v", c)
 		}
@@ -210,6 +127,6 @@ func BenchmarkMatchColumns(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		cols := smp.columnValues(sch.MissingValues)
-		matchColumns(matchInput{header: header, schema: sch, values: func() [][]string { return cols }})
+		match.Columns(match.Input{Header: header, Schema: sch, Values: func() [][]string { return cols }})
 	}
 }

@@ -12,29 +12,24 @@ import (
 	"strings"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
+	"github.com/tabnorm/tabnorm/domain/normalize/mode"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
 
-// Mode is what a job does (API.md §7).
-type Mode string
+// Mode is what a job does (API.md §7): the engine's name for mode.Mode,
+// which a job carries without importing the engine.
+type Mode = mode.Mode
 
 // The modes.
 const (
-	ModeNormalize Mode = "normalize"
-	ModeValidate  Mode = "validate"
-	ModeInfer     Mode = "infer"
+	ModeNormalize = mode.Normalize
+	ModeValidate  = mode.Validate
+	ModeInfer     = mode.Infer
 )
 
 // ParseMode validates a mode; "" is normalize.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(s); m {
-	case "":
-		return ModeNormalize, nil
-	case ModeNormalize, ModeValidate, ModeInfer:
-		return m, nil
-	}
-	return "", domain.Errorf(domain.ErrInvalid, domain.CodeInvalidMode, "Unknown mode %q: use normalize, validate or infer.", s)
-}
+func ParseMode(s string) (Mode, error) { return mode.Parse(s) }
 
 // Options are a job's options with their effective values.
 type Options struct {
@@ -77,7 +72,7 @@ type ColumnOptions struct {
 	Decimal   string `json:"decimal,omitempty"`    // "." or ","
 }
 
-const decimalAuto = "auto"
+const decimalAuto = coerce.DecimalAuto
 
 // ragged_rows: what a record with more or fewer cells than the header is.
 const (
@@ -179,7 +174,7 @@ var optionRules = map[string]optionRule{
 		valid: choice(func(o *Options) string { return o.DateOrder }, "auto", "DMY", "MDY", "YMD"),
 		want:  "must be auto, DMY, MDY or YMD"},
 	"phone_region": {parse: parsePhoneRegion,
-		valid: func(o *Options, _ Mode) bool { return validRegion(o.PhoneRegion) },
+		valid: func(o *Options, _ Mode) bool { return coerce.ValidRegion(o.PhoneRegion) },
 		want:  "must be an ISO 3166-1 alpha-2 region such as US or GB"},
 	"on_error": {parse: into(func(o *Options) *string { return &o.OnError }),
 		valid: choice(func(o *Options) string { return o.OnError }, "skip_row", "fail_job", "null_value"),

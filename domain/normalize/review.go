@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -25,11 +26,6 @@ import (
 
 // PreviewRows is how many output rows a review shows.
 const PreviewRows = 50
-
-// alternativeThreshold is the similarity above which a field is offered
-// as an alternative for a column: lower than fuzzyThreshold, since a
-// person chooses among them.
-const alternativeThreshold = 0.75
 
 // maxAlternatives bounds the alternatives offered per column.
 const maxAlternatives = 3
@@ -51,99 +47,6 @@ type ReviewInput struct {
 	Samples []Sample
 	// Lists are the reference lists the schema checks, by id.
 	Lists map[string]ListLookup
-}
-
-// Review is a review's document, as the API shows it.
-type Review struct {
-	Sample SampleSummary `json:"sample"`
-	// Columns is every source column of every file, in file order.
-	Columns []ReviewColumn `json:"columns"`
-	// UnmappedFields are the schema's fields no column of any file takes.
-	UnmappedFields []string `json:"unmapped_fields"`
-	// Blocking are the problems that keep the job from running: a
-	// confirmation is refused while there are any.
-	Blocking []Blocker `json:"blocking"`
-	// IssueCounts count the sample's issues by field, severity and code.
-	IssueCounts []IssueCount `json:"issue_counts"`
-	// Preview is the first PreviewRows rows as they would come out.
-	Preview []PreviewRow `json:"preview"`
-	// Sheets are the sheets of the workbooks among the files, for
-	// choosing another (options.sheet); empty for other formats.
-	Sheets []ReviewSheet `json:"sheets"`
-}
-
-// ReviewSheet is one sheet of a workbook: its rows with a value (all of
-// them when Complete, else at least so many), its first such row, and
-// whether the sample was read from it.
-type ReviewSheet struct {
-	SourceFile *string  `json:"source_file"`
-	Name       string   `json:"name"`
-	Rows       int      `json:"rows"`
-	Complete   bool     `json:"complete"`
-	FirstRow   []string `json:"first_row"`
-	Selected   bool     `json:"selected"`
-}
-
-// SampleSummary says what the sample held and how its rows came out.
-type SampleSummary struct {
-	Records      int64 `json:"records"`
-	RowsValid    int64 `json:"rows_valid"`
-	RowsRejected int64 `json:"rows_rejected"`
-	// Complete says the sample is the whole of every file.
-	Complete bool `json:"complete"`
-}
-
-// ReviewColumn is one source column: where it goes, how sure the
-// mapping is, what else it could be, and some of its values.
-type ReviewColumn struct {
-	SourceFile   *string  `json:"source_file"`
-	SourceColumn string   `json:"source_column"`
-	Field        *string  `json:"field"`
-	Method       *string  `json:"method"`
-	Confidence   *float64 `json:"confidence"`
-	// Evidence is what the mapping rests on, for a mapping the matcher
-	// made (synonym, fuzzy, content); nil otherwise.
-	Evidence *Evidence `json:"evidence"`
-	// Ignored says the mapping maps the column to null: no method takes it.
-	Ignored      bool        `json:"ignored"`
-	Alternatives []Candidate `json:"alternatives"`
-	Values       []string    `json:"values"`
-}
-
-// Candidate is a field a column could map to, with the method that
-// suggests it, how sure it is and the evidence.
-type Candidate struct {
-	Field      string    `json:"field"`
-	Method     string    `json:"method"`
-	Confidence float64   `json:"confidence"`
-	Evidence   *Evidence `json:"evidence"`
-}
-
-// Blocker is a problem that keeps the job from running as mapped.
-type Blocker struct {
-	Code       domain.Code `json:"code"` // required_field_unmapped, no_columns_mapped
-	Field      *string     `json:"field"`
-	SourceFile *string     `json:"source_file"`
-	Message    string      `json:"message"`
-}
-
-// IssueCount is how many issues of one code a field had in the sample.
-type IssueCount struct {
-	Field    *string `json:"field"`
-	Severity string  `json:"severity"`
-	Code     string  `json:"code"`
-	Count    int64   `json:"count"`
-}
-
-// PreviewRow is one record of the sample as it would come out: its row
-// (null when the record could not be read at all), whether it would be
-// kept, and its issues. A rejected row shows its refused values as null.
-type PreviewRow struct {
-	Row        int64           `json:"row"`
-	SourceFile *string         `json:"source_file"`
-	Valid      bool            `json:"valid"`
-	Values     json.RawMessage `json:"values"`
-	Issues     []IssueJSON     `json:"issues"`
 }
 
 // IssueJSON is an issue as the API shows it (API.md §5.4).
@@ -168,7 +71,7 @@ func optional(s string) *string {
 
 // RunReview computes a review of the samples with the mapping chosen so
 // far. A *Failure error is a problem of the job's settings, as in a run.
-func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
+func RunReview(ctx context.Context, in ReviewInput) (rev review.Review, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = panicFailure(v)
@@ -178,12 +81,12 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 		return rev, fail(domain.CodeInvalidSchema, "a review needs a target schema")
 	}
 	s := in.Schema
-	rev = Review{Columns: []ReviewColumn{}, UnmappedFields: []string{}, Blocking: []Blocker{}, IssueCounts: []IssueCount{}, Preview: []PreviewRow{}, Sheets: sheetsOf(in.Samples)}
+	rev = review.Review{Columns: []review.Column{}, UnmappedFields: []string{}, Blocking: []review.Blocker{}, IssueCounts: []review.IssueCount{}, Preview: []review.PreviewRow{}, Sheets: sheetsOf(in.Samples)}
 	mappedAnywhere := make([]bool, len(s.Fields))
 	relax := map[string]bool{} // required fields some file leaves unmapped
 	skip := make([]bool, len(in.Samples))
 	for i := range in.Samples {
-		skip[i] = !rev.addSample(&in.Samples[i], in, mappedAnywhere, relax)
+		skip[i] = !addSample(&rev, &in.Samples[i], in, mappedAnywhere, relax)
 	}
 	for j, f := range s.Fields {
 		if !mappedAnywhere[j] && f.Compute == "" {
@@ -210,15 +113,15 @@ func RunReview(ctx context.Context, in ReviewInput) (rev Review, err error) {
 	if err := w.flush(); err != nil {
 		return rev, err
 	}
-	rev.Sample = SampleSummary{Records: w.res.Progress.RowsRead, RowsValid: w.res.Progress.RowsValid, RowsRejected: w.res.Progress.RowsRejected, Complete: complete}
+	rev.Sample = review.Summary{Records: w.res.Progress.RowsRead, RowsValid: w.res.Progress.RowsValid, RowsRejected: w.res.Progress.RowsRejected, Complete: complete}
 	rev.IssueCounts = countIssues(&issues, s)
 	return rev, nil
 }
 
 // sheetsOf lists the sheets of the samples' workbooks, each marked when
 // its sample was read from it.
-func sheetsOf(samples []Sample) []ReviewSheet {
-	out := []ReviewSheet{}
+func sheetsOf(samples []Sample) []review.Sheet {
+	out := []review.Sheet{}
 	for i := range samples {
 		smp := &samples[i]
 		read := ""
@@ -230,7 +133,7 @@ func sheetsOf(samples []Sample) []ReviewSheet {
 			if first == nil {
 				first = []string{}
 			}
-			out = append(out, ReviewSheet{SourceFile: optional(smp.FileID), Name: sh.Name, Rows: sh.Rows, Complete: sh.Complete,
+			out = append(out, review.Sheet{SourceFile: optional(smp.FileID), Name: sh.Name, Rows: sh.Rows, Complete: sh.Complete,
 				FirstRow: first, Selected: read != "" && sh.Name == read})
 		}
 	}
@@ -241,18 +144,18 @@ func sheetsOf(samples []Sample) []ReviewSheet {
 // that block its run: required fields no column maps, and a file none of
 // whose columns map. It notes the fields mapped and those to relax, and
 // reports whether some column maps.
-func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, relax map[string]bool) (some bool) {
+func addSample(r *review.Review, smp *Sample, in ReviewInput, mappedAnywhere []bool, relax map[string]bool) (some bool) {
 	s := in.Schema
 	cols := smp.columnValues(s.MissingValues)
-	to, entries, mt := mapSourceColumns(matchInput{header: smp.Header, schema: s, explicit: in.Options.Mapping, learned: in.Learned,
-		values: func() [][]string { return cols }, lists: in.Lists})
+	to, entries, mt := match.Columns(match.Input{Header: smp.Header, Schema: s, Explicit: in.Options.Mapping, Learned: in.Learned,
+		Values: func() [][]string { return cols }, Lists: in.Lists})
 	if mt == nil {
-		mt = newMatcher(smp.Header, cols, s, in.Lists)
+		mt = match.NewMatcher(smp.Header, cols, s, in.Lists)
 	}
 	values := sampleValues(smp)
 	mapped := make([]bool, len(s.Fields))
 	for c, e := range entries {
-		col := ReviewColumn{SourceFile: optional(smp.FileID), SourceColumn: e.SourceColumn, Values: values[c], Alternatives: []Candidate{}}
+		col := review.Column{SourceFile: optional(smp.FileID), SourceColumn: e.SourceColumn, Values: values[c], Alternatives: []match.Candidate{}}
 		if f, ok := in.Options.Mapping[e.SourceColumn]; ok && f == "" {
 			col.Ignored = true
 		}
@@ -261,7 +164,7 @@ func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, r
 			col.Field, col.Method, col.Confidence, col.Evidence = &field, &method, &conf, e.Evidence
 			mapped[to[c]], mappedAnywhere[to[c]], some = true, true, true
 		}
-		for _, cand := range mt.candidates(c, in.Learned) {
+		for _, cand := range mt.Candidates(c, in.Learned) {
 			if cand.Field != e.Field && len(col.Alternatives) < maxAlternatives {
 				col.Alternatives = append(col.Alternatives, cand)
 			}
@@ -272,12 +175,12 @@ func (r *Review) addSample(smp *Sample, in ReviewInput, mappedAnywhere []bool, r
 		if f.Constraints.Required && !mapped[j] && f.Compute == "" {
 			name := f.Name
 			relax[name] = true
-			r.Blocking = append(r.Blocking, Blocker{Code: domain.CodeRequiredFieldUnmapped, Field: &name, SourceFile: optional(smp.FileID),
+			r.Blocking = append(r.Blocking, review.Blocker{Code: domain.CodeRequiredFieldUnmapped, Field: &name, SourceFile: optional(smp.FileID),
 				Message: fmt.Sprintf("Required field %q matches no column of %s; map a column to it.", f.Name, where(smp.FileID))})
 		}
 	}
 	if !some {
-		r.Blocking = append(r.Blocking, Blocker{Code: domain.CodeNoColumnsMapped, SourceFile: optional(smp.FileID),
+		r.Blocking = append(r.Blocking, review.Blocker{Code: domain.CodeNoColumnsMapped, SourceFile: optional(smp.FileID),
 			Message: fmt.Sprintf("No column of %s maps to a field: every row would be empty.", where(smp.FileID))})
 	}
 	return some
@@ -301,7 +204,7 @@ func relaxRequired(s *schema.Schema, relax map[string]bool) *schema.Schema {
 
 // previewSource maps one sample and processes its records as a run does,
 // keeping the first rows, rejected ones too, with their issues.
-func (w *writer) previewSource(ctx context.Context, src Source, preview *[]PreviewRow) error {
+func (w *writer) previewSource(ctx context.Context, src Source, preview *[]review.PreviewRow) error {
 	r, err := src.Open()
 	if err != nil {
 		return readerFailure(ctx, err, src.FileID)
@@ -352,7 +255,7 @@ func readRecords(r table.Reader, b *batch) error {
 
 // previewRow counts a processed row as a run does, and keeps it in the
 // preview while there is room.
-func (w *writer) previewRow(p *plan, b *batch, ro *rowOut, preview *[]PreviewRow) {
+func (w *writer) previewRow(p *plan, b *batch, ro *rowOut, preview *[]review.PreviewRow) {
 	w.res.Progress.RowsRead++
 	if ro.ok {
 		w.checkUnique(p, ro)
@@ -368,12 +271,12 @@ func (w *writer) previewRow(p *plan, b *batch, ro *rowOut, preview *[]PreviewRow
 	if len(*preview) >= PreviewRows {
 		return
 	}
-	row := PreviewRow{Row: ro.number, SourceFile: optional(p.fileID), Valid: ro.ok, Values: json.RawMessage("null"), Issues: make([]IssueJSON, 0, len(ro.issues))}
+	row := review.PreviewRow{Row: ro.number, SourceFile: optional(p.fileID), Valid: ro.ok, Values: json.RawMessage("null"), Issues: make([]review.Issue, 0, len(ro.issues))}
 	if ro.end > ro.start {
 		row.Values = append(json.RawMessage(nil), bytes.TrimRight(b.json[ro.start:ro.end], "\n")...)
 	}
 	for _, is := range ro.issues {
-		row.Issues = append(row.Issues, issueJSON(is))
+		row.Issues = append(row.Issues, review.Issue(issueJSON(is)))
 	}
 	*preview = append(*preview, row)
 }
@@ -394,7 +297,7 @@ func issueJSON(is Issue) IssueJSON {
 
 // countIssues counts the issues the engine wrote, by field, severity and
 // code: fields in schema order, then issues of no field; errors first.
-func countIssues(issues io.Reader, s *schema.Schema) []IssueCount {
+func countIssues(issues io.Reader, s *schema.Schema) []review.IssueCount {
 	type key struct{ field, severity, code string }
 	counts := map[key]int64{}
 	sc := bufio.NewScanner(issues)
@@ -414,11 +317,11 @@ func countIssues(issues io.Reader, s *schema.Schema) []IssueCount {
 		}
 		counts[k]++
 	}
-	out := make([]IssueCount, 0, len(counts))
+	out := make([]review.IssueCount, 0, len(counts))
 	for k, n := range counts {
-		out = append(out, IssueCount{Field: optional(k.field), Severity: k.severity, Code: k.code, Count: n})
+		out = append(out, review.IssueCount{Field: optional(k.field), Severity: k.severity, Code: k.code, Count: n})
 	}
-	order := func(c IssueCount) int {
+	order := func(c review.IssueCount) int {
 		if c.Field == nil {
 			return len(s.Fields)
 		}
@@ -435,28 +338,6 @@ func countIssues(issues io.Reader, s *schema.Schema) []IssueCount {
 		return a.Code < b.Code
 	})
 	return out
-}
-
-// containment scores a name that holds the other whole ("fullname" and
-// "name"), which Jaro-Winkler rates low when the other is short: from
-// alternativeThreshold up, by the share of the longer one it covers.
-func containment(a, b string) float64 {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	if len(b) < 3 || !strings.Contains(a, b) {
-		return 0
-	}
-	return alternativeThreshold + 0.2*float64(len(b))/float64(len(a))
-}
-
-func aliasOf(norm string, f schema.Field) bool {
-	for _, a := range f.Aliases {
-		if norm == HeaderKey(a) {
-			return true
-		}
-	}
-	return false
 }
 
 // sampleValues returns, per column, the first distinct values of the
@@ -486,90 +367,6 @@ func sampleValues(smp *Sample) [][]string {
 			seen[c][v] = true
 			out[c] = append(out[c], v)
 		}
-	}
-	return out
-}
-
-// MappingJSON is the review's mapping as the job object shows it
-// (API.md §5.2): every column, its field, method, confidence and
-// evidence.
-func (r Review) MappingJSON() []byte {
-	type entry struct {
-		SourceFile   *string   `json:"source_file,omitempty"`
-		SourceColumn string    `json:"source_column"`
-		Field        *string   `json:"field"`
-		Method       *string   `json:"method"`
-		Confidence   *float64  `json:"confidence"`
-		Evidence     *Evidence `json:"evidence"`
-	}
-	out := make([]entry, len(r.Columns))
-	for i, c := range r.Columns {
-		out[i] = entry{SourceFile: c.SourceFile, SourceColumn: c.SourceColumn, Field: c.Field, Method: c.Method, Confidence: c.Confidence, Evidence: c.Evidence}
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		panic("review mapping: " + err.Error())
-	}
-	return b
-}
-
-// JSON is the review's document.
-func (r Review) JSON() []byte {
-	b, err := json.Marshal(r)
-	if err != nil {
-		panic("review: " + err.Error())
-	}
-	return b
-}
-
-// ParseReview reads a review's document.
-func ParseReview(b []byte) (Review, error) {
-	var r Review
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("review: %w", err)
-	}
-	if r.Sheets == nil { // a review stored before sheets were listed
-		r.Sheets = []ReviewSheet{}
-	}
-	return r, nil
-}
-
-// Blocked is the error of a confirmation the review's blocking problems
-// refuse (422, the first problem's code, each problem in errors), or nil.
-func (r Review) Blocked() error {
-	if len(r.Blocking) == 0 {
-		return nil
-	}
-	e := &domain.Error{Kind: domain.ErrInvalid, Code: r.Blocking[0].Code, Message: "The mapping leaves problems that keep the job from running; see errors."}
-	for _, b := range r.Blocking {
-		field := "mapping"
-		if b.Field != nil {
-			field = "mapping." + *b.Field
-		}
-		e.Fields = append(e.Fields, domain.FieldError{Field: field, Message: b.Message})
-	}
-	return e
-}
-
-// Confirmed is the review's mapping as options.mapping: every column of
-// every file by header, mapped to its field or to null (ignored, or left
-// unmapped). A header that two files map differently is left out, to be
-// mapped again as the review did.
-func (r Review) Confirmed() Mapping {
-	out := Mapping{}
-	conflict := map[string]bool{}
-	for _, c := range r.Columns {
-		f := ""
-		if c.Field != nil {
-			f = *c.Field
-		}
-		if prev, ok := out[c.SourceColumn]; ok && prev != f {
-			conflict[c.SourceColumn] = true
-		}
-		out[c.SourceColumn] = f
-	}
-	for h := range conflict {
-		delete(out, h)
 	}
 	return out
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 )
 
 const germanSchema = `{"fields":[
@@ -111,16 +114,7 @@ func asCoded(err error, coded **domain.Error) bool {
 	return ok
 }
 
-func TestMapColumns_nullIgnoresAColumn(t *testing.T) {
-	t.Parallel()
-	s := mustSchema(t, `{"fields":[{"name":"email"},{"name":"name"}]}`)
-	to, entries := mapColumns([]string{"email", "Mail", "Name"}, s, Mapping{"email": "", "Mail": "email"}, nil)
-	if to[0] != -1 || to[1] != 0 || to[2] != 1 || entries[0].Field != "" || entries[1].Method != MethodExplicit {
-		t.Fatalf("to %v entries %+v", to, entries)
-	}
-}
-
-func reviewOf(t *testing.T, schemaDoc, opts string, sources ...Source) Review {
+func reviewOf(t *testing.T, schemaDoc, opts string, sources ...Source) review.Review {
 	t.Helper()
 	o, err := ParseOptions(ModeNormalize, []byte(opts))
 	if err != nil {
@@ -153,7 +147,7 @@ const reviewPeople = `{"fields":[
 var reviewRows = [][]string{{"ID", "Emial", "Nickname", "Notes"}, {"1", "ann@x.io", "Ann", "n1"}, {"2", "bob@", "Bob", "n2"}, {"1", "cy@x.io", "Cy", ""}, {"x", "dee@x.io", "Dee", "n4"}}
 
 // reviewColumn is the review's column of that header.
-func reviewColumn(t *testing.T, rev Review, name string) ReviewColumn {
+func reviewColumn(t *testing.T, rev review.Review, name string) review.Column {
 	t.Helper()
 	for _, c := range rev.Columns {
 		if c.SourceColumn == name {
@@ -161,18 +155,18 @@ func reviewColumn(t *testing.T, rev Review, name string) ReviewColumn {
 		}
 	}
 	t.Fatalf("no column %s in %+v", name, rev.Columns)
-	return ReviewColumn{}
+	return review.Column{}
 }
 
 func reviewProposal(t *testing.T) {
 	rev := reviewOf(t, reviewPeople, "", source("", reviewRows...))
-	if c := reviewColumn(t, rev, "ID"); *c.Field != "id" || *c.Method != MethodNormalized || fmt.Sprint(c.Values) != "[1 2 x]" {
+	if c := reviewColumn(t, rev, "ID"); *c.Field != "id" || *c.Method != match.MethodNormalized || fmt.Sprint(c.Values) != "[1 2 x]" {
 		t.Fatalf("ID %+v", c)
 	}
-	if c := reviewColumn(t, rev, "Emial"); *c.Field != "email" || *c.Method != MethodFuzzy || *c.Confidence >= 1 {
+	if c := reviewColumn(t, rev, "Emial"); *c.Field != "email" || *c.Method != match.MethodFuzzy || *c.Confidence >= 1 {
 		t.Fatalf("Emial %+v", c)
 	}
-	if c := reviewColumn(t, rev, "Nickname"); c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "name" || c.Alternatives[0].Method != MethodSynonym {
+	if c := reviewColumn(t, rev, "Nickname"); c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "name" || c.Alternatives[0].Method != match.MethodSynonym {
 		t.Fatalf("Nickname %+v", c)
 	}
 	if c := reviewColumn(t, rev, "Notes"); c.Field != nil || c.Ignored || fmt.Sprint(c.Values) != "[n1 n2 n4]" {
@@ -181,10 +175,14 @@ func reviewProposal(t *testing.T) {
 	if fmt.Sprint(rev.UnmappedFields) != "[name phone]" || len(rev.Blocking) != 0 {
 		t.Fatalf("unmapped %v blocking %+v", rev.UnmappedFields, rev.Blocking)
 	}
-	if got := string(rev.MappingJSON()); !strings.Contains(got, `{"source_column":"Emial","field":"email","method":"fuzzy","confidence":0.9`) ||
-		!strings.Contains(got, `"evidence":{"header":0.95,"values":1,"matched":"email"}}`) ||
-		!strings.Contains(got, `{"source_column":"Notes","field":null,"method":null,"confidence":null,"evidence":null}`) {
+	if got := fmt.Sprintf("%+v", rev.Mapping()); !strings.Contains(got, `{SourceFile: SourceColumn:Emial Field:email Method:fuzzy Confidence:0.9`) ||
+		!strings.Contains(got, `{SourceFile: SourceColumn:Notes Field: Method: Confidence:0 Evidence:<nil>}`) {
 		t.Fatalf("mapping %s", got)
+	}
+	for _, e := range rev.Mapping() {
+		if e.SourceColumn == "Emial" && (e.Evidence == nil || *e.Evidence != match.Evidence{Header: 0.95, Values: 1, Matched: "email"}) {
+			t.Fatalf("the evidence of Emial: %+v", e.Evidence)
+		}
 	}
 	if got := fmt.Sprint(rev.Confirmed()); got != "map[Emial:email ID:id Nickname: Notes:]" {
 		t.Fatalf("confirmed %s", got)
@@ -195,7 +193,7 @@ func reviewProposal(t *testing.T) {
 // issues, which are counted.
 func reviewPreview(t *testing.T) {
 	rev := reviewOf(t, reviewPeople, "", source("", reviewRows...))
-	if rev.Sample != (SampleSummary{Records: 4, RowsValid: 1, RowsRejected: 3, Complete: true}) || len(rev.Preview) != 4 {
+	if rev.Sample != (review.Summary{Records: 4, RowsValid: 1, RowsRejected: 3, Complete: true}) || len(rev.Preview) != 4 {
 		t.Fatalf("sample %+v preview %d", rev.Sample, len(rev.Preview))
 	}
 	p := rev.Preview
@@ -291,8 +289,8 @@ func TestSamples_roundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(first.JSON()) != string(second.JSON()) || len(first.Preview) != PreviewRows || first.Sample.Records != SampleRecords || first.Sample.Complete {
-		t.Fatalf("replayed review differs or is wrong:\n%s\n%s", first.JSON()[:300], second.JSON()[:300])
+	if !reflect.DeepEqual(first, second) || len(first.Preview) != PreviewRows || first.Sample.Records != SampleRecords || first.Sample.Complete {
+		t.Fatalf("replayed review differs or is wrong:\n%+v\n%+v", first.Sample, second.Sample)
 	}
 	if *first.Preview[0].SourceFile != "file_1" || first.Preview[49].Row != 50 {
 		t.Fatalf("preview %+v", first.Preview[49])

@@ -12,6 +12,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -220,7 +221,7 @@ func TestRun_inferRoundTrips(t *testing.T) {
 	}
 }
 
-// parsePhone agrees with libphonenumber on calling codes and lengths: a
+// coerce.ParsePhone agrees with libphonenumber on calling codes and lengths: a
 // number whose calling code is not in use, or whose length no number of
 // that code has, is refused on the fast path as libphonenumber refuses it.
 // (Within a calling code, the fast path does not check number ranges:
@@ -235,7 +236,7 @@ func TestParsePhone_agreesWithLibphonenumber(t *testing.T) {
 		cases = append(cases, fmt.Sprintf("+%d %d", 2+rnd.IntN(998), rnd.Int64N(1e9)))
 	}
 	for _, s := range cases {
-		got, ok := parsePhone(new(scratch), s, "US")
+		got, ok := coerce.ParsePhone(new(coerce.Scratch), s, "US")
 		want, wantOK := "", false
 		if num, err := phonenumbers.Parse(s, "US"); err == nil && phonenumbers.IsValidNumber(num) {
 			want, wantOK = phonenumbers.Format(num, phonenumbers.E164), true
@@ -252,7 +253,7 @@ func TestParsePhone_agreesWithLibphonenumber(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"+999 1234 5678", "+42 123 456 789", "+44 1234"} {
-		if v, ok := parsePhone(new(scratch), s, "US"); ok {
+		if v, ok := coerce.ParsePhone(new(coerce.Scratch), s, "US"); ok {
 			t.Errorf("%q accepted as %q", s, v)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
 	"github.com/tabnorm/tabnorm/domain/rules"
 	"github.com/tabnorm/tabnorm/domain/schema"
 )
@@ -19,11 +21,10 @@ import (
 // compiled once per job; each batch evaluates them with its own reused
 // activation.
 
-// ListLookup answers whether a value is in a reference list. It is used
-// by every worker at once.
-type ListLookup interface {
-	Contains(value string) (bool, error)
-}
+// ListLookup answers whether a value is in a reference list (the
+// engine's Input.Lists): the list checks of the rules stage and the
+// matcher's reading of a column as a list use it.
+type ListLookup = match.ListLookup
 
 // stage is a job's compiled computes, list checks and rules.
 type stage struct {
@@ -153,20 +154,6 @@ func hasCompute(s *schema.Schema) bool {
 	return false
 }
 
-// mapSourceColumns maps the header as matchColumns does, but leaves
-// computed fields to their expressions: no column fills them.
-func mapSourceColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
-	s := in.schema
-	to, entries, mt := matchColumns(in)
-	for c, f := range to {
-		if f >= 0 && s.Fields[f].Compute != "" {
-			to[c] = -1
-			entries[c] = MappingEntry{SourceFile: entries[c].SourceFile, SourceColumn: entries[c].SourceColumn}
-		}
-	}
-	return to, entries, mt
-}
-
 // rowState is what the stage needs of the row being processed.
 type rowState struct {
 	p     *plan
@@ -281,7 +268,7 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 		defer st.set(a, rs, f) // later computes and the rules see the value
 	}
 	if bf, bad := rs.unreadable(c.reads); bad {
-		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: field %s holds %q, beyond what expressions can read.", p.columns[bf].field.Name, rs.vals[bf]), nil)
+		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: field %s holds %q, beyond what expressions can read.", p.columns[bf].Field.Name, rs.vals[bf]), nil)
 		return
 	}
 	fast, out, err := eval(c.prg, a, rs.small, false)
@@ -292,8 +279,8 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 	var text string
 	var null bool
 	if out == nil {
-		text, null = fast.Text(col.field.Type == schema.Date)
-	} else if text, null, err = rules.Text(out, col.field.Type == schema.Date); err != nil {
+		text, null = fast.Text(col.Field.Type == schema.Date)
+	} else if text, null, err = rules.Text(out, col.Field.Type == schema.Date); err != nil {
 		st.computeProblem(rs, f, "rule_error", fmt.Sprintf("The computed value cannot be derived: %v.", err), nil)
 		return
 	}
@@ -303,13 +290,13 @@ func (st *stage) computeOne(a *rules.Activation, rs *rowState, c *computeStep) {
 	if len(text) > rules.SizeHint {
 		rs.small = false
 	}
-	v, prob := col.value(text, &rs.b.sc)
+	v, prob := col.Value(text, &rs.b.sc)
 	if prob != nil {
-		if prob.severity != warning {
-			st.computeProblem(rs, f, prob.code, "The computed value: "+prob.message, textRef(text))
+		if prob.Severity != warning {
+			st.computeProblem(rs, f, prob.Code, "The computed value: "+prob.Message, textRef(text))
 			return
 		}
-		ro.issues = append(ro.issues, p.issue(int(ro.number), -1, f, warning, prob.code, "The computed value: "+prob.message, textRef(text)))
+		ro.issues = append(ro.issues, p.issue(int(ro.number), -1, f, warning, prob.Code, "The computed value: "+prob.Message, textRef(text)))
 	}
 	rs.vals[f] = v
 	rs.kinds[f] = valueKind(col)
@@ -330,22 +317,22 @@ func textRef(s string) *string {
 func (st *stage) computeProblem(rs *rowState, f int, code, message string, value *string) {
 	p, ro := rs.p, rs.ro
 	sev := "error"
-	if p.opts.OnError == "null_value" && !p.columns[f].field.Constraints.Required {
+	if p.opts.OnError == "null_value" && !p.columns[f].Field.Constraints.Required {
 		sev, message = warning, message+" The value was set to null."
 	} else {
 		ro.ok = false
-		if p.columns[f].field.Constraints.Required {
+		if p.columns[f].Field.Constraints.Required {
 			rs.kinds[f] = -1 // reported: not again as required
 		}
 	}
 	ro.issues = append(ro.issues, p.issue(int(ro.number), -1, f, sev, code, message, value))
 }
 
-func valueKind(col *column) int8 {
+func valueKind(col *coerce.Column) int8 {
 	switch {
-	case col.kind == kindRaw:
+	case col.Kind == coerce.KindRaw:
 		return 2
-	case col.plain:
+	case col.Plain:
 		return 3
 	default:
 		return 1
@@ -369,8 +356,8 @@ func (st *stage) checkList(rs *rowState, l *listStep) {
 	if ok {
 		return
 	}
-	v := strings.Clone(rs.vals[l.field]) // the row's scratch is reused before issues are written
-	if p.opts.OnError == "null_value" && !p.columns[l.field].field.Constraints.Required {
+	v := strings.Clone(rs.vals[l.field]) // the row's coerce.Scratch is reused before issues are written
+	if p.opts.OnError == "null_value" && !p.columns[l.field].Field.Constraints.Required {
 		ro.issues = append(ro.issues, p.issue(int(ro.number), p.columnOf(l.field), l.field, warning, "not_in_list",
 			fmt.Sprintf("%q is not in reference list %s. The value was set to null.", v, l.id), &v))
 		rs.kinds[l.field] = 0
@@ -419,7 +406,7 @@ func (st *stage) checkOne(a *rules.Activation, rs *rowState, r *ruleStep) {
 		ro.issues = append(ro.issues, is)
 	}
 	if bf, bad := rs.unreadable(r.reads); bad {
-		problem("rule_error", fmt.Sprintf("Rule %s could not be evaluated: field %s holds %q, beyond what expressions can read.", r.rule.Name, p.columns[bf].field.Name, rs.vals[bf]))
+		problem("rule_error", fmt.Sprintf("Rule %s could not be evaluated: field %s holds %q, beyond what expressions can read.", r.rule.Name, p.columns[bf].Field.Name, rs.vals[bf]))
 		return
 	}
 	fast, out, err := eval(r.prg, a, rs.small, true)
@@ -475,15 +462,12 @@ func (w *writer) planStage(p *plan) error {
 	if len(p.stage.computes) == 0 {
 		return nil
 	}
-	p.computed = make([]column, len(p.columns))
+	p.computed = make([]coerce.Column, len(p.columns))
 	for _, c := range p.stage.computes {
-		mode := w.in.Mode
-		if mode == ModeValidate {
-			mode = ModeNormalize // a computed value is made here, never given
-		}
-		// Computed values are written ISO dates and "." decimals, whatever
-		// the file's columns use.
-		p.computed[c.field] = compile(w.in.Schema.Fields[c.field], mode, orderYMD, ".", w.in.Options.PhoneRegion)
+		// A computed value is made here, never given, so it is never only
+		// validated. Computed values are written ISO dates and "."
+		// decimals, whatever the file's columns use.
+		p.computed[c.field] = coerce.Compile(w.in.Schema.Fields[c.field], false, coerce.OrderYMD, ".", w.in.Options.PhoneRegion)
 	}
 	return nil
 }

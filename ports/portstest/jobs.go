@@ -2,6 +2,7 @@ package portstest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize/match"
+	"github.com/tabnorm/tabnorm/domain/normalize/review"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -437,7 +440,7 @@ func jobsReview(t *testing.T, s Stores) {
 	ok(t, s.Jobs.Create(ctx, j))
 	awaitReview(t, s, j.ID, now.Add(time.Hour))
 	got, err := s.Jobs.Get(ctx, org.ID, j.ID)
-	if err != nil || got.Status != job.AwaitingReview || string(got.Review) != `{"preview":[]}` || got.ReviewSince == nil ||
+	if err != nil || got.Status != job.AwaitingReview || !reflect.DeepEqual(got.Review, storedReview()) || got.ReviewSince == nil ||
 		!got.ReviewSince.Equal(now.Add(time.Hour)) || got.ReviewedAt != nil || got.RerunOf != "job_before" {
 		t.Fatalf("Jobs.Get = %+v, %v; want awaiting review, its review and review_since as written, not reviewed, its rerun_of", got, err)
 	}
@@ -449,8 +452,33 @@ func jobsReview(t *testing.T, s Stores) {
 	if err != nil || confirmed.Status != job.Queued || confirmed.ReviewedAt == nil || !confirmed.ReviewedAt.Equal(now.Add(3*time.Hour)) {
 		t.Fatalf("Jobs.Update(confirm) = %+v, %v; want queued, reviewed at %v", confirmed, err, now.Add(3*time.Hour))
 	}
-	if got, _ := s.Jobs.Get(ctx, org.ID, j.ID); got.ReviewedAt == nil || string(got.Review) != `{"preview":[]}` {
+	if got, _ := s.Jobs.Get(ctx, org.ID, j.ID); got.ReviewedAt == nil || !reflect.DeepEqual(got.Review, storedReview()) {
 		t.Fatalf("Jobs.Get of a confirmed job = %+v; want reviewed_at set and its review kept", got)
+	}
+}
+
+// storedReview is a review with every part the engine fills: a store
+// keeps it as it is, nil and empty lists apart.
+func storedReview() *review.Review {
+	file, field, method, conf, row := "file_1", "email", match.MethodSynonym, 0.91, int64(3)
+	ev := &match.Evidence{Header: 0.9, Values: 1, Matched: "email"}
+	return &review.Review{
+		Sample: review.Summary{Records: 4, RowsValid: 3, RowsRejected: 1, Complete: true},
+		Columns: []review.Column{
+			{SourceFile: &file, SourceColumn: "Courriel", Field: &field, Method: &method, Confidence: &conf, Evidence: ev,
+				Alternatives: []match.Candidate{{Field: "notes", Method: match.MethodFuzzy, Confidence: 0.4, Evidence: &match.Evidence{Values: 0.5, Matched: "text"}}},
+				Values:       []string{"ann@example.com", "bob@"}},
+			{SourceColumn: "Notes <x>", Ignored: true, Alternatives: []match.Candidate{}, Values: []string{}},
+		},
+		UnmappedFields: []string{"phone"},
+		Blocking:       []review.Blocker{{Code: domain.CodeRequiredFieldUnmapped, Field: &field, SourceFile: &file, Message: "Required field \"email\" matches no column."}},
+		IssueCounts:    []review.IssueCount{{Field: &field, Severity: "error", Code: "invalid_email", Count: 1}},
+		Preview: []review.PreviewRow{
+			{Row: 3, SourceFile: &file, Valid: false, Values: json.RawMessage(`{"email":null,"n":12.50}`),
+				Issues: []review.Issue{{Row: &row, SourceFile: &file, Column: &file, Field: &field, Severity: "error", Code: "invalid_email", Message: "\"bob@\" is not an email address.", Value: &file}}},
+			{Row: 4, Valid: true, Values: json.RawMessage(`{"email":"cy@example.com","n":1}`), Issues: []review.Issue{}},
+		},
+		Sheets: []review.Sheet{{SourceFile: &file, Name: "Staff", Rows: 5, FirstRow: []string{"Courriel"}, Selected: true}, {Name: "Empty", Rows: 0, Complete: true, FirstRow: []string{}}},
 	}
 }
 
@@ -461,7 +489,7 @@ func awaitReview(t *testing.T, s Stores, jobID string, at time.Time) {
 		if err := j.Start(at); err != nil {
 			return err
 		}
-		return j.AwaitReview(at, []byte(`{"preview":[]}`), []byte(`[]`))
+		return j.AwaitReview(at, *storedReview(), []byte(`[]`))
 	})
 	ok(t, err)
 }

@@ -17,13 +17,15 @@ import (
 const Module = "github.com/tabnorm/tabnorm"
 
 // Rule forbids packages under From (a path relative to the module root, ""
-// for all) to import any path with one of the Deny prefixes, unless the
-// importing package is under one of Except.
+// for all) to import any path with one of the Deny prefixes, or any of the
+// DenyPackages exactly, unless the importing package is under one of
+// Except.
 type Rule struct {
-	From   string
-	Deny   []string
-	Except []string
-	Why    string
+	From         string
+	Deny         []string
+	DenyPackages []string
+	Except       []string
+	Why          string
 }
 
 // Rules are the import rules of README.md's Architecture section and
@@ -54,7 +56,24 @@ var Rules = []Rule{
 		Why: "a reader imports formats/detect, never another reader"},
 	{From: "adapters/formats/xlsx", Deny: []string{formats + "/delimited", formats + "/jsonl"},
 		Why: "a reader imports formats/detect, never another reader"},
+	// The engine's rooms (docs/design.md): domain/normalize is the run
+	// loop; coerce and mode import nothing of the engine, match reads
+	// values with coerce, review holds match's values; a job holds the
+	// engine's values (its mode, its review), never the engine.
+	{From: "domain/job", DenyPackages: []string{engine},
+		Why: "a job holds the engine's values (normalize/mode, normalize/review), never the engine"},
+	{From: "domain/normalize/coerce", Deny: []string{engine + "/"}, DenyPackages: []string{engine},
+		Why: "the coercion of values imports no other part of the engine"},
+	{From: "domain/normalize/mode", Deny: []string{engine + "/"}, DenyPackages: []string{engine},
+		Why: "a job's mode imports no other part of the engine"},
+	{From: "domain/normalize/match", Deny: []string{engine + "/review", engine + "/mode"}, DenyPackages: []string{engine},
+		Why: "the matching of columns reads values with normalize/coerce and imports no other part of the engine"},
+	{From: "domain/normalize/review", Deny: []string{engine + "/coerce", engine + "/mode"}, DenyPackages: []string{engine},
+		Why: "the review's model holds normalize/match's values and imports no other part of the engine"},
 }
+
+// engine is the normalize engine's package; its rooms are below it.
+const engine = Module + "/domain/normalize"
 
 // formats is the table readers' parent package.
 const formats = Module + "/adapters/formats"
@@ -127,6 +146,11 @@ func broken(r Rule, pkg, imp string) bool {
 	}
 	for _, d := range r.Deny {
 		if strings.HasPrefix(imp, d) {
+			return true
+		}
+	}
+	for _, d := range r.DenyPackages {
+		if imp == d {
 			return true
 		}
 	}

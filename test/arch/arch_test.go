@@ -24,19 +24,26 @@ func TestCheck_catchesViolations(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	files := map[string]string{
-		"domain/job/job.go":           `package job; import _ "github.com/gin-gonic/gin"`,
-		"domain/schema/s.go":          `package schema; import _ "github.com/tabnorm/tabnorm/adapters/sqlstore"`,
-		"application/jobs/j.go":       `package jobs; import _ "github.com/uptrace/bun"`,
-		"adapters/blob/b.go":          `package blob; import _ "go.uber.org/fx"`,
-		"ports/p.go":                  `package ports; import _ "github.com/tabnorm/tabnorm/application/jobs"`,
-		"adapters/sqlstore/ok.go":     `package sqlstore; import _ "github.com/uptrace/bun"`,
-		"domain/normalize/ok.go":      `package normalize; import _ "github.com/nyaruka/phonenumbers"; import _ "golang.org/x/text/unicode/norm"`,
-		"bootstrap/ok.go":             `package bootstrap; import _ "go.uber.org/fx"`,
-		"domain/normalize/ok_test.go": `package normalize; import _ "github.com/gin-gonic/gin"`,
-		"adapters/blob/app.go":        `package blob; import _ "github.com/tabnorm/tabnorm/application/jobs"`,
-		"adapters/webhook/other.go":   `package webhook; import _ "github.com/tabnorm/tabnorm/adapters/sqlstore"`,
-		"adapters/httpapi/ok.go":      `package httpapi; import _ "github.com/tabnorm/tabnorm/application/jobs"; import _ "github.com/tabnorm/tabnorm/adapters/dashboard"`,
-		"adapters/queue/ok.go":        `package queue; import _ "github.com/tabnorm/tabnorm/adapters/sqlstore"; import _ "github.com/tabnorm/tabnorm/adapters/queue/inner"`,
+		"domain/job/job.go":             `package job; import _ "github.com/gin-gonic/gin"`,
+		"domain/schema/s.go":            `package schema; import _ "github.com/tabnorm/tabnorm/adapters/sqlstore"`,
+		"application/jobs/j.go":         `package jobs; import _ "github.com/uptrace/bun"`,
+		"adapters/blob/b.go":            `package blob; import _ "go.uber.org/fx"`,
+		"ports/p.go":                    `package ports; import _ "github.com/tabnorm/tabnorm/application/jobs"`,
+		"adapters/sqlstore/ok.go":       `package sqlstore; import _ "github.com/uptrace/bun"`,
+		"domain/normalize/ok.go":        `package normalize; import _ "github.com/nyaruka/phonenumbers"; import _ "golang.org/x/text/unicode/norm"`,
+		"bootstrap/ok.go":               `package bootstrap; import _ "go.uber.org/fx"`,
+		"domain/normalize/ok_test.go":   `package normalize; import _ "github.com/gin-gonic/gin"`,
+		"adapters/blob/app.go":          `package blob; import _ "github.com/tabnorm/tabnorm/application/jobs"`,
+		"adapters/webhook/other.go":     `package webhook; import _ "github.com/tabnorm/tabnorm/adapters/sqlstore"`,
+		"adapters/httpapi/ok.go":        `package httpapi; import _ "github.com/tabnorm/tabnorm/application/jobs"; import _ "github.com/tabnorm/tabnorm/adapters/dashboard"`,
+		"adapters/queue/ok.go":          `package queue; import _ "github.com/tabnorm/tabnorm/adapters/sqlstore"; import _ "github.com/tabnorm/tabnorm/adapters/queue/inner"`,
+		"domain/job/engine.go":          `package job; import _ "github.com/tabnorm/tabnorm/domain/normalize"`,
+		"domain/job/values.go":          `package job; import _ "github.com/tabnorm/tabnorm/domain/normalize/mode"; import _ "github.com/tabnorm/tabnorm/domain/normalize/review"`,
+		"domain/normalize/coerce/c.go":  `package coerce; import _ "github.com/tabnorm/tabnorm/domain/normalize/match"`,
+		"domain/normalize/match/m.go":   `package match; import _ "github.com/tabnorm/tabnorm/domain/normalize"; import _ "github.com/tabnorm/tabnorm/application/jobs"`,
+		"domain/normalize/match/ok.go":  `package match; import _ "github.com/tabnorm/tabnorm/domain/normalize/coerce"`,
+		"domain/normalize/review/r.go":  `package review; import _ "github.com/tabnorm/tabnorm/adapters/httpapi"`,
+		"domain/normalize/review/ok.go": `package review; import _ "github.com/tabnorm/tabnorm/domain/normalize/match"`,
 	}
 	for name, src := range files {
 		path := filepath.Join(root, name)
@@ -60,12 +67,18 @@ func TestCheck_catchesViolations(t *testing.T) {
 		"ports/p.go imports github.com/tabnorm/tabnorm/application/jobs",
 		"adapters/blob/app.go imports github.com/tabnorm/tabnorm/application/jobs",
 		"adapters/webhook/other.go imports github.com/tabnorm/tabnorm/adapters/sqlstore",
+		"domain/job/engine.go imports github.com/tabnorm/tabnorm/domain/normalize:",
+		"domain/normalize/coerce/c.go imports github.com/tabnorm/tabnorm/domain/normalize/match",
+		"domain/normalize/match/m.go imports github.com/tabnorm/tabnorm/domain/normalize:",
+		"domain/normalize/match/m.go imports github.com/tabnorm/tabnorm/application/jobs",
+		"domain/normalize/review/r.go imports github.com/tabnorm/tabnorm/adapters/httpapi",
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("not reported: %s\ngot:\n%s", want, joined)
 		}
 	}
-	for _, ok := range []string{"adapters/sqlstore/ok.go", "domain/normalize/ok", "bootstrap/ok.go", "adapters/httpapi/ok.go", "adapters/queue/ok.go"} {
+	for _, ok := range []string{"adapters/sqlstore/ok.go", "domain/normalize/ok", "bootstrap/ok.go", "adapters/httpapi/ok.go", "adapters/queue/ok.go",
+		"domain/job/values.go", "domain/normalize/match/ok.go", "domain/normalize/review/ok.go"} {
 		if strings.Contains(joined, ok) {
 			t.Errorf("allowed import reported: %s\n%s", ok, joined)
 		}

@@ -5,8 +5,7 @@ package mocks
 import (
 	mock "github.com/stretchr/testify/mock"
 	job "github.com/tabnorm/tabnorm/domain/job"
-
-	normalize "github.com/tabnorm/tabnorm/domain/normalize"
+	match "github.com/tabnorm/tabnorm/domain/normalize/match"
 
 	time "time"
 )
@@ -143,7 +142,7 @@ func (_c *JobRenderer_Job_Call) RunAndReturn(run func(job.Job) ([]byte, error)) 
 }
 
 // Mapping provides a mock function with given fields: entries
-func (_m *JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error) {
+func (_m *JobRenderer) Mapping(entries []match.Entry) ([]byte, error) {
 	ret := _m.Called(entries)
 
 	if len(ret) == 0 {
@@ -152,10 +151,10 @@ func (_m *JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error)
 
 	var r0 []byte
 	var r1 error
-	if rf, ok := ret.Get(0).(func([]normalize.MappingEntry) ([]byte, error)); ok {
+	if rf, ok := ret.Get(0).(func([]match.Entry) ([]byte, error)); ok {
 		return rf(entries)
 	}
-	if rf, ok := ret.Get(0).(func([]normalize.MappingEntry) []byte); ok {
+	if rf, ok := ret.Get(0).(func([]match.Entry) []byte); ok {
 		r0 = rf(entries)
 	} else {
 		if ret.Get(0) != nil {
@@ -163,7 +162,7 @@ func (_m *JobRenderer) Mapping(entries []normalize.MappingEntry) ([]byte, error)
 		}
 	}
 
-	if rf, ok := ret.Get(1).(func([]normalize.MappingEntry) error); ok {
+	if rf, ok := ret.Get(1).(func([]match.Entry) error); ok {
 		r1 = rf(entries)
 	} else {
 		r1 = ret.Error(1)
@@ -178,14 +177,14 @@ type JobRenderer_Mapping_Call struct {
 }
 
 // Mapping is a helper method to define mock.On call
-//   - entries []normalize.MappingEntry
+//   - entries []match.Entry
 func (_e *JobRenderer_Expecter) Mapping(entries interface{}) *JobRenderer_Mapping_Call {
 	return &JobRenderer_Mapping_Call{Call: _e.mock.On("Mapping", entries)}
 }
 
-func (_c *JobRenderer_Mapping_Call) Run(run func(entries []normalize.MappingEntry)) *JobRenderer_Mapping_Call {
+func (_c *JobRenderer_Mapping_Call) Run(run func(entries []match.Entry)) *JobRenderer_Mapping_Call {
 	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].([]normalize.MappingEntry))
+		run(args[0].([]match.Entry))
 	})
 	return _c
 }
@@ -195,7 +194,7 @@ func (_c *JobRenderer_Mapping_Call) Return(_a0 []byte, _a1 error) *JobRenderer_M
 	return _c
 }
 
-func (_c *JobRenderer_Mapping_Call) RunAndReturn(run func([]normalize.MappingEntry) ([]byte, error)) *JobRenderer_Mapping_Call {
+func (_c *JobRenderer_Mapping_Call) RunAndReturn(run func([]match.Entry) ([]byte, error)) *JobRenderer_Mapping_Call {
 	_c.Call.Return(run)
 	return _c
 }

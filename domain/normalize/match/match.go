@@ -1,7 +1,6 @@
-package normalize
+package match
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -24,9 +23,18 @@ import (
 // what they were read as (a kind of value, "enum", "pattern", "list", or
 // "empty" when the sample holds no value in the column).
 type Evidence struct {
-	Header  float64 `json:"header"`
-	Values  float64 `json:"values"`
-	Matched string  `json:"matched"`
+	Header  float64
+	Values  float64
+	Matched string
+}
+
+// Candidate is a field a column could map to, with the method that
+// suggests it, how sure it is and the evidence.
+type Candidate struct {
+	Field      string
+	Method     string
+	Confidence float64
+	Evidence   *Evidence
 }
 
 // Thresholds of the combined score.
@@ -503,8 +511,8 @@ func headerScoreKeys(norm string, keys []string) (float64, string) {
 	return best, MethodFuzzy
 }
 
-// matcher holds one file's evidence for scoring.
-type matcher struct {
+// Matcher holds one file's evidence for scoring.
+type Matcher struct {
 	header  []string
 	s       *schema.Schema
 	expect  []expectation
@@ -525,10 +533,46 @@ type ambiguity struct {
 	cols  []int
 }
 
-// newMatcher profiles each column's values (values[c] are column c's
+// Ambiguity is a field several columns name about as well as one
+// another, for a warning that asks a person to choose: the columns, best
+// first, each with its confidence. Mapped says the best was mapped all
+// the same, as a synonym its rivals contest; else none was mapped.
+type Ambiguity struct {
+	Field       string
+	Columns     []string
+	Confidences []float64
+	Mapped      bool
+}
+
+// Ambiguities are the fields the matcher left open because several
+// columns named them equally well, then the synonym mappings other
+// columns contested; none for a nil Matcher.
+func (m *Matcher) Ambiguities() []Ambiguity {
+	if m == nil {
+		return nil
+	}
+	var out []Ambiguity
+	add := func(a ambiguity, mapped bool) {
+		amb := Ambiguity{Field: m.s.Fields[a.field].Name, Mapped: mapped}
+		for _, c := range a.cols {
+			amb.Columns = append(amb.Columns, m.header[c])
+			amb.Confidences = append(amb.Confidences, round2(m.pairs[c][a.field].score))
+		}
+		out = append(out, amb)
+	}
+	for _, a := range m.ambiguous {
+		add(a, false)
+	}
+	for _, a := range m.contested {
+		add(a, true)
+	}
+	return out
+}
+
+// NewMatcher profiles each column's values (values[c] are column c's
 // non-missing, trimmed sample values; nil when there is no sample).
-func newMatcher(header []string, values [][]string, s *schema.Schema, lists map[string]ListLookup) *matcher {
-	m := &matcher{header: header, s: s, expect: expectations(s, lists), columns: make([]columnEvidence, len(header)), pairs: make([][]pairScore, len(header))}
+func NewMatcher(header []string, values [][]string, s *schema.Schema, lists map[string]ListLookup) *Matcher {
+	m := &Matcher{header: header, s: s, expect: expectations(s, lists), columns: make([]columnEvidence, len(header)), pairs: make([][]pairScore, len(header))}
 	ix := synonyms()
 	for c, h := range header {
 		var vals []string
@@ -557,7 +601,7 @@ func newMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 
 // assign maps the columns and fields still free, best pair first, when a
 // pair is sure enough to map without a person.
-func (m *matcher) assign(mp *mapper) {
+func (m *Matcher) assign(mp *mapper) {
 	var order []pairScore
 	for c := range m.pairs {
 		if mp.to[c] >= 0 || mp.ignored[c] {
@@ -585,7 +629,7 @@ func (m *matcher) assign(mp *mapper) {
 // findRivals records a synonym mapping that another column's header
 // contested: it names the field as well (header evidence of headerLed or
 // more) under values that do not rule it out.
-func (m *matcher) findRivals(ps pairScore) {
+func (m *Matcher) findRivals(ps pairScore) {
 	a := ambiguity{field: ps.field, cols: []int{ps.col}}
 	for c := range m.pairs {
 		rival := m.pairs[c][ps.field]
@@ -600,8 +644,8 @@ func (m *matcher) findRivals(ps pairScore) {
 
 // findAmbiguities records each field left open because columns whose
 // headers name it came within tieMargin of one another: a coin-toss the
-// matcher refuses (codice_regione and cod_regione for region_code).
-func (m *matcher) findAmbiguities(mp *mapper) {
+// Matcher refuses (codice_regione and cod_regione for region_code).
+func (m *Matcher) findAmbiguities(mp *mapper) {
 	for j, f := range m.s.Fields {
 		if mp.taken[j] || f.Compute != "" {
 			continue
@@ -629,40 +673,10 @@ func (m *matcher) findAmbiguities(mp *mapper) {
 	}
 }
 
-// ambiguousMappings warns of each field the matcher left open because
-// several columns named it as well as one another, naming them: a person
-// picks one (options.mapping), and the review proposes the field for
-// each of them.
-func (w *writer) ambiguousMappings(fileID string, mt *matcher) {
-	if mt == nil {
-		return
-	}
-	for _, a := range mt.ambiguous {
-		cols := make([]string, len(a.cols))
-		for i, c := range a.cols {
-			cols[i] = mt.header[c]
-		}
-		f := mt.s.Fields[a.field].Name
-		w.issue(Issue{SourceFile: fileID, Field: f, Severity: warning, Code: "ambiguous_mapping",
-			Message: fmt.Sprintf("Columns %q of %s name field %q equally well (confidence %.2f): none was mapped. Pick one with options.mapping.",
-				cols, where(fileID), f, round2(mt.pairs[a.cols[0]][a.field].score))})
-	}
-	for _, a := range mt.contested {
-		col, f := mt.header[a.cols[0]], mt.s.Fields[a.field].Name
-		rivals := make([]string, len(a.cols)-1)
-		for i, c := range a.cols[1:] {
-			rivals[i] = mt.header[c]
-		}
-		w.issue(Issue{SourceFile: fileID, Column: col, Field: f, Severity: warning, Code: "synonym_mapping",
-			Message: fmt.Sprintf("Column %q was mapped to field %q as a synonym (confidence %.2f), though column %q names it too (%.2f); check it, or map it explicitly.",
-				col, f, round2(mt.pairs[a.cols[0]][a.field].score), rivals, round2(mt.pairs[a.cols[1]][a.field].score))})
-	}
-}
-
 // sure says a pair may be mapped without a person: no rival pair of its
 // column or field comes close, and a pair the values decide is of a
 // telling kind under a header that names nothing.
-func (m *matcher) sure(mp *mapper, ps pairScore) bool {
+func (m *Matcher) sure(mp *mapper, ps pairScore) bool {
 	led := ps.header >= headerLed
 	if !led && m.onlyOfItsKind(mp, ps) {
 		return true
@@ -709,7 +723,7 @@ var uniqueKinds = map[string]bool{kindDate: true, kindDateTime: true, kindEmail:
 // ten of them or more read as a telling kind, the field is the schema's
 // only open field of that kind, no other open column's values fit it,
 // and the header neither names another field nor speaks against this one.
-func (m *matcher) onlyOfItsKind(mp *mapper, ps pairScore) bool {
+func (m *Matcher) onlyOfItsKind(mp *mapper, ps pairScore) bool {
 	ce := &m.columns[ps.col]
 	kind := m.expect[ps.field].kind
 	if !uniqueKinds[ps.matched] || ps.values < 0.9 || ps.excluded || ps.other || ce.profile.n < 3 || kind == "" {
@@ -744,9 +758,9 @@ func sameKind(a, b string) bool {
 	return a == b || dated(a) && dated(b)
 }
 
-// candidates ranks the fields column c could take, best first: the
+// Candidates ranks the fields column c could take, best first: the
 // header methods' fields, then the scored pairs worth offering.
-func (m *matcher) candidates(c int, learned map[string]string) []Candidate {
+func (m *Matcher) Candidates(c int, learned map[string]string) []Candidate {
 	var out []Candidate
 	h := m.header[c]
 	norm := HeaderKey(h)
@@ -774,4 +788,31 @@ func (m *matcher) candidates(c int, learned map[string]string) []Candidate {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Confidence > out[j].Confidence })
 	return out
+}
+
+// alternativeThreshold is the similarity above which a field is offered
+// as an alternative for a column: lower than fuzzyThreshold, since a
+// person chooses among them.
+const alternativeThreshold = 0.75
+
+// containment scores a name that holds the other whole ("fullname" and
+// "name"), which Jaro-Winkler rates low when the other is short: from
+// alternativeThreshold up, by the share of the longer one it covers.
+func containment(a, b string) float64 {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(b) < 3 || !strings.Contains(a, b) {
+		return 0
+	}
+	return alternativeThreshold + 0.2*float64(len(b))/float64(len(a))
+}
+
+func aliasOf(norm string, f schema.Field) bool {
+	for _, a := range f.Aliases {
+		if norm == HeaderKey(a) {
+			return true
+		}
+	}
+	return false
 }

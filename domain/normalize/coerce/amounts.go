@@ -1,4 +1,4 @@
-package normalize
+package coerce
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // currency.
 
 // amountCodes numbers the currencies an amount may carry, from 1 (0 is
-// none), so a scratch and a tally hold a small index, not a string.
+// none), so a Scratch and a tally hold a small index, not a string.
 var (
 	amountOnce    sync.Once
 	amountCodes   []string          // index-1 → code, in code order
@@ -57,7 +57,7 @@ func amountCode(s string) uint16 {
 // stripCurrency drops a currency symbol or an ISO 4217 code at either end
 // (with or without a space), and records in sc which currency it was
 // (the last one dropped), for the column's tally.
-func stripCurrency(sc *scratch, s string) string {
+func stripCurrency(sc *Scratch, s string) string {
 	s = strings.TrimSpace(s)
 	for {
 		r, n := utf8.DecodeRuneInString(s)
@@ -74,12 +74,12 @@ func stripCurrency(sc *scratch, s string) string {
 		}
 		break
 	}
-	if n := len(s); n > 3 && (isDigit(s[n-4]) || s[n-4] == ' ') {
+	if n := len(s); n > 3 && (IsDigit(s[n-4]) || s[n-4] == ' ') {
 		if c := amountCode(s[n-3:]); c != 0 {
 			sc.currency, s = c, strings.TrimSpace(s[:n-3])
 		}
 	}
-	if len(s) > 3 && (isDigit(s[3]) || s[3] == ' ' || s[3] == '-') {
+	if len(s) > 3 && (IsDigit(s[3]) || s[3] == ' ' || s[3] == '-') {
 		if c := amountCode(s[:3]); c != 0 {
 			sc.currency, s = c, strings.TrimSpace(s[3:])
 		}
@@ -92,11 +92,11 @@ func symbolCode(r rune) uint16 {
 	return amountSymbols[r]
 }
 
-// currencyOf returns the code of the currency a number's text carries, ""
+// CurrencyOf returns the code of the currency a number's text carries, ""
 // when none: infer's report of a column's currency.
-func currencyOf(s string) string {
-	sc := new(scratch)
-	if _, ok := parseDecimal(sc, s, "", ""); !ok || sc.currency == 0 {
+func CurrencyOf(s string) string {
+	sc := new(Scratch)
+	if _, ok := ParseDecimal(sc, s, "", ""); !ok || sc.currency == 0 {
 		return ""
 	}
 	return amountCodes[sc.currency-1]

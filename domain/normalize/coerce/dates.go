@@ -1,4 +1,4 @@
-package normalize
+package coerce
 
 import (
 	"strconv"
@@ -11,10 +11,10 @@ import (
 
 // Date orders for numeric dates without a four-digit first part.
 const (
-	orderAuto = "auto"
-	orderDMY  = "DMY"
-	orderMDY  = "MDY"
-	orderYMD  = "YMD"
+	OrderAuto = "auto"
+	OrderDMY  = "DMY"
+	OrderMDY  = "MDY"
+	OrderYMD  = "YMD"
 )
 
 var monthNames = map[string]int{
@@ -23,15 +23,15 @@ var monthNames = map[string]int{
 	"oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
 }
 
-// dateParts is a parsed calendar date.
-type dateParts struct {
+// Date is a calendar date as ParseDate read it.
+type Date struct {
 	y, m, d      int
 	twoDigitYear bool
 }
 
-// splitDateTime separates a date from a time part at 'T' or a space
+// SplitDateTime separates a date from a time part at 'T' or a space
 // followed by a digit.
-func splitDateTime(s string) (datePart, timePart string) {
+func SplitDateTime(s string) (datePart, timePart string) {
 	if i := strings.IndexByte(s, 'T'); i >= 8 {
 		return s[:i], s[i+1:]
 	}
@@ -54,11 +54,11 @@ func containsLetter(s string) bool {
 	return false
 }
 
-// parseDate reads a calendar date in the forms of API.md §6. order decides
+// ParseDate reads a calendar date in the forms of API.md §6. order decides
 // D/M/Y against M/D/Y for numeric dates ("" or auto means M/D/Y here; the
 // engine settles auto per column before it calls this).
-func parseDate(s, order string) (dateParts, bool) {
-	var p dateParts
+func ParseDate(s, order string) (Date, bool) {
+	var p Date
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return p, false
@@ -74,7 +74,7 @@ func parseDate(s, order string) (dateParts, bool) {
 		}
 	}
 	if sep == 0 {
-		if len(s) == 8 && allDigits(s) { // 20240131
+		if len(s) == 8 && AllDigits(s) { // 20240131
 			p.y, _ = strconv.Atoi(s[:4])
 			p.m, _ = strconv.Atoi(s[4:6])
 			p.d, _ = strconv.Atoi(s[6:])
@@ -95,7 +95,7 @@ func parseDate(s, order string) (dateParts, bool) {
 			return p, false
 		}
 		parts[k] = rest[:i]
-		if parts[k] == "" || len(parts[k]) > 4 || !allDigits(parts[k]) {
+		if parts[k] == "" || len(parts[k]) > 4 || !AllDigits(parts[k]) {
 			return p, false
 		}
 		if k < 2 {
@@ -104,13 +104,13 @@ func parseDate(s, order string) (dateParts, bool) {
 	}
 	a, b, c := atoiDigits(parts[0]), atoiDigits(parts[1]), atoiDigits(parts[2])
 	switch {
-	case len(parts[0]) == 4 || order == orderYMD:
+	case len(parts[0]) == 4 || order == OrderYMD:
 		p.y, p.m, p.d = a, b, c
 		p.twoDigitYear = len(parts[0]) <= 2
 	case len(parts[2]) == 4 || len(parts[2]) <= 2:
 		p.y = c
 		p.twoDigitYear = len(parts[2]) <= 2
-		if order == orderDMY {
+		if order == OrderDMY {
 			p.d, p.m = a, b
 		} else {
 			p.m, p.d = a, b
@@ -124,21 +124,21 @@ func parseDate(s, order string) (dateParts, bool) {
 	return p, validDay(p.y, p.m, p.d)
 }
 
-// parseDateEitherWay reads a date in the column's order, or, when it is
+// ParseDateEitherWay reads a date in the column's order, or, when it is
 // impossible that way but valid the other way round (31/01 in a
 // month-first column), in the only order it can have: an unambiguous
 // value is never wrong, ambiguous ones follow the column.
-func parseDateEitherWay(s, order string) (dateParts, bool) {
-	if d, ok := parseDate(s, order); ok {
+func ParseDateEitherWay(s, order string) (Date, bool) {
+	if d, ok := ParseDate(s, order); ok {
 		return d, true
 	}
 	switch order {
-	case orderDMY:
-		return parseDate(s, orderMDY)
-	case orderMDY, orderAuto, "":
-		return parseDate(s, orderDMY)
+	case OrderDMY:
+		return ParseDate(s, OrderMDY)
+	case OrderMDY, OrderAuto, "":
+		return ParseDate(s, OrderDMY)
 	}
-	return dateParts{}, false
+	return Date{}, false
 }
 
 // expandYear puts a two-digit year in 1970–2069, as spreadsheets do.
@@ -151,12 +151,12 @@ func expandYear(y int) int {
 
 // parseMonthName reads "Jan 31 2024", "31 January 2024", "January 31,
 // 2024", "31-Jan-2024" and "11-May-11": three words, case ignored.
-func parseMonthName(s string) (dateParts, bool) {
+func parseMonthName(s string) (Date, bool) {
 	var f [3]string
-	if !isASCII(s) {
+	if !IsASCII(s) {
 		words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r < utf8.RuneSelf && monthSep(byte(r)) })
 		if len(words) != len(f) {
-			return dateParts{}, false
+			return Date{}, false
 		}
 		copy(f[:], words)
 		return monthNameDate(f)
@@ -172,14 +172,14 @@ func parseMonthName(s string) (dateParts, bool) {
 		}
 		if i > start {
 			if n == len(f) {
-				return dateParts{}, false
+				return Date{}, false
 			}
 			f[n] = s[start:i]
 			n++
 		}
 	}
 	if n != len(f) {
-		return dateParts{}, false
+		return Date{}, false
 	}
 	return monthNameDate(f)
 }
@@ -188,8 +188,8 @@ func monthSep(c byte) bool { return c == ' ' || c == '-' || c == '/' || c == ','
 
 // monthNameDate reads the three words of a date with a month name, A–Z
 // read as a–z.
-func monthNameDate(f [3]string) (dateParts, bool) {
-	var p dateParts
+func monthNameDate(f [3]string) (Date, bool) {
+	var p Date
 	var nums [2]string
 	n := 0
 	month := 0
@@ -203,7 +203,7 @@ func monthNameDate(f [3]string) (dateParts, bool) {
 				w = w[:len(w)-2]
 			}
 		}
-		if !allDigits(w) || w == "" || n == len(nums) {
+		if !AllDigits(w) || w == "" || n == len(nums) {
 			return p, false
 		}
 		nums[n] = w
@@ -252,7 +252,8 @@ func atoiDigits(s string) int {
 	return n
 }
 
-func allDigits(s string) bool {
+// AllDigits reports whether s is one or more ASCII digits.
+func AllDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
@@ -268,12 +269,12 @@ func validDay(y, m, d int) bool {
 	return d <= calendar.DaysIn(y, m)
 }
 
-// parseTime reads "10:22", "10:22:05", "10:22:05.123", "10:22 PM", with an
+// ParseTime reads "10:22", "10:22:05", "10:22:05.123", "10:22 PM", with an
 // optional zone (Z, +02:00, +0200): offset is in seconds east of UTC, 0
 // without a zone.
 //
 //nolint:gocognit // per cell (BenchmarkCoerce/datetime): one pass over the text that allocates nothing
-func parseTime(s string) (hh, mm, ss, nanos, offset int, ok bool) {
+func ParseTime(s string) (hh, mm, ss, nanos, offset int, ok bool) {
 	s = strings.TrimSpace(s)
 	upper := strings.ToUpper(s)
 	pm, am := strings.HasSuffix(upper, "PM"), strings.HasSuffix(upper, "AM")
@@ -284,7 +285,7 @@ func parseTime(s string) (hh, mm, ss, nanos, offset int, ok bool) {
 		s = s[:len(s)-1]
 	} else if i := strings.LastIndexAny(s, "+-"); i > 0 {
 		zone := strings.ReplaceAll(s[i+1:], ":", "")
-		if len(zone) != 4 || !allDigits(zone) {
+		if len(zone) != 4 || !AllDigits(zone) {
 			return
 		}
 		h, _ := strconv.Atoi(zone[:2])
@@ -303,14 +304,14 @@ func parseTime(s string) (hh, mm, ss, nanos, offset int, ok bool) {
 		if i == 2 {
 			if dot := strings.IndexByte(part, '.'); dot >= 0 {
 				frac := part[dot+1:]
-				if !allDigits(frac) || len(frac) > 9 {
+				if !AllDigits(frac) || len(frac) > 9 {
 					return
 				}
 				nanos, _ = strconv.Atoi((frac + "000000000")[:9])
 				part = part[:dot]
 			}
 		}
-		if len(part) == 0 || len(part) > 2 || !allDigits(part) {
+		if len(part) == 0 || len(part) > 2 || !AllDigits(part) {
 			return
 		}
 	}
@@ -336,16 +337,16 @@ func parseTime(s string) (hh, mm, ss, nanos, offset int, ok bool) {
 	return
 }
 
-// parseDateTime reads a date with an optional time; no zone means UTC.
-func parseDateTime(s, order string) (time.Time, bool, bool) {
-	dp, tp := splitDateTime(strings.TrimSpace(s))
-	d, ok := parseDateEitherWay(dp, order)
+// ParseDateTime reads a date with an optional time; no zone means UTC.
+func ParseDateTime(s, order string) (time.Time, bool, bool) {
+	dp, tp := SplitDateTime(strings.TrimSpace(s))
+	d, ok := ParseDateEitherWay(dp, order)
 	if !ok {
 		return time.Time{}, false, false
 	}
 	var hh, mm, ss, nanos, offset int
 	if tp != "" {
-		if hh, mm, ss, nanos, offset, ok = parseTime(tp); !ok {
+		if hh, mm, ss, nanos, offset, ok = ParseTime(tp); !ok {
 			return time.Time{}, false, false
 		}
 	}
@@ -368,7 +369,7 @@ func isoDate(s string) bool {
 }
 
 // appendDate writes p, a valid date (years 1–9999), as YYYY-MM-DD to sc.
-func appendDate(sc *scratch, p dateParts) string {
+func appendDate(sc *Scratch, p Date) string {
 	mark := len(sc.buf)
 	y, m, d := p.y, p.m, p.d
 	sc.buf = append(sc.buf, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
@@ -376,7 +377,7 @@ func appendDate(sc *scratch, p dateParts) string {
 	return sc.since(mark)
 }
 
-func formatDate(p dateParts) string {
+func formatDate(p Date) string {
 	var a [10]byte
 	b := appendPadded(a[:0], p.y, 4)
 	b = append(b, '-')
@@ -394,11 +395,11 @@ func appendPadded(b []byte, n, width int) []byte {
 	return append(b, s...)
 }
 
-// dateEvidence tells what a numeric date says about the column's order:
+// DateEvidence tells what a numeric date says about the column's order:
 // +1 for day-first (31/01/2024), -1 for month-first (01/31/2024), 0 when
 // either reading works or neither does.
-func dateEvidence(s string) int {
-	dp, _ := splitDateTime(strings.TrimSpace(s))
+func DateEvidence(s string) int {
+	dp, _ := SplitDateTime(strings.TrimSpace(s))
 	for _, sep := range [...]byte{'/', '-', '.'} {
 		// Three parts: exactly two separators.
 		i := strings.IndexByte(dp, sep)
@@ -410,7 +411,7 @@ func dateEvidence(s string) int {
 			continue
 		}
 		first, second := dp[:i], dp[i+1:i+1+j]
-		if len(first) > 2 || !allDigits(first) || !allDigits(second) {
+		if len(first) > 2 || !AllDigits(first) || !AllDigits(second) {
 			continue
 		}
 		a, _ := strconv.Atoi(first)

@@ -1,4 +1,4 @@
-package normalize
+package coerce
 
 import (
 	"maps"
@@ -19,12 +19,12 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// parseEmail lower-cases an address and checks it is plausibly
+// ParseEmail lower-cases an address and checks it is plausibly
 // local@domain.tld (no spaces, one @, a dot in the domain, a letter TLD).
 // ASCII addresses are checked as they are, upper-case letters read as
 // lower-case, and written to sc lower-cased only when they have capitals.
-func parseEmail(sc *scratch, s string) (string, bool) {
-	if !isASCII(s) {
+func ParseEmail(sc *Scratch, s string) (string, bool) {
+	if !IsASCII(s) {
 		s = strings.ToLower(s) // which may turn non-ASCII letters into ASCII ones (K, the Kelvin sign)
 		return s, validEmail(s)
 	}
@@ -82,8 +82,8 @@ var emailLocalBad = func() (t [256]bool) {
 	return t
 }()
 
-// parseURI accepts absolute URIs with a scheme and, for web schemes, a host.
-func parseURI(s string) (string, bool) {
+// ParseURI accepts absolute URIs with a scheme and, for web schemes, a host.
+func ParseURI(s string) (string, bool) {
 	if strings.ContainsAny(s, " \t\n") {
 		return "", false
 	}
@@ -97,9 +97,9 @@ func parseURI(s string) (string, bool) {
 	return s, true
 }
 
-// parseUUID accepts hex with or without hyphens or braces and returns the
+// ParseUUID accepts hex with or without hyphens or braces and returns the
 // canonical lower-case 8-4-4-4-12 form.
-func parseUUID(s string) (string, bool) {
+func ParseUUID(s string) (string, bool) {
 	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(s, "urn:uuid:"), "{"), "}")
 	hex := strings.ReplaceAll(s, "-", "")
 	if len(hex) != 32 || (len(s) != 32 && len(s) != 36) {
@@ -117,7 +117,7 @@ func parseUUID(s string) (string, bool) {
 	return string(b[:8]) + "-" + string(b[8:12]) + "-" + string(b[12:16]) + "-" + string(b[16:20]) + "-" + string(b[20:]), true
 }
 
-// parsePhone returns E.164. Common shapes take a fast path (a number is
+// ParsePhone returns E.164. Common shapes take a fast path (a number is
 // digits and formatting): "+<country><number>" with 8–15 digits, or, for
 // North American regions, 10 digits (or 11 starting with 1) with valid
 // area and exchange codes. Everything else goes to libphonenumber's
@@ -126,10 +126,10 @@ func parseUUID(s string) (string, bool) {
 // (validPhone, cached): a possible length is not enough.
 //
 //nolint:gocognit // per cell (BenchmarkCoerce/phone): the fast path is one pass over the bytes
-func parsePhone(sc *scratch, s, region string) (string, bool) {
+func ParsePhone(sc *Scratch, s, region string) (string, bool) {
 	for i := 0; i < len(s); i++ {
 		if c := s[i] | 0x20; c == 'x' || c == 't' || s[i] == '#' {
-			s = dropExtension(s)
+			s = DropExtension(s)
 			break
 		}
 	}
@@ -210,14 +210,14 @@ func parsePhone(sc *scratch, s, region string) (string, bool) {
 	return "", false
 }
 
-// maxPhoneCache bounds a scratch's cache of phone verdicts.
+// maxPhoneCache bounds a Scratch's cache of phone verdicts.
 const maxPhoneCache = 4096
 
 // validPhone tells whether the international number with these digits
 // (calling code first) is one libphonenumber holds valid for its region:
 // the fast path only knows its length is possible. Its verdict (tens of
 // microseconds) is cached, as numbers recur in a column.
-func (sc *scratch) validPhone(d []byte) bool {
+func (sc *Scratch) validPhone(d []byte) bool {
 	if cc, n := callingCodeOf(d); n > 0 {
 		if v, ok := phoneValid(cc, d[n:]); ok {
 			return v
@@ -251,14 +251,14 @@ func callingCodeOf(d []byte) (cc, n int) {
 
 func nanpRegion(r string) bool { return r == "US" || r == "CA" }
 
-// dropExtension removes "ext. 123", "x123" or "#123" after a number: E.164
+// DropExtension removes "ext. 123", "x123" or "#123" after a number: E.164
 // has no extensions.
-func dropExtension(s string) string {
+func DropExtension(s string) string {
 	l := foldASCII(s) // same length as s, so indexes carry over
 	for _, mark := range []string{" ext.", " ext", " extension", " x", "#"} {
 		if i := strings.LastIndex(l, mark); i > 6 {
 			rest := strings.TrimSpace(strings.TrimLeft(l[i+len(mark):], ". :"))
-			if allDigits(rest) {
+			if AllDigits(rest) {
 				return strings.TrimSpace(s[:i])
 			}
 		}
@@ -323,7 +323,9 @@ func possibleInternational(d []byte) int {
 	return fastNo
 }
 
-func validRegion(r string) bool {
+// ValidRegion reports whether r is a region libphonenumber knows, as the
+// phone_region option names it (two letters).
+func ValidRegion(r string) bool {
 	if len(r) != 2 {
 		return false
 	}
@@ -332,7 +334,7 @@ func validRegion(r string) bool {
 
 // lowerASCII lower-cases the ASCII text s, writing to sc only when s has
 // upper-case letters.
-func lowerASCII(sc *scratch, s string) string {
+func lowerASCII(sc *Scratch, s string) string {
 	i := 0
 	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
 		i++
@@ -371,7 +373,8 @@ func foldASCII(s string) string {
 	return string(b)
 }
 
-func isASCII(s string) bool {
+// IsASCII reports whether s holds only ASCII bytes.
+func IsASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return false
@@ -417,7 +420,7 @@ func loadCountries() {
 			}
 			countries[strings.ToLower(code)] = code
 			countries[strings.ToLower(r.ISO3())] = code
-			if name := countryKey(regionNames.Name(r)); name != "" {
+			if name := CountryKey(regionNames.Name(r)); name != "" {
 				if _, taken := countries[name]; !taken {
 					countries[name] = code
 				}
@@ -425,7 +428,7 @@ func loadCountries() {
 		}
 	}
 	for k, v := range countryAliases {
-		countries[countryKey(k)] = v
+		countries[CountryKey(k)] = v
 	}
 	addForeignCountryNames(countries)
 	// Spellings as they usually come (DE, de, Germany, GERMANY) are looked
@@ -463,7 +466,7 @@ func addForeignCountryNames(names map[string]string) {
 			if err != nil {
 				continue
 			}
-			key := countryKey(regions.Name(r))
+			key := CountryKey(regions.Name(r))
 			if _, taken := names[key]; taken || key == "" {
 				continue
 			}
@@ -480,10 +483,10 @@ func addForeignCountryNames(names map[string]string) {
 	}
 }
 
-// countryKey folds case, accents and punctuation: "México" and "mexico"
+// CountryKey folds case, accents and punctuation: "México" and "mexico"
 // are the same key.
-func countryKey(s string) string {
-	if !isASCII(s) {
+func CountryKey(s string) string {
+	if !IsASCII(s) {
 		// A transformer keeps state: a new one per call keeps this safe
 		// for the engine's concurrent workers.
 		fold := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
@@ -498,10 +501,10 @@ func countryKey(s string) string {
 
 var countryPunct = strings.NewReplacer("&", "and", ".", "", ",", "", "’", "'")
 
-// parseCountry maps alpha-2, alpha-3 and English names to alpha-2. The
+// ParseCountry maps alpha-2, alpha-3 and English names to alpha-2. The
 // exact spellings seen are remembered (a column repeats a few hundred
 // names at most), so folding runs once per spelling.
-func parseCountry(s string) (string, bool) {
+func ParseCountry(s string) (string, bool) {
 	countryOnce.Do(loadCountries)
 	if code, ok := countryExact[s]; ok {
 		return code, true
@@ -510,7 +513,7 @@ func parseCountry(s string) (string, bool) {
 		code := v.(string)
 		return code, code != ""
 	}
-	code := countries[countryKey(s)]
+	code := countries[CountryKey(s)]
 	if countrySeenN.Add(1) < 100_000 {
 		countrySeen.Store(strings.Clone(s), code) // s may share a reader's reused memory
 	}
@@ -529,8 +532,8 @@ var currencySymbolCodes = map[string]string{
 	"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR", "pound": "GBP", "pounds": "GBP", "yen": "JPY",
 }
 
-// parseCurrency maps ISO 4217 codes (any case) and common symbols to the code.
-func parseCurrency(s string) (string, bool) {
+// ParseCurrency maps ISO 4217 codes (any case) and common symbols to the code.
+func ParseCurrency(s string) (string, bool) {
 	if code, ok := lookupFolded(currencySymbolCodes, s); ok {
 		return code, true
 	}
@@ -541,7 +544,7 @@ func parseCurrency(s string) (string, bool) {
 	if code, ok := currencyCodes[s]; ok { // as they usually come: USD
 		return code, true
 	}
-	if !isASCII(s) {
+	if !IsASCII(s) {
 		code := strings.ToUpper(s)
 		return code, currencyCodes[code] != ""
 	}
@@ -561,7 +564,7 @@ func parseCurrency(s string) (string, bool) {
 // the stack, so the lookup allocates nothing.
 func lookupFolded(m map[string]string, s string) (string, bool) {
 	var b [16]byte
-	if len(s) > len(b) || !isASCII(s) {
+	if len(s) > len(b) || !IsASCII(s) {
 		v, ok := m[strings.ToLower(s)]
 		return v, ok
 	}

@@ -1,4 +1,4 @@
-package normalize
+package match
 
 import (
 	_ "embed"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -111,7 +112,7 @@ func (ix *synonymIndex) add(name string, c *concept) {
 // "telephone", "Straße" and "strasse" are one key.
 func synKey(s string) string {
 	k := HeaderKey(s)
-	if isASCII(k) {
+	if coerce.IsASCII(k) {
 		return k
 	}
 	fold := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
@@ -180,7 +181,7 @@ func (ix *synonymIndex) conceptsOf(h string) (hits []conceptHit, generic bool) {
 	words := headerWords(h)
 	generic = true
 	for _, w := range words {
-		if !ix.generic[w] && !allDigits(w) {
+		if !ix.generic[w] && !coerce.AllDigits(w) {
 			generic = false
 		}
 	}
@@ -271,7 +272,7 @@ func (ix *synonymIndex) dropHeads(words []string, hits []conceptHit) []conceptHi
 func (ix *synonymIndex) wordRuns(words []string, add func([]*concept, float64)) {
 	covered := make([]bool, len(words))
 	for i, w := range words {
-		covered[i] = ix.qualifiers[w] || allDigits(w)
+		covered[i] = ix.qualifiers[w] || coerce.AllDigits(w)
 	}
 	for n := len(words); n >= 1; n-- {
 		for i := 0; i+n <= len(words); i++ {
@@ -279,7 +280,7 @@ func (ix *synonymIndex) wordRuns(words []string, add func([]*concept, float64)) 
 				continue
 			}
 			run := strings.Join(words[i:i+n], "")
-			if run == "" || allDigits(run) {
+			if run == "" || coerce.AllDigits(run) {
 				continue
 			}
 			if cs := ix.lookup(run); len(cs) > 0 {

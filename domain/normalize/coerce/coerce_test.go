@@ -1,4 +1,4 @@
-package normalize
+package coerce
 
 import (
 	"testing"
@@ -31,7 +31,7 @@ func runCoerce(t *testing.T, name string, f func(string) (string, bool), cases [
 
 func TestCoercers(t *testing.T) {
 	t.Parallel()
-	num := func(s string) (string, bool) { return parseDecimal(new(scratch), s, "", "") }
+	num := func(s string) (string, bool) { return ParseDecimal(new(Scratch), s, "", "") }
 	runCoerce(t, "number", num, []coerceCase{
 		{"12", "12"}, {"-3.25", "-3.25"}, {" 7.0 ", "7.0"}, {"1,234.50", "1234.50"}, {"$12", "12"}, {"12.00 USD", "12.00"},
 		{"EUR 12", "12"}, {"12€", "12"}, {"(12)", "-12"}, {"12-", "-12"}, {"(1,234.50)", "-1234.50"}, {"12%", "12"},
@@ -41,15 +41,15 @@ func TestCoercers(t *testing.T) {
 		{"0.1000000000000000055511151231257827", "0.1000000000000000055511151231257827"},
 		{"", ""}, {"abc", ""}, {"1.2.3,4", ""}, {"1,23,456", "123456"}, {"1 234,5", "1234.5"}, {"12a", ""}, {"--1", ""}, {"1,2,3.4.5", ""}, {"$", ""}, {"e5", ""},
 	})
-	runCoerce(t, "number_with_decimal_comma", func(s string) (string, bool) { return parseDecimal(new(scratch), s, ",", ".") }, []coerceCase{
+	runCoerce(t, "number_with_decimal_comma", func(s string) (string, bool) { return ParseDecimal(new(Scratch), s, ",", ".") }, []coerceCase{
 		{"1.234,50", "1234.50"}, {"12,5", "12.5"}, {"1.234", "1234"}, {"-1.234,567", "-1234.567"}, {"12.345,67", "12345.67"},
 	})
-	runCoerce(t, "integer", func(s string) (string, bool) { return parseInteger(new(scratch), s, "", "") }, []coerceCase{
+	runCoerce(t, "integer", func(s string) (string, bool) { return ParseInteger(new(Scratch), s, "", "") }, []coerceCase{
 		{"42", "42"}, {"6,700", "6700"}, {"7.0", "7"}, {"-0", "0"}, {"00081135561", "81135561"}, {"(5)", "-5"},
 		{"9223372036854775808", "9223372036854775808"}, {"7.5", ""}, {"1e3", ""}, {"x", ""},
 	})
 	runCoerce(t, "boolean", func(s string) (string, bool) {
-		return parseBoolean(s, []string{"ja", "WAHR"}, []string{"nein", "FALSCH"})
+		return ParseBoolean(s, []string{"ja", "WAHR"}, []string{"nein", "FALSCH"})
 	}, []coerceCase{
 		{"true", "true"}, {"FALSE", "false"}, {"Yes", "true"}, {"n", "false"}, {"Y", "true"}, {"t", "true"}, {"F", "false"},
 		{"1", "true"}, {"0", "false"}, {"on", "true"}, {"OFF", "false"}, {"x", "true"}, {"ja", "true"}, {"FALSCH", "false"},
@@ -57,38 +57,38 @@ func TestCoercers(t *testing.T) {
 	})
 	date := func(order string) func(string) (string, bool) {
 		return func(s string) (string, bool) {
-			d, ok := parseDate(s, order)
+			d, ok := ParseDate(s, order)
 			if !ok {
 				return "", false
 			}
 			return formatDate(d), true
 		}
 	}
-	runCoerce(t, "date_month_first", date(orderMDY), []coerceCase{
+	runCoerce(t, "date_month_first", date(OrderMDY), []coerceCase{
 		{"2024-01-31", "2024-01-31"}, {"01/31/2024", "2024-01-31"}, {"1/2/2024", "2024-01-02"}, {"2024/01/31", "2024-01-31"},
 		{"Jan 31 2024", "2024-01-31"}, {"31 January 2024", "2024-01-31"}, {"January 31, 2024", "2024-01-31"},
 		{"11-May-11", "2011-05-11"}, {"31-Jan-2024", "2024-01-31"}, {"20240131", "2024-01-31"}, {"2024-02-29", "2024-02-29"},
 		{"2024-02-30", ""}, {"2023-02-29", ""}, {"13/13/2024", ""}, {"31/01/2024", ""}, {"2024-13-01", ""}, {"Foo 3 2024", ""},
 		{"1/2", ""}, {"", ""},
 	})
-	runCoerce(t, "date_day_first", date(orderDMY), []coerceCase{
+	runCoerce(t, "date_day_first", date(OrderDMY), []coerceCase{
 		{"31/01/2024", "2024-01-31"}, {"31.01.2024", "2024-01-31"}, {"01/02/2024", "2024-02-01"}, {"01-01-13", "2013-01-01"},
 		{"01/31/2024", ""},
 	})
-	email := func(s string) (string, bool) { return parseEmail(new(scratch), s) }
+	email := func(s string) (string, bool) { return ParseEmail(new(Scratch), s) }
 	runCoerce(t, "email", email, []coerceCase{
 		{"Ann@Example.COM", "ann@example.com"}, {"a.b+c@sub.example.co.uk", "a.b+c@sub.example.co.uk"},
 		{"bob@", ""}, {"@x.io", ""}, {"a@b", ""}, {"a b@c.io", ""}, {"a@@b.io", ""}, {"a@b.c", ""}, {"a..b@c.io", ""}, {"a@b..io", ""}, {"a@b.i0", ""},
 	})
-	runCoerce(t, "phone_us", func(s string) (string, bool) { return parsePhone(new(scratch), s, "US") }, []coerceCase{
+	runCoerce(t, "phone_us", func(s string) (string, bool) { return ParsePhone(new(Scratch), s, "US") }, []coerceCase{
 		{"+44 20 7946 0958", "+442079460958"}, {"(415) 555-2671", "+14155552671"}, {"415.555.2671", "+14155552671"},
 		{"1-415-555-2671", "+14155552671"}, {"+1 415 555 2671", "+14155552671"}, {"415 555 267", ""}, {"(015) 555-2671", ""},
 		{"call me", ""}, {"+0 123", ""},
 	})
-	runCoerce(t, "phone_gb_region", func(s string) (string, bool) { return parsePhone(new(scratch), s, "GB") }, []coerceCase{
+	runCoerce(t, "phone_gb_region", func(s string) (string, bool) { return ParsePhone(new(Scratch), s, "GB") }, []coerceCase{
 		{"020 7946 0958", "+442079460958"},
 	})
-	runCoerce(t, "country", parseCountry, []coerceCase{
+	runCoerce(t, "country", ParseCountry, []coerceCase{
 		{"Germany", "DE"}, {"DEU", "DE"}, {"de", "DE"}, {"United States", "US"}, {"USA", "US"}, {"uk", "GB"},
 		{"United Kingdom", "GB"}, {"France", "FR"}, {"japan", "JP"}, {"Côte d’Ivoire", "CI"}, {"Atlantis", ""}, {"XX", ""},
 		// CLDR's names in the languages of the matcher's synonyms
@@ -98,15 +98,15 @@ func TestCoercers(t *testing.T) {
 		// English names and codes keep their meaning in every language
 		{"Chad", "TD"}, {"Niger", "NE"}, {"Oman", "OM"},
 	})
-	runCoerce(t, "currency", parseCurrency, []coerceCase{
+	runCoerce(t, "currency", ParseCurrency, []coerceCase{
 		{"USD", "USD"}, {"eur", "EUR"}, {"€", "EUR"}, {"$", "USD"}, {"£", "GBP"}, {"JPY", "JPY"}, {"XYZ", ""}, {"dollarz", ""},
 	})
-	runCoerce(t, "uuid", parseUUID, []coerceCase{
+	runCoerce(t, "uuid", ParseUUID, []coerceCase{
 		{"F47AC10B-58CC-4372-A567-0E02B2C3D479", "f47ac10b-58cc-4372-a567-0e02b2c3d479"},
 		{"{f47ac10b-58cc-4372-a567-0e02b2c3d479}", "f47ac10b-58cc-4372-a567-0e02b2c3d479"},
 		{"f47ac10b58cc4372a5670e02b2c3d479", "f47ac10b-58cc-4372-a567-0e02b2c3d479"}, {"f47ac10b-58cc", ""}, {"g47ac10b58cc4372a5670e02b2c3d479", ""},
 	})
-	runCoerce(t, "uri", parseURI, []coerceCase{
+	runCoerce(t, "uri", ParseURI, []coerceCase{
 		{"https://example.com/a?b=c", "https://example.com/a?b=c"}, {"mailto:a@b.io", "mailto:a@b.io"}, {"example.com", ""}, {"http://", ""}, {"a b", ""},
 	})
 }
@@ -124,64 +124,64 @@ func TestCompiledColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := func(i int, mode Mode) column {
-		return compile(s.Fields[i], mode, orderDMY, s.Fields[i].DecimalChar, "US")
+	col := func(i int, validate bool) Column {
+		return Compile(s.Fields[i], validate, OrderDMY, s.Fields[i].DecimalChar, "US")
 	}
 	cases := []struct {
 		field    int
-		mode     Mode
+		validate bool
 		in, want string
 		code     string
 		warning  bool
 	}{
-		{0, ModeNormalize, "31/01/2024", "2024-01-31", "", false},
-		{0, ModeNormalize, "31/01/24", "2024-01-31", "invalid_date", true},
-		{0, ModeNormalize, "2024-02-30", "", "invalid_date", false},
-		{0, ModeNormalize, "2024-01-31T10:22:00Z", "2024-01-31", "", false},
-		{1, ModeNormalize, "2024-01-31T10:22:00+02:00", "2024-01-31T08:22:00Z", "", false},
-		{1, ModeNormalize, "2024-01-31 10:22", "2024-01-31T10:22:00Z", "", false},
-		{1, ModeNormalize, "31/01/2024 11:07:15 PM", "2024-01-31T23:07:15Z", "", false},
-		{1, ModeNormalize, "yesterday", "", "invalid_datetime", false},
-		{2, ModeNormalize, "9:05 pm", "21:05:00", "", false},
-		{2, ModeNormalize, "25:00", "", "invalid_time", false},
-		{3, ModeNormalize, "2024", "2024", "", false},
-		{3, ModeNormalize, "MMXXIV", "", "invalid_year", false},
-		{3, ModeNormalize, "0000", "", "invalid_year", false},
-		{3, ModeNormalize, "0987", "987", "", false},
-		{4, ModeNormalize, "50", "50", "", false},
-		{4, ModeNormalize, "101", "", "out_of_range", false},
-		{4, ModeNormalize, "-1", "", "out_of_range", false},
-		{5, ModeNormalize, "a", "a", "", false},
-		{5, ModeNormalize, "c", "", "not_in_enum", false},
-		{6, ModeNormalize, "AB12", "AB12", "", false},
-		{6, ModeNormalize, "ab12", "", "pattern_mismatch", false},
-		{6, ModeNormalize, "AB", "", "pattern_mismatch", false},
-		{0, ModeValidate, "2024-01-31", "2024-01-31", "", false},
-		{0, ModeValidate, "31/01/2024", "", "invalid_date", false},
-		{4, ModeValidate, "1,000", "", "invalid_number", false},
+		{0, false, "31/01/2024", "2024-01-31", "", false},
+		{0, false, "31/01/24", "2024-01-31", "invalid_date", true},
+		{0, false, "2024-02-30", "", "invalid_date", false},
+		{0, false, "2024-01-31T10:22:00Z", "2024-01-31", "", false},
+		{1, false, "2024-01-31T10:22:00+02:00", "2024-01-31T08:22:00Z", "", false},
+		{1, false, "2024-01-31 10:22", "2024-01-31T10:22:00Z", "", false},
+		{1, false, "31/01/2024 11:07:15 PM", "2024-01-31T23:07:15Z", "", false},
+		{1, false, "yesterday", "", "invalid_datetime", false},
+		{2, false, "9:05 pm", "21:05:00", "", false},
+		{2, false, "25:00", "", "invalid_time", false},
+		{3, false, "2024", "2024", "", false},
+		{3, false, "MMXXIV", "", "invalid_year", false},
+		{3, false, "0000", "", "invalid_year", false},
+		{3, false, "0987", "987", "", false},
+		{4, false, "50", "50", "", false},
+		{4, false, "101", "", "out_of_range", false},
+		{4, false, "-1", "", "out_of_range", false},
+		{5, false, "a", "a", "", false},
+		{5, false, "c", "", "not_in_enum", false},
+		{6, false, "AB12", "AB12", "", false},
+		{6, false, "ab12", "", "pattern_mismatch", false},
+		{6, false, "AB", "", "pattern_mismatch", false},
+		{0, true, "2024-01-31", "2024-01-31", "", false},
+		{0, true, "31/01/2024", "", "invalid_date", false},
+		{4, true, "1,000", "", "invalid_number", false},
 	}
 	for _, c := range cases {
-		cl := col(c.field, c.mode)
-		got, p := cl.value(c.in, new(scratch))
+		cl := col(c.field, c.validate)
+		got, p := cl.Value(c.in, new(Scratch))
 		switch {
 		case c.code == "" && (p != nil || got != c.want):
 			t.Errorf("%s %q = %q, %+v; want %q", s.Fields[c.field].Name, c.in, got, p, c.want)
-		case c.code != "" && (p == nil || p.code != c.code || (p.severity == warning) != c.warning):
+		case c.code != "" && (p == nil || p.Code != c.code || (p.Severity == Warning) != c.warning):
 			t.Errorf("%s %q: problem %+v, want %s (warning=%v)", s.Fields[c.field].Name, c.in, p, c.code, c.warning)
 		case c.warning && got != c.want:
 			t.Errorf("%s %q = %q with a warning, want %q", s.Fields[c.field].Name, c.in, got, c.want)
 		}
 	}
 	// Lengths count characters, not bytes.
-	lc := compile(schema.Field{Name: "x", Type: schema.String, Constraints: schema.Constraints{MaxLength: intp(3)}}, ModeNormalize, "", "", "US")
-	if _, p := lc.value("äöü", new(scratch)); p != nil {
+	lc := Compile(schema.Field{Name: "x", Type: schema.String, Constraints: schema.Constraints{MaxLength: intp(3)}}, false, "", "", "US")
+	if _, p := lc.Value("äöü", new(Scratch)); p != nil {
 		t.Errorf("three umlauts are too long: %+v", p)
 	}
-	if _, p := lc.value("äöüß", new(scratch)); p == nil || p.code != "too_long" {
+	if _, p := lc.Value("äöüß", new(Scratch)); p == nil || p.Code != "too_long" {
 		t.Errorf("four characters not too_long: %+v", p)
 	}
-	mc := compile(schema.Field{Name: "x", Type: schema.String, Constraints: schema.Constraints{MinLength: intp(2)}}, ModeNormalize, "", "", "US")
-	if _, p := mc.value("a", new(scratch)); p == nil || p.code != "too_short" {
+	mc := Compile(schema.Field{Name: "x", Type: schema.String, Constraints: schema.Constraints{MinLength: intp(2)}}, false, "", "", "US")
+	if _, p := mc.Value("a", new(Scratch)); p == nil || p.Code != "too_short" {
 		t.Errorf("one character not too_short: %+v", p)
 	}
 }
@@ -191,21 +191,8 @@ func intp(n int) *int { return &n }
 func TestDateEvidence(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]int{"31/01/2024": 1, "01/31/2024": -1, "01/02/2024": 2, "01/01/2024": 0, "2024-01-31": 0, "31.12.2023 10:00": 1} {
-		if got := dateEvidence(in); got != want {
+		if got := DateEvidence(in); got != want {
 			t.Errorf("%q: %d, want %d", in, got, want)
 		}
-	}
-}
-
-func TestJaroWinkler(t *testing.T) {
-	t.Parallel()
-	if s := jaroWinkler("emial", "email"); s < fuzzyThreshold {
-		t.Errorf("emial/email %.3f", s)
-	}
-	if s := jaroWinkler("phone", "email"); s >= fuzzyThreshold {
-		t.Errorf("phone/email %.3f", s)
-	}
-	if s := jaroWinkler("abc", "abc"); s != 1 {
-		t.Errorf("identical %.3f", s)
 	}
 }

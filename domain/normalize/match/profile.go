@@ -1,4 +1,4 @@
-package normalize
+package match
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 )
@@ -95,7 +96,7 @@ func profileValues(values []string) *profile {
 	at := make(map[string]int, len(values))
 	var entries []entry
 	var order []string
-	sc := &scratch{}
+	sc := &coerce.Scratch{}
 	for _, v := range values {
 		if i, ok := at[v]; ok {
 			entries[i].n++
@@ -104,7 +105,7 @@ func profileValues(values []string) *profile {
 		at[v] = len(entries)
 		entries = append(entries, entry{kinds: classify(v, sc), n: 1})
 		order = append(order, v)
-		sc.buf = sc.buf[:0]
+		sc.Reset()
 	}
 	counts := make(map[string]int, len(profileKinds))
 	for i, e := range entries {
@@ -149,7 +150,7 @@ var booleanWords = map[string]bool{"true": true, "false": true, "yes": true, "no
 	"falso": true, "vero": true, "waar": true, "onwaar": true, "j": true, "o": true, "s": true, "-": true}
 
 // classify returns the kinds one value reads as.
-func classify(v string, sc *scratch) []string {
+func classify(v string, sc *coerce.Scratch) []string {
 	c := valueShape{v: v, lower: strings.ToLower(v), hasSpace: strings.ContainsAny(v, " \t"), words: strings.Fields(v)}
 	c.digits, c.letters = countDigitsLetters(v)
 	c.contacts()
@@ -181,7 +182,7 @@ func (c *valueShape) contacts() {
 	if strings.Contains(c.v, "://") || strings.HasPrefix(c.lower, "www.") {
 		c.add(kindURI)
 	}
-	if _, ok := parseUUID(c.v); ok {
+	if _, ok := coerce.ParseUUID(c.v); ok {
 		c.add(kindUUID)
 	}
 }
@@ -196,7 +197,7 @@ func (c *valueShape) times() {
 	if datetime {
 		c.add(kindDateTime)
 	}
-	if _, _, _, _, _, ok := parseTime(c.v); ok && !date && strings.Contains(c.v, ":") {
+	if _, _, _, _, _, ok := coerce.ParseTime(c.v); ok && !date && strings.Contains(c.v, ":") {
 		c.add(kindTime)
 	}
 }
@@ -204,20 +205,20 @@ func (c *valueShape) times() {
 // numbers: phone numbers, whole and other numbers, years, postal codes.
 // A number written as a phone number is not a number, unless it is
 // digits only.
-func (c *valueShape) numbers(sc *scratch) {
+func (c *valueShape) numbers(sc *coerce.Scratch) {
 	phone := !c.isDate && phoneShaped(c.v, c.digits, c.letters)
 	if phone {
 		c.add(kindPhone)
 	}
-	if !c.isDate && !phone || allDigits(c.v) {
-		if _, ok := parseInteger(sc, c.v, "", ""); ok {
+	if !c.isDate && !phone || coerce.AllDigits(c.v) {
+		if _, ok := coerce.ParseInteger(sc, c.v, "", ""); ok {
 			c.add(kindInteger)
 			c.add(kindNumber)
-		} else if _, ok := parseDecimal(sc, c.v, "", ""); ok {
+		} else if _, ok := coerce.ParseDecimal(sc, c.v, "", ""); ok {
 			c.add(kindNumber)
 		}
 	}
-	if len(c.v) == 4 && allDigits(c.v) && c.v >= "1800" && c.v <= "2100" {
+	if len(c.v) == 4 && coerce.AllDigits(c.v) && c.v >= "1800" && c.v <= "2100" {
 		c.add(kindYear)
 	}
 	if postalShaped(c.v) {
@@ -228,13 +229,13 @@ func (c *valueShape) numbers(sc *scratch) {
 // codes: countries, currencies, yes and no.
 func (c *valueShape) codes() {
 	if c.letters > 0 && c.digits == 0 {
-		if _, ok := parseCountry(c.v); ok || countryNames()[countryKey(c.v)] {
+		if _, ok := coerce.ParseCountry(c.v); ok || countryNames()[coerce.CountryKey(c.v)] {
 			c.add(kindCountry)
 		}
-		if _, ok := parseCurrency(c.v); ok {
+		if _, ok := coerce.ParseCurrency(c.v); ok {
 			c.add(kindCurrency)
 		}
-	} else if _, ok := parseCurrency(c.v); ok && c.digits == 0 {
+	} else if _, ok := coerce.ParseCurrency(c.v); ok && c.digits == 0 {
 		c.add(kindCurrency) // a symbol: €
 	}
 	if booleanWords[c.lower] {
@@ -305,8 +306,8 @@ func streetName(v string) bool {
 }
 
 // countryNames are the countries' names in the languages of
-// synonyms.json (CLDR, through x/text), folded as countryKey folds: the
-// matcher reads Frankreich and Países Bajos as countries.
+// synonyms.json (CLDR, through x/text), folded as coerce.CountryKey folds: the
+// Matcher reads Frankreich and Países Bajos as countries.
 var countryNames = sync.OnceValue(func() map[string]bool {
 	out := map[string]bool{}
 	for _, tag := range []language.Tag{language.German, language.French, language.Spanish, language.Italian, language.Portuguese,
@@ -319,7 +320,7 @@ var countryNames = sync.OnceValue(func() map[string]bool {
 					continue
 				}
 				if n := names.Name(r); n != "" {
-					out[countryKey(n)] = true
+					out[coerce.CountryKey(n)] = true
 				}
 			}
 		}
@@ -344,17 +345,17 @@ func dateKinds(v string) (date, datetime bool) {
 	if len(v) < 6 || len(v) > 40 {
 		return false, false
 	}
-	if allDigits(v) && len(v) != 8 {
+	if coerce.AllDigits(v) && len(v) != 8 {
 		return false, false
 	}
-	dp, tp := splitDateTime(v)
-	if _, ok := parseDateEitherWay(dp, orderMDY); !ok {
+	dp, tp := coerce.SplitDateTime(v)
+	if _, ok := coerce.ParseDateEitherWay(dp, coerce.OrderMDY); !ok {
 		return false, false
 	}
 	if tp == "" {
 		return true, false
 	}
-	if _, _, _, _, _, ok := parseTime(tp); ok {
+	if _, _, _, _, _, ok := coerce.ParseTime(tp); ok {
 		return false, true
 	}
 	return false, false
@@ -372,13 +373,13 @@ func phoneShaped(v string, digits, letters int) bool {
 		if !strings.Contains(low, "ext") && !strings.Contains(low, "x") {
 			return false
 		}
-		v = dropExtension(v)
+		v = coerce.DropExtension(v)
 	}
 	punct := false
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch {
-		case isDigit(c):
+		case coerce.IsDigit(c):
 		case c == '+' || c == '(' || c == ')' || c == '-' || c == ' ' || c == '/' || c == '.':
 			punct = true
 		default:
@@ -401,22 +402,22 @@ func postalShaped(v string) bool {
 		u = u[2:]
 	}
 	switch {
-	case (len(u) == 4 || len(u) == 5) && allDigits(u):
+	case (len(u) == 4 || len(u) == 5) && coerce.AllDigits(u):
 		return true
-	case len(u) == 10 && u[5] == '-' && allDigits(u[:5]) && allDigits(u[6:]), // 12345-6789
-		len(u) == 8 && u[4] == '-' && allDigits(u[:4]) && allDigits(u[5:]), // 1000-001
-		len(u) == 9 && u[5] == '-' && allDigits(u[:5]) && allDigits(u[6:]): // 01310-100
+	case len(u) == 10 && u[5] == '-' && coerce.AllDigits(u[:5]) && coerce.AllDigits(u[6:]), // 12345-6789
+		len(u) == 8 && u[4] == '-' && coerce.AllDigits(u[:4]) && coerce.AllDigits(u[5:]), // 1000-001
+		len(u) == 9 && u[5] == '-' && coerce.AllDigits(u[:5]) && coerce.AllDigits(u[6:]): // 01310-100
 		return true
 	}
 	c := strings.ReplaceAll(u, " ", "")
-	if len(c) == 6 && allDigits(c[:4]) && isUpperLetters(c[4:]) { // 1234AB
+	if len(c) == 6 && coerce.AllDigits(c[:4]) && isUpperLetters(c[4:]) { // 1234AB
 		return true
 	}
-	if len(c) == 6 && isUpperLetters(c[0:1]) && isDigit(c[1]) && isUpperLetters(c[2:3]) && isDigit(c[3]) && isUpperLetters(c[4:5]) && isDigit(c[5]) { // K1A0B1
+	if len(c) == 6 && isUpperLetters(c[0:1]) && coerce.IsDigit(c[1]) && isUpperLetters(c[2:3]) && coerce.IsDigit(c[3]) && isUpperLetters(c[4:5]) && coerce.IsDigit(c[5]) { // K1A0B1
 		return true
 	}
 	// British: A9 9AA, A99 9AA, AA9 9AA, AA99 9AA, A9A 9AA, AA9A 9AA.
-	if n := len(c); n >= 5 && n <= 7 && strings.Contains(u, " ") && isDigit(c[n-3]) && isUpperLetters(c[n-2:]) && isUpperLetters(c[:1]) {
+	if n := len(c); n >= 5 && n <= 7 && strings.Contains(u, " ") && coerce.IsDigit(c[n-3]) && isUpperLetters(c[n-2:]) && isUpperLetters(c[:1]) {
 		return true
 	}
 	return false

@@ -1,4 +1,4 @@
-package normalize
+package match
 
 import (
 	"strings"
@@ -34,8 +34,8 @@ const (
 // email). Such matches are reported as warnings.
 const fuzzyThreshold = 0.88
 
-// MappingEntry says where one source column went.
-type MappingEntry struct {
+// Entry says where one source column went.
+type Entry struct {
 	SourceFile   string // file id; "" for a single-file job
 	SourceColumn string
 	Field        string // "" when unmapped
@@ -60,21 +60,19 @@ func HeaderKey(s string) string {
 	return b.String()
 }
 
-// mapColumns maps a header without values, as matchColumns does.
-func mapColumns(header []string, s *schema.Schema, explicit, learned map[string]string) ([]int, []MappingEntry) {
-	to, entries, _ := matchColumns(matchInput{header: header, schema: s, explicit: explicit, learned: learned})
-	return to, entries
-}
-
-// matchInput is what the mapping of one file reads.
-type matchInput struct {
-	header            []string
-	schema            *schema.Schema
-	explicit, learned map[string]string
-	// values returns each column's non-missing, trimmed sample values;
+// Input is what the mapping of one file reads.
+type Input struct {
+	Header []string
+	Schema *schema.Schema
+	// Explicit is options.mapping (a header → its field, "" to ignore
+	// the column); Learned are the organization's learned mappings (a
+	// HeaderKey → its field).
+	Explicit, Learned map[string]string
+	// Values returns each column's non-missing, trimmed sample values;
 	// called only when a column is left to the matcher. nil: no sample.
-	values func() [][]string
-	lists  map[string]ListLookup
+	Values func() [][]string
+	// Lists are the reference lists the schema checks, by id.
+	Lists map[string]ListLookup
 }
 
 // matchColumns decides, for each source column, its field index or -1.
@@ -84,34 +82,34 @@ type matchInput struct {
 // only when a column and a field are left. An explicit "" ignores the
 // column. The matcher is returned for the review's alternatives (nil
 // when it was not needed).
-func matchColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
-	header, s := in.header, in.schema
-	m := &mapper{header: header, s: s, to: make([]int, len(header)), entries: make([]MappingEntry, len(header)),
+func matchColumns(in Input) ([]int, []Entry, *Matcher) {
+	header, s := in.Header, in.Schema
+	m := &mapper{header: header, s: s, to: make([]int, len(header)), entries: make([]Entry, len(header)),
 		taken: make([]bool, len(s.Fields)), ignored: make([]bool, len(header)), norm: make([]string, len(header)),
 		fieldNorm: make([]string, len(s.Fields))}
 	for i, h := range header {
 		m.to[i] = -1
-		m.entries[i] = MappingEntry{SourceColumn: h}
+		m.entries[i] = Entry{SourceColumn: h}
 		m.norm[i] = HeaderKey(h)
 	}
 	for j, f := range s.Fields {
 		m.fieldNorm[j] = HeaderKey(f.Name)
 	}
 	// The header methods, strongest first.
-	m.explicit(in.explicit)
+	m.explicit(in.Explicit)
 	m.exact()
 	m.normalized()
 	m.aliases()
-	m.learned(in.learned)
+	m.learned(in.Learned)
 	m.position()
 	if !m.open() {
 		return m.to, m.entries, nil
 	}
 	var values [][]string
-	if in.values != nil {
-		values = in.values()
+	if in.Values != nil {
+		values = in.Values()
 	}
-	mt := newMatcher(header, values, s, in.lists)
+	mt := NewMatcher(header, values, s, in.Lists)
 	mt.assign(m)
 	for i, e := range m.entries {
 		switch e.Method {
@@ -122,13 +120,13 @@ func matchColumns(in matchInput) ([]int, []MappingEntry, *matcher) {
 	return m.to, m.entries, mt
 }
 
-// mapper is the state of mapColumns: each column's field so far, the
+// mapper is the state of matchColumns: each column's field so far, the
 // fields taken, and the columns no method may take.
 type mapper struct {
 	header    []string
 	s         *schema.Schema
 	to        []int
-	entries   []MappingEntry
+	entries   []Entry
 	taken     []bool
 	ignored   []bool
 	norm      []string // each column's HeaderKey
@@ -271,4 +269,27 @@ func jaroWinkler(a, b string) float64 {
 		prefix++
 	}
 	return jaro + float64(prefix)*0.1*(1-jaro)
+}
+
+// ListLookup answers whether a value is in a reference list. It is used
+// by every worker at once.
+type ListLookup interface {
+	Contains(value string) (bool, error)
+}
+
+// Columns decides, for each source column of a file, its field index or
+// -1, and says how (one entry per column), as matchColumns does, but
+// leaves computed fields to their expressions: no column fills them.
+// The matcher is returned for the review's alternatives and the
+// engine's warnings of ambiguous columns (nil when it was not needed).
+func Columns(in Input) ([]int, []Entry, *Matcher) {
+	s := in.Schema
+	to, entries, mt := matchColumns(in)
+	for c, f := range to {
+		if f >= 0 && s.Fields[f].Compute != "" {
+			to[c] = -1
+			entries[c] = Entry{SourceFile: entries[c].SourceFile, SourceColumn: entries[c].SourceColumn}
+		}
+	}
+	return to, entries, mt
 }

@@ -1,10 +1,12 @@
-package normalize
+package match
 
 import (
 	_ "embed"
 	"encoding/json"
 	"strings"
 	"sync"
+
+	"github.com/tabnorm/tabnorm/domain/normalize/coerce"
 )
 
 // Headers read as words. A header is split into words (snake_case,
@@ -145,7 +147,7 @@ func (v *vocabulary) terms(h string) []term {
 	// A run of words may be one entry ("date of birth", "code postal").
 	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if allDigits(w) {
+		if coerce.AllDigits(w) {
 			// A single digit right after a word counts (doses1 is the
 			// first dose); other numbers (2020, nuts_2) say nothing.
 			if id, ok := ordinals[w]; ok && i > 0 && strings.Contains(lower, words[i-1]+w) {

@@ -1,4 +1,4 @@
-package normalize
+package coerce
 
 import (
 	"strings"
@@ -8,14 +8,14 @@ import (
 // currencySymbols are stripped from numbers at either end (amounts.go).
 var currencySymbols = "$€£¥₹₽₩₺₪₫₴₦₱฿"
 
-// parseDecimal turns messy number text into a canonical JSON number,
+// ParseDecimal turns messy number text into a canonical JSON number,
 // keeping every digit: thousands separators (by groupChar, or guessed)
 // dropped, currency symbols and codes dropped, (12) and 12- as negatives,
 // a trailing % dropped ("percent as given": 12% is 12). decimal and group
 // are "" for auto.
 //
 //nolint:gocognit // per cell (BenchmarkCoerce/number): one pass over the bytes that allocates nothing
-func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
+func ParseDecimal(sc *Scratch, s, decimal, group string) (string, bool) {
 	sc.currency = 0
 	if v, ok := plainDecimal(s, decimal); ok {
 		return v, true
@@ -49,7 +49,7 @@ func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
 	if i := strings.IndexAny(s, "eE"); i > 0 {
 		mant, exp := s[:i], s[i+1:]
 		cur := sc.currency
-		m, ok := parseDecimal(sc, mant, decimal, group)
+		m, ok := ParseDecimal(sc, mant, decimal, group)
 		sc.currency = cur
 		if !ok || strings.HasPrefix(m, "-") || !isExponent(exp) {
 			return "", false
@@ -130,9 +130,9 @@ func parseDecimal(sc *scratch, s, decimal, group string) (string, bool) {
 }
 
 // zeroPaddedDigits reads digits with leading zeros (00081135561), as
-// parseDecimal's general path would: the zeros dropped, 0 for all zeros.
+// ParseDecimal's general path would: the zeros dropped, 0 for all zeros.
 func zeroPaddedDigits(s string) (string, bool) {
-	if len(s) < 2 || s[0] != '0' || !allDigits(s) {
+	if len(s) < 2 || s[0] != '0' || !AllDigits(s) {
 		return "", false
 	}
 	if v := strings.TrimLeft(s, "0"); v != "" {
@@ -240,12 +240,13 @@ func isUpperCode(s string) bool {
 	return true
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+// IsDigit reports whether c is an ASCII digit.
+func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// parseInteger accepts what parseDecimal does when the fraction is zero
+// ParseInteger accepts what ParseDecimal does when the fraction is zero
 // ("7.0" is 7).
-func parseInteger(sc *scratch, s, decimal, group string) (string, bool) {
-	d, ok := parseDecimal(sc, s, decimal, group)
+func ParseInteger(sc *Scratch, s, decimal, group string) (string, bool) {
+	d, ok := ParseDecimal(sc, s, decimal, group)
 	if !ok {
 		return "", false
 	}
@@ -279,7 +280,9 @@ func foldIn(s string, words []string) bool {
 	return false
 }
 
-func parseBoolean(s string, trueValues, falseValues []string) (string, bool) {
+// ParseBoolean reads a yes/no value as "true" or "false": the field's own
+// true and false values first, then the yes and no words the engine knows.
+func ParseBoolean(s string, trueValues, falseValues []string) (string, bool) {
 	for _, v := range trueValues {
 		if s == v {
 			return "true", true
@@ -299,18 +302,18 @@ func parseBoolean(s string, trueValues, falseValues []string) (string, bool) {
 	return "", false
 }
 
-// decimalEvidence says which decimal mark a number's text allows, for
+// DecimalEvidence says which decimal mark a number's text allows, for
 // settling a column's: '.' or ',' when only one reading makes sense
 // (1,234.5 and 1.5 say '.'; 0,61, 1.234,5 and 1.234.567 say ','), '?'
 // when both do (12,426 and 1.234: one mark followed by three digits), 0
 // when the text has no mark or is not a number.
-func decimalEvidence(s string) byte {
+func DecimalEvidence(s string) byte {
 	lastDot, lastComma := strings.LastIndexByte(s, '.'), strings.LastIndexByte(s, ',')
 	if lastDot < 0 && lastComma < 0 {
 		return 0
 	}
-	if _, ok := parseDecimal(new(scratch), s, "", ""); !ok {
-		if _, ok := parseDecimal(new(scratch), s, ",", ""); !ok {
+	if _, ok := ParseDecimal(new(Scratch), s, "", ""); !ok {
+		if _, ok := ParseDecimal(new(Scratch), s, ",", ""); !ok {
 			return 0 // not a number either way
 		}
 	}

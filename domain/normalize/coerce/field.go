@@ -1,4 +1,4 @@
-package normalize
+package coerce
 
 import (
 	"fmt"
@@ -11,35 +11,43 @@ import (
 	"github.com/tabnorm/tabnorm/domain/schema"
 )
 
-// kind says how a canonical value is written in JSON.
-type kind uint8
+// Kind says how a canonical value is written in JSON.
+type Kind uint8
 
+// The kinds of values: KindString is written quoted, KindRaw (numbers,
+// booleans, years) as it is.
 const (
-	kindString kind = iota // quoted
-	kindRaw                // numbers and booleans, as they are
+	KindString Kind = iota
+	KindRaw
 )
 
-// problem is why a value was refused or changed.
-type problem struct {
-	code     string
-	message  string
-	severity string // "" is error
+// Problem is why a value was refused or changed.
+type Problem struct {
+	Code     string
+	Message  string
+	Severity string // "" is error
 }
 
-const warning = "warning"
+// Warning is the severity of a problem that changes a value rather than
+// refusing it.
+const Warning = "warning"
+
+// DecimalAuto is the decimal_char option that lets the engine decide a
+// column's decimal mark from its values.
+const DecimalAuto = "auto"
 
 // coercer turns trimmed cell text into the field's canonical text: s
 // itself, a constant, or text it writes to sc.
-type coercer func(s string, sc *scratch) (string, *problem)
+type coercer func(s string, sc *Scratch) (string, *Problem)
 
-// scratch is where a worker's coercers write the values they make, so that
+// Scratch is where a worker's coercers write the values they make, so that
 // coercing allocates nothing (BenchmarkCoerce): a value is appended to buf
 // and handed out as a string that shares buf's memory. The engine empties
 // it before each row, once the row's values are written and hashed, so a
 // value never outlives its row; what must (an issue's message) is
-// formatted into a string of its own. A new scratch that is never emptied
+// formatted into a string of its own. A new Scratch that is never emptied
 // gives values that stay valid, as the parsers' other callers need.
-type scratch struct {
+type Scratch struct {
 	buf []byte
 	// phones caches libphonenumber's verdict on numbers the fast path
 	// read (validPhone): bounded, cleared when full.
@@ -49,25 +57,31 @@ type scratch struct {
 	currency uint16
 }
 
+// Reset empties the scratch: the values written to it before are no
+// longer valid.
+func (sc *Scratch) Reset() { sc.buf = sc.buf[:0] }
+
 // since returns what was appended after mark as a string sharing buf.
-func (sc *scratch) since(mark int) string {
+func (sc *Scratch) since(mark int) string {
 	if len(sc.buf) == mark {
 		return ""
 	}
 	return unsafe.String(&sc.buf[mark], len(sc.buf)-mark)
 }
 
-// column is a field compiled once: its coercer and its checks, so the
+// Column is a field compiled once: its coercer and its checks, so the
 // per-cell path does no lookups by name.
-type column struct {
-	field    schema.Field
-	kind     kind
-	coerce   coercer
-	validate bool // validate mode: report, do not change
-	// plain says the canonical text never needs escaping in JSON (it is
+type Column struct {
+	Field schema.Field
+	// Kind says how the field's values are written in JSON.
+	Kind   Kind
+	coerce coercer
+	// validate mode: report, do not change.
+	validate bool
+	// Plain says the canonical text never needs escaping in JSON (it is
 	// printable ASCII without quotes or backslashes), so it is written as
 	// it is.
-	plain bool
+	Plain bool
 	// checked says the field has constraints on values (enum, pattern,
 	// lengths, range).
 	checked bool
@@ -76,26 +90,37 @@ type column struct {
 	currencies *currencyTally
 }
 
-func invalid(code, format string, args ...any) *problem {
-	return &problem{code: code, message: fmt.Sprintf(format, args...)}
+// MixedCurrencies names the currencies a number field's values carried
+// with how many of each, when they were several; "" when they were not.
+func (c *Column) MixedCurrencies() string {
+	if !c.currencies.mixed() {
+		return ""
+	}
+	return c.currencies.String()
 }
 
-// compile builds a field's column for a mode. order and decimal are the
-// column's settled date order and decimal mark.
-func compile(f schema.Field, mode Mode, order, decimal, region string) column {
-	if decimal == decimalAuto {
+func invalid(code, format string, args ...any) *Problem {
+	return &Problem{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Compile builds a field's column; a validating column reports any
+// change its coercer would make instead of making it. order and decimal
+// are the column's settled date order and decimal mark, region the
+// phone region of numbers without a country code.
+func Compile(f schema.Field, validate bool, order, decimal, region string) Column {
+	if decimal == DecimalAuto {
 		decimal = ""
 	}
 	k := f.Constraints
-	c := column{field: f, kind: kindString, validate: mode == ModeValidate, plain: true,
+	c := Column{Field: f, Kind: KindString, validate: validate, Plain: true,
 		checked: len(k.Enum) > 0 || k.Pattern != nil || k.Minimum != nil || k.Maximum != nil || k.MinLength != nil || k.MaxLength != nil}
 	if f.Type == schema.Integer || f.Type == schema.Number {
-		c.kind, c.currencies = kindRaw, newCurrencyTally()
+		c.Kind, c.currencies = KindRaw, newCurrencyTally()
 		c.coerce = numericCoercer(f, decimal, c.currencies)
 		return c
 	}
 	if typed, ok := typeCoercers[f.Type]; ok {
-		c.kind, c.coerce = typed.kind, typed.coercer(f, order, decimal)
+		c.Kind, c.coerce = typed.kind, typed.coercer(f, order, decimal)
 		return c
 	}
 	c.coerce = stringCoercer(f.Format, region)
@@ -104,31 +129,31 @@ func compile(f schema.Field, mode Mode, order, decimal, region string) column {
 	switch f.Format {
 	case schema.Email, schema.UUID, schema.Phone, schema.Country, schema.Currency:
 	default:
-		c.plain = false
+		c.Plain = false
 	}
 	return c
 }
 
 // typeCoercers build the coercer of each type but string, and say how its
-// values are written: as they are (kindRaw: numbers, booleans, years) or
+// values are written: as they are (KindRaw: numbers, booleans, years) or
 // as JSON strings.
 var typeCoercers = map[schema.Type]struct {
-	kind    kind
+	kind    Kind
 	coercer func(f schema.Field, order, decimal string) coercer
 }{
-	schema.Boolean:  {kindRaw, booleanCoercer},
-	schema.Date:     {kindString, dateCoercer},
-	schema.DateTime: {kindString, dateTimeCoercer},
-	schema.Time:     {kindString, timeCoercer},
-	schema.Year:     {kindRaw, yearCoercer},
+	schema.Boolean:  {KindRaw, booleanCoercer},
+	schema.Date:     {KindString, dateCoercer},
+	schema.DateTime: {KindString, dateTimeCoercer},
+	schema.Time:     {KindString, timeCoercer},
+	schema.Year:     {KindRaw, yearCoercer},
 }
 
 // numericCoercer reads an integer or a number field's values, counting
 // the currencies they carry in t.
 func numericCoercer(f schema.Field, decimal string, t *currencyTally) coercer {
 	if f.Type == schema.Integer {
-		return func(s string, sc *scratch) (string, *problem) {
-			if v, ok := parseInteger(sc, s, decimal, f.GroupChar); ok {
+		return func(s string, sc *Scratch) (string, *Problem) {
+			if v, ok := ParseInteger(sc, s, decimal, f.GroupChar); ok {
 				if sc.currency != 0 {
 					t.add(sc.currency)
 				}
@@ -137,8 +162,8 @@ func numericCoercer(f schema.Field, decimal string, t *currencyTally) coercer {
 			return "", invalid("invalid_integer", "%q is not a whole number.", s)
 		}
 	}
-	return func(s string, sc *scratch) (string, *problem) {
-		if v, ok := parseDecimal(sc, s, decimal, f.GroupChar); ok {
+	return func(s string, sc *Scratch) (string, *Problem) {
+		if v, ok := ParseDecimal(sc, s, decimal, f.GroupChar); ok {
 			if sc.currency != 0 {
 				t.add(sc.currency)
 			}
@@ -149,8 +174,8 @@ func numericCoercer(f schema.Field, decimal string, t *currencyTally) coercer {
 }
 
 func booleanCoercer(f schema.Field, _, _ string) coercer {
-	return func(s string, _ *scratch) (string, *problem) {
-		if v, ok := parseBoolean(s, f.TrueValues, f.FalseValues); ok {
+	return func(s string, _ *Scratch) (string, *Problem) {
+		if v, ok := ParseBoolean(s, f.TrueValues, f.FalseValues); ok {
 			return v, nil
 		}
 		return "", invalid("invalid_boolean", "%q is not a yes/no value.", s)
@@ -162,7 +187,7 @@ const phantomLeapDay = "1900-02-29"
 
 // invalidDate is an invalid date or date-time; 1900-02-29 says why it is
 // no date.
-func invalidDate(code, format, s string) *problem {
+func invalidDate(code, format, s string) *Problem {
 	if strings.HasPrefix(s, phantomLeapDay) {
 		return invalid(code, "%q does not exist (1900 was no leap year): it is the date serial 60 of a spreadsheet, which keeps Lotus 1-2-3's leap-year bug. Enter the intended date.", s)
 	}
@@ -170,26 +195,26 @@ func invalidDate(code, format, s string) *problem {
 }
 
 func dateCoercer(_ schema.Field, order, _ string) coercer {
-	return func(s string, sc *scratch) (string, *problem) {
+	return func(s string, sc *Scratch) (string, *Problem) {
 		if isoDate(s) {
 			return s, nil // already canonical
 		}
-		dp, _ := splitDateTime(s)
-		d, ok := parseDateEitherWay(dp, order)
+		dp, _ := SplitDateTime(s)
+		d, ok := ParseDateEitherWay(dp, order)
 		if !ok {
 			return "", invalidDate("invalid_date", "%q is not a valid date.", s)
 		}
 		v := appendDate(sc, d)
 		if d.twoDigitYear {
-			return v, &problem{code: "invalid_date", severity: warning, message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
+			return v, &Problem{Code: "invalid_date", Severity: Warning, Message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
 		}
 		return v, nil
 	}
 }
 
 func dateTimeCoercer(_ schema.Field, order, _ string) coercer {
-	return func(s string, sc *scratch) (string, *problem) {
-		t, twoDigit, ok := parseDateTime(s, order)
+	return func(s string, sc *Scratch) (string, *Problem) {
+		t, twoDigit, ok := ParseDateTime(s, order)
 		if !ok {
 			return "", invalidDate("invalid_datetime", "%q is not a valid date and time.", s)
 		}
@@ -197,15 +222,15 @@ func dateTimeCoercer(_ schema.Field, order, _ string) coercer {
 		sc.buf = t.AppendFormat(sc.buf, time.RFC3339Nano)
 		v := sc.since(mark)
 		if twoDigit {
-			return v, &problem{code: "invalid_datetime", severity: warning, message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
+			return v, &Problem{Code: "invalid_datetime", Severity: Warning, Message: fmt.Sprintf("%q has a two-digit year; read as %s.", s, v)}
 		}
 		return v, nil
 	}
 }
 
 func timeCoercer(schema.Field, string, string) coercer {
-	return func(s string, _ *scratch) (string, *problem) {
-		hh, mm, ss, _, _, ok := parseTime(s)
+	return func(s string, _ *Scratch) (string, *Problem) {
+		hh, mm, ss, _, _, ok := ParseTime(s)
 		if !ok {
 			return "", invalid("invalid_time", "%q is not a valid time of day.", s)
 		}
@@ -214,15 +239,15 @@ func timeCoercer(schema.Field, string, string) coercer {
 }
 
 func yearCoercer(_ schema.Field, order, _ string) coercer {
-	return func(s string, _ *scratch) (string, *problem) {
-		if len(s) == 4 && allDigits(s) {
+	return func(s string, _ *Scratch) (string, *Problem) {
+		if len(s) == 4 && AllDigits(s) {
 			// The calendar has no year 0: "0000" is a placeholder, not a year.
 			if y := strings.TrimLeft(s, "0"); y != "" {
 				return y, nil
 			}
 			return "", invalid("invalid_year", "%q is not a year.", s)
 		}
-		if d, ok := parseDate(s, order); ok {
+		if d, ok := ParseDate(s, order); ok {
 			return strconv.Itoa(d.y), nil
 		}
 		return "", invalid("invalid_year", "%q is not a year.", s)
@@ -230,8 +255,8 @@ func yearCoercer(_ schema.Field, order, _ string) coercer {
 }
 
 func stringCoercer(format schema.Format, region string) coercer {
-	try := func(parse func(*scratch, string) (string, bool), code, what string) coercer {
-		return func(s string, sc *scratch) (string, *problem) {
+	try := func(parse func(*Scratch, string) (string, bool), code, what string) coercer {
+		return func(s string, sc *Scratch) (string, *Problem) {
 			if v, ok := parse(sc, s); ok {
 				return v, nil
 			}
@@ -240,34 +265,34 @@ func stringCoercer(format schema.Format, region string) coercer {
 	}
 	switch format {
 	case schema.Email:
-		return try(parseEmail, "invalid_email", "an email address")
+		return try(ParseEmail, "invalid_email", "an email address")
 	case schema.URI:
-		return try(func(_ *scratch, s string) (string, bool) { return parseURI(s) }, "invalid_uri", "an absolute URI")
+		return try(func(_ *Scratch, s string) (string, bool) { return ParseURI(s) }, "invalid_uri", "an absolute URI")
 	case schema.UUID:
-		return try(func(_ *scratch, s string) (string, bool) { return parseUUID(s) }, "invalid_uuid", "a UUID")
+		return try(func(_ *Scratch, s string) (string, bool) { return ParseUUID(s) }, "invalid_uuid", "a UUID")
 	case schema.Phone:
-		return try(func(sc *scratch, s string) (string, bool) { return parsePhone(sc, s, region) }, "invalid_phone", "a phone number")
+		return try(func(sc *Scratch, s string) (string, bool) { return ParsePhone(sc, s, region) }, "invalid_phone", "a phone number")
 	case schema.Country:
-		return try(func(_ *scratch, s string) (string, bool) { return parseCountry(s) }, "invalid_country", "a country")
+		return try(func(_ *Scratch, s string) (string, bool) { return ParseCountry(s) }, "invalid_country", "a country")
 	case schema.Currency:
-		return try(func(_ *scratch, s string) (string, bool) { return parseCurrency(s) }, "invalid_currency", "a currency")
+		return try(func(_ *Scratch, s string) (string, bool) { return ParseCurrency(s) }, "invalid_currency", "a currency")
 	}
-	return func(s string, _ *scratch) (string, *problem) { return s, nil }
+	return func(s string, _ *Scratch) (string, *Problem) { return s, nil }
 }
 
-// value coerces one trimmed, non-missing cell and checks the field's
+// Value coerces one trimmed, non-missing cell and checks the field's
 // constraints. In validate mode the cell is kept as it is and any change
 // the coercer would make is the problem. A value written to sc is valid
 // until sc is emptied.
-func (c *column) value(s string, sc *scratch) (string, *problem) {
+func (c *Column) Value(s string, sc *Scratch) (string, *Problem) {
 	v, p := c.coerce(s, sc)
-	if p != nil && p.severity != warning {
+	if p != nil && p.Severity != Warning {
 		return "", p
 	}
 	if c.validate && v != s {
-		code := "invalid_" + string(c.field.Type)
-		if c.field.Type == schema.String {
-			code = "invalid_" + string(c.field.Format)
+		code := "invalid_" + string(c.Field.Type)
+		if c.Field.Type == schema.String {
+			code = "invalid_" + string(c.Field.Format)
 		}
 		return "", invalid(code, "%q is not in canonical form (it would be %q).", s, v)
 	}
@@ -280,8 +305,8 @@ func (c *column) value(s string, sc *scratch) (string, *problem) {
 	return v, p
 }
 
-func (c *column) constraints(v string) *problem {
-	k := c.field.Constraints
+func (c *Column) constraints(v string) *Problem {
+	k := c.Field.Constraints
 	if len(k.Enum) > 0 {
 		found := false
 		for _, e := range k.Enum {
@@ -306,10 +331,10 @@ func (c *column) constraints(v string) *problem {
 			return invalid("too_long", "%q is longer than %d characters.", v, *k.MaxLength)
 		}
 	}
-	if k.Minimum != nil && compare(v, *k.Minimum, c.kind) < 0 {
+	if k.Minimum != nil && compare(v, *k.Minimum, c.Kind) < 0 {
 		return invalid("out_of_range", "%s is less than the minimum %s.", v, *k.Minimum)
 	}
-	if k.Maximum != nil && compare(v, *k.Maximum, c.kind) > 0 {
+	if k.Maximum != nil && compare(v, *k.Maximum, c.Kind) > 0 {
 		return invalid("out_of_range", "%s is more than the maximum %s.", v, *k.Maximum)
 	}
 	return nil
@@ -317,8 +342,8 @@ func (c *column) constraints(v string) *problem {
 
 // compare orders two canonical values: numbers numerically, ISO dates and
 // times as text (their order is the text's).
-func compare(a, b string, k kind) int {
-	if k == kindRaw {
+func compare(a, b string, k Kind) int {
+	if k == KindRaw {
 		x, err1 := strconv.ParseFloat(a, 64)
 		y, err2 := strconv.ParseFloat(b, 64)
 		if err1 == nil && err2 == nil {
