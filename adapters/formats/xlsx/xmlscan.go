@@ -255,7 +255,10 @@ func (s *xmlScanner) markup() (xmlToken, bool, error) {
 		return tokEOF, false, err
 	}
 	if tag[1] == '/' {
-		qname := bytes.TrimRight(tag[2:len(tag)-1], " \t\r\n")
+		qname := tag[2 : len(tag)-1]
+		for len(qname) > 0 && isXMLSpace(qname[len(qname)-1]) {
+			qname = qname[:len(qname)-1] // bytes.TrimRight builds its set of bytes on every call
+		}
 		top := s.top()
 		if top == nil || !bytes.Equal(top, qname) {
 			return tokEOF, false, syntaxError("element <%s> closed by </%s>", top, qname)
