@@ -730,7 +730,7 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 			}
 			p.values[i] = vm
 		}
-		p.columns = append(p.columns, compile(f, w.in.Mode, decisions[i].DateOrder, decisions[i].Decimal, w.in.Options.PhoneRegion))
+		p.columns = append(p.columns, compile(withLocaleBooleans(f, w.in.Options.BooleanLocale), w.in.Mode, decisions[i].DateOrder, decisions[i].Decimal, w.in.Options.PhoneRegion))
 		sep := byte(',')
 		if i == 0 {
 			sep = '{'
