@@ -21,6 +21,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/events"
 	"github.com/tabnorm/tabnorm/adapters/formats"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/importer"
 	"github.com/tabnorm/tabnorm/adapters/metrics"
 	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/spill"
@@ -131,6 +132,7 @@ var Accounts = fx.Module("accounts", fx.Provide(
 	auth.DefaultThrottle,
 	keys.NewService,
 	importsessions.NewService,
+	func() importsessions.TextKeys { return importer.IsTextKey },
 	newLicenseGate,
 ))
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/tabnorm/tabnorm/application/jobs"
@@ -33,11 +34,18 @@ type Service struct {
 	tx       ports.Transactor
 	hooks    *webhooks.Fanout
 	clock    ports.Clock
+	texts    TextKeys
 }
 
+// TextKeys reports whether the importer has a message of that key, which
+// a session's texts may then override. The importer's message files
+// decide (adapters/importer).
+type TextKeys func(key string) bool
+
 // NewService returns the import sessions service.
-func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout, clock ports.Clock) *Service {
-	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock}
+func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout, clock ports.Clock,
+	texts TextKeys) *Service {
+	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock, texts: texts}
 }
 
 // Input is a new session as the customer's backend sent it.
@@ -51,6 +59,7 @@ type Input struct {
 	MaxJobs        int
 	Locale         string
 	Theme          importsession.Theme
+	Texts          map[string]string
 }
 
 // canMint allows an API key or an organization admin's session: the
@@ -105,10 +114,14 @@ func (s *Service) settings(ctx context.Context, orgID string, in Input) (imports
 	if ses.Locale, err = importsession.ParseLocale(in.Locale); err != nil {
 		return ses, err
 	}
-	if err = importsession.CheckTheme(in.Theme); err != nil {
+	if err = importsession.CheckTheme(in.Theme, ses.AllowedOrigins); err != nil {
 		return ses, err
 	}
 	ses.Theme = in.Theme
+	if err = importsession.CheckTexts(in.Texts, s.texts); err != nil {
+		return ses, err
+	}
+	ses.Texts = in.Texts
 	if ses.Metadata, err = metadata(in.Metadata); err != nil {
 		return ses, err
 	}
@@ -120,7 +133,7 @@ func (s *Service) settings(ctx context.Context, orgID string, in Input) (imports
 	if in.SchemaID == "" {
 		ses.Schema = sch.JSON()
 	}
-	ses.Options, err = options(in.Options, sch)
+	ses.Options, err = options(in.Options, sch, ses.Locale)
 	return ses, err
 }
 
@@ -157,8 +170,10 @@ func (s *Service) schema(ctx context.Context, orgID string, in Input) (*schema.S
 }
 
 // options are the jobs' options: review is on unless the backend turned
-// it off, so end users match columns before rows are written.
-func options(raw []byte, sch *schema.Schema) ([]byte, error) {
+// it off, so end users match columns before rows are written, and
+// booleans read the session's language (boolean_locale) unless the
+// backend chose, or the language is the browser's (JobParams sets it).
+func options(raw []byte, sch *schema.Schema, locale string) ([]byte, error) {
 	fields := map[string]json.RawMessage{}
 	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
 		if err := json.Unmarshal(t, &fields); err != nil {
@@ -168,6 +183,9 @@ func options(raw []byte, sch *schema.Schema) ([]byte, error) {
 	}
 	if _, set := fields["review"]; !set {
 		fields["review"] = json.RawMessage("true")
+	}
+	if _, set := fields["boolean_locale"]; !set && locale != importsession.Auto {
+		fields["boolean_locale"] = json.RawMessage(strconv.Quote(locale))
 	}
 	data, err := json.Marshal(fields)
 	if err != nil {
@@ -283,15 +301,39 @@ func (s *Service) sessionJobs(ctx context.Context, ses importsession.Session) ([
 // JobParams are the settings of a job an end user creates in the
 // session ses, which the client secret authenticated as: the session's
 // schema, options and metadata. A client may name the job, nothing else:
-// the customer's backend chose the rest. Whether the session takes
+// the customer's backend chose the rest, but for the language of a
+// session whose locale is auto: the browser's (acceptLanguage), recorded
+// as the job's boolean_locale so that its reruns read booleans alike.
+// Whether the session takes
 // another job is decided where the job is inserted, holding the session
 // (jobs.Creator), so that max_jobs holds under concurrent requests.
-func JobParams(ses importsession.Session, in jobs.Params) (jobs.Params, error) {
+func JobParams(ses importsession.Session, in jobs.Params, acceptLanguage string) (jobs.Params, error) {
 	if in.Mode != "" || len(in.Schema) > 0 || in.SchemaID != "" || len(in.Options) > 0 {
 		return jobs.Params{}, domain.Invalid("A job of an import session takes the session's schema and options; send only file and name.")
 	}
-	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: ses.Options, Name: in.Name,
+	opts := ses.Options
+	if ses.Locale == importsession.Auto {
+		var err error
+		if opts, err = withBooleanLocale(ses.Options, ses.Resolve(acceptLanguage)); err != nil {
+			return jobs.Params{}, err
+		}
+	}
+	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: opts, Name: in.Name,
 		ImportSessionID: ses.ID, Metadata: ses.Metadata}, nil
+}
+
+// withBooleanLocale sets boolean_locale in a session's options, unless
+// its backend set one.
+func withBooleanLocale(raw []byte, locale string) ([]byte, error) {
+	fields := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("import session options: %w", err)
+	}
+	if _, set := fields["boolean_locale"]; set {
+		return raw, nil
+	}
+	fields["boolean_locale"] = json.RawMessage(strconv.Quote(locale))
+	return json.Marshal(fields)
 }
 
 // Summary is what a submitted session reports: the final job of each
@@ -365,7 +407,7 @@ func summarize(ses importsession.Session, js []job.Job) Summary {
 }
 
 // Framing returns what the importer's page needs of a session, by id
-// alone: its origins and locale. A session that can no longer be used is
+// alone: its origins, locale, theme and texts (none of them secret). A session that can no longer be used is
 // not found, so its page is framed nowhere.
 func (s *Service) Framing(ctx context.Context, sessionID string) (importsession.Session, error) {
 	ses, err := s.sessions.Framing(ctx, sessionID)
@@ -375,7 +417,7 @@ func (s *Service) Framing(ctx context.Context, sessionID string) (importsession.
 	if ses.Status(s.clock.Now()) != importsession.Open && ses.Status(s.clock.Now()) != importsession.Submitted {
 		return importsession.Session{}, domain.NotFound("import session")
 	}
-	return importsession.Session{ID: ses.ID, AllowedOrigins: ses.AllowedOrigins, Locale: ses.Locale}, nil
+	return importsession.Session{ID: ses.ID, AllowedOrigins: ses.AllowedOrigins, Locale: ses.Locale, Theme: ses.Theme, Texts: ses.Texts}, nil
 }
 
 // OriginInUse reports whether an open session allows a browser origin,

@@ -31,7 +31,7 @@ func newFixture(t *testing.T) fixture {
 	f := fixture{sessions: mocks.NewImportSessions(t), jobs: mocks.NewJobs(t)}
 	clock := mocks.NewClock(t)
 	clock.EXPECT().Now().Return(now).Maybe()
-	f.svc = NewService(f.sessions, mocks.NewSchemas(t), f.jobs, mocks.NewTransactor(t), nil, clock)
+	f.svc = NewService(f.sessions, mocks.NewSchemas(t), f.jobs, mocks.NewTransactor(t), nil, clock, func(k string) bool { return k == "title" })
 	return f
 }
 
@@ -74,6 +74,9 @@ func TestCreate_refusesMembersAndBadSettings(t *testing.T) {
 		"bad origin":     {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"javascript:alert(1)"}},
 		"bad locale":     {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"https://a.example"}, Locale: "xx-bad"},
 		"metadata array": {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"https://a.example"}, Metadata: []byte(`[1]`)},
+		"unknown text":   {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"https://a.example"}, Texts: map[string]string{"titel": "x"}},
+		"pale text": {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"https://a.example"},
+			Theme: importsession.Theme{Palette: importsession.Palette{Text: "#aaaaaa"}}},
 	} {
 		if _, _, err := f.svc.Create(context.Background(), byKey, in); !errors.Is(err, domain.ErrInvalid) {
 			t.Errorf("%s: %v, want invalid", name, err)
@@ -116,10 +119,10 @@ func TestJobParams_areTheSessions(t *testing.T) {
 	t.Parallel()
 	ses := importsession.Session{ID: "imp_1", OrgID: "org_1", SchemaID: "sch_1", Options: []byte(`{"review":true}`), Metadata: []byte(`{"a":1}`),
 		MaxJobs: 2, ExpiresAt: now.Add(time.Hour)}
-	if _, err := JobParams(ses, jobs.Params{Mode: "infer"}); !errors.Is(err, domain.ErrInvalid) {
+	if _, err := JobParams(ses, jobs.Params{Mode: "infer"}, ""); !errors.Is(err, domain.ErrInvalid) {
 		t.Fatalf("a mode from the end user: %v", err)
 	}
-	got, err := JobParams(ses, jobs.Params{Name: "mine"})
+	got, err := JobParams(ses, jobs.Params{Name: "mine"}, "")
 	if err != nil || got.SchemaID != "sch_1" || got.Mode != "normalize" || got.ImportSessionID != "imp_1" || got.Name != "mine" ||
 		string(got.Options) != `{"review":true}` || string(got.Metadata) != `{"a":1}` {
 		t.Fatalf("params %+v %v", got, err)
@@ -182,5 +185,39 @@ func TestRevokeListGetFraming(t *testing.T) {
 	f.sessions.EXPECT().OriginInUse(mock.Anything, "https://a.example", now).Return(true, nil).Once()
 	if ok, err := f.svc.OriginInUse(context.Background(), "https://a.example"); !ok || err != nil {
 		t.Fatalf("origin: %v %v", ok, err)
+	}
+}
+
+// TestCreate_booleansFollowTheLocale: a session's jobs read booleans in
+// its language (options.boolean_locale) unless the backend chose; a
+// session in auto takes the browser's language when a job is made, and
+// records it in the job's options.
+func TestCreate_booleansFollowTheLocale(t *testing.T) {
+	f := newFixture(t)
+	f.sessions.EXPECT().Create(mock.Anything, mock.Anything).Return(nil)
+	mk := func(locale, opts string) importsession.Session {
+		ses, _, err := f.svc.Create(context.Background(), byKey, Input{Schema: []byte(`{"fields":[{"name":"a","type":"boolean"}]}`),
+			AllowedOrigins: []string{"https://a.example"}, Locale: locale, Options: []byte(opts), Texts: map[string]string{"title": "Hallo"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ses
+	}
+	if o := string(mk("de", "").Options); o != `{"boolean_locale":"de","review":true}` {
+		t.Errorf("a German session's options: %s", o)
+	}
+	if o := string(mk("fr", `{"boolean_locale":"nl"}`).Options); o != `{"boolean_locale":"nl","review":true}` {
+		t.Errorf("the backend's choice: %s", o)
+	}
+	auto := mk("auto", "")
+	if o := string(auto.Options); o != `{"review":true}` || auto.Texts["title"] != "Hallo" {
+		t.Errorf("an auto session: %s %v", o, auto.Texts)
+	}
+	p, err := JobParams(auto, jobs.Params{Name: "x"}, "pt-BR,pt;q=0.9,en;q=0.5")
+	if err != nil || string(p.Options) != `{"boolean_locale":"pt","review":true}` {
+		t.Errorf("a job of an auto session: %s %v", p.Options, err)
+	}
+	if p, _ := JobParams(mk("it", ""), jobs.Params{}, "de"); string(p.Options) != `{"boolean_locale":"it","review":true}` {
+		t.Errorf("a job of an Italian session in a German browser: %s", p.Options)
 	}
 }
