@@ -16,7 +16,6 @@ import (
 	"html/template"
 	"io/fs"
 	"path"
-	"strings"
 
 	"github.com/tabnorm/tabnorm/domain/importsession"
 )
@@ -79,29 +78,11 @@ var english = func() map[string]bool {
 	return keys
 }()
 
-// pluralCategories are the forms Intl.PluralRules may ask a counted
-// message for: a file holds those its language has ("rows.one",
-// "rows.other", and "rows.many" in French).
-var pluralCategories = []string{"zero", "one", "two", "few", "many", "other"}
-
 // IsTextKey reports whether the importer has a message of that key,
-// which an import session's texts may override: a key of en.json, or
-// another plural form of one of its counted messages.
-func IsTextKey(key string) bool {
-	if english[key] {
-		return true
-	}
-	i := strings.LastIndexByte(key, '.')
-	if i < 0 {
-		return false
-	}
-	for _, c := range pluralCategories {
-		if key[i+1:] == c {
-			return english[key[:i]+".other"]
-		}
-	}
-	return false
-}
+// which an import session's texts may override: a key of en.json. A
+// counted message's text holds its plural forms itself ("{rows, plural,
+// one {# row} other {# rows}}").
+func IsTextKey(key string) bool { return english[key] }
 
 // palette is a palette as the page's script reads it.
 type palette struct {
