@@ -73,7 +73,7 @@ func (a *API) embedAsset(c *gin.Context, name string) {
 	h.Set("Content-Security-Policy", embedPolicy("'none'"))
 	h.Set("Cache-Control", "no-cache")
 	h.Set("ETag", f.ETag)
-	if name == "importer.js" { // loaded by host pages on other origins
+	if name == "importer.js" || name == "importer.d.ts" { // loaded by host pages and their tools on other origins
 		h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	}
 	if etagMatches(c.GetHeader("If-None-Match"), f.ETag) {
