@@ -177,17 +177,24 @@ function megabytes(n) {
   return n >= 1 << 20 ? sizes("megabyte").format(Math.round(n / (1 << 20))) : sizes("kilobyte").format(Math.ceil(n / 1024));
 }
 
-// hint says how to write a value of a field's type, the end user's way
-// (Intl): nothing for a text field.
+// example is how to write a value of a field's type the end user's way
+// (Intl), and hint says it in a sentence: nothing for a text field.
+function example(field) {
+  const f = fieldOf(field);
+  switch (f && f.type) {
+    case "date": return new Intl.DateTimeFormat(locale).format(new Date(2026, 11, 31));
+    case "datetime": return new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "short" }).format(new Date(2026, 11, 31, 14, 30));
+    case "integer": return numbers.format(1234);
+    case "number": return numbers.format(1234.5);
+  }
+  return "";
+}
+
 function hint(field) {
   const f = fieldOf(field);
   const type = f && f.type;
-  if (type === "date") return t("hint.date", { example: new Intl.DateTimeFormat(locale).format(new Date(2026, 11, 31)), iso: "2026-12-31" });
-  if (type === "datetime") {
-    return t("hint.datetime", { example: new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "short" }).format(new Date(2026, 11, 31, 14, 30)) });
-  }
-  if (type === "integer") return t("hint.integer", { example: numbers.format(1234) });
-  if (type === "number") return t("hint.number", { example: numbers.format(1234.5) });
+  if (type === "date") return t("hint.date", { example: example(field), iso: "2026-12-31" });
+  if (["datetime", "integer", "number"].includes(type)) return t("hint." + type, { example: example(field) });
   if (type === "boolean") return t("hint.boolean");
   return "";
 }
@@ -420,7 +427,7 @@ async function fixStep() {
   const inputs = [];
   const sections = groups.map((g, gi) => {
     const body = g.values.map((v, vi) => {
-      const input = el("input", { type: "text", id: "tn-fix-" + gi + "-" + vi, "aria-label": t("fix.replace") + ": " + g.field + " " + v.value, placeholder: hint(g.field) || null });
+      const input = el("input", { type: "text", id: "tn-fix-" + gi + "-" + vi, "aria-label": t("fix.replace") + ": " + g.field + " " + v.value, placeholder: example(g.field) || null });
       inputs.push({ field: g.field, from: v.value, input });
       return el("tr", {},
         el("th", { scope: "row", "data-label": t("fix.value"), text: v.value === "" ? "∅" : v.value }),
@@ -602,7 +609,7 @@ function cellsGrid(job, total) {
       return;
     }
     const cell = $(cellId(l, 2));
-    const input = el("input", { type: "text", id: "tn-cell-editor", autocomplete: "off", "aria-describedby": cellId(l, 3), placeholder: hint(field) || null,
+    const input = el("input", { type: "text", id: "tn-cell-editor", autocomplete: "off", "aria-describedby": cellId(l, 3), placeholder: example(field) || null,
       "aria-label": t("cells.editLabel", { field, row: row.row }) });
     input.value = row.cells[field] == null ? "" : row.cells[field];
     editing = { l };
@@ -726,9 +733,20 @@ async function start() {
   } catch (err) { fail(err); }
 }
 
+// focusEnd focuses the first or the last control the end user can reach:
+// in a modal, the host script asks when Tab leaves the importer at one
+// end, so the focus comes round to the other.
+function focusEnd(at) {
+  const all = [...document.querySelectorAll("button, input, select, a[href], [tabindex='0']")]
+    .filter((e) => !e.disabled && e.getClientRects().length > 0);
+  const target = at === "last" ? all[all.length - 1] : all[0];
+  if (target) target.focus();
+}
+
 window.addEventListener("message", (e) => {
   if (e.source !== window.parent || !allowed.includes(e.origin)) return; // only the host, only from an allowed origin
   const m = e.data;
+  if (m && m.type === "tabnorm:focus" && e.origin === state.parent) return focusEnd(m.at);
   if (!m || m.type !== "tabnorm:init" || typeof m.clientSecret !== "string" || state.secret) return;
   state.parent = e.origin;
   state.secret = m.clientSecret;

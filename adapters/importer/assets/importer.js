@@ -96,7 +96,26 @@
         e.preventDefault();
         close();
       });
+      // Tab past the importer's last control (or Shift+Tab before its
+      // first) lands on a guard that sends the focus round to the other
+      // end: the focus stays in the importer.
+      var guard = function (at) {
+        var g = document.createElement("span");
+        g.tabIndex = 0;
+        g.className = "tabnorm-focus-guard";
+        g.style.position = "absolute";
+        g.style.width = "1px";
+        g.style.height = "1px";
+        g.style.overflow = "hidden";
+        g.addEventListener("focus", function () {
+          frame.focus();
+          if (ready) frame.contentWindow.postMessage({ type: "tabnorm:focus", at: at }, origin);
+        });
+        return g;
+      };
+      dialog.appendChild(guard("last"));
       dialog.appendChild(frame);
+      dialog.appendChild(guard("first"));
       document.body.appendChild(dialog);
       dialog.showModal();
       frame.focus();
