@@ -65,43 +65,51 @@ func TestImportSession_themeTextsAndLocale(t *testing.T) {
 				t.Fatalf("a page without Accept-Language: %s", en.Body)
 			}
 
-			for name, c := range map[string]struct {
-				set   func(map[string]any)
-				field string
-			}{
-				"a color":           {func(b map[string]any) { b["theme"] = map[string]any{"surface": "blue"} }, "theme.surface"},
-				"a dark color":      {func(b map[string]any) { b["theme"] = map[string]any{"dark": map[string]any{"text": "#12"}} }, "theme.dark.text"},
-				"a font size":       {func(b map[string]any) { b["theme"] = map[string]any{"font_size": "40px"} }, "theme.font_size"},
-				"a density":         {func(b map[string]any) { b["theme"] = map[string]any{"density": "airy"} }, "theme.density"},
-				"a button style":    {func(b map[string]any) { b["theme"] = map[string]any{"button_style": "ghost"} }, "theme.button_style"},
-				"a mode":            {func(b map[string]any) { b["theme"] = map[string]any{"mode": "night"} }, "theme.mode"},
-				"a foreign logo":    {func(b map[string]any) { b["theme"] = map[string]any{"logo_url": "https://cdn.example.net/l.png"} }, "theme.logo_url"},
-				"a title":           {func(b map[string]any) { b["theme"] = map[string]any{"title": strings.Repeat("t", 81)} }, "theme.title"},
-				"pale text":         {func(b map[string]any) { b["theme"] = map[string]any{"text": "#aaaaaa"} }, "theme.text"},
-				"a yellow button":   {func(b map[string]any) { b["theme"] = map[string]any{"primary": "#ffd400"} }, "theme.primary_text"},
-				"an unknown text":   {func(b map[string]any) { b["texts"] = map[string]string{"submit.knopf": "x"} }, "texts.submit.knopf"},
-				"an empty text":     {func(b map[string]any) { b["texts"] = map[string]string{"title": ""} }, "texts.title"},
-				"an unknown locale": {func(b map[string]any) { b["locale"] = "ja" }, "locale"},
-			} {
-				b := importSessionBody()
-				c.set(b)
-				res := app.Do("POST", "/v1/import-sessions", key, b)
-				expect(t, res, 400, "invalid_request")
-				var p struct {
-					Detail string `json:"detail"`
-					Errors []struct {
-						Field string `json:"field"`
-					} `json:"errors"`
-				}
-				res.JSON(t, &p)
-				if len(p.Errors) != 1 || p.Errors[0].Field != c.field {
-					t.Errorf("%s: %s, want the field %s", name, res.Body, c.field)
-				}
-				if name == "pale text" && !strings.Contains(p.Detail, "theme.text (#aaaaaa) on theme.background (#ffffff)") {
-					t.Errorf("the contrast problem says %q", p.Detail)
-				}
-			}
+			refusedLooks(t, app, key)
 		})
+	}
+}
+
+// refusedLooks: each bad theme token, a contrast that fails WCAG AA
+// (named with its pair), an unknown or empty text and an unknown locale
+// are 400 invalid_request naming the field.
+func refusedLooks(t *testing.T, app *apptest.App, key apptest.Caller) {
+	t.Helper()
+	for name, c := range map[string]struct {
+		set   func(map[string]any)
+		field string
+	}{
+		"a color":           {func(b map[string]any) { b["theme"] = map[string]any{"surface": "blue"} }, "theme.surface"},
+		"a dark color":      {func(b map[string]any) { b["theme"] = map[string]any{"dark": map[string]any{"text": "#12"}} }, "theme.dark.text"},
+		"a font size":       {func(b map[string]any) { b["theme"] = map[string]any{"font_size": "40px"} }, "theme.font_size"},
+		"a density":         {func(b map[string]any) { b["theme"] = map[string]any{"density": "airy"} }, "theme.density"},
+		"a button style":    {func(b map[string]any) { b["theme"] = map[string]any{"button_style": "ghost"} }, "theme.button_style"},
+		"a mode":            {func(b map[string]any) { b["theme"] = map[string]any{"mode": "night"} }, "theme.mode"},
+		"a foreign logo":    {func(b map[string]any) { b["theme"] = map[string]any{"logo_url": "https://cdn.example.net/l.png"} }, "theme.logo_url"},
+		"a title":           {func(b map[string]any) { b["theme"] = map[string]any{"title": strings.Repeat("t", 81)} }, "theme.title"},
+		"pale text":         {func(b map[string]any) { b["theme"] = map[string]any{"text": "#aaaaaa"} }, "theme.text"},
+		"a yellow button":   {func(b map[string]any) { b["theme"] = map[string]any{"primary": "#ffd400"} }, "theme.primary_text"},
+		"an unknown text":   {func(b map[string]any) { b["texts"] = map[string]string{"submit.knopf": "x"} }, "texts.submit.knopf"},
+		"an empty text":     {func(b map[string]any) { b["texts"] = map[string]string{"title": ""} }, "texts.title"},
+		"an unknown locale": {func(b map[string]any) { b["locale"] = "ja" }, "locale"},
+	} {
+		b := importSessionBody()
+		c.set(b)
+		res := app.Do("POST", "/v1/import-sessions", key, b)
+		expect(t, res, 400, "invalid_request")
+		var p struct {
+			Detail string `json:"detail"`
+			Errors []struct {
+				Field string `json:"field"`
+			} `json:"errors"`
+		}
+		res.JSON(t, &p)
+		if len(p.Errors) != 1 || p.Errors[0].Field != c.field {
+			t.Errorf("%s: %s, want the field %s", name, res.Body, c.field)
+		}
+		if name == "pale text" && !strings.Contains(p.Detail, "theme.text (#aaaaaa) on theme.background (#ffffff)") {
+			t.Errorf("the contrast problem says %q", p.Detail)
+		}
 	}
 }
 

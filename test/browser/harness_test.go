@@ -80,7 +80,7 @@ type page struct {
 	app       *apptest.App
 	downloads string
 
-	target   string // the target's id, for a frame
+	target string // the target's id, for a frame
 
 	mu       sync.Mutex
 	problems []string
