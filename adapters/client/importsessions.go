@@ -76,7 +76,14 @@ type ImportSession struct {
 	ExpiresAt      string            `json:"expires_at"`
 	RevokedAt      *string           `json:"revoked_at"`
 	SubmittedAt    *string           `json:"submitted_at"`
+	// Jobs (every job, oldest first) and Summary (what a submit would
+	// report now) are set by GetImportSession only.
+	Jobs    []ImportSessionJob    `json:"jobs,omitempty"`
+	Summary *ImportSessionSummary `json:"summary,omitempty"`
+	Raw     json.RawMessage       `json:"-"`
 }
+
+func (s *ImportSession) keep(raw []byte) { s.Raw = raw }
 
 // ImportSessionSummary is what a submitted session reports: the data of
 // the import_session.submitted webhook event. Jobs are the final job of
@@ -93,14 +100,14 @@ type ImportSessionSummary struct {
 	RowsRejected     int64              `json:"rows_rejected"`
 }
 
-// ImportSessionJob is one final job of a submitted session.
+// ImportSessionJob is a job of a session: in a summary, a final one.
 type ImportSessionJob struct {
 	ID           string `json:"id"`
 	Status       string `json:"status"`
 	RowsRead     int64  `json:"rows_read"`
 	RowsValid    int64  `json:"rows_valid"`
 	RowsRejected int64  `json:"rows_rejected"`
-	Superseded   bool   `json:"superseded"` // always false in a summary
+	Superseded   bool   `json:"superseded"` // a rerun replaced it; always false in a summary
 }
 
 // CreateImportSession mints an import session for the embedded importer.

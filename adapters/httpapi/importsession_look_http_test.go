@@ -121,10 +121,13 @@ func TestImportSession_booleansInItsLanguage(t *testing.T) {
 	t.Parallel()
 	app := apptest.Start(t, sqltest.SQLite(t))
 	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+	var lastID string
 	mint := func(locale string) apptest.Caller {
 		b := map[string]any{"schema": jsonRaw(activeSchema), "allowed_origins": []string{"https://app.example.com"}, "locale": locale,
 			"options": map[string]any{"review": false}}
-		return apptest.Caller{Key: createImportSession(t, app, key, b).ClientSecret}
+		ses := createImportSession(t, app, key, b)
+		lastID = ses.ID
+		return apptest.Caller{Key: ses.ClientSecret}
 	}
 	run := func(who apptest.Caller, csv string, header ...string) (jobView, string) {
 		req := upload(t, app, "people.csv", csv, nil)
@@ -143,6 +146,7 @@ func TestImportSession_booleansInItsLanguage(t *testing.T) {
 		t.Fatalf("a German session's job: %+v %s", de.Result, rows)
 	}
 	auto := mint("auto")
+	autoID := lastID
 	fr, rows := run(auto, "id,active\n1,oui\n2,NON\n3,ja\n", "Accept-Language", "fr-FR,fr;q=0.9")
 	if fr.Result == nil || fr.Result.RowCount != 2 || !strings.Contains(rows, `{"id":1,"active":true}`) {
 		t.Fatalf("a French browser's job: %+v %s", fr.Result, rows)
@@ -159,5 +163,24 @@ func TestImportSession_booleansInItsLanguage(t *testing.T) {
 	}
 	if j := app.Do("GET", "/v1/jobs/"+r.ID, key, nil); !strings.Contains(j.Body, `"boolean_locale":"fr"`) {
 		t.Fatalf("the rerun's options: %s", j.Body)
+	}
+	// The operator's view of the session: both jobs, the first one
+	// superseded, and the summary a submit would report now.
+	var d struct {
+		JobCount int `json:"job_count"`
+		Jobs     []struct {
+			ID         string `json:"id"`
+			Superseded bool   `json:"superseded"`
+		} `json:"jobs"`
+		Summary struct {
+			SubmittedAt      *string  `json:"submitted_at"`
+			SupersededJobIDs []string `json:"superseded_job_ids"`
+			RowsValid        int      `json:"rows_valid"`
+		} `json:"summary"`
+	}
+	app.Do("GET", "/v1/import-sessions/"+autoID, key, nil).JSON(t, &d)
+	if d.JobCount != 2 || len(d.Jobs) != 2 || d.Jobs[0].ID != fr.ID || !d.Jobs[0].Superseded || d.Jobs[1].Superseded ||
+		d.Summary.SubmittedAt != nil || d.Summary.RowsValid != 2 || len(d.Summary.SupersededJobIDs) != 1 {
+		t.Fatalf("the session's details: %+v", d)
 	}
 }

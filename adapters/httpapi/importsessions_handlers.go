@@ -180,13 +180,21 @@ func (a *API) listImportSessions(c *gin.Context) {
 	c.JSON(http.StatusOK, newList(out, next))
 }
 
+// getImportSession shows a session with its jobs (oldest first, those
+// reruns replaced marked superseded) and the summary a submit would
+// report of them now.
 func (a *API) getImportSession(c *gin.Context) {
-	ses, n, err := a.deps.ImportSessions.Get(c.Request.Context(), principal(c), c.Param("id"))
+	d, err := a.deps.ImportSessions.Details(c.Request.Context(), principal(c), c.Param("id"))
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, a.importSessionJSON(c, ses, &n))
+	n := len(d.Jobs)
+	c.JSON(http.StatusOK, struct {
+		ImportSessionJSON
+		Jobs    []importsessions.JobSummary `json:"jobs"`
+		Summary importsessions.Summary      `json:"summary"`
+	}{a.importSessionJSON(c, d.Session, &n), d.Jobs, d.Summary})
 }
 
 func (a *API) revokeImportSession(c *gin.Context) {

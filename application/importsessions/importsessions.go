@@ -240,6 +240,36 @@ func (s *Service) Get(ctx context.Context, p identity.Principal, sessionID strin
 	return ses, n, err
 }
 
+// Details are a session with every job it made, oldest first (a job a
+// rerun replaced too, marked superseded), and the summary a submit would
+// report of them now.
+type Details struct {
+	Session importsession.Session
+	Jobs    []JobSummary
+	Summary Summary
+}
+
+// Details returns one of the organization's sessions with its jobs and
+// their summary, for an operator.
+func (s *Service) Details(ctx context.Context, p identity.Principal, sessionID string) (Details, error) {
+	if err := canMint(p); err != nil {
+		return Details{}, err
+	}
+	ses, err := s.sessions.Get(ctx, p.OrgID, sessionID)
+	if err != nil {
+		return Details{}, err
+	}
+	js, err := s.sessionJobs(ctx, ses)
+	if err != nil {
+		return Details{}, err
+	}
+	d := Details{Session: ses, Jobs: make([]JobSummary, len(js)), Summary: summarize(ses, js)}
+	for i, j := range js {
+		d.Jobs[i] = jobSummary(j)
+	}
+	return d, nil
+}
+
 // Revoke ends a session at once: its secret is refused from the next
 // request on, on every node, since nothing is cached.
 func (s *Service) Revoke(ctx context.Context, p identity.Principal, sessionID string) (importsession.Session, error) {
@@ -342,7 +372,7 @@ func withBooleanLocale(raw []byte, locale string) ([]byte, error) {
 type Summary struct {
 	ImportSessionID  string          `json:"import_session_id"`
 	Metadata         json.RawMessage `json:"metadata"`
-	SubmittedAt      string          `json:"submitted_at"`
+	SubmittedAt      *string         `json:"submitted_at"` // null in a session's details before its submit
 	Jobs             []JobSummary    `json:"jobs"`
 	SupersededJobIDs []string        `json:"superseded_job_ids"`
 	RowsValid        int64           `json:"rows_valid"`
@@ -356,7 +386,7 @@ type JobSummary struct {
 	RowsRead     int64  `json:"rows_read"`
 	RowsValid    int64  `json:"rows_valid"`
 	RowsRejected int64  `json:"rows_rejected"`
-	Superseded   bool   `json:"superseded"` // false: a summary lists final jobs
+	Superseded   bool   `json:"superseded"` // false in a summary, which lists final jobs
 }
 
 // Submit records that the end user finished and, in the same
@@ -391,19 +421,24 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsessi
 func summarize(ses importsession.Session, js []job.Job) Summary {
 	sum := Summary{ImportSessionID: ses.ID, Metadata: ses.Metadata, Jobs: []JobSummary{}, SupersededJobIDs: []string{}}
 	if ses.SubmittedAt != nil {
-		sum.SubmittedAt = ses.SubmittedAt.UTC().Format(time.RFC3339Nano)
+		at := ses.SubmittedAt.UTC().Format(time.RFC3339Nano)
+		sum.SubmittedAt = &at
 	}
 	for _, j := range js {
 		if j.Superseded {
 			sum.SupersededJobIDs = append(sum.SupersededJobIDs, j.ID)
 			continue
 		}
-		sum.Jobs = append(sum.Jobs, JobSummary{ID: j.ID, Status: string(j.Status), RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid,
-			RowsRejected: j.Progress.RowsRejected})
+		sum.Jobs = append(sum.Jobs, jobSummary(j))
 		sum.RowsValid += j.Progress.RowsValid
 		sum.RowsRejected += j.Progress.RowsRejected
 	}
 	return sum
+}
+
+func jobSummary(j job.Job) JobSummary {
+	return JobSummary{ID: j.ID, Status: string(j.Status), RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid,
+		RowsRejected: j.Progress.RowsRejected, Superseded: j.Superseded}
 }
 
 // Framing returns what the importer's page needs of a session, by id

@@ -144,7 +144,7 @@ func TestCurrentAndSummary_countTheSessionsJobsOldestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := summarize(ses, js)
-	if sum.RowsValid != 5 || sum.RowsRejected != 1 || len(sum.Jobs) != 2 || sum.SubmittedAt != "2026-11-25T09:00:00Z" || string(sum.Metadata) != `{"a":1}` {
+	if sum.RowsValid != 5 || sum.RowsRejected != 1 || len(sum.Jobs) != 2 || sum.SubmittedAt == nil || *sum.SubmittedAt != "2026-11-25T09:00:00Z" || string(sum.Metadata) != `{"a":1}` {
 		t.Fatalf("summary %+v", sum)
 	}
 }
