@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
 )
 
 const activeSchema = `{"fields":[{"name":"id","type":"integer"},{"name":"active","type":"boolean"}]}`
@@ -183,4 +185,88 @@ func TestImportSession_booleansInItsLanguage(t *testing.T) {
 		d.Summary.SubmittedAt != nil || d.Summary.RowsValid != 2 || len(d.Summary.SupersededJobIDs) != 1 {
 		t.Fatalf("the session's details: %+v", d)
 	}
+}
+
+// TestImportSession_funnel: the organization's funnel counts the
+// sessions created today by the steps their end users reached, with the
+// median time to submit; another organization's sessions are not in it,
+// and days out of 1…90 are 400; on each database.
+func TestImportSession_funnel(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, target)
+			app, key := w.app, apptest.Caller{Key: w.acmeKey}
+			full := createImportSession(t, app, key, importSessionBody())
+			secret := apptest.Caller{Key: full.ClientSecret}
+			expect(t, app.Do("GET", "/v1/import-sessions/current", secret, nil), 200, "")
+			id := uploadJob(t, app, secret, nil)
+			awaitStatus(t, app, secret, id, "awaiting_review")
+			expect(t, app.Do("POST", "/v1/jobs/"+id+"/confirm", secret, nil), 202, "")
+			waitJob(t, app, secret, id)
+			rerun := app.Do("POST", "/v1/jobs/"+id+"/rerun", secret, map[string]any{})
+			expect(t, rerun, 202, "")
+			var r jobView
+			rerun.JSON(t, &r)
+			waitJob(t, app, secret, r.ID)
+			expect(t, app.Do("POST", "/v1/import-sessions/current/submit", secret, nil), 200, "")
+			opened := createImportSession(t, app, key, importSessionBody())
+			expect(t, app.Do("GET", "/v1/import-sessions/current", apptest.Caller{Key: opened.ClientSecret}, nil), 200, "")
+			short := importSessionBody()
+			short["expires_in"] = 60
+			createImportSession(t, app, key, short)
+			other := apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize))}
+			createImportSession(t, app, other, importSessionBody()) // another organization's
+			app.Clock.Advance(2 * time.Minute)
+
+			var f struct {
+				Object string `json:"object"`
+				Days   []struct {
+					Day                   string   `json:"day"`
+					Created               int      `json:"created"`
+					Opened                int      `json:"opened"`
+					Uploaded              int      `json:"uploaded"`
+					ColumnsConfirmed      int      `json:"columns_confirmed"`
+					FixesApplied          int      `json:"fixes_applied"`
+					Submitted             int      `json:"submitted"`
+					ExpiredUnused         int      `json:"expired_unused"`
+					MedianSecondsToSubmit *float64 `json:"median_seconds_to_submit"`
+				} `json:"days"`
+				Total struct {
+					Created   int `json:"created"`
+					Submitted int `json:"submitted"`
+				} `json:"total"`
+			}
+			res := app.Do("GET", "/v1/import-sessions/funnel?days=3", key, nil)
+			expect(t, res, 200, "")
+			res.JSON(t, &f)
+			today := f.Days[len(f.Days)-1]
+			if f.Object != "import_session_funnel" || len(f.Days) != 3 || f.Days[0].Created != 0 || f.Total.Created != 3 || f.Total.Submitted != 1 ||
+				today.Created != 3 || today.Opened != 2 || today.Uploaded != 1 || today.ColumnsConfirmed != 1 || today.FixesApplied != 1 ||
+				today.Submitted != 1 || today.ExpiredUnused != 1 || today.MedianSecondsToSubmit == nil || *today.MedianSecondsToSubmit <= 0 ||
+				today.Day != app.Clock.Now().UTC().Format(time.DateOnly) {
+				t.Fatalf("funnel %s", res.Body)
+			}
+			for _, bad := range []string{"0", "91", "x"} {
+				expect(t, app.Do("GET", "/v1/import-sessions/funnel?days="+bad, key, nil), 400, "invalid_request")
+			}
+			expect(t, app.Do("GET", "/v1/import-sessions/funnel", secret, nil), 403, "")
+		})
+	}
+}
+
+// awaitStatus waits for a job to reach status.
+func awaitStatus(t *testing.T, app *apptest.App, who apptest.Caller, id, status string) {
+	t.Helper()
+	deadline := testtime.Deadline(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var j jobView
+		app.Do("GET", "/v1/jobs/"+id, who, nil).JSON(t, &j)
+		if j.Status == status {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("job %s never reached %s", id, status)
 }

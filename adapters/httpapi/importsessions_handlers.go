@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -17,6 +18,7 @@ import (
 func (a *API) importSessionRoutes(g *gin.RouterGroup) {
 	g.POST("", a.createImportSession)
 	get(g, "", a.listImportSessions)
+	get(g, "/funnel", a.importSessionFunnel)
 	get(g, "/:id", a.getImportSession)
 	get(g, "/current", a.currentImportSession)
 	g.POST("/current/submit", a.submitImportSession)
@@ -178,6 +180,62 @@ func (a *API) listImportSessions(c *gin.Context) {
 		out[i] = a.importSessionJSON(c, s, nil)
 	}
 	c.JSON(http.StatusOK, newList(out, next))
+}
+
+// FunnelStepsJSON counts the sessions that reached each step.
+type FunnelStepsJSON struct {
+	Created               int      `json:"created"`
+	Opened                int      `json:"opened"`
+	Uploaded              int      `json:"uploaded"`
+	ColumnsConfirmed      int      `json:"columns_confirmed"`
+	FixesApplied          int      `json:"fixes_applied"`
+	Submitted             int      `json:"submitted"`
+	ExpiredUnused         int      `json:"expired_unused"`
+	MedianSecondsToSubmit *float64 `json:"median_seconds_to_submit"`
+}
+
+// FunnelDayJSON is the funnel of the sessions created on one day.
+type FunnelDayJSON struct {
+	Day string `json:"day"`
+	FunnelStepsJSON
+}
+
+func newFunnelSteps(s importsession.Steps) FunnelStepsJSON {
+	out := FunnelStepsJSON{Created: s.Created, Opened: s.Opened, Uploaded: s.Uploaded, ColumnsConfirmed: s.Confirmed, FixesApplied: s.Fixed,
+		Submitted: s.Submitted, ExpiredUnused: s.ExpiredUnused}
+	if s.Submitted > 0 {
+		secs := s.MedianToSubmit.Seconds()
+		out.MedianSecondsToSubmit = &secs
+	}
+	return out
+}
+
+// importSessionFunnel is the organization's funnel of the last days
+// (?days=1…90, 30 by default), a day each and in total.
+func (a *API) importSessionFunnel(c *gin.Context) {
+	days := 0
+	if v := c.Query("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 { // 0 would be the default
+			fail(c, domain.Errorf(domain.ErrInvalid, domain.CodeInvalidRequest, "days must be a whole number from 1 to 90."))
+			return
+		}
+		days = n
+	}
+	byDay, total, err := a.deps.ImportSessions.Funnel(c.Request.Context(), principal(c), days)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	out := struct {
+		Object string          `json:"object"`
+		Days   []FunnelDayJSON `json:"days"`
+		Total  FunnelStepsJSON `json:"total"`
+	}{Object: "import_session_funnel", Days: make([]FunnelDayJSON, len(byDay)), Total: newFunnelSteps(total)}
+	for i, d := range byDay {
+		out.Days[i] = FunnelDayJSON{Day: d.Day, FunnelStepsJSON: newFunnelSteps(d.Steps)}
+	}
+	c.JSON(http.StatusOK, out)
 }
 
 // getImportSession shows a session with its jobs (oldest first, those

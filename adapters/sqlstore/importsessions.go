@@ -35,6 +35,7 @@ type importSessionRow struct {
 	ExpiresAt      time.Time  `bun:"expires_at"`
 	RevokedAt      *time.Time `bun:"revoked_at"`
 	SubmittedAt    *time.Time `bun:"submitted_at"`
+	OpenedAt       *time.Time `bun:"opened_at"`
 }
 
 // paletteJSON and themeJSON are the theme column's document.
@@ -93,13 +94,13 @@ func toImportSessionRow(s importsession.Session) importSessionRow {
 	return importSessionRow{ID: s.ID, OrgID: s.OrgID, Hash: s.Hash[:], SchemaID: s.SchemaID, Schema: optString(s.Schema),
 		Options: string(s.Options), AllowedOrigins: string(origins), Metadata: string(s.Metadata), MaxJobs: s.MaxJobs,
 		Locale: s.Locale, Theme: string(theme), Texts: string(texts), CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt.UTC(), ExpiresAt: s.ExpiresAt.UTC(),
-		RevokedAt: utcPtr(s.RevokedAt), SubmittedAt: utcPtr(s.SubmittedAt)}
+		RevokedAt: utcPtr(s.RevokedAt), SubmittedAt: utcPtr(s.SubmittedAt), OpenedAt: utcPtr(s.OpenedAt)}
 }
 
 func toImportSessionDomain(r importSessionRow) (importsession.Session, error) {
 	s := importsession.Session{ID: r.ID, OrgID: r.OrgID, SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
 		Metadata: []byte(r.Metadata), MaxJobs: r.MaxJobs, Locale: r.Locale, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt.UTC(),
-		ExpiresAt: r.ExpiresAt.UTC(), RevokedAt: utcPtr(r.RevokedAt), SubmittedAt: utcPtr(r.SubmittedAt)}
+		ExpiresAt: r.ExpiresAt.UTC(), RevokedAt: utcPtr(r.RevokedAt), SubmittedAt: utcPtr(r.SubmittedAt), OpenedAt: utcPtr(r.OpenedAt)}
 	copy(s.Hash[:], r.Hash)
 	if err := json.Unmarshal([]byte(r.AllowedOrigins), &s.AllowedOrigins); err != nil {
 		return importsession.Session{}, fmt.Errorf("import session %s: read its allowed_origins column: %w", r.ID, err)
@@ -195,7 +196,7 @@ func (s *ImportSessions) Update(ctx context.Context, orgID, id string, fn func(*
 func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []entitlement.Entitlement, error) {
 	rows, err := s.db.conn(ctx).QueryContext(ctx, `
 		SELECT s.id, s.org_id, s.schema_id, s.schema, s.options, s.allowed_origins, s.metadata, s.max_jobs, s.locale, s.theme, s.texts,
-		       s.created_by, s.created_at, s.expires_at, s.revoked_at, s.submitted_at, `+grantColumns+`
+		       s.created_by, s.created_at, s.expires_at, s.revoked_at, s.submitted_at, s.opened_at, `+grantColumns+`
 		FROM import_sessions s LEFT JOIN entitlements e ON e.org_id = s.org_id AND e.revoked_at IS NULL
 		WHERE s.hash = ?`, h[:])
 	if err != nil {
@@ -208,7 +209,7 @@ func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (impo
 	for rows.Next() {
 		var g grantCols
 		if err := rows.Scan(append([]any{&r.ID, &r.OrgID, &r.SchemaID, &r.Schema, &r.Options, &r.AllowedOrigins, &r.Metadata, &r.MaxJobs, &r.Locale, &r.Theme, &r.Texts,
-			&r.CreatedBy, &r.CreatedAt, &r.ExpiresAt, &r.RevokedAt, &r.SubmittedAt}, g.dest()...)...); err != nil {
+			&r.CreatedBy, &r.CreatedAt, &r.ExpiresAt, &r.RevokedAt, &r.SubmittedAt, &r.OpenedAt}, g.dest()...)...); err != nil {
 			return importsession.Session{}, nil, translate(err, importSessionWhat)
 		}
 		found = true
@@ -289,4 +290,43 @@ func (s *ImportSessions) OriginInUse(ctx context.Context, origin string, now tim
 		}
 	}
 	return false, nil
+}
+
+// funnelRow is a session's facts for its funnel, its jobs counted by
+// subqueries on their session's index.
+type funnelRow struct {
+	CreatedAt   time.Time  `bun:"created_at"`
+	OpenedAt    *time.Time `bun:"opened_at"`
+	SubmittedAt *time.Time `bun:"submitted_at"`
+	RevokedAt   *time.Time `bun:"revoked_at"`
+	ExpiresAt   time.Time  `bun:"expires_at"`
+	Jobs        int        `bun:"jobs"`
+	Confirmed   int        `bun:"confirmed"`
+	Fixed       int        `bun:"fixed"`
+}
+
+// maxFunnelSessions bounds what one funnel reads.
+const maxFunnelSessions = 200_000
+
+// Funnel implements ports.ImportSessions.
+func (s *ImportSessions) Funnel(ctx context.Context, orgID string, since time.Time) ([]importsession.Facts, error) {
+	var rows []funnelRow
+	q := s.db.conn(ctx).NewSelect().TableExpr("import_sessions AS s").
+		ColumnExpr("s.created_at, s.opened_at, s.submitted_at, s.revoked_at, s.expires_at").
+		ColumnExpr("(SELECT COUNT(*) FROM jobs j WHERE j.import_session_id = s.id) AS jobs").
+		ColumnExpr("(SELECT COUNT(*) FROM jobs j WHERE j.import_session_id = s.id AND j.reviewed_at IS NOT NULL) AS confirmed").
+		ColumnExpr("(SELECT COUNT(*) FROM jobs j WHERE j.import_session_id = s.id AND j.rerun_of <> '') AS fixed").
+		Where("s.created_at >= ?", since.UTC()).OrderExpr("s.created_at").Limit(maxFunnelSessions)
+	if orgID != "" {
+		q = q.Where("s.org_id = ?", orgID)
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, translate(err, importSessionWhat)
+	}
+	out := make([]importsession.Facts, len(rows))
+	for i, r := range rows {
+		out[i] = importsession.Facts{CreatedAt: r.CreatedAt.UTC(), OpenedAt: utcPtr(r.OpenedAt), SubmittedAt: utcPtr(r.SubmittedAt),
+			RevokedAt: utcPtr(r.RevokedAt), ExpiresAt: r.ExpiresAt.UTC(), Jobs: r.Jobs, Confirmed: r.Confirmed > 0, Fixed: r.Fixed > 0}
+	}
+	return out, nil
 }

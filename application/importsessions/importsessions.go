@@ -314,8 +314,45 @@ func (s *Service) Current(ctx context.Context, p identity.Principal) (importsess
 	if err != nil {
 		return importsession.Session{}, nil, err
 	}
+	if ses.OpenedAt == nil { // the end user opened the importer: once, for the funnel
+		now := s.clock.Now()
+		if ses, err = s.sessions.Update(ctx, p.OrgID, p.ImportSessionID, func(ses *importsession.Session) error {
+			ses.Open(now)
+			return nil
+		}); err != nil {
+			return importsession.Session{}, nil, err
+		}
+	}
 	js, err := s.sessionJobs(ctx, ses)
 	return ses, js, err
+}
+
+// MaxFunnelDays is how far back a funnel may look.
+const MaxFunnelDays = 90
+
+// Funnel is the organization's funnel of import sessions for each of the
+// last days days (UTC, today included, oldest first), and over them all:
+// how many sessions created on a day were opened, had a file uploaded,
+// columns confirmed, fixes applied, were submitted or expired unused,
+// and the median time from creation to submit.
+func (s *Service) Funnel(ctx context.Context, p identity.Principal, days int) ([]importsession.Day, importsession.Steps, error) {
+	if err := canMint(p); err != nil {
+		return nil, importsession.Steps{}, err
+	}
+	if days == 0 {
+		days = 30
+	}
+	if days < 1 || days > MaxFunnelDays {
+		return nil, importsession.Steps{}, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "days must be 1 to 90.",
+			Fields: []domain.FieldError{{Field: "days", Message: "must be 1 to 90"}}}
+	}
+	now := s.clock.Now().UTC()
+	since := now.Truncate(24*time.Hour).AddDate(0, 0, -(days - 1))
+	facts, err := s.sessions.Funnel(ctx, p.OrgID, since)
+	if err != nil {
+		return nil, importsession.Steps{}, err
+	}
+	return importsession.Funnel(facts, since, now), importsession.Tally(facts, now), nil
 }
 
 // sessionJobs lists a session's jobs, oldest first; a session has at

@@ -135,10 +135,21 @@ func TestCurrentAndSummary_countTheSessionsJobsOldestFirst(t *testing.T) {
 	newest := job.Job{ID: "job_2", Status: job.Succeeded, Progress: job.Progress{RowsRead: 4, RowsValid: 3, RowsRejected: 1}}
 	oldest := job.Job{ID: "job_1", Status: job.Succeeded, Progress: job.Progress{RowsRead: 2, RowsValid: 2}}
 	f.sessions.EXPECT().Get(mock.Anything, "org_1", "imp_1").Return(ses, nil).Once()
-	f.jobs.EXPECT().List(mock.Anything, "org_1", ports.JobFilter{ImportSessionID: "imp_1"}, mock.Anything).Return([]job.Job{newest, oldest}, "", nil).Once()
-	_, js, err := f.svc.Current(context.Background(), byEnd)
-	if err != nil || len(js) != 2 || js[0].ID != "job_1" {
-		t.Fatalf("jobs %+v %v", js, err)
+	// The first read opens the session (for the funnel); the next reads
+	// find it opened and write nothing.
+	f.sessions.EXPECT().Update(mock.Anything, "org_1", "imp_1", mock.Anything).RunAndReturn(
+		func(_ context.Context, _, _ string, fn func(*importsession.Session) error) (importsession.Session, error) {
+			s := ses
+			return s, fn(&s)
+		}).Once()
+	f.jobs.EXPECT().List(mock.Anything, "org_1", ports.JobFilter{ImportSessionID: "imp_1"}, mock.Anything).Return([]job.Job{newest, oldest}, "", nil).Twice()
+	read, js, err := f.svc.Current(context.Background(), byEnd)
+	if err != nil || len(js) != 2 || js[0].ID != "job_1" || read.OpenedAt == nil || !read.OpenedAt.Equal(now) {
+		t.Fatalf("jobs %+v %v, opened %v", js, err, read.OpenedAt)
+	}
+	f.sessions.EXPECT().Get(mock.Anything, "org_1", "imp_1").Return(read, nil).Once()
+	if _, _, err := f.svc.Current(context.Background(), byEnd); err != nil {
+		t.Fatal(err)
 	}
 	if err := ses.Submit(now); err != nil {
 		t.Fatal(err)

@@ -70,6 +70,7 @@ type Session struct {
 	ExpiresAt      time.Time
 	RevokedAt      *time.Time
 	SubmittedAt    *time.Time
+	OpenedAt       *time.Time // when the importer first read it (funnel.go)
 }
 
 // Status is the session's state at now: a revocation wins over the rest.
