@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/test/apptest"
 	"github.com/tabnorm/tabnorm/test/testtime"
@@ -196,7 +197,7 @@ func TestImportSession_funnel(t *testing.T) {
 	for _, target := range sqltest.Targets(t) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
-			w := newWorld(t, target)
+			w := newWorld(t, target, func(c *bootstrap.Config) { c.MetricsAddr = "127.0.0.1:0" })
 			app, key := w.app, apptest.Caller{Key: w.acmeKey}
 			full := createImportSession(t, app, key, importSessionBody())
 			secret := apptest.Caller{Key: full.ClientSecret}
@@ -247,6 +248,19 @@ func TestImportSession_funnel(t *testing.T) {
 				today.Submitted != 1 || today.ExpiredUnused != 1 || today.MedianSecondsToSubmit == nil || *today.MedianSecondsToSubmit <= 0 ||
 				today.Day != app.Clock.Now().UTC().Format(time.DateOnly) {
 				t.Fatalf("funnel %s", res.Body)
+			}
+			// /metrics: every organization's sessions of the last 24 hours,
+			// one series a step and no other label (the metrics read the
+			// real time: the short session has not expired there yet).
+			text := scrape(t, app)
+			for step, want := range map[string]float64{"created": 4, "opened": 2, "uploaded": 1, "columns_confirmed": 1, "fixes_applied": 1,
+				"submitted": 1, "expired_unused": 0} {
+				if got := sample(text, "tabnorm_import_sessions_funnel", `step="`+step+`"`); got != want {
+					t.Errorf("metrics: %s is %v, want %v", step, got, want)
+				}
+			}
+			if n := strings.Count(text, "\ntabnorm_import_sessions_funnel{"); n != 7 || sample(text, "tabnorm_import_sessions_median_seconds_to_submit") <= 0 {
+				t.Errorf("metrics: %d funnel series:\n%s", n, text)
 			}
 			for _, bad := range []string{"0", "91", "x"} {
 				expect(t, app.Do("GET", "/v1/import-sessions/funnel?days="+bad, key, nil), 400, "invalid_request")
