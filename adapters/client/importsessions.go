@@ -6,6 +6,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -138,4 +139,35 @@ func (c *Client) RevokeImportSession(ctx context.Context, id string) (*ImportSes
 // newest first, never with a secret; pageSize 0 is the server's default.
 func (c *Client) ImportSessions(ctx context.Context, pageSize int) iter.Seq2[*ImportSession, error] {
 	return pages[*ImportSession](ctx, c, "/v1/import-sessions", url.Values{}, pageSize)
+}
+
+// FunnelSteps counts the sessions that reached each step of the funnel.
+type FunnelSteps struct {
+	Day                   string   `json:"day,omitempty"` // YYYY-MM-DD; "" in the total
+	Created               int      `json:"created"`
+	Opened                int      `json:"opened"`
+	Uploaded              int      `json:"uploaded"`
+	ColumnsConfirmed      int      `json:"columns_confirmed"`
+	FixesApplied          int      `json:"fixes_applied"`
+	Submitted             int      `json:"submitted"`
+	ExpiredUnused         int      `json:"expired_unused"`
+	MedianSecondsToSubmit *float64 `json:"median_seconds_to_submit"`
+}
+
+// ImportSessionFunnel is the organization's funnel: a day each, oldest
+// first, and the total.
+type ImportSessionFunnel struct {
+	Days  []FunnelSteps `json:"days"`
+	Total FunnelSteps   `json:"total"`
+}
+
+// ImportSessionFunnel reads the funnel of the sessions created on each
+// of the last days days (1 to 90; 0 for 30).
+func (c *Client) ImportSessionFunnel(ctx context.Context, days int) (*ImportSessionFunnel, error) {
+	path := "/v1/import-sessions/funnel"
+	if days != 0 {
+		path += "?days=" + strconv.Itoa(days)
+	}
+	var f ImportSessionFunnel
+	return &f, c.call(ctx, request{method: http.MethodGet, path: path}, &f)
 }

@@ -45,6 +45,10 @@ func TestImportSessions_createGetRevoke(t *testing.T) {
 		AllowedOrigins: []string{"https://app.example.com"}, Theme: &client.ImportTheme{ImportPalette: client.ImportPalette{Primary: "#ffee00"}}}); !client.IsCode(err, "invalid_request") {
 		t.Fatalf("a yellow button with white text: %v", err)
 	}
+	f, err := c.ImportSessionFunnel(ctx, 2)
+	if err != nil || len(f.Days) != 2 || f.Total.Created != 1 || f.Days[1].Created != 1 || f.Total.MedianSecondsToSubmit != nil {
+		t.Fatalf("funnel %+v %v", f, err)
+	}
 	rev, err := c.RevokeImportSession(ctx, s.ID)
 	if err != nil || rev.Status != "revoked" || rev.RevokedAt == nil {
 		t.Fatalf("revoke %+v %v", rev, err)
