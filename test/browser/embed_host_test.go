@@ -135,6 +135,8 @@ func TestEmbed_modalInDarkMode(t *testing.T) {
 	}
 	f.checkStep(width)
 	f.painted()
+	content := eval[float64](f, `Math.ceil(document.querySelector('.tn-app').getBoundingClientRect().height)`)
+	p.until("the modal's frame as tall as its content", fmt.Sprintf(`document.querySelector('dialog iframe').getBoundingClientRect().height === %v`, content))
 	p.shot("embed-modal-dark-1-file")
 	// Tab through the importer and past its end: the focus never reaches
 	// the host page behind the dialog.
