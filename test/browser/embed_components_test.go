@@ -31,8 +31,10 @@ var (
 )
 
 // buildComponents installs the components' packages (npm ci, from the
-// lock file) when they are missing and bundles the host apps into dist/,
-// once. Without npm the tests skip loudly, and fail under CI=true.
+// lock file) when they are missing, bundles the host apps into dist/ and
+// type-checks src/types-check.ts against importer.d.ts (its
+// @ts-expect-error lines fail the check when the declarations accept a
+// mistake), once. Without npm the tests skip loudly, and fail under CI=true.
 func buildComponents(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
@@ -52,12 +54,17 @@ func buildComponents(t *testing.T) {
 			}
 			return nil
 		}
-		if _, err := os.Stat(filepath.Join(components, "node_modules", ".bin", "esbuild")); err != nil {
+		_, esbuild := os.Stat(filepath.Join(components, "node_modules", ".bin", "esbuild"))
+		_, tsc := os.Stat(filepath.Join(components, "node_modules", ".bin", "tsc"))
+		if esbuild != nil || tsc != nil {
 			if buildErr = run("ci", "--no-audit", "--no-fund"); buildErr != nil {
 				return
 			}
 		}
-		buildErr = run("run", "build")
+		if buildErr = run("run", "build"); buildErr != nil {
+			return
+		}
+		buildErr = run("run", "check-types")
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
