@@ -71,7 +71,7 @@ type Options struct {
 	ValueMapCaseInsensitive bool `json:"value_map_case_insensitive"`
 	// BooleanLocale adds a language's yes and no words to the boolean
 	// fields' (booleans_locale.go).
-	BooleanLocale string `json:"boolean_locale"`
+	BooleanLocale string `json:"boolean_locale,omitempty"`
 }
 
 // ColumnOptions are one source column's settings.
