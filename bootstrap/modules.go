@@ -22,6 +22,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/events"
 	"github.com/tabnorm/tabnorm/adapters/formats"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/importer"
 	"github.com/tabnorm/tabnorm/adapters/metrics"
 	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/sealing"
@@ -40,6 +41,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/application/schemas"
 	"github.com/tabnorm/tabnorm/application/webhooks"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/domain/license"
 	"github.com/tabnorm/tabnorm/domain/table"
@@ -164,6 +166,7 @@ var Accounts = fx.Module("accounts", fx.Provide(
 	auth.DefaultThrottle,
 	keys.NewService,
 	importsessions.NewService,
+	func() importsessions.TextKeys { return importer.IsTextKey },
 	newLicenseGate,
 ))
 
@@ -463,7 +466,7 @@ func migrateAndSeed(lc fx.Lifecycle, db *sqlstore.DB, svc *accounts.Service, log
 var Metrics = fx.Module("metrics", fx.Provide(
 	func(db *sqlstore.DB, log *slog.Logger) *metrics.Metrics {
 		return metrics.New(storeCounts{jobs: sqlstore.NewJobs(db), db: db, deliveries: sqlstore.NewWebhookDeliveries(db),
-			endpoints: sqlstore.NewWebhookEndpoints(db)}, poolCollector(db), log)
+			endpoints: sqlstore.NewWebhookEndpoints(db), sessions: sqlstore.NewImportSessions(db)}, poolCollector(db), log)
 	},
 	func(lc fx.Lifecycle, cfg Config, m *metrics.Metrics, log *slog.Logger, out Output) *metrics.Server {
 		if cfg.MetricsAddr == "" {
@@ -503,6 +506,18 @@ type storeCounts struct {
 	db         *sqlstore.DB
 	deliveries *sqlstore.WebhookDeliveries
 	endpoints  *sqlstore.WebhookEndpoints
+	sessions   *sqlstore.ImportSessions
+}
+
+// ImportSessionSteps is the funnel of the sessions created in the last
+// 24 hours, every organization's.
+func (s storeCounts) ImportSessionSteps(ctx context.Context) (importsession.Steps, error) {
+	now := time.Now()
+	facts, err := s.sessions.Funnel(ctx, "", now.Add(-24*time.Hour))
+	if err != nil {
+		return importsession.Steps{}, err
+	}
+	return importsession.Tally(facts, now), nil
 }
 
 func (s storeCounts) PendingDeliveries(ctx context.Context) (int64, error) {

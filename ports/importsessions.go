@@ -37,4 +37,9 @@ type ImportSessions interface {
 	// OriginInUse reports whether an open session, unexpired at now,
 	// allows the origin (a browser's preflight carries no credential).
 	OriginInUse(ctx context.Context, origin string, now time.Time) (bool, error)
+	// Funnel reads the facts of the organization's sessions created at or
+	// after since (every organization's when orgID is ""), for their
+	// funnel: their times, and whether their jobs were made, confirmed
+	// and rerun.
+	Funnel(ctx context.Context, orgID string, since time.Time) ([]importsession.Facts, error)
 }

@@ -12,10 +12,15 @@ import (
 )
 
 // embedPolicy is the importer's Content-Security-Policy: its own files
-// only, no inline script or style, API calls to this origin, and framing
-// by the given ancestors alone ('none' for a page no session backs).
+// only, no inline script or style, API calls to this origin, images (a
+// theme's logo) from the framing origins too, and framing by the given
+// ancestors alone ('none' for a page no session backs).
 func embedPolicy(ancestors string) string {
-	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	images := ""
+	if ancestors != "'none'" {
+		images = " " + ancestors
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:" + images + "; connect-src 'self'; " +
 		"frame-ancestors " + ancestors + "; base-uri 'none'; form-action 'none'; object-src 'none'"
 }
 
@@ -37,6 +42,7 @@ func (a *API) embed(c *gin.Context) {
 		return
 	}
 	h.Set("Cache-Control", "no-store")
+	h.Set("Vary", "Accept-Language")
 	if strings.Contains(path, "/") || !strings.HasPrefix(path, "imp_") {
 		h.Set("Content-Security-Policy", embedPolicy("'none'"))
 		notFound(c)
@@ -48,7 +54,7 @@ func (a *API) embed(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	page, err := importer.Page(ses.ID, ses.AllowedOrigins, ses.Locale)
+	page, err := importer.Page(ses, ses.Resolve(c.GetHeader("Accept-Language")))
 	if err != nil {
 		fail(c, err)
 		return
@@ -67,7 +73,7 @@ func (a *API) embedAsset(c *gin.Context, name string) {
 	h.Set("Content-Security-Policy", embedPolicy("'none'"))
 	h.Set("Cache-Control", "no-cache")
 	h.Set("ETag", f.ETag)
-	if name == "importer.js" { // loaded by host pages on other origins
+	if name == "importer.js" || name == "importer.d.ts" { // loaded by host pages and their tools on other origins
 		h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	}
 	if etagMatches(c.GetHeader("If-None-Match"), f.ETag) {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -17,40 +18,83 @@ import (
 func (a *API) importSessionRoutes(g *gin.RouterGroup) {
 	g.POST("", a.createImportSession)
 	get(g, "", a.listImportSessions)
+	get(g, "/funnel", a.importSessionFunnel)
 	get(g, "/:id", a.getImportSession)
 	get(g, "/current", a.currentImportSession)
 	g.POST("/current/submit", a.submitImportSession)
 	g.DELETE("/:id", a.revokeImportSession)
 }
 
-// ThemeJSON is an import session's theme.
+// PaletteJSON is a theme's colors.
+type PaletteJSON struct {
+	Background  string `json:"background,omitempty"`
+	Surface     string `json:"surface,omitempty"`
+	Text        string `json:"text,omitempty"`
+	Muted       string `json:"muted,omitempty"`
+	Border      string `json:"border,omitempty"`
+	Primary     string `json:"primary,omitempty"`
+	PrimaryText string `json:"primary_text,omitempty"`
+	Success     string `json:"success,omitempty"`
+	Warning     string `json:"warning,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// ThemeJSON is an import session's theme: its light colors, its dark
+// ones, and the rest.
 type ThemeJSON struct {
-	Primary string `json:"primary,omitempty"`
-	Radius  string `json:"radius,omitempty"`
-	Font    string `json:"font,omitempty"`
+	PaletteJSON
+	Dark        *PaletteJSON `json:"dark,omitempty"`
+	Radius      string       `json:"radius,omitempty"`
+	Font        string       `json:"font,omitempty"`
+	FontSize    string       `json:"font_size,omitempty"`
+	Density     string       `json:"density,omitempty"`
+	ButtonStyle string       `json:"button_style,omitempty"`
+	Mode        string       `json:"mode,omitempty"`
+	LogoURL     string       `json:"logo_url,omitempty"`
+	Title       string       `json:"title,omitempty"`
+}
+
+func newThemeJSON(t importsession.Theme) ThemeJSON {
+	out := ThemeJSON{PaletteJSON: PaletteJSON(t.Palette), Radius: t.Radius, Font: t.Font, FontSize: t.FontSize, Density: t.Density,
+		ButtonStyle: t.ButtonStyle, Mode: t.Mode, LogoURL: t.LogoURL, Title: t.Title}
+	if t.Dark != (importsession.Palette{}) {
+		d := PaletteJSON(t.Dark)
+		out.Dark = &d
+	}
+	return out
+}
+
+func (t ThemeJSON) domain() importsession.Theme {
+	out := importsession.Theme{Palette: importsession.Palette(t.PaletteJSON), Radius: t.Radius, Font: t.Font, FontSize: t.FontSize,
+		Density: t.Density, ButtonStyle: t.ButtonStyle, Mode: t.Mode, LogoURL: t.LogoURL, Title: t.Title}
+	if t.Dark != nil {
+		out.Dark = importsession.Palette(*t.Dark)
+	}
+	return out
 }
 
 // ImportSessionJSON is an import session as the API shows it; the client
 // secret appears only in the creation response.
 type ImportSessionJSON struct {
-	ID             string          `json:"id"`
-	Object         string          `json:"object"`
-	Status         string          `json:"status"`
-	URL            string          `json:"url"`
-	SchemaID       *string         `json:"schema_id"`
-	Schema         json.RawMessage `json:"schema"`
-	Options        json.RawMessage `json:"options"`
-	AllowedOrigins []string        `json:"allowed_origins"`
-	Metadata       json.RawMessage `json:"metadata"`
-	MaxJobs        int             `json:"max_jobs"`
-	JobCount       *int            `json:"job_count,omitempty"`
-	Locale         string          `json:"locale"`
-	Theme          ThemeJSON       `json:"theme"`
-	CreatedAt      string          `json:"created_at"`
-	ExpiresAt      string          `json:"expires_at"`
-	RevokedAt      *string         `json:"revoked_at"`
-	SubmittedAt    *string         `json:"submitted_at"`
-	ClientSecret   string          `json:"client_secret,omitempty"`
+	ID             string            `json:"id"`
+	Object         string            `json:"object"`
+	Status         string            `json:"status"`
+	URL            string            `json:"url"`
+	SchemaID       *string           `json:"schema_id"`
+	Schema         json.RawMessage   `json:"schema"`
+	Options        json.RawMessage   `json:"options"`
+	AllowedOrigins []string          `json:"allowed_origins"`
+	Metadata       json.RawMessage   `json:"metadata"`
+	MaxJobs        int               `json:"max_jobs"`
+	JobCount       *int              `json:"job_count,omitempty"`
+	Locale         string            `json:"locale"`
+	Theme          ThemeJSON         `json:"theme"`
+	Texts          map[string]string `json:"texts"`
+	CreatedAt      string            `json:"created_at"`
+	ExpiresAt      string            `json:"expires_at"`
+	RevokedAt      *string           `json:"revoked_at"`
+	SubmittedAt    *string           `json:"submitted_at"`
+	ClientSecret   string            `json:"client_secret,omitempty"`
 }
 
 // embedURL is the page that frames the importer: on the service's
@@ -70,8 +114,11 @@ func (a *API) embedURL(c *gin.Context, sessionID string) string {
 func (a *API) importSessionJSON(c *gin.Context, s importsession.Session, jobs *int) ImportSessionJSON {
 	out := ImportSessionJSON{ID: s.ID, Object: "import_session", Status: string(s.Status(a.deps.Clock.Now())), URL: a.embedURL(c, s.ID),
 		Schema: json.RawMessage("null"), Options: s.Options, AllowedOrigins: s.AllowedOrigins, Metadata: s.Metadata, MaxJobs: s.MaxJobs,
-		JobCount: jobs, Locale: s.Locale, Theme: ThemeJSON(s.Theme), CreatedAt: formatTime(s.CreatedAt), ExpiresAt: formatTime(s.ExpiresAt),
+		JobCount: jobs, Locale: s.Locale, Theme: newThemeJSON(s.Theme), Texts: s.Texts, CreatedAt: formatTime(s.CreatedAt), ExpiresAt: formatTime(s.ExpiresAt),
 		RevokedAt: formatTimePtr(s.RevokedAt), SubmittedAt: formatTimePtr(s.SubmittedAt)}
+	if out.Texts == nil {
+		out.Texts = map[string]string{}
+	}
 	if s.SchemaID != "" {
 		out.SchemaID = &s.SchemaID
 	}
@@ -82,15 +129,16 @@ func (a *API) importSessionJSON(c *gin.Context, s importsession.Session, jobs *i
 }
 
 type createImportSessionRequest struct {
-	SchemaID       string          `json:"schema_id"`
-	Schema         json.RawMessage `json:"schema"`
-	Options        json.RawMessage `json:"options"`
-	AllowedOrigins []string        `json:"allowed_origins"`
-	ExpiresIn      int64           `json:"expires_in"`
-	Metadata       json.RawMessage `json:"metadata"`
-	MaxJobs        int             `json:"max_jobs"`
-	Locale         string          `json:"locale"`
-	Theme          ThemeJSON       `json:"theme"`
+	SchemaID       string            `json:"schema_id"`
+	Schema         json.RawMessage   `json:"schema"`
+	Options        json.RawMessage   `json:"options"`
+	AllowedOrigins []string          `json:"allowed_origins"`
+	ExpiresIn      int64             `json:"expires_in"`
+	Metadata       json.RawMessage   `json:"metadata"`
+	MaxJobs        int               `json:"max_jobs"`
+	Locale         string            `json:"locale"`
+	Theme          ThemeJSON         `json:"theme"`
+	Texts          map[string]string `json:"texts"`
 }
 
 // createImportSession mints a session. It takes no Idempotency-Key: a
@@ -104,7 +152,7 @@ func (a *API) createImportSession(c *gin.Context) {
 	}
 	ses, secret, err := a.deps.ImportSessions.Create(c.Request.Context(), principal(c), importsessions.Input{
 		SchemaID: req.SchemaID, Schema: req.Schema, Options: req.Options, AllowedOrigins: req.AllowedOrigins, ExpiresIn: req.ExpiresIn,
-		Metadata: req.Metadata, MaxJobs: req.MaxJobs, Locale: req.Locale, Theme: importsession.Theme(req.Theme)})
+		Metadata: req.Metadata, MaxJobs: req.MaxJobs, Locale: req.Locale, Theme: req.Theme.domain(), Texts: req.Texts})
 	if err != nil {
 		fail(c, err)
 		return
@@ -134,13 +182,77 @@ func (a *API) listImportSessions(c *gin.Context) {
 	c.JSON(http.StatusOK, newList(out, next))
 }
 
-func (a *API) getImportSession(c *gin.Context) {
-	ses, n, err := a.deps.ImportSessions.Get(c.Request.Context(), principal(c), c.Param("id"))
+// FunnelStepsJSON counts the sessions that reached each step.
+type FunnelStepsJSON struct {
+	Created               int      `json:"created"`
+	Opened                int      `json:"opened"`
+	Uploaded              int      `json:"uploaded"`
+	ColumnsConfirmed      int      `json:"columns_confirmed"`
+	FixesApplied          int      `json:"fixes_applied"`
+	Submitted             int      `json:"submitted"`
+	ExpiredUnused         int      `json:"expired_unused"`
+	MedianSecondsToSubmit *float64 `json:"median_seconds_to_submit"`
+}
+
+// FunnelDayJSON is the funnel of the sessions created on one day.
+type FunnelDayJSON struct {
+	Day string `json:"day"`
+	FunnelStepsJSON
+}
+
+func newFunnelSteps(s importsession.Steps) FunnelStepsJSON {
+	out := FunnelStepsJSON{Created: s.Created, Opened: s.Opened, Uploaded: s.Uploaded, ColumnsConfirmed: s.Confirmed, FixesApplied: s.Fixed,
+		Submitted: s.Submitted, ExpiredUnused: s.ExpiredUnused}
+	if s.Submitted > 0 {
+		secs := s.MedianToSubmit.Seconds()
+		out.MedianSecondsToSubmit = &secs
+	}
+	return out
+}
+
+// importSessionFunnel is the organization's funnel of the last days
+// (?days=1…90, 30 by default), a day each and in total.
+func (a *API) importSessionFunnel(c *gin.Context) {
+	days := 0
+	if v := c.Query("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 { // 0 would be the default
+			fail(c, domain.Errorf(domain.ErrInvalid, domain.CodeInvalidRequest, "days must be a whole number from 1 to 90."))
+			return
+		}
+		days = n
+	}
+	byDay, total, err := a.deps.ImportSessions.Funnel(c.Request.Context(), principal(c), days)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, a.importSessionJSON(c, ses, &n))
+	out := struct {
+		Object string          `json:"object"`
+		Days   []FunnelDayJSON `json:"days"`
+		Total  FunnelStepsJSON `json:"total"`
+	}{Object: "import_session_funnel", Days: make([]FunnelDayJSON, len(byDay)), Total: newFunnelSteps(total)}
+	for i, d := range byDay {
+		out.Days[i] = FunnelDayJSON{Day: d.Day, FunnelStepsJSON: newFunnelSteps(d.Steps)}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// getImportSession shows a session with its jobs (oldest first, those
+// reruns replaced marked superseded) and the summary a submit would
+// report of them now.
+func (a *API) getImportSession(c *gin.Context) {
+	d, err := a.deps.ImportSessions.Details(c.Request.Context(), principal(c), c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	n := len(d.Jobs)
+	c.JSON(http.StatusOK, struct {
+		ImportSessionJSON
+		Jobs    []importsessions.JobSummary `json:"jobs"`
+		Summary importsessions.Summary      `json:"summary"`
+	}{a.importSessionJSON(c, d.Session, &n), d.Jobs, d.Summary})
 }
 
 func (a *API) revokeImportSession(c *gin.Context) {

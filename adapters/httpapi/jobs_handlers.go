@@ -108,7 +108,7 @@ func jobSettings(c *gin.Context, p identity.Principal, in jobs.Params) (jobs.Par
 	if p.Method != identity.ByImportSession {
 		return in, nil
 	}
-	return importsessions.JobParams(importSession(c), in)
+	return importsessions.JobParams(importSession(c), in, c.GetHeader("Accept-Language"))
 }
 
 // readUpload reads a multipart/form-data body as a stream (never

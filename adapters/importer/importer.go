@@ -16,6 +16,8 @@ import (
 	"html/template"
 	"io/fs"
 	"path"
+
+	"github.com/tabnorm/tabnorm/domain/importsession"
 )
 
 //go:embed page.html assets
@@ -32,6 +34,7 @@ var contentTypes = map[string]string{
 	".js":   "text/javascript; charset=utf-8",
 	".css":  "text/css; charset=utf-8",
 	".json": "application/json; charset=utf-8",
+	".ts":   "application/typescript; charset=utf-8",
 }
 
 var assets = func() map[string]File {
@@ -62,17 +65,88 @@ func Asset(name string) (File, bool) {
 
 var page = template.Must(template.ParseFS(files, "page.html"))
 
-// Page renders the importer's page for a session: its id, the origins
-// that may frame it (the page accepts the secret only from them) and its
-// language.
-func Page(sessionID string, origins []string, locale string) ([]byte, error) {
-	list, err := json.Marshal(origins)
+// english is the English message file's keys: the messages there are.
+var english = func() map[string]bool {
+	var words map[string]string
+	if err := json.Unmarshal(assets["locales/en.json"].Body, &words); err != nil {
+		panic("importer locales/en.json: " + err.Error()) // embedded file: cannot happen at run time
+	}
+	keys := make(map[string]bool, len(words))
+	for k := range words {
+		keys[k] = true
+	}
+	return keys
+}()
+
+// IsTextKey reports whether the importer has a message of that key,
+// which an import session's texts may override: a key of en.json. A
+// counted message's text holds its plural forms itself ("{rows, plural,
+// one {# row} other {# rows}}").
+func IsTextKey(key string) bool { return english[key] }
+
+// palette is a palette as the page's script reads it.
+type palette struct {
+	Background  string `json:"background"`
+	Surface     string `json:"surface"`
+	Text        string `json:"text"`
+	Muted       string `json:"muted"`
+	Border      string `json:"border"`
+	Primary     string `json:"primary"`
+	PrimaryText string `json:"primary_text"`
+	Success     string `json:"success"`
+	Warning     string `json:"warning"`
+	Error       string `json:"error"`
+}
+
+// appearance is a session's theme with every default filled in, both
+// palettes resolved: what the page sets as CSS custom properties.
+type appearance struct {
+	Light       palette `json:"light"`
+	Dark        palette `json:"dark"`
+	Mode        string  `json:"mode"`
+	Radius      string  `json:"radius,omitempty"`
+	Font        string  `json:"font,omitempty"`
+	FontSize    string  `json:"font_size,omitempty"`
+	Density     string  `json:"density"`
+	ButtonStyle string  `json:"button_style"`
+	LogoURL     string  `json:"logo_url,omitempty"`
+	Title       string  `json:"title,omitempty"`
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// Page renders the importer's page for a session in the language locale
+// (the session's, or its end user's when the session's is auto): its id,
+// the origins that may frame it (the page accepts the secret only from
+// them), its theme with the defaults filled in and its texts. The page
+// shows them before the host hands it the secret.
+func Page(ses importsession.Session, locale string) ([]byte, error) {
+	t := ses.Theme
+	look := appearance{Light: palette(t.Light()), Dark: palette(t.DarkPalette()), Mode: or(t.Mode, importsession.ModeLight), Radius: t.Radius,
+		Font: t.Font, FontSize: t.FontSize, Density: or(t.Density, "comfortable"), ButtonStyle: or(t.ButtonStyle, "solid"), LogoURL: t.LogoURL,
+		Title: t.Title}
+	origins, err := json.Marshal(ses.AllowedOrigins)
 	if err != nil {
 		return nil, err
 	}
+	theme, err := json.Marshal(look)
+	if err != nil {
+		return nil, err
+	}
+	texts := []byte("{}")
+	if len(ses.Texts) > 0 {
+		if texts, err = json.Marshal(ses.Texts); err != nil {
+			return nil, err
+		}
+	}
 	var b bytes.Buffer
 	err = page.Execute(&b, struct {
-		Session, Origins, Locale string
-	}{sessionID, string(list), locale})
+		Session, Origins, Locale, Theme, Texts, Mode string
+	}{ses.ID, string(origins), locale, string(theme), string(texts), look.Mode})
 	return b.Bytes(), err
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -151,6 +152,21 @@ type WebhookCounts interface {
 	PausedEndpoints(ctx context.Context) (int64, error)
 }
 
+// ImportSessionCounts is read too when the counts have it: the funnel of
+// the import sessions created in the last 24 hours, every organization's
+// together (the step is the only label: one series a step).
+type ImportSessionCounts interface {
+	ImportSessionSteps(ctx context.Context) (importsession.Steps, error)
+}
+
+var (
+	funnelDesc = prometheus.NewDesc("tabnorm_import_sessions_funnel",
+		"Import sessions created in the last 24 hours that reached each step (created, opened, uploaded, columns_confirmed, fixes_applied, submitted, expired_unused), read from the database.",
+		[]string{"step"}, nil)
+	toSubmitDesc = prometheus.NewDesc("tabnorm_import_sessions_median_seconds_to_submit",
+		"Median time from creation to submit of the import sessions created and submitted in the last 24 hours (0 when none was), read from the database.", nil, nil)
+)
+
 var (
 	pendingDesc = prometheus.NewDesc("tabnorm_webhook_deliveries_pending", "Webhook deliveries not yet ended (waiting, retrying or held), read from the database.", nil, nil)
 	pausedDesc  = prometheus.NewDesc("tabnorm_webhook_endpoints_paused", "Enabled webhook endpoints that are paused, read from the database.", nil, nil)
@@ -175,6 +191,10 @@ func (c *countsCollector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- pendingDesc
 		ch <- pausedDesc
 	}
+	if _, ok := c.counts.(ImportSessionCounts); ok {
+		ch <- funnelDesc
+		ch <- toSubmitDesc
+	}
 }
 
 func (c *countsCollector) Collect(ch chan<- prometheus.Metric) {
@@ -195,6 +215,21 @@ func (c *countsCollector) Collect(ch chan<- prometheus.Metric) {
 	if wc, ok := c.counts.(WebhookCounts); ok {
 		c.collectWebhooks(ctx, wc, ch)
 	}
+	if ic, ok := c.counts.(ImportSessionCounts); ok {
+		c.collectFunnel(ctx, ic, ch)
+	}
+}
+
+func (c *countsCollector) collectFunnel(ctx context.Context, ic ImportSessionCounts, ch chan<- prometheus.Metric) {
+	steps, err := ic.ImportSessionSteps(ctx)
+	if err != nil {
+		c.log.Warn("metrics: import sessions funnel", "error", err)
+		return
+	}
+	for i, n := range steps.Counts() {
+		ch <- prometheus.MustNewConstMetric(funnelDesc, prometheus.GaugeValue, float64(n), importsession.StepNames[i])
+	}
+	ch <- prometheus.MustNewConstMetric(toSubmitDesc, prometheus.GaugeValue, steps.MedianToSubmit.Seconds())
 }
 
 func (c *countsCollector) collectWebhooks(ctx context.Context, wc WebhookCounts, ch chan<- prometheus.Metric) {

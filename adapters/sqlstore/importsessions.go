@@ -29,32 +29,78 @@ type importSessionRow struct {
 	MaxJobs        int        `bun:"max_jobs"`
 	Locale         string     `bun:"locale"`
 	Theme          string     `bun:"theme"`
+	Texts          string     `bun:"texts"`
 	CreatedBy      string     `bun:"created_by"`
 	CreatedAt      time.Time  `bun:"created_at"`
 	ExpiresAt      time.Time  `bun:"expires_at"`
 	RevokedAt      *time.Time `bun:"revoked_at"`
 	SubmittedAt    *time.Time `bun:"submitted_at"`
+	OpenedAt       *time.Time `bun:"opened_at"`
+}
+
+// paletteJSON and themeJSON are the theme column's document.
+type paletteJSON struct {
+	Background  string `json:"background,omitempty"`
+	Surface     string `json:"surface,omitempty"`
+	Text        string `json:"text,omitempty"`
+	Muted       string `json:"muted,omitempty"`
+	Border      string `json:"border,omitempty"`
+	Primary     string `json:"primary,omitempty"`
+	PrimaryText string `json:"primary_text,omitempty"`
+	Success     string `json:"success,omitempty"`
+	Warning     string `json:"warning,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 type themeJSON struct {
-	Primary string `json:"primary,omitempty"`
-	Radius  string `json:"radius,omitempty"`
-	Font    string `json:"font,omitempty"`
+	paletteJSON
+	Dark        *paletteJSON `json:"dark,omitempty"`
+	Radius      string       `json:"radius,omitempty"`
+	Font        string       `json:"font,omitempty"`
+	FontSize    string       `json:"font_size,omitempty"`
+	Density     string       `json:"density,omitempty"`
+	ButtonStyle string       `json:"button_style,omitempty"`
+	Mode        string       `json:"mode,omitempty"`
+	LogoURL     string       `json:"logo_url,omitempty"`
+	Title       string       `json:"title,omitempty"`
+}
+
+func toThemeJSON(t importsession.Theme) themeJSON {
+	out := themeJSON{paletteJSON: paletteJSON(t.Palette), Radius: t.Radius, Font: t.Font, FontSize: t.FontSize, Density: t.Density,
+		ButtonStyle: t.ButtonStyle, Mode: t.Mode, LogoURL: t.LogoURL, Title: t.Title}
+	if t.Dark != (importsession.Palette{}) {
+		d := paletteJSON(t.Dark)
+		out.Dark = &d
+	}
+	return out
+}
+
+func toThemeDomain(t themeJSON) importsession.Theme {
+	out := importsession.Theme{Palette: importsession.Palette(t.paletteJSON), Radius: t.Radius, Font: t.Font, FontSize: t.FontSize,
+		Density: t.Density, ButtonStyle: t.ButtonStyle, Mode: t.Mode, LogoURL: t.LogoURL, Title: t.Title}
+	if t.Dark != nil {
+		out.Dark = importsession.Palette(*t.Dark)
+	}
+	return out
 }
 
 func toImportSessionRow(s importsession.Session) importSessionRow {
 	origins, _ := json.Marshal(s.AllowedOrigins)
-	theme, _ := json.Marshal(themeJSON(s.Theme))
+	theme, _ := json.Marshal(toThemeJSON(s.Theme))
+	texts := []byte("{}")
+	if len(s.Texts) > 0 {
+		texts, _ = json.Marshal(s.Texts)
+	}
 	return importSessionRow{ID: s.ID, OrgID: s.OrgID, Hash: s.Hash[:], SchemaID: s.SchemaID, Schema: optString(s.Schema),
 		Options: string(s.Options), AllowedOrigins: string(origins), Metadata: string(s.Metadata), MaxJobs: s.MaxJobs,
-		Locale: s.Locale, Theme: string(theme), CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt.UTC(), ExpiresAt: s.ExpiresAt.UTC(),
-		RevokedAt: utcPtr(s.RevokedAt), SubmittedAt: utcPtr(s.SubmittedAt)}
+		Locale: s.Locale, Theme: string(theme), Texts: string(texts), CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt.UTC(), ExpiresAt: s.ExpiresAt.UTC(),
+		RevokedAt: utcPtr(s.RevokedAt), SubmittedAt: utcPtr(s.SubmittedAt), OpenedAt: utcPtr(s.OpenedAt)}
 }
 
 func toImportSessionDomain(r importSessionRow) (importsession.Session, error) {
 	s := importsession.Session{ID: r.ID, OrgID: r.OrgID, SchemaID: r.SchemaID, Schema: optBytes(r.Schema), Options: []byte(r.Options),
 		Metadata: []byte(r.Metadata), MaxJobs: r.MaxJobs, Locale: r.Locale, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt.UTC(),
-		ExpiresAt: r.ExpiresAt.UTC(), RevokedAt: utcPtr(r.RevokedAt), SubmittedAt: utcPtr(r.SubmittedAt)}
+		ExpiresAt: r.ExpiresAt.UTC(), RevokedAt: utcPtr(r.RevokedAt), SubmittedAt: utcPtr(r.SubmittedAt), OpenedAt: utcPtr(r.OpenedAt)}
 	copy(s.Hash[:], r.Hash)
 	if err := json.Unmarshal([]byte(r.AllowedOrigins), &s.AllowedOrigins); err != nil {
 		return importsession.Session{}, fmt.Errorf("import session %s: read its allowed_origins column: %w", r.ID, err)
@@ -63,7 +109,12 @@ func toImportSessionDomain(r importSessionRow) (importsession.Session, error) {
 	if err := json.Unmarshal([]byte(r.Theme), &theme); err != nil {
 		return importsession.Session{}, fmt.Errorf("import session %s: read its theme column: %w", r.ID, err)
 	}
-	s.Theme = importsession.Theme(theme)
+	s.Theme = toThemeDomain(theme)
+	if r.Texts != "" && r.Texts != "{}" {
+		if err := json.Unmarshal([]byte(r.Texts), &s.Texts); err != nil {
+			return importsession.Session{}, fmt.Errorf("import session %s: read its texts column: %w", r.ID, err)
+		}
+	}
 	return s, nil
 }
 
@@ -144,8 +195,8 @@ func (s *ImportSessions) Update(ctx context.Context, orgID, id string, fn func(*
 // organization's current grants come back as extra rows.
 func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []entitlement.Entitlement, error) {
 	rows, err := s.db.conn(ctx).QueryContext(ctx, `
-		SELECT s.id, s.org_id, s.schema_id, s.schema, s.options, s.allowed_origins, s.metadata, s.max_jobs, s.locale, s.theme,
-		       s.created_by, s.created_at, s.expires_at, s.revoked_at, s.submitted_at, `+grantColumns+`
+		SELECT s.id, s.org_id, s.schema_id, s.schema, s.options, s.allowed_origins, s.metadata, s.max_jobs, s.locale, s.theme, s.texts,
+		       s.created_by, s.created_at, s.expires_at, s.revoked_at, s.submitted_at, s.opened_at, `+grantColumns+`
 		FROM import_sessions s LEFT JOIN entitlements e ON e.org_id = s.org_id AND e.revoked_at IS NULL
 		WHERE s.hash = ?`, h[:])
 	if err != nil {
@@ -157,8 +208,8 @@ func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (impo
 	found := false
 	for rows.Next() {
 		var g grantCols
-		if err := rows.Scan(append([]any{&r.ID, &r.OrgID, &r.SchemaID, &r.Schema, &r.Options, &r.AllowedOrigins, &r.Metadata, &r.MaxJobs, &r.Locale, &r.Theme,
-			&r.CreatedBy, &r.CreatedAt, &r.ExpiresAt, &r.RevokedAt, &r.SubmittedAt}, g.dest()...)...); err != nil {
+		if err := rows.Scan(append([]any{&r.ID, &r.OrgID, &r.SchemaID, &r.Schema, &r.Options, &r.AllowedOrigins, &r.Metadata, &r.MaxJobs, &r.Locale, &r.Theme, &r.Texts,
+			&r.CreatedBy, &r.CreatedAt, &r.ExpiresAt, &r.RevokedAt, &r.SubmittedAt, &r.OpenedAt}, g.dest()...)...); err != nil {
 			return importsession.Session{}, nil, translate(err, importSessionWhat)
 		}
 		found = true
@@ -239,4 +290,43 @@ func (s *ImportSessions) OriginInUse(ctx context.Context, origin string, now tim
 		}
 	}
 	return false, nil
+}
+
+// funnelRow is a session's facts for its funnel, its jobs counted by
+// subqueries on their session's index.
+type funnelRow struct {
+	CreatedAt   time.Time  `bun:"created_at"`
+	OpenedAt    *time.Time `bun:"opened_at"`
+	SubmittedAt *time.Time `bun:"submitted_at"`
+	RevokedAt   *time.Time `bun:"revoked_at"`
+	ExpiresAt   time.Time  `bun:"expires_at"`
+	Jobs        int        `bun:"jobs"`
+	Confirmed   int        `bun:"confirmed"`
+	Fixed       int        `bun:"fixed"`
+}
+
+// maxFunnelSessions bounds what one funnel reads.
+const maxFunnelSessions = 200_000
+
+// Funnel implements ports.ImportSessions.
+func (s *ImportSessions) Funnel(ctx context.Context, orgID string, since time.Time) ([]importsession.Facts, error) {
+	var rows []funnelRow
+	q := s.db.conn(ctx).NewSelect().TableExpr("import_sessions AS s").
+		ColumnExpr("s.created_at, s.opened_at, s.submitted_at, s.revoked_at, s.expires_at").
+		ColumnExpr("(SELECT COUNT(*) FROM jobs j WHERE j.import_session_id = s.id) AS jobs").
+		ColumnExpr("(SELECT COUNT(*) FROM jobs j WHERE j.import_session_id = s.id AND j.reviewed_at IS NOT NULL) AS confirmed").
+		ColumnExpr("(SELECT COUNT(*) FROM jobs j WHERE j.import_session_id = s.id AND j.rerun_of <> '') AS fixed").
+		Where("s.created_at >= ?", since.UTC()).OrderExpr("s.created_at").Limit(maxFunnelSessions)
+	if orgID != "" {
+		q = q.Where("s.org_id = ?", orgID)
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, translate(err, importSessionWhat)
+	}
+	out := make([]importsession.Facts, len(rows))
+	for i, r := range rows {
+		out[i] = importsession.Facts{CreatedAt: r.CreatedAt.UTC(), OpenedAt: utcPtr(r.OpenedAt), SubmittedAt: utcPtr(r.SubmittedAt),
+			RevokedAt: utcPtr(r.RevokedAt), ExpiresAt: r.ExpiresAt.UTC(), Jobs: r.Jobs, Confirmed: r.Confirmed > 0, Fixed: r.Fixed > 0}
+	}
+	return out, nil
 }

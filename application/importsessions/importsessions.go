@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/tabnorm/tabnorm/application/jobs"
@@ -33,11 +34,18 @@ type Service struct {
 	tx       ports.Transactor
 	hooks    *webhooks.Fanout
 	clock    ports.Clock
+	texts    TextKeys
 }
 
+// TextKeys reports whether the importer has a message of that key, which
+// a session's texts may then override. The importer's message files
+// decide (adapters/importer).
+type TextKeys func(key string) bool
+
 // NewService returns the import sessions service.
-func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout, clock ports.Clock) *Service {
-	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock}
+func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout, clock ports.Clock,
+	texts TextKeys) *Service {
+	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock, texts: texts}
 }
 
 // Input is a new session as the customer's backend sent it.
@@ -51,6 +59,7 @@ type Input struct {
 	MaxJobs        int
 	Locale         string
 	Theme          importsession.Theme
+	Texts          map[string]string
 }
 
 // canMint allows an API key or an organization admin's session: the
@@ -105,10 +114,14 @@ func (s *Service) settings(ctx context.Context, orgID string, in Input) (imports
 	if ses.Locale, err = importsession.ParseLocale(in.Locale); err != nil {
 		return ses, err
 	}
-	if err = importsession.CheckTheme(in.Theme); err != nil {
+	if err = importsession.CheckTheme(in.Theme, ses.AllowedOrigins); err != nil {
 		return ses, err
 	}
 	ses.Theme = in.Theme
+	if err = importsession.CheckTexts(in.Texts, s.texts); err != nil {
+		return ses, err
+	}
+	ses.Texts = in.Texts
 	if ses.Metadata, err = metadata(in.Metadata); err != nil {
 		return ses, err
 	}
@@ -120,7 +133,7 @@ func (s *Service) settings(ctx context.Context, orgID string, in Input) (imports
 	if in.SchemaID == "" {
 		ses.Schema = sch.JSON()
 	}
-	ses.Options, err = options(in.Options, sch)
+	ses.Options, err = options(in.Options, sch, ses.Locale)
 	return ses, err
 }
 
@@ -157,8 +170,10 @@ func (s *Service) schema(ctx context.Context, orgID string, in Input) (*schema.S
 }
 
 // options are the jobs' options: review is on unless the backend turned
-// it off, so end users match columns before rows are written.
-func options(raw []byte, sch *schema.Schema) ([]byte, error) {
+// it off, so end users match columns before rows are written, and
+// booleans read the session's language (boolean_locale) unless the
+// backend chose, or the language is the browser's (JobParams sets it).
+func options(raw []byte, sch *schema.Schema, locale string) ([]byte, error) {
 	fields := map[string]json.RawMessage{}
 	if t := bytes.TrimSpace(raw); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
 		if err := json.Unmarshal(t, &fields); err != nil {
@@ -168,6 +183,9 @@ func options(raw []byte, sch *schema.Schema) ([]byte, error) {
 	}
 	if _, set := fields["review"]; !set {
 		fields["review"] = json.RawMessage("true")
+	}
+	if _, set := fields["boolean_locale"]; !set && locale != importsession.Auto {
+		fields["boolean_locale"] = json.RawMessage(strconv.Quote(locale))
 	}
 	data, err := json.Marshal(fields)
 	if err != nil {
@@ -222,6 +240,36 @@ func (s *Service) Get(ctx context.Context, p identity.Principal, sessionID strin
 	return ses, n, err
 }
 
+// Details are a session with every job it made, oldest first (a job a
+// rerun replaced too, marked superseded), and the summary a submit would
+// report of them now.
+type Details struct {
+	Session importsession.Session
+	Jobs    []JobSummary
+	Summary Summary
+}
+
+// Details returns one of the organization's sessions with its jobs and
+// their summary, for an operator.
+func (s *Service) Details(ctx context.Context, p identity.Principal, sessionID string) (Details, error) {
+	if err := canMint(p); err != nil {
+		return Details{}, err
+	}
+	ses, err := s.sessions.Get(ctx, p.OrgID, sessionID)
+	if err != nil {
+		return Details{}, err
+	}
+	js, err := s.sessionJobs(ctx, ses)
+	if err != nil {
+		return Details{}, err
+	}
+	d := Details{Session: ses, Jobs: make([]JobSummary, len(js)), Summary: summarize(ses, js)}
+	for i, j := range js {
+		d.Jobs[i] = jobSummary(j)
+	}
+	return d, nil
+}
+
 // Revoke ends a session at once: its secret is refused from the next
 // request on, on every node, since nothing is cached.
 func (s *Service) Revoke(ctx context.Context, p identity.Principal, sessionID string) (importsession.Session, error) {
@@ -266,8 +314,45 @@ func (s *Service) Current(ctx context.Context, p identity.Principal) (importsess
 	if err != nil {
 		return importsession.Session{}, nil, err
 	}
+	if ses.OpenedAt == nil { // the end user opened the importer: once, for the funnel
+		now := s.clock.Now()
+		if ses, err = s.sessions.Update(ctx, p.OrgID, p.ImportSessionID, func(ses *importsession.Session) error {
+			ses.Open(now)
+			return nil
+		}); err != nil {
+			return importsession.Session{}, nil, err
+		}
+	}
 	js, err := s.sessionJobs(ctx, ses)
 	return ses, js, err
+}
+
+// MaxFunnelDays is how far back a funnel may look.
+const MaxFunnelDays = 90
+
+// Funnel is the organization's funnel of import sessions for each of the
+// last days days (UTC, today included, oldest first), and over them all:
+// how many sessions created on a day were opened, had a file uploaded,
+// columns confirmed, fixes applied, were submitted or expired unused,
+// and the median time from creation to submit.
+func (s *Service) Funnel(ctx context.Context, p identity.Principal, days int) ([]importsession.Day, importsession.Steps, error) {
+	if err := canMint(p); err != nil {
+		return nil, importsession.Steps{}, err
+	}
+	if days == 0 {
+		days = 30
+	}
+	if days < 1 || days > MaxFunnelDays {
+		return nil, importsession.Steps{}, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "days must be 1 to 90.",
+			Fields: []domain.FieldError{{Field: "days", Message: "must be 1 to 90"}}}
+	}
+	now := s.clock.Now().UTC()
+	since := now.Truncate(24*time.Hour).AddDate(0, 0, -(days - 1))
+	facts, err := s.sessions.Funnel(ctx, p.OrgID, since)
+	if err != nil {
+		return nil, importsession.Steps{}, err
+	}
+	return importsession.Funnel(facts, since, now), importsession.Tally(facts, now), nil
 }
 
 // sessionJobs lists a session's jobs, oldest first; a session has at
@@ -283,15 +368,39 @@ func (s *Service) sessionJobs(ctx context.Context, ses importsession.Session) ([
 // JobParams are the settings of a job an end user creates in the
 // session ses, which the client secret authenticated as: the session's
 // schema, options and metadata. A client may name the job, nothing else:
-// the customer's backend chose the rest. Whether the session takes
+// the customer's backend chose the rest, but for the language of a
+// session whose locale is auto: the browser's (acceptLanguage), recorded
+// as the job's boolean_locale so that its reruns read booleans alike.
+// Whether the session takes
 // another job is decided where the job is inserted, holding the session
 // (jobs.Creator), so that max_jobs holds under concurrent requests.
-func JobParams(ses importsession.Session, in jobs.Params) (jobs.Params, error) {
+func JobParams(ses importsession.Session, in jobs.Params, acceptLanguage string) (jobs.Params, error) {
 	if in.Mode != "" || len(in.Schema) > 0 || in.SchemaID != "" || len(in.Options) > 0 {
 		return jobs.Params{}, domain.Invalid("A job of an import session takes the session's schema and options; send only file and name.")
 	}
-	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: ses.Options, Name: in.Name,
+	opts := ses.Options
+	if ses.Locale == importsession.Auto {
+		var err error
+		if opts, err = withBooleanLocale(ses.Options, ses.Resolve(acceptLanguage)); err != nil {
+			return jobs.Params{}, err
+		}
+	}
+	return jobs.Params{Mode: string(normalize.ModeNormalize), SchemaID: ses.SchemaID, Schema: ses.Schema, Options: opts, Name: in.Name,
 		ImportSessionID: ses.ID, Metadata: ses.Metadata}, nil
+}
+
+// withBooleanLocale sets boolean_locale in a session's options, unless
+// its backend set one.
+func withBooleanLocale(raw []byte, locale string) ([]byte, error) {
+	fields := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("import session options: %w", err)
+	}
+	if _, set := fields["boolean_locale"]; set {
+		return raw, nil
+	}
+	fields["boolean_locale"] = json.RawMessage(strconv.Quote(locale))
+	return json.Marshal(fields)
 }
 
 // Summary is what a submitted session reports: the final job of each
@@ -300,7 +409,7 @@ func JobParams(ses importsession.Session, in jobs.Params) (jobs.Params, error) {
 type Summary struct {
 	ImportSessionID  string          `json:"import_session_id"`
 	Metadata         json.RawMessage `json:"metadata"`
-	SubmittedAt      string          `json:"submitted_at"`
+	SubmittedAt      *string         `json:"submitted_at"` // null in a session's details before its submit
 	Jobs             []JobSummary    `json:"jobs"`
 	SupersededJobIDs []string        `json:"superseded_job_ids"`
 	RowsValid        int64           `json:"rows_valid"`
@@ -314,7 +423,7 @@ type JobSummary struct {
 	RowsRead     int64  `json:"rows_read"`
 	RowsValid    int64  `json:"rows_valid"`
 	RowsRejected int64  `json:"rows_rejected"`
-	Superseded   bool   `json:"superseded"` // false: a summary lists final jobs
+	Superseded   bool   `json:"superseded"` // false in a summary, which lists final jobs
 }
 
 // Submit records that the end user finished and, in the same
@@ -349,23 +458,28 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsessi
 func summarize(ses importsession.Session, js []job.Job) Summary {
 	sum := Summary{ImportSessionID: ses.ID, Metadata: ses.Metadata, Jobs: []JobSummary{}, SupersededJobIDs: []string{}}
 	if ses.SubmittedAt != nil {
-		sum.SubmittedAt = ses.SubmittedAt.UTC().Format(time.RFC3339Nano)
+		at := ses.SubmittedAt.UTC().Format(time.RFC3339Nano)
+		sum.SubmittedAt = &at
 	}
 	for _, j := range js {
 		if j.Superseded {
 			sum.SupersededJobIDs = append(sum.SupersededJobIDs, j.ID)
 			continue
 		}
-		sum.Jobs = append(sum.Jobs, JobSummary{ID: j.ID, Status: string(j.Status), RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid,
-			RowsRejected: j.Progress.RowsRejected})
+		sum.Jobs = append(sum.Jobs, jobSummary(j))
 		sum.RowsValid += j.Progress.RowsValid
 		sum.RowsRejected += j.Progress.RowsRejected
 	}
 	return sum
 }
 
+func jobSummary(j job.Job) JobSummary {
+	return JobSummary{ID: j.ID, Status: string(j.Status), RowsRead: j.Progress.RowsRead, RowsValid: j.Progress.RowsValid,
+		RowsRejected: j.Progress.RowsRejected, Superseded: j.Superseded}
+}
+
 // Framing returns what the importer's page needs of a session, by id
-// alone: its origins and locale. A session that can no longer be used is
+// alone: its origins, locale, theme and texts (none of them secret). A session that can no longer be used is
 // not found, so its page is framed nowhere.
 func (s *Service) Framing(ctx context.Context, sessionID string) (importsession.Session, error) {
 	ses, err := s.sessions.Framing(ctx, sessionID)
@@ -375,7 +489,7 @@ func (s *Service) Framing(ctx context.Context, sessionID string) (importsession.
 	if ses.Status(s.clock.Now()) != importsession.Open && ses.Status(s.clock.Now()) != importsession.Submitted {
 		return importsession.Session{}, domain.NotFound("import session")
 	}
-	return importsession.Session{ID: ses.ID, AllowedOrigins: ses.AllowedOrigins, Locale: ses.Locale}, nil
+	return importsession.Session{ID: ses.ID, AllowedOrigins: ses.AllowedOrigins, Locale: ses.Locale, Theme: ses.Theme, Texts: ses.Texts}, nil
 }
 
 // OriginInUse reports whether an open session allows a browser origin,

@@ -31,7 +31,7 @@ func newFixture(t *testing.T) fixture {
 	f := fixture{sessions: mocks.NewImportSessions(t), jobs: mocks.NewJobs(t)}
 	clock := mocks.NewClock(t)
 	clock.EXPECT().Now().Return(now).Maybe()
-	f.svc = NewService(f.sessions, mocks.NewSchemas(t), f.jobs, mocks.NewTransactor(t), nil, clock)
+	f.svc = NewService(f.sessions, mocks.NewSchemas(t), f.jobs, mocks.NewTransactor(t), nil, clock, func(k string) bool { return k == "title" })
 	return f
 }
 
@@ -74,6 +74,9 @@ func TestCreate_refusesMembersAndBadSettings(t *testing.T) {
 		"bad origin":     {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"javascript:alert(1)"}},
 		"bad locale":     {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"https://a.example"}, Locale: "xx-bad"},
 		"metadata array": {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"https://a.example"}, Metadata: []byte(`[1]`)},
+		"unknown text":   {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"https://a.example"}, Texts: map[string]string{"titel": "x"}},
+		"pale text": {Schema: []byte(`{"fields":[{"name":"a"}]}`), AllowedOrigins: []string{"https://a.example"},
+			Theme: importsession.Theme{Palette: importsession.Palette{Text: "#aaaaaa"}}},
 	} {
 		if _, _, err := f.svc.Create(context.Background(), byKey, in); !errors.Is(err, domain.ErrInvalid) {
 			t.Errorf("%s: %v, want invalid", name, err)
@@ -116,10 +119,10 @@ func TestJobParams_areTheSessions(t *testing.T) {
 	t.Parallel()
 	ses := importsession.Session{ID: "imp_1", OrgID: "org_1", SchemaID: "sch_1", Options: []byte(`{"review":true}`), Metadata: []byte(`{"a":1}`),
 		MaxJobs: 2, ExpiresAt: now.Add(time.Hour)}
-	if _, err := JobParams(ses, jobs.Params{Mode: "infer"}); !errors.Is(err, domain.ErrInvalid) {
+	if _, err := JobParams(ses, jobs.Params{Mode: "infer"}, ""); !errors.Is(err, domain.ErrInvalid) {
 		t.Fatalf("a mode from the end user: %v", err)
 	}
-	got, err := JobParams(ses, jobs.Params{Name: "mine"})
+	got, err := JobParams(ses, jobs.Params{Name: "mine"}, "")
 	if err != nil || got.SchemaID != "sch_1" || got.Mode != "normalize" || got.ImportSessionID != "imp_1" || got.Name != "mine" ||
 		string(got.Options) != `{"review":true}` || string(got.Metadata) != `{"a":1}` {
 		t.Fatalf("params %+v %v", got, err)
@@ -132,16 +135,27 @@ func TestCurrentAndSummary_countTheSessionsJobsOldestFirst(t *testing.T) {
 	newest := job.Job{ID: "job_2", Status: job.Succeeded, Progress: job.Progress{RowsRead: 4, RowsValid: 3, RowsRejected: 1}}
 	oldest := job.Job{ID: "job_1", Status: job.Succeeded, Progress: job.Progress{RowsRead: 2, RowsValid: 2}}
 	f.sessions.EXPECT().Get(mock.Anything, "org_1", "imp_1").Return(ses, nil).Once()
-	f.jobs.EXPECT().List(mock.Anything, "org_1", ports.JobFilter{ImportSessionID: "imp_1"}, mock.Anything).Return([]job.Job{newest, oldest}, "", nil).Once()
-	_, js, err := f.svc.Current(context.Background(), byEnd)
-	if err != nil || len(js) != 2 || js[0].ID != "job_1" {
-		t.Fatalf("jobs %+v %v", js, err)
+	// The first read opens the session (for the funnel); the next reads
+	// find it opened and write nothing.
+	f.sessions.EXPECT().Update(mock.Anything, "org_1", "imp_1", mock.Anything).RunAndReturn(
+		func(_ context.Context, _, _ string, fn func(*importsession.Session) error) (importsession.Session, error) {
+			s := ses
+			return s, fn(&s)
+		}).Once()
+	f.jobs.EXPECT().List(mock.Anything, "org_1", ports.JobFilter{ImportSessionID: "imp_1"}, mock.Anything).Return([]job.Job{newest, oldest}, "", nil).Twice()
+	read, js, err := f.svc.Current(context.Background(), byEnd)
+	if err != nil || len(js) != 2 || js[0].ID != "job_1" || read.OpenedAt == nil || !read.OpenedAt.Equal(now) {
+		t.Fatalf("jobs %+v %v, opened %v", js, err, read.OpenedAt)
+	}
+	f.sessions.EXPECT().Get(mock.Anything, "org_1", "imp_1").Return(read, nil).Once()
+	if _, _, err := f.svc.Current(context.Background(), byEnd); err != nil {
+		t.Fatal(err)
 	}
 	if err := ses.Submit(now); err != nil {
 		t.Fatal(err)
 	}
 	sum := summarize(ses, js)
-	if sum.RowsValid != 5 || sum.RowsRejected != 1 || len(sum.Jobs) != 2 || sum.SubmittedAt != "2026-11-25T09:00:00Z" || string(sum.Metadata) != `{"a":1}` {
+	if sum.RowsValid != 5 || sum.RowsRejected != 1 || len(sum.Jobs) != 2 || sum.SubmittedAt == nil || *sum.SubmittedAt != "2026-11-25T09:00:00Z" || string(sum.Metadata) != `{"a":1}` {
 		t.Fatalf("summary %+v", sum)
 	}
 }
@@ -182,5 +196,39 @@ func TestRevokeListGetFraming(t *testing.T) {
 	f.sessions.EXPECT().OriginInUse(mock.Anything, "https://a.example", now).Return(true, nil).Once()
 	if ok, err := f.svc.OriginInUse(context.Background(), "https://a.example"); !ok || err != nil {
 		t.Fatalf("origin: %v %v", ok, err)
+	}
+}
+
+// TestCreate_booleansFollowTheLocale: a session's jobs read booleans in
+// its language (options.boolean_locale) unless the backend chose; a
+// session in auto takes the browser's language when a job is made, and
+// records it in the job's options.
+func TestCreate_booleansFollowTheLocale(t *testing.T) {
+	f := newFixture(t)
+	f.sessions.EXPECT().Create(mock.Anything, mock.Anything).Return(nil)
+	mk := func(locale, opts string) importsession.Session {
+		ses, _, err := f.svc.Create(context.Background(), byKey, Input{Schema: []byte(`{"fields":[{"name":"a","type":"boolean"}]}`),
+			AllowedOrigins: []string{"https://a.example"}, Locale: locale, Options: []byte(opts), Texts: map[string]string{"title": "Hallo"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ses
+	}
+	if o := string(mk("de", "").Options); o != `{"boolean_locale":"de","review":true}` {
+		t.Errorf("a German session's options: %s", o)
+	}
+	if o := string(mk("fr", `{"boolean_locale":"nl"}`).Options); o != `{"boolean_locale":"nl","review":true}` {
+		t.Errorf("the backend's choice: %s", o)
+	}
+	auto := mk("auto", "")
+	if o := string(auto.Options); o != `{"review":true}` || auto.Texts["title"] != "Hallo" {
+		t.Errorf("an auto session: %s %v", o, auto.Texts)
+	}
+	p, err := JobParams(auto, jobs.Params{Name: "x"}, "pt-BR,pt;q=0.9,en;q=0.5")
+	if err != nil || string(p.Options) != `{"boolean_locale":"pt","review":true}` {
+		t.Errorf("a job of an auto session: %s %v", p.Options, err)
+	}
+	if p, _ := JobParams(mk("it", ""), jobs.Params{}, "de"); string(p.Options) != `{"boolean_locale":"it","review":true}` {
+		t.Errorf("a job of an Italian session in a German browser: %s", p.Options)
 	}
 }

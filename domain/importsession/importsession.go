@@ -11,7 +11,6 @@ import (
 	"encoding/base64"
 	"net"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,9 +37,6 @@ const (
 	MaxMetadataBytes = 4096
 )
 
-// Locales the importer speaks; the first is the default.
-var Locales = []string{"en", "de"}
-
 // Status is where a session stands, derived from its times.
 type Status string
 
@@ -55,14 +51,6 @@ const (
 // Hash is the SHA-256 of a whole client secret.
 type Hash [32]byte
 
-// Theme is how the importer looks: values checked against narrow
-// patterns, since they end up in a style sheet.
-type Theme struct {
-	Primary string // a #rgb or #rrggbb color
-	Radius  string // a length: 0 to 99 px, rem or em
-	Font    string // a font-family list of plain names
-}
-
 // Session is one import session. It never holds the plaintext secret.
 type Session struct {
 	ID             string
@@ -73,14 +61,16 @@ type Session struct {
 	AllowedOrigins []string
 	Metadata       []byte // a JSON object the session's jobs carry
 	MaxJobs        int
-	Locale         string
+	Locale         string // one of Locales, or Auto
 	Theme          Theme
+	Texts          map[string]string // the importer's words this session overrides, by message key
 	Hash           Hash
 	CreatedBy      string // the API key or user that minted it
 	CreatedAt      time.Time
 	ExpiresAt      time.Time
 	RevokedAt      *time.Time
 	SubmittedAt    *time.Time
+	OpenedAt       *time.Time // when the importer first read it (funnel.go)
 }
 
 // Status is the session's state at now: a revocation wins over the rest.
@@ -258,38 +248,6 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-var (
-	colorPattern  = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
-	radiusPattern = regexp.MustCompile(`^[0-9]{1,2}(?:\.[0-9])?(?:px|rem|em)$|^0$`)
-	fontPattern   = regexp.MustCompile(`^[A-Za-z0-9 ,'"-]{1,100}$`)
-)
-
-// CheckTheme refuses a theme value that is not plainly a color, a length
-// or a font list: nothing else may reach the importer's style sheet.
-func CheckTheme(t Theme) error {
-	if t.Primary != "" && !colorPattern.MatchString(t.Primary) {
-		return invalidField("theme.primary", "must be a color such as #0b5cff")
-	}
-	if t.Radius != "" && !radiusPattern.MatchString(t.Radius) {
-		return invalidField("theme.radius", "must be a length such as 6px")
-	}
-	if t.Font != "" && !fontPattern.MatchString(t.Font) {
-		return invalidField("theme.font", "must be a list of font names such as Inter, sans-serif")
-	}
-	return nil
-}
-
-// ParseLocale returns the importer's language: "" is the default.
-func ParseLocale(s string) (string, error) {
-	if s == "" {
-		return Locales[0], nil
-	}
-	if !slices.Contains(Locales, s) {
-		return "", invalidField("locale", "must be one of "+strings.Join(Locales, ", "))
-	}
-	return s, nil
 }
 
 // ExpiresIn checks a lifetime in seconds: 0 is the default of an hour.

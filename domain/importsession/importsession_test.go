@@ -81,13 +81,14 @@ func TestParseOrigins_hostileHosts(t *testing.T) {
 	}
 }
 
-func TestCheckTheme(t *testing.T) {
+func TestCheckTheme_patterns(t *testing.T) {
 	t.Parallel()
-	if err := CheckTheme(Theme{Primary: "#0b5cff", Radius: "6px", Font: "Inter, \"Segoe UI\", sans-serif"}); err != nil {
+	if err := CheckTheme(Theme{Palette: Palette{Primary: "#0b5cff"}, Radius: "6px", Font: "Inter, \"Segoe UI\", sans-serif"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []Theme{{Primary: "red"}, {Primary: "#0b5cff;x:y"}, {Radius: "6px;}"}, {Radius: "calc(1px)"}, {Font: "a}b"}, {Font: "a;b"}, {Font: "url(x)"}} {
-		if CheckTheme(bad) == nil {
+	for _, bad := range []Theme{{Palette: Palette{Primary: "red"}}, {Palette: Palette{Primary: "#0b5cff;x:y"}}, {Radius: "6px;}"}, {Radius: "calc(1px)"},
+		{Font: "a}b"}, {Font: "a;b"}, {Font: "url(x)"}} {
+		if CheckTheme(bad, nil) == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}

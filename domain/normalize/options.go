@@ -64,6 +64,9 @@ type Options struct {
 	ValueMap map[string]map[string]string `json:"value_map"`
 	// ValueMapCaseInsensitive matches ValueMap's raw values ignoring case.
 	ValueMapCaseInsensitive bool `json:"value_map_case_insensitive"`
+	// BooleanLocale adds a language's yes and no words to the boolean
+	// fields' (booleans_locale.go).
+	BooleanLocale string `json:"boolean_locale,omitempty"`
 }
 
 // ColumnOptions are one source column's settings.
@@ -200,6 +203,7 @@ var optionRules = map[string]optionRule{
 		return parseValueMap(v, o, m, problem)
 	}},
 	"value_map_case_insensitive": {parse: into(func(o *Options) *bool { return &o.ValueMapCaseInsensitive })},
+	"boolean_locale":             booleanLocaleRule,
 	"ragged_rows": {parse: into(func(o *Options) *string { return &o.RaggedRows }),
 		valid: choice(func(o *Options) string { return o.RaggedRows }, raggedPad, raggedReject),
 		want:  "must be pad or reject"},

@@ -187,7 +187,7 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 			}
 			p.values[i] = vm
 		}
-		p.columns = append(p.columns, coerce.Compile(f, w.in.Mode == ModeValidate, decisions[i].DateOrder, decisions[i].Decimal, w.in.Options.PhoneRegion))
+		p.columns = append(p.columns, coerce.Compile(withLocaleBooleans(f, w.in.Options.BooleanLocale), w.in.Mode == ModeValidate, decisions[i].DateOrder, decisions[i].Decimal, w.in.Options.PhoneRegion))
 		sep := byte(',')
 		if i == 0 {
 			sep = '{'

@@ -6,6 +6,7 @@ package main
 import (
 	"embed"
 	"encoding/json"
+	"flag"
 	"html/template"
 	"log"
 	"net/http"
@@ -21,18 +22,28 @@ const schema = `{"fields":[{"name":"email","type":"string","format":"email","con
  {"name":"name","type":"string"},{"name":"joined","type":"date"}]}`
 
 func main() {
-	tabnorm, addr := os.Getenv("TABNORM_URL"), "localhost:3000"
+	addr := flag.String("addr", "localhost:3000", "the address this host app listens on")
+	origin := flag.String("origin", "", "the origin browsers open this app at, which the session allows (default http://ADDR)")
+	mode := flag.String("mode", "modal", "how the importer opens: modal or inline")
+	locale := flag.String("locale", "auto", "the importer's language: auto, en, de, fr, es, it, pt or nl")
+	flag.Parse()
+	if *origin == "" {
+		*origin = "http://" + *addr
+	}
+	tabnorm := os.Getenv("TABNORM_URL")
 	tn, page := client.New(tabnorm, os.Getenv("TABNORM_API_KEY")), template.Must(template.ParseFS(files, "index.html"))
-	http.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { _ = page.Execute(w, tabnorm) })
+	http.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		_ = page.Execute(w, map[string]string{"Tabnorm": tabnorm, "Mode": *mode})
+	})
 	http.HandleFunc("POST /import-session", func(w http.ResponseWriter, r *http.Request) {
 		s, err := tn.CreateImportSession(r.Context(), client.ImportSessionParams{Schema: json.RawMessage(schema),
-			AllowedOrigins: []string{"http://" + addr}, Metadata: map[string]any{"customer_ref": "acct_42"}})
+			AllowedOrigins: []string{*origin}, Locale: *locale, Metadata: map[string]any{"customer_ref": "acct_42"}})
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		_ = json.NewEncoder(w).Encode(map[string]string{"url": s.URL, "clientSecret": s.ClientSecret})
 	})
-	log.Printf("open http://%s (importer from %s)", addr, tabnorm)
-	log.Fatal(http.ListenAndServe(addr, nil))
+	log.Printf("open %s (importer from %s)", *origin, tabnorm)
+	log.Fatal(http.ListenAndServe(*addr, nil))
 }

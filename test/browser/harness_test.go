@@ -80,6 +80,8 @@ type page struct {
 	app       *apptest.App
 	downloads string
 
+	target string // the target's id, for a frame
+
 	mu       sync.Mutex
 	problems []string
 	expected [][]string

@@ -198,6 +198,66 @@ func (_c *ImportSessions_Framing_Call) RunAndReturn(run func(context.Context, st
 	return _c
 }
 
+// Funnel provides a mock function with given fields: ctx, orgID, since
+func (_m *ImportSessions) Funnel(ctx context.Context, orgID string, since time.Time) ([]importsession.Facts, error) {
+	ret := _m.Called(ctx, orgID, since)
+
+	if len(ret) == 0 {
+		panic("no return value specified for Funnel")
+	}
+
+	var r0 []importsession.Facts
+	var r1 error
+	if rf, ok := ret.Get(0).(func(context.Context, string, time.Time) ([]importsession.Facts, error)); ok {
+		return rf(ctx, orgID, since)
+	}
+	if rf, ok := ret.Get(0).(func(context.Context, string, time.Time) []importsession.Facts); ok {
+		r0 = rf(ctx, orgID, since)
+	} else {
+		if ret.Get(0) != nil {
+			r0 = ret.Get(0).([]importsession.Facts)
+		}
+	}
+
+	if rf, ok := ret.Get(1).(func(context.Context, string, time.Time) error); ok {
+		r1 = rf(ctx, orgID, since)
+	} else {
+		r1 = ret.Error(1)
+	}
+
+	return r0, r1
+}
+
+// ImportSessions_Funnel_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Funnel'
+type ImportSessions_Funnel_Call struct {
+	*mock.Call
+}
+
+// Funnel is a helper method to define mock.On call
+//   - ctx context.Context
+//   - orgID string
+//   - since time.Time
+func (_e *ImportSessions_Expecter) Funnel(ctx interface{}, orgID interface{}, since interface{}) *ImportSessions_Funnel_Call {
+	return &ImportSessions_Funnel_Call{Call: _e.mock.On("Funnel", ctx, orgID, since)}
+}
+
+func (_c *ImportSessions_Funnel_Call) Run(run func(ctx context.Context, orgID string, since time.Time)) *ImportSessions_Funnel_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		run(args[0].(context.Context), args[1].(string), args[2].(time.Time))
+	})
+	return _c
+}
+
+func (_c *ImportSessions_Funnel_Call) Return(_a0 []importsession.Facts, _a1 error) *ImportSessions_Funnel_Call {
+	_c.Call.Return(_a0, _a1)
+	return _c
+}
+
+func (_c *ImportSessions_Funnel_Call) RunAndReturn(run func(context.Context, string, time.Time) ([]importsession.Facts, error)) *ImportSessions_Funnel_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // Get provides a mock function with given fields: ctx, orgID, id
 func (_m *ImportSessions) Get(ctx context.Context, orgID string, id string) (importsession.Session, error) {
 	ret := _m.Called(ctx, orgID, id)

@@ -12,6 +12,7 @@ import schemas from './views/schemas.js';
 import connect from './views/connect.js';
 import keys from './views/keys.js';
 import webhooks from './views/webhooks.js';
+import importSessions from './views/importsessions.js';
 import organizations from './views/organizations.js';
 
 // The same pages as dashboard.IsPage on the server.
@@ -23,6 +24,7 @@ const routes = [
   [/^\/connect$/, connect],
   [/^\/admin\/keys$/, keys],
   [/^\/webhooks$/, webhooks],
+  [/^\/import-sessions(?:\/(imp_[A-Za-z0-9]+))?$/, importSessions],
   [/^\/staff\/organizations$/, organizations],
 ];
 
@@ -39,10 +41,11 @@ function header(me) {
     ? [['/jobs', 'Jobs'], ['/jobs/new', 'New job'], ['/schemas', 'Schemas'], ['/connect', 'Connect']]
     : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
   links.push(['/webhooks', 'Webhooks']);
+  if (me.user.role === 'admin' && api.entitled(me, 'normalize')) links.push(['/import-sessions', 'Import sessions']);
   if (me.user.role === 'admin') links.push(['/admin/keys', 'API keys']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);
   const here = location.pathname === '/' ? '/jobs' : location.pathname;
-  const current = (href) => here === href || (href === '/jobs' && here.startsWith('/jobs/') && here !== '/jobs/new');
+  const current = (href) => here === href || (href === '/import-sessions' && here.startsWith('/import-sessions/')) || (href === '/jobs' && here.startsWith('/jobs/') && here !== '/jobs/new');
   const signOut = h('button', { type: 'button', id: 'sign-out', class: 'link' }, 'Sign out');
   signOut.addEventListener('click', () => api.logout()
     .then(() => location.assign('/login?signedout=1'), report));

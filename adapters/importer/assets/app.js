@@ -2,17 +2,70 @@
 // session's allowed origins) to hand it the client secret by postMessage,
 // then walks the end user through file, sheet (a workbook of several),
 // column matching, value fixes and submit, on the API's own routes. It
-// talks only to that one origin.
+// talks only to that one origin. The page carries the session's language,
+// theme and texts, so it looks and reads right before the secret comes.
 const root = document.documentElement;
 const allowed = JSON.parse(root.dataset.origins || "[]");
 const sessionID = root.dataset.session;
+const locale = root.dataset.locale || "en";
+const look = JSON.parse(root.dataset.theme || "{}");
+const texts = JSON.parse(root.dataset.texts || "{}");
 const state = { parent: null, secret: null, session: null, job: null, step: "file", words: {}, steps: ["file", "match", "fix", "submit"],
-  sheet: { chosen: false }, applied: false };
+  sheet: { chosen: false }, applied: false, mode: "inline" };
 const $ = (id) => document.getElementById(id);
+const plurals = new Intl.PluralRules(locale);
+const numbers = new Intl.NumberFormat(locale);
 
+// format fills a message's {name} placeholders, numbers written the
+// language's way, and picks the form of its {name, plural, one {…} other
+// {…}} parts by Intl.PluralRules ("=0 {…}" for an exact number; "#" is
+// the number): the ICU MessageFormat subset the message files use.
+function format(msg, vars) {
+  let out = "";
+  for (let i = 0; i < msg.length; i++) {
+    if (msg[i] !== "{") { out += msg[i]; continue; }
+    const end = closing(msg, i);
+    if (end < 0) { out += msg.slice(i); break; }
+    out += placeholder(msg.slice(i + 1, end), vars);
+    i = end;
+  }
+  return out;
+}
+
+// closing is the index of the brace that closes the one at i, or -1.
+function closing(msg, i) {
+  for (let depth = 0; i < msg.length; i++) {
+    if (msg[i] === "{") depth++;
+    else if (msg[i] === "}" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function placeholder(body, vars) {
+  const m = /^\s*(\w+)\s*(?:,\s*plural\s*,([\s\S]*))?$/.exec(body);
+  if (!m) return "{" + body + "}";
+  const v = vars[m[1]];
+  if (m[2] === undefined) return v === undefined || v === null ? "" : typeof v === "number" ? numbers.format(v) : String(v);
+  const n = Number(v) || 0;
+  const forms = {};
+  for (let rest = m[2]; ;) {
+    const k = /^\s*(=\d+|zero|one|two|few|many|other)\s*\{/.exec(rest);
+    if (!k) break;
+    const open = k[0].length - 1;
+    const end = closing(rest, open);
+    if (end < 0) break;
+    forms[k[1]] = rest.slice(open + 1, end);
+    rest = rest.slice(end + 1);
+  }
+  const form = forms["=" + n] ?? forms[plurals.select(n)] ?? forms.other ?? "";
+  return format(form.replaceAll("#", numbers.format(n)), vars);
+}
+
+// t is a message in the end user's language: the session's own text for
+// it when the customer set one, else the message file's.
 function t(key, vars = {}) {
-  const s = state.words[key] || key;
-  return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : ""));
+  const s = texts[key] ?? state.words[key] ?? key;
+  return format(s, vars);
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -27,9 +80,13 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-// post sends a message to the host, and only to the origin that gave the secret.
+// post sends a message to the host, and only to the origin that gave the
+// secret; before it did, to each allowed origin, which the browser
+// delivers only to the host if the host is one of them.
 function post(type, data = {}) {
-  if (state.parent) window.parent.postMessage({ type: "tabnorm:" + type, importSessionId: sessionID, ...data }, state.parent);
+  if (window.parent === window) return;
+  const m = { type: "tabnorm:" + type, importSessionId: sessionID, ...data };
+  for (const o of state.parent ? [state.parent] : allowed) window.parent.postMessage(m, o);
 }
 
 function status(text, bad = false) {
@@ -38,19 +95,35 @@ function status(text, bad = false) {
   s.classList.toggle("tn-bad", bad);
 }
 
+// failures are the errors the host hears by a code of the protocol, with
+// the end user's sentence: the session's end (expired, or revoked, whose
+// secret is then refused as unknown) and a broken connection. Any other
+// keeps the API's code.
+const failures = {
+  import_session_expired: ["session_expired", "error.expired"],
+  unauthenticated: ["session_revoked", "error.revoked"],
+  network: ["network", "error.network"],
+  quota_exceeded: ["quota_exceeded", "error.quota"],
+  forbidden_import_session: ["forbidden_import_session", "error.forbidden"],
+};
+
 function fail(err) {
-  const code = err && err.code ? err.code : "error";
-  let text = t("error.generic", { message: err && err.message ? err.message : String(err) });
-  if (code === "import_session_expired") text = t("error.expired");
-  if (code === "forbidden_import_session") text = t("error.forbidden");
-  status(text, true);
-  post("error", { code, message: err && err.message ? err.message : String(err) });
+  const apiCode = err && err.code ? err.code : "error";
+  const message = err && err.message ? err.message : String(err);
+  const [code, key] = failures[apiCode] || [apiCode, null];
+  status(key ? t(key) : t("error.generic", { message }), true);
+  post("error", { code, message, ...(code !== apiCode ? { apiCode } : {}) });
 }
 
 async function api(method, path, body) {
   const headers = { Authorization: "Bearer " + state.secret };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
+  } catch (err) {
+    throw Object.assign(new Error("The request to " + location.origin + " failed: " + err.message), { code: "network" });
+  }
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw Object.assign(new Error(data.detail || res.statusText), { code: data.code, status: res.status });
   return data;
@@ -74,15 +147,56 @@ function show(step, ...children) {
   main.focus({ preventScroll: true });
 }
 
+const colors = ["background", "surface", "text", "muted", "border", "primary", "primary_text", "success", "warning", "error"];
+
+// theme sets the session's look as CSS custom properties, through the CSS
+// object model (no inline style: the policy forbids it): both palettes,
+// the style sheet choosing one by data-mode and the system's setting.
 function theme(th) {
   const s = root.style;
-  if (th.primary) s.setProperty("--tn-primary", th.primary);
+  for (const [name, pal] of [["light", th.light], ["dark", th.dark]]) {
+    if (!pal) continue;
+    for (const c of colors) if (pal[c]) s.setProperty("--tn-" + name + "-" + c.replace("_", "-"), pal[c]);
+  }
   if (th.radius) s.setProperty("--tn-radius", th.radius);
   if (th.font) s.setProperty("--tn-font", th.font);
+  if (th.font_size) s.setProperty("--tn-font-size", th.font_size);
+  root.dataset.density = th.density || "comfortable";
+  root.dataset.buttons = th.button_style || "solid";
+  root.dataset.mode = th.mode || "light";
+  if (th.logo_url) {
+    const logo = $("tn-logo");
+    logo.src = th.logo_url;
+    logo.hidden = false;
+  }
 }
 
+const sizes = (unit) => new Intl.NumberFormat(locale, { style: "unit", unit, unitDisplay: "short", maximumFractionDigits: 0 });
+
 function megabytes(n) {
-  return n >= 1 << 20 ? Math.round(n / (1 << 20)) + " MB" : Math.ceil(n / 1024) + " KB";
+  return n >= 1 << 20 ? sizes("megabyte").format(Math.round(n / (1 << 20))) : sizes("kilobyte").format(Math.ceil(n / 1024));
+}
+
+// example is how to write a value of a field's type the end user's way
+// (Intl), and hint says it in a sentence: nothing for a text field.
+function example(field) {
+  const f = fieldOf(field);
+  switch (f && f.type) {
+    case "date": return new Intl.DateTimeFormat(locale).format(new Date(2026, 11, 31));
+    case "datetime": return new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "short" }).format(new Date(2026, 11, 31, 14, 30));
+    case "integer": return numbers.format(1234);
+    case "number": return numbers.format(1234.5);
+  }
+  return "";
+}
+
+function hint(field) {
+  const f = fieldOf(field);
+  const type = f && f.type;
+  if (type === "date") return t("hint.date", { example: example(field), iso: "2026-12-31" });
+  if (["datetime", "integer", "number"].includes(type)) return t("hint." + type, { example: example(field) });
+  if (type === "boolean") return t("hint.boolean");
+  return "";
 }
 
 async function waitJob(id, until) {
@@ -143,7 +257,7 @@ function upload(file, bar) {
     status(t("file.reading"));
     try { await afterRun(await waitJob(data.id, ["awaiting_review"])); } catch (err) { fail(err); }
   };
-  xhr.onerror = () => fail(new Error("network"));
+  xhr.onerror = () => fail(Object.assign(new Error("The upload to " + location.origin + " failed."), { code: "network" }));
   xhr.send(form);
 }
 
@@ -169,8 +283,7 @@ function sheetsWithData(review) {
 }
 
 function sheetSize(s) {
-  if (!s.complete) return t("sheet.rowsAtLeast", { rows: s.rows });
-  return s.rows === 1 ? t("sheet.row") : t("sheet.rows", { rows: s.rows });
+  return t(s.complete ? "sheet.rows" : "sheet.rowsAtLeast", { rows: s.rows });
 }
 
 // Step 2 of a workbook with several sheets of data: which one to import.
@@ -208,6 +321,18 @@ function sheetStep(review) {
     : t("sheet.summary", { sheet: current.name, records: s.records || 0, valid: s.rows_valid || 0, rejected: s.rows_rejected || 0 }));
 }
 
+// blockingWords says what keeps a review from its confirmation in the end
+// user's language, else in the API's words.
+function blockingWords(b) {
+  const key = "blocking." + b.code;
+  return key in state.words || key in texts ? t(key, { field: b.field || "" }) : b.message;
+}
+
+function fieldOf(name) {
+  const sch = state.session.schema || (state.job && state.job.schema);
+  return sch && sch.fields ? sch.fields.find((f) => f.name === name) : null;
+}
+
 function fieldNames() {
   const sch = state.session.schema || (state.job && state.job.schema);
   return sch && sch.fields ? sch.fields.map((f) => f.name) : [];
@@ -242,7 +367,7 @@ function matchStep(review) {
     el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("match.column") }), el("th", { scope: "col", text: t("match.samples") }), el("th", { scope: "col", text: t("match.field") }))),
     el("tbody", {}, ...rows)));
   const blocking = review.blocking && review.blocking.length
-    ? el("div", { class: "tn-blocking" }, el("p", { text: t("match.blocking") }), el("ul", {}, ...review.blocking.map((b) => el("li", { text: b.message }))))
+    ? el("div", { class: "tn-blocking" }, el("p", { text: t("match.blocking") }), el("ul", {}, ...review.blocking.map((b) => el("li", { text: blockingWords(b) }))))
     : null;
   const confirm = el("button", { type: "button", class: "tn-button", text: t("match.confirm"), disabled: !!blocking, onclick: async () => {
     confirm.disabled = true;
@@ -302,14 +427,16 @@ async function fixStep() {
   const inputs = [];
   const sections = groups.map((g, gi) => {
     const body = g.values.map((v, vi) => {
-      const input = el("input", { type: "text", id: "tn-fix-" + gi + "-" + vi, "aria-label": t("fix.replace") + ": " + g.field + " " + v.value });
+      const input = el("input", { type: "text", id: "tn-fix-" + gi + "-" + vi, "aria-label": t("fix.replace") + ": " + g.field + " " + v.value, placeholder: example(g.field) || null });
       inputs.push({ field: g.field, from: v.value, input });
       return el("tr", {},
         el("th", { scope: "row", "data-label": t("fix.value"), text: v.value === "" ? "∅" : v.value }),
-        el("td", { "data-label": t("fix.count"), text: String(v.count) }),
+        el("td", { "data-label": t("fix.count"), text: numbers.format(v.count) }),
         el("td", { "data-label": t("fix.replace") }, input));
     });
-    return el("section", {}, el("h2", { text: t("fix.field", { field: g.field }) }), el("div", { class: "tn-table-wrap" }, el("table", {},
+    const about = hint(g.field);
+    return el("section", {}, el("h2", { text: t("fix.field", { field: g.field }) }), about ? el("p", { class: "tn-muted tn-hint", text: about }) : null,
+      el("div", { class: "tn-table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("fix.value") }), el("th", { scope: "col", text: t("fix.count") }), el("th", { scope: "col", text: t("fix.replace") }))),
       el("tbody", {}, ...body))));
   });
@@ -482,7 +609,7 @@ function cellsGrid(job, total) {
       return;
     }
     const cell = $(cellId(l, 2));
-    const input = el("input", { type: "text", id: "tn-cell-editor", autocomplete: "off", "aria-describedby": cellId(l, 3),
+    const input = el("input", { type: "text", id: "tn-cell-editor", autocomplete: "off", "aria-describedby": cellId(l, 3), placeholder: example(field) || null,
       "aria-label": t("cells.editLabel", { field, row: row.row }) });
     input.value = row.cells[field] == null ? "" : row.cells[field];
     editing = { l };
@@ -589,11 +716,12 @@ function submitStep(said) {
   status(said);
 }
 
-async function words(locale) {
+async function words() {
   const res = await fetch("/embed/v1/locales/" + encodeURIComponent(locale) + ".json");
   state.words = res.ok ? await res.json() : {};
-  document.title = t("title");
-  $("tn-title").textContent = t("title");
+  const title = look.title || t("title");
+  document.title = title;
+  $("tn-title").textContent = title;
   $("tn-close").setAttribute("aria-label", t("close"));
   $("tn-steps").parentElement.setAttribute("aria-label", t("steps"));
 }
@@ -601,25 +729,53 @@ async function words(locale) {
 async function start() {
   try {
     state.session = await api("GET", "/v1/import-sessions/current");
-    theme(state.session.theme || {});
     fileStep();
   } catch (err) { fail(err); }
+}
+
+// focusEnd focuses the first or the last control the end user can reach:
+// in a modal, the host script asks when Tab leaves the importer at one
+// end, so the focus comes round to the other.
+function focusEnd(at) {
+  const all = [...document.querySelectorAll("button, input, select, a[href], [tabindex='0']")]
+    .filter((e) => !e.disabled && e.getClientRects().length > 0);
+  const target = at === "last" ? all[all.length - 1] : all[0];
+  if (target) target.focus();
 }
 
 window.addEventListener("message", (e) => {
   if (e.source !== window.parent || !allowed.includes(e.origin)) return; // only the host, only from an allowed origin
   const m = e.data;
+  if (m && m.type === "tabnorm:focus" && e.origin === state.parent) return focusEnd(m.at);
   if (!m || m.type !== "tabnorm:init" || typeof m.clientSecret !== "string" || state.secret) return;
   state.parent = e.origin;
   state.secret = m.clientSecret;
+  state.mode = m.mode === "modal" ? "modal" : "inline";
   start();
 });
 
 $("tn-close").addEventListener("click", () => post("closed"));
 
-await words(root.dataset.locale || "en");
+// In a modal, Escape closes the importer (the host removes the dialog and
+// gives the focus back): unless a control used it, as the grid's cell
+// editor does to cancel an edit.
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && state.mode === "modal" && !e.defaultPrevented) post("closed");
+});
+
+// The host sizes the frame to the importer's content: its height is
+// announced whenever it changes (a step, a table, a message).
+let lastHeight = 0;
+new ResizeObserver(() => {
+  const h = Math.ceil(document.querySelector(".tn-app").getBoundingClientRect().height);
+  if (h !== lastHeight) {
+    lastHeight = h;
+    post("resize", { height: h });
+  }
+}).observe(document.querySelector(".tn-app"));
+
+theme(look);
+await words();
 showSteps();
 status(t("waiting"));
-// Announce readiness to each allowed origin: the browser delivers it
-// only if the host is one of them.
-if (window.parent !== window) for (const o of allowed) window.parent.postMessage({ type: "tabnorm:ready", importSessionId: sessionID }, o);
+post("ready");
