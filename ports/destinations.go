@@ -88,3 +88,9 @@ type PushDeliverer interface {
 	// Sweep queues the attempts that are overdue (their worker died).
 	Sweep(ctx context.Context) (int, error)
 }
+
+// PushObserver hears of every delivery attempt this process made, for
+// the operator's metrics. outcome is delivered or failed.
+type PushObserver interface {
+	PushAttempted(destinationType, outcome string, rows, bytes int64, took time.Duration)
+}

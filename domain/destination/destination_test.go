@@ -77,7 +77,6 @@ func TestParse_secretsAreKeptApart(t *testing.T) {
 	}
 }
 
-
 func TestDelivery_lifecycle(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
