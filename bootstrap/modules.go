@@ -306,8 +306,7 @@ var Webhooks = fx.Options(
 var Destinations = fx.Module("destinations", fx.Provide(
 	func(db *sqlstore.DB, log *slog.Logger) (ports.PushQueue, error) { return queue.NewInserter(db, log) },
 	func(cfg Config) ports.DestinationWriter {
-		sender := webhook.NewSender(webhook.Config{AllowPrivate: cfg.DestinationAllowPrivate, UserAgent: "tabnorm-destinations"})
-		return destwriter.New(destwriter.Config{AllowPrivate: cfg.DestinationAllowPrivate}, sender)
+		return destwriter.New(destwriter.Config{AllowPrivate: cfg.DestinationAllowPrivate})
 	},
 	func(cfg Config, m *metrics.Metrics) destinations.Config {
 		return destinations.Config{AllowPrivate: cfg.DestinationAllowPrivate, InFlightPerOrg: cfg.DestinationsPerOrg, Observer: m}

@@ -25,6 +25,7 @@ import (
 	"hash"
 	"io"
 	"net"
+	"net/http"
 	"syscall"
 	"time"
 
@@ -52,13 +53,13 @@ type Config struct {
 type Writer struct {
 	cfg    Config
 	dialer *net.Dialer
-	hooks  ports.WebhookSender
+	client *http.Client // an http destination's
 }
 
 var _ ports.DestinationWriter = (*Writer)(nil)
 
-// New returns the writer; sender posts an http destination's batches.
-func New(cfg Config, sender ports.WebhookSender) *Writer {
+// New returns the writer.
+func New(cfg Config) *Writer {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
@@ -74,7 +75,13 @@ func New(cfg Config, sender ports.WebhookSender) *Writer {
 			return nil
 		}
 	}
-	return &Writer{cfg: cfg, dialer: d, hooks: sender}
+	client := &http.Client{
+		Transport: &http.Transport{Proxy: nil, DialContext: d.DialContext, TLSHandshakeTimeout: cfg.Timeout, ResponseHeaderTimeout: cfg.Timeout,
+			MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second, ForceAttemptHTTP2: true},
+		// A redirect could lead anywhere, internal addresses included.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &Writer{cfg: cfg, dialer: d, client: client}
 }
 
 // errRefused is the dialer's answer to an address it won't reach.
@@ -145,8 +152,11 @@ func newRowReader(r io.Reader, cols []export.Column) *rowReader {
 // next reads the next row; false at the end.
 func (rr *rowReader) next() (bool, error) {
 	b, err := rr.lines.Next()
-	if b == nil || err != nil && !errors.Is(err, io.EOF) {
+	switch {
+	case err != nil && !errors.Is(err, io.EOF):
 		return false, err
+	case b == nil:
+		return false, nil
 	}
 	if rr.line.Read(b) {
 		for i := range rr.texts {

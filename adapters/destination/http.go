@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/export"
@@ -80,6 +83,7 @@ func (w *Writer) deliverHTTP(ctx context.Context, t destination.Target, s ports.
 			}
 			break
 		}
+		line = bytes.TrimRight(line, "\r\n")
 		if n > 0 {
 			body.WriteByte(',')
 		}
@@ -124,15 +128,55 @@ func (w *Writer) post(ctx context.Context, t destination.Target, msgID string, b
 	if err != nil {
 		return errors.New("the destination's signing secret is unreadable; set it again")
 	}
-	a := w.hooks.Send(ctx, ports.WebhookRequest{URL: t.Config["url"], Body: body, Headers: map[string]string{
-		"webhook-id": msgID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig, "Idempotency-Key": msgID}})
-	switch {
-	case a.OK():
-		return nil
-	case a.StatusCode == 0:
-		return fmt.Errorf("%s got no answer: %s", what, a.Error)
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Config["url"], bytes.NewReader(body))
+	if err != nil {
+		return errors.New("the endpoint's URL is not valid")
 	}
-	return fmt.Errorf("the endpoint answered %d to %s", a.StatusCode, what)
+	if req.URL.Scheme != "https" && !w.cfg.AllowPrivate {
+		return errors.New("the endpoint's URL must use https")
+	}
+	for k, v := range map[string]string{"Content-Type": "application/json", "User-Agent": "tabnorm-destinations", "webhook-id": msgID,
+		"webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig, "Idempotency-Key": msgID} {
+		req.Header.Set(k, v)
+	}
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s got no answer: %s", what, netReason(err))
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("the endpoint answered %d to %s", resp.StatusCode, what)
+	}
+	return nil
+}
+
+// netReason is a transport error as a sentence, without the URL.
+func netReason(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, errRefused):
+		return errRefused.Error()
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return "timed out"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "the name did not resolve: " + dnsErr.Err
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return opErr.Op + ": " + opErr.Err.Error()
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
 }
 
 // checkHTTP sends a signed destination.test message.
