@@ -1,0 +1,206 @@
+package httpapi_test
+
+import (
+	"context"
+	"crypto/rand"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/bootstrap"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/apptest"
+	"github.com/tabnorm/tabnorm/test/testtime"
+)
+
+type destinationView struct {
+	ID, Name, Type string
+	SigningSecret  string `json:"signing_secret"`
+	Config         map[string]string
+}
+
+type pushView struct {
+	ID            string  `json:"id"`
+	JobID         string  `json:"job_id"`
+	DestinationID string  `json:"destination_id"`
+	Status        string  `json:"status"`
+	Attempts      int     `json:"attempts"`
+	Rows          int64   `json:"rows"`
+	Bytes         int64   `json:"bytes"`
+	LastError     *string `json:"last_error"`
+}
+
+const destinationCSV = "id,email\n1,a@example.com\n2,b@example.com\n3,\n"
+const destinationSchema = `{"fields":[{"name":"id","type":"integer"},{"name":"email","type":"string"}]}`
+
+// TestDestinations_HTTP: an admin adds a PostgreSQL destination (a
+// scratch database), a job naming it is delivered there once, a retry
+// replaces its rows instead of adding to them, and members, other
+// organizations and hostile settings are refused; on each database.
+func TestDestinations_HTTP(t *testing.T) {
+	t.Parallel()
+	doc, err := libopenapi.NewDocument(httpapi.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			dst, ok := sqltest.Postgres(t)
+			if !ok {
+				t.Skip("*** SKIP: no PostgreSQL server for the destination ***")
+			}
+			key := make([]byte, 32)
+			_, _ = rand.Read(key)
+			w := newWorld(t, target, func(c *bootstrap.Config) { c.DestinationAllowPrivate, c.SecretKeys = true, [][]byte{key} })
+			h := &hooks{w: &w, app: w.app, v: v, key: apptest.Caller{Key: w.acmeKey}, admin: w.app.Login(w.acmeAdmin.Email), member: w.app.Login(w.acmeMember.Email)}
+			destinationsScript(t, h, dst.URL)
+		})
+	}
+}
+
+func destinationsScript(t *testing.T, h *hooks, dbURL string) {
+	u, _ := url.Parse(dbURL)
+	u.User = url.UserPassword(u.User.Username(), "pw-never-shown")
+	withPassword := u.String()
+	u.User = url.User(u.User.Username())
+
+	// Create: 201, the password nowhere in what comes back.
+	body := map[string]any{"name": "warehouse", "type": "postgres", "config": map[string]any{"url": withPassword, "table": "contacts"}}
+	res := h.valid(t, "POST", "/v1/destinations", h.admin, body, 201)
+	var d destinationView
+	res.JSON(t, &d)
+	if !strings.HasPrefix(d.ID, "dst_") || d.Config["table"] != "contacts" || strings.Contains(res.Body, "pw-never-shown") || res.Header.Get("Location") != "/v1/destinations/"+d.ID {
+		t.Fatalf("create: %s", res.Body)
+	}
+	for _, path := range []string{"/v1/destinations", "/v1/destinations/" + d.ID} {
+		if got := h.valid(t, "GET", path, h.key, nil, 200); strings.Contains(got.Body, "pw-never-shown") || !strings.Contains(got.Body, d.ID) {
+			t.Fatalf("GET %s: %s", path, got.Body)
+		}
+	}
+	expect(t, h.app.Do("GET", "/v1/destinations", h.member, nil), 403, "insufficient_permissions")
+	expect(t, h.app.Do("POST", "/v1/destinations", h.member, body), 403, "insufficient_permissions")
+	expect(t, h.app.Do("GET", "/v1/destinations/"+d.ID, apptest.Caller{Key: h.w.bareKey}, nil), 404, "not_found")
+	expect(t, h.app.Do("DELETE", "/v1/destinations/"+d.ID, apptest.Caller{Key: h.w.bareKey}, nil), 404, "not_found")
+	sql := map[string]any{"name": "x", "type": "postgres", "config": map[string]any{"url": withPassword, "table": "contacts; DROP TABLE users"}}
+	expect(t, h.app.Do("POST", "/v1/destinations", h.admin, sql), 400, "invalid_request")
+	expect(t, h.app.Do("POST", "/v1/destinations", h.admin, map[string]any{"name": "x", "type": "ftp", "config": map[string]any{}}), 400, "invalid_request")
+
+	// Test: the real database, then the same with a password it refuses.
+	var test struct {
+		OK    bool    `json:"ok"`
+		Error *string `json:"error"`
+	}
+	h.valid(t, "POST", "/v1/destinations/"+d.ID+"/test", h.admin, nil, 200).JSON(t, &test)
+	if !test.OK {
+		t.Fatalf("test of a good destination: %v", *test.Error)
+	}
+	badURL := *u
+	badURL.User = url.UserPassword("no_such_role", "pw-never-shown")
+	bad := map[string]any{"name": "bad", "type": "postgres", "config": map[string]any{"url": badURL.String(), "table": "t"}}
+	var badDst destinationView
+	h.valid(t, "POST", "/v1/destinations", h.admin, bad, 201).JSON(t, &badDst)
+	h.valid(t, "POST", "/v1/destinations/"+badDst.ID+"/test", h.admin, nil, 200).JSON(t, &test)
+	if test.OK || test.Error == nil || !strings.Contains(*test.Error, "could not connect") || strings.Contains(*test.Error, "pw-never-shown") {
+		t.Fatalf("test with bad credentials: %+v", test)
+	}
+
+	// A job naming an unknown destination is refused; one naming ours is
+	// delivered once.
+	res = h.app.Request(upload(t, h.app, "c.csv", destinationCSV, map[string]string{"schema": destinationSchema, "options": `{"destination_ids":["dst_00000000000000000000000000"]}`}), h.key)
+	expect(t, res, 400, "invalid_request")
+	res = h.app.Request(upload(t, h.app, "c.csv", destinationCSV, map[string]string{"schema": destinationSchema, "options": `{"destination_ids":["` + d.ID + `"]}`}), h.key)
+	var created struct{ ID string }
+	res.JSON(t, &created)
+	jobID := created.ID
+	if j := waitJob(t, h.app, h.key, jobID); j.Status != "succeeded" {
+		t.Fatalf("job: %+v", j)
+	}
+	p := waitDelivered(t, h, jobID, 1)
+	if p.Rows != 3 || p.Attempts != 1 || p.DestinationID != d.ID || p.Bytes == 0 {
+		t.Fatalf("delivery: %+v", p)
+	}
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	rowsIn := func() int {
+		var n int
+		if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM contacts WHERE _tabnorm_job_id = $1", jobID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := rowsIn(); n != 3 {
+		t.Fatalf("the table holds %d of the job's rows, want 3", n)
+	}
+	expect(t, h.app.Do("POST", "/v1/jobs/"+jobID+"/deliveries/"+d.ID+"/retry", h.member, nil), 403, "insufficient_permissions")
+	h.valid(t, "POST", "/v1/jobs/"+jobID+"/deliveries/"+d.ID+"/retry", h.admin, nil, 202)
+	waitDelivered(t, h, jobID, 1)
+	if n := rowsIn(); n != 3 {
+		t.Fatalf("after a retry the table holds %d of the job's rows, want each once", n)
+	}
+	var recent struct{ Data []pushView }
+	h.valid(t, "GET", "/v1/destinations/"+d.ID+"/deliveries", h.key, nil, 200).JSON(t, &recent)
+	if len(recent.Data) != 1 || recent.Data[0].JobID != jobID {
+		t.Fatalf("recent deliveries: %+v", recent.Data)
+	}
+	other := apptest.Caller{Key: h.app.Key(h.app.Org("Other", identity.Normalize))}
+	expect(t, h.app.Do("GET", "/v1/jobs/"+jobID+"/deliveries", other, nil), 404, "not_found")
+	expect(t, h.app.Do("POST", "/v1/jobs/"+jobID+"/deliveries/"+d.ID+"/retry", other, nil), 404, "not_found")
+
+	h.valid(t, "PATCH", "/v1/destinations/"+d.ID, h.admin, map[string]any{"name": "lake"}, 200)
+	h.valid(t, "DELETE", "/v1/destinations/"+d.ID, h.admin, nil, 204)
+	expect(t, h.app.Do("GET", "/v1/destinations/"+d.ID, h.key, nil), 404, "not_found")
+}
+
+// waitDelivered waits until the job's deliveries have all ended and
+// returns the first, delivered.
+func waitDelivered(t *testing.T, h *hooks, jobID string, n int) pushView {
+	t.Helper()
+	var page struct{ Data []pushView }
+	for deadline := testtime.Deadline(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		h.valid(t, "GET", "/v1/jobs/"+jobID+"/deliveries", h.key, nil, 200).JSON(t, &page)
+		if len(page.Data) == n && page.Data[0].Status == "delivered" {
+			return page.Data[0]
+		}
+		if len(page.Data) > 0 && page.Data[0].Status == "failed" {
+			t.Fatalf("delivery failed: %+v %v", page.Data[0], *page.Data[0].LastError)
+		}
+	}
+	t.Fatalf("not delivered in 30 s: %+v", page.Data)
+	return pushView{}
+}
+
+// TestDestinations_privateAddressesRefused: without
+// TABNORM_DESTINATION_ALLOW_PRIVATE a destination at a loopback or private
+// address is 400.
+func TestDestinations_privateAddressesRefused(t *testing.T) {
+	t.Parallel()
+	w := sqliteWorld(t)
+	admin := w.app.Login(w.acmeAdmin.Email)
+	for _, cfg := range []map[string]any{
+		{"type": "postgres", "config": map[string]any{"url": "postgres://u:p@127.0.0.1:5432/db", "table": "t"}},
+		{"type": "http", "config": map[string]any{"url": "https://10.1.2.3/rows"}},
+		{"type": "s3", "config": map[string]any{"bucket": "acme", "endpoint": "https://169.254.169.254"}},
+	} {
+		cfg["name"] = "private"
+		res := w.app.Do("POST", "/v1/destinations", admin, cfg)
+		expect(t, res, 400, "invalid_request")
+		if !strings.Contains(res.Body, "private") {
+			t.Fatalf("%v: %s", cfg, res.Body)
+		}
+	}
+}
