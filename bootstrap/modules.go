@@ -309,7 +309,8 @@ var Destinations = fx.Module("destinations", fx.Provide(
 		return destwriter.New(destwriter.Config{AllowPrivate: cfg.DestinationAllowPrivate})
 	},
 	func(cfg Config, m *metrics.Metrics) destinations.Config {
-		return destinations.Config{AllowPrivate: cfg.DestinationAllowPrivate, InFlightPerOrg: cfg.DestinationsPerOrg, Observer: m}
+		return destinations.Config{AllowPrivate: cfg.DestinationAllowPrivate, InFlightPerOrg: cfg.DestinationsPerOrg, ClaimFor: 2 * cfg.DestinationTimeout,
+			Observer: m}
 	},
 	destinations.NewService,
 	destinations.NewFanout,
@@ -323,7 +324,7 @@ var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, d
 	reviews *review.Expirer, hooks *webhooks.Deliverer, pushes *destinations.Deliverer, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
 	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers,
-		DestinationWorkers: cfg.DestinationWorkers}
+		DestinationWorkers: cfg.DestinationWorkers, PushTimeout: cfg.DestinationTimeout}
 	w, err := queue.NewWorkers(db, qc, runner, jobs.Purgers{reaper, orphans}, hooks, pushes, log)
 	if err != nil {
 		return err
