@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"crypto/rand"
 	"net/url"
 	"strings"
@@ -63,8 +64,8 @@ func TestDestinations_HTTP(t *testing.T) {
 			}
 			key := make([]byte, 32)
 			_, _ = rand.Read(key)
-			w := newWorld(t, target, func(c *bootstrap.Config) { c.DestinationAllowPrivate, c.SecretKeys = true, [][]byte{key} })
-			h := &hooks{w: &w, app: w.app, v: v, key: apptest.Caller{Key: w.acmeKey}, admin: w.app.Login(w.acmeAdmin.Email), member: w.app.Login(w.acmeMember.Email)}
+			w := newWorld(t, target, func(c *bootstrap.Config) { c.DestinationAllowPrivate, c.WebhookAllowPrivate, c.SecretKeys = true, true, [][]byte{key} })
+			h := &hooks{w: &w, app: w.app, v: v, rcv: newHookReceiver(t), key: apptest.Caller{Key: w.acmeKey}, admin: w.app.Login(w.acmeAdmin.Email), member: w.app.Login(w.acmeMember.Email)}
 			destinationsScript(t, h, dst.URL)
 		})
 	}
@@ -117,7 +118,9 @@ func destinationsScript(t *testing.T, h *hooks, dbURL string) {
 	}
 
 	// A job naming an unknown destination is refused; one naming ours is
-	// delivered once.
+	// delivered once, and announced to the webhooks that asked.
+	var hook webhookView
+	h.valid(t, "POST", "/v1/webhooks", h.admin, map[string]any{"url": h.rcv.URL, "events": []string{"job.delivered", "job.delivery_failed"}}, 201).JSON(t, &hook)
 	res = h.app.Request(upload(t, h.app, "c.csv", destinationCSV, map[string]string{"schema": destinationSchema, "options": `{"destination_ids":["dst_00000000000000000000000000"]}`}), h.key)
 	expect(t, res, 400, "invalid_request")
 	res = h.app.Request(upload(t, h.app, "c.csv", destinationCSV, map[string]string{"schema": destinationSchema, "options": `{"destination_ids":["` + d.ID + `"]}`}), h.key)
@@ -145,6 +148,21 @@ func destinationsScript(t *testing.T, h *hooks, dbURL string) {
 	}
 	if n := rowsIn(); n != 3 {
 		t.Fatalf("the table holds %d of the job's rows, want 3", n)
+	}
+	announced := h.rcv.wait(t, 1)
+	verifyHook(t, hook.Secret, announced)
+	var ev struct {
+		Type string
+		Data struct {
+			JobID         string `json:"job_id"`
+			DestinationID string `json:"destination_id"`
+			Rows          int64
+			Checksum      string
+		}
+	}
+	if err := json.Unmarshal(announced.body, &ev); err != nil || ev.Type != "job.delivered" || ev.Data.JobID != jobID || ev.Data.DestinationID != d.ID ||
+		ev.Data.Rows != 3 || len(ev.Data.Checksum) != 64 {
+		t.Fatalf("webhook: %s", announced.body)
 	}
 	expect(t, h.app.Do("POST", "/v1/jobs/"+jobID+"/deliveries/"+d.ID+"/retry", h.member, nil), 403, "insufficient_permissions")
 	h.valid(t, "POST", "/v1/jobs/"+jobID+"/deliveries/"+d.ID+"/retry", h.admin, nil, 202)
@@ -203,4 +221,83 @@ func TestDestinations_privateAddressesRefused(t *testing.T) {
 			t.Fatalf("%v: %s", cfg, res.Body)
 		}
 	}
+}
+
+// TestDestinations_importSessionDeliversFinalJobsOnSubmit: an import
+// session whose options name a destination delivers nothing until its end
+// user submits, and then only the final job of a rerun chain: the table
+// holds the rerun's rows, never its predecessor's; on each database.
+func TestDestinations_importSessionDeliversFinalJobsOnSubmit(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			dst, ok := sqltest.Postgres(t)
+			if !ok {
+				t.Skip("*** SKIP: no PostgreSQL server for the destination ***")
+			}
+			secretKey := make([]byte, 32)
+			_, _ = rand.Read(secretKey)
+			app := apptest.Start(t, target, func(c *bootstrap.Config) {
+				c.HTTP.RateLimit.Burst, c.DestinationAllowPrivate, c.SecretKeys = 1000, true, [][]byte{secretKey}
+			})
+			w := sessionWorld{app: app, key: apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}}
+			var d destinationView
+			res := app.Do("POST", "/v1/destinations", w.key, map[string]any{"name": "warehouse", "type": "postgres",
+				"config": map[string]any{"url": dst.URL, "table": "people"}})
+			expect(t, res, 201, "")
+			res.JSON(t, &d)
+			body := importSessionBody()
+			body["options"] = map[string]any{"destination_ids": []string{d.ID}}
+			ses := createImportSession(t, app, w.key, body)
+			w.sessionID, w.secret = ses.ID, apptest.Caller{Key: ses.ClientSecret}
+			w.inJob = uploadJob(t, app, w.secret, nil)
+			c := rerunChain{w: w}
+			c.makeChain(t)
+
+			var page struct{ Data []pushView }
+			for _, id := range []string{c.first, c.rerun} {
+				expect(t, app.Do("GET", "/v1/jobs/"+id+"/deliveries", w.key, nil), 200, "")
+				app.Do("GET", "/v1/jobs/"+id+"/deliveries", w.key, nil).JSON(t, &page)
+				if len(page.Data) != 0 {
+					t.Fatalf("job %s was delivered before the submit: %+v", id, page.Data)
+				}
+			}
+			expect(t, app.Do("POST", "/v1/import-sessions/current/submit", w.secret, nil), 200, "")
+			h := &hooks{app: app, key: w.key, v: openAPIValidator(t)}
+			p := waitDelivered(t, h, c.rerun, 1)
+			if float64(p.Rows) != c.rerunValid {
+				t.Fatalf("delivered %d rows, the rerun has %v", p.Rows, c.rerunValid)
+			}
+			app.Do("GET", "/v1/jobs/"+c.first+"/deliveries", w.key, nil).JSON(t, &page)
+			if len(page.Data) != 0 {
+				t.Fatalf("the superseded job was delivered: %+v", page.Data)
+			}
+			conn, err := pgx.Connect(context.Background(), dst.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = conn.Close(context.Background()) }()
+			var all, ofRerun int
+			if err := conn.QueryRow(context.Background(), "SELECT count(*), count(*) FILTER (WHERE _tabnorm_job_id = $1) FROM people", c.rerun).Scan(&all, &ofRerun); err != nil {
+				t.Fatal(err)
+			}
+			if float64(all) != c.rerunValid || ofRerun != all {
+				t.Fatalf("the table holds %d rows, %d of the rerun; want only the rerun's %v", all, ofRerun, c.rerunValid)
+			}
+		})
+	}
+}
+
+func openAPIValidator(t *testing.T) validator.Validator {
+	t.Helper()
+	doc, err := libopenapi.NewDocument(httpapi.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return v
 }
