@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"crypto/rand"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -300,4 +302,70 @@ func openAPIValidator(t *testing.T) validator.Validator {
 		t.Fatal(errs)
 	}
 	return v
+}
+
+// TestDestinations_conflicts: a delivery still under way is not retried
+// (409 delivery_pending); on PostgreSQL without TABNORM_SECRET_KEY a
+// destination's secrets are not stored (409 secret_key_required), while
+// its name still changes.
+func TestDestinations_conflicts(t *testing.T) {
+	t.Parallel()
+	t.Run("retry_while_delivering", func(t *testing.T) {
+		t.Parallel()
+		release := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}))
+		defer srv.Close()
+		defer close(release)
+		w := sqliteWorld(t, func(c *bootstrap.Config) { c.DestinationAllowPrivate = true })
+		key := apptest.Caller{Key: w.acmeKey}
+		var d destinationView
+		res := w.app.Do("POST", "/v1/destinations", key, map[string]any{"name": "api", "type": "http", "config": map[string]any{"url": srv.URL}})
+		expect(t, res, 201, "")
+		res.JSON(t, &d)
+		if !strings.HasPrefix(d.SigningSecret, "whsec_") {
+			t.Fatalf("an http destination's made secret is shown once: %s", res.Body)
+		}
+		if again := w.app.Do("GET", "/v1/destinations/"+d.ID, key, nil); strings.Contains(again.Body, d.SigningSecret) {
+			t.Fatal("the signing secret is shown again")
+		}
+		res = w.app.Request(upload(t, w.app, "c.csv", destinationCSV, map[string]string{"schema": destinationSchema, "options": `{"destination_ids":["` + d.ID + `"]}`}), key)
+		var created struct{ ID string }
+		res.JSON(t, &created)
+		var page struct{ Data []pushView }
+		for deadline := testtime.Deadline(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			w.app.Do("GET", "/v1/jobs/"+created.ID+"/deliveries", key, nil).JSON(t, &page)
+			if len(page.Data) == 1 && page.Data[0].Status == "delivering" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no delivery under way: %+v", page.Data)
+			}
+		}
+		expect(t, w.app.Do("POST", "/v1/jobs/"+created.ID+"/deliveries/"+d.ID+"/retry", key, nil), 409, "delivery_pending")
+	})
+	t.Run("no_secret_key_on_postgres", func(t *testing.T) {
+		t.Parallel()
+		target, ok := sqltest.Postgres(t)
+		if !ok {
+			t.Skip("*** SKIP: no PostgreSQL server ***")
+		}
+		secretKey := make([]byte, 32)
+		_, _ = rand.Read(secretKey)
+		keyed := apptest.Start(t, target, func(c *bootstrap.Config) { c.SecretKeys = [][]byte{secretKey} })
+		key := apptest.Caller{Key: keyed.Key(keyed.Org("Acme", identity.Normalize))}
+		body := map[string]any{"name": "lake", "type": "s3", "config": map[string]any{"bucket": "acme-lake", "access_key_id": "AK", "secret_access_key": "SK"}}
+		var d destinationView
+		res := keyed.Do("POST", "/v1/destinations", key, body)
+		expect(t, res, 201, "")
+		res.JSON(t, &d)
+		unkeyed := apptest.Start(t, target)
+		expect(t, unkeyed.Do("POST", "/v1/destinations", key, body), 409, "secret_key_required")
+		expect(t, unkeyed.Do("PATCH", "/v1/destinations/"+d.ID, key, map[string]any{"config": body["config"]}), 409, "secret_key_required")
+		expect(t, unkeyed.Do("PATCH", "/v1/destinations/"+d.ID, key, map[string]any{"name": "lake 2"}), 200, "")
+	})
 }

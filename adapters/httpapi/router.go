@@ -189,6 +189,8 @@ func New(cfg Config, deps Deps) *API {
 	jobRoutes.POST("", a.createJob)
 	get(jobRoutes, "", a.listJobs(""))
 	a.jobRoutes(jobRoutes)
+	get(jobRoutes, "/:id/deliveries", a.jobDeliveries) // destinations_handlers.go; any job of the organization, connect's too
+	jobRoutes.POST("/:id/deliveries/:destination_id/retry", a.retryJobDelivery)
 	schemaRoutes := v1.Group("/schemas", mw(normalizeRoutes...))
 	schemaRoutes.POST("", a.createSchema)
 	get(schemaRoutes, "", a.listSchemas)
@@ -229,8 +231,6 @@ func (a *API) jobRoutes(g *gin.RouterGroup) {
 	get(g, "/:id/rows.parquet", a.jobResult(jobs.Rows, "parquet"))
 	get(g, "/:id/errors.xlsx", a.jobResult(jobs.Issues, "xlsx"))
 	get(g, "/:id/events", a.jobEvents)
-	get(g, "/:id/deliveries", a.jobDeliveries)
-	g.POST("/:id/deliveries/:destination_id/retry", a.retryJobDelivery)
 	a.reviewRoutes(g) // review_handlers.go
 }
 
