@@ -2,8 +2,8 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"crypto/rand"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -66,7 +66,9 @@ func TestDestinations_HTTP(t *testing.T) {
 			}
 			key := make([]byte, 32)
 			_, _ = rand.Read(key)
-			w := newWorld(t, target, func(c *bootstrap.Config) { c.DestinationAllowPrivate, c.WebhookAllowPrivate, c.SecretKeys = true, true, [][]byte{key} })
+			w := newWorld(t, target, func(c *bootstrap.Config) {
+				c.DestinationAllowPrivate, c.WebhookAllowPrivate, c.SecretKeys = true, true, [][]byte{key}
+			})
 			h := &hooks{w: &w, app: w.app, v: v, rcv: newHookReceiver(t), key: apptest.Caller{Key: w.acmeKey}, admin: w.app.Login(w.acmeAdmin.Email), member: w.app.Login(w.acmeMember.Email)}
 			destinationsScript(t, h, dst.URL)
 		})
