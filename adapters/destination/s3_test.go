@@ -83,21 +83,7 @@ func TestS3_fileThenManifest_inEachFormat(t *testing.T) {
 				!slices.Equal(m.Replaces, []string{"job_r"}) || !bytes.Contains(m.Schema, []byte(`"born"`)) || m.JobID != "job_s" {
 				t.Fatalf("manifest = %+v; want the file's rows, size and checksum", m)
 			}
-			switch format {
-			case domaindst.Parquet:
-				f, err := parquet.OpenFile(bytes.NewReader(file), int64(len(file)))
-				if err != nil || f.NumRows() != 1000 {
-					t.Fatalf("parquet: %v rows, %v", f.NumRows(), err)
-				}
-			case domaindst.CSV:
-				if lines := strings.Count(string(file), "\n"); lines != 1001 || !strings.HasPrefix(string(file), "name,age,score,active,born,note\n") {
-					t.Fatalf("csv: %d lines, starts %q", lines, string(file[:40]))
-				}
-			case domaindst.JSONL:
-				if string(file) != strings.Join(rows, "\n")+"\n" {
-					t.Fatal("jsonl: not the stored rows")
-				}
-			}
+			checkFile(t, format, file, rows)
 		})
 	}
 }
@@ -154,5 +140,28 @@ func TestS3_hostileCasesEndInClearErrorsWithNothingWritten(t *testing.T) {
 	}
 	if keys := srv.Keys(t, bucket, ""); len(keys) != 0 {
 		t.Fatalf("refused attempts and the check left %v", keys)
+	}
+}
+
+// checkFile reads a delivered file back in its format.
+func checkFile(t *testing.T, format string, file []byte, rows []string) {
+	t.Helper()
+	switch format {
+	case domaindst.Parquet:
+		f, err := parquet.OpenFile(bytes.NewReader(file), int64(len(file)))
+		if err != nil {
+			t.Fatalf("parquet: %v", err)
+		}
+		if f.NumRows() != 1000 {
+			t.Fatalf("parquet: %d rows, want 1000", f.NumRows())
+		}
+	case domaindst.CSV:
+		if lines := strings.Count(string(file), "\n"); lines != 1001 || !strings.HasPrefix(string(file), "name,age,score,active,born,note\n") {
+			t.Fatalf("csv: %d lines, starts %q", lines, string(file[:40]))
+		}
+	case domaindst.JSONL:
+		if string(file) != strings.Join(rows, "\n")+"\n" {
+			t.Fatal("jsonl: not the stored rows")
+		}
 	}
 }

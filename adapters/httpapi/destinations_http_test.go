@@ -315,7 +315,7 @@ func TestDestinations_conflicts(t *testing.T) {
 	t.Run("retry_while_delivering", func(t *testing.T) {
 		t.Parallel()
 		release := make(chan struct{})
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			select {
 			case <-release:
 			case <-r.Context().Done():

@@ -50,40 +50,9 @@ func newDestinationsCmd() *cobra.Command {
 		}}
 	}
 	cmd.AddCommand(newDestinationsCreateCmd(&asJSON),
-		&cobra.Command{Use: "list", Short: "List the organization's destinations, newest first", Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := newClient()
-			if err != nil {
-				return err
-			}
-			for d, err := range c.Destinations(cmd.Context(), client.ListParams{}) {
-				if err != nil {
-					return err
-				}
-				if err := printRaw(cmd, asJSON, d.Raw, destinationLine(d)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
+		newDestinationsListCmd(&asJSON),
 		one("show", "Show a destination and its recent deliveries (never its secrets)", func(cmd *cobra.Command, c *client.Client, id string) error {
-			d, err := c.GetDestination(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if err := printRaw(cmd, asJSON, d.Raw, destinationLine(d)); err != nil {
-				return err
-			}
-			n := 0
-			for p, err := range c.DestinationDeliveries(cmd.Context(), id, client.ListParams{PageSize: 20}) {
-				if err != nil || n == 20 {
-					return err
-				}
-				n++
-				if err := printRaw(cmd, asJSON, p.Raw, rowsDeliveryLine(p)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return showDestination(cmd, c, id, asJSON)
 		}),
 		one("test", "Connect to a destination and prove it takes writes", func(cmd *cobra.Command, c *client.Client, id string) error {
 			r, err := c.TestDestination(cmd.Context(), id)
@@ -138,4 +107,44 @@ func newDestinationsCreateCmd(asJSON *bool) *cobra.Command {
 	create.Flags().StringArrayVar(&settings, "set", nil, "a setting: postgres url, table; s3 bucket, prefix, region, endpoint, format, access_key_id, secret_access_key; http url (repeat)")
 	_ = create.MarkFlagRequired("name")
 	return create
+}
+
+func newDestinationsListCmd(asJSON *bool) *cobra.Command {
+	return &cobra.Command{Use: "list", Short: "List the organization's destinations, newest first", Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, _ []string) error {
+		c, err := newClient()
+		if err != nil {
+			return err
+		}
+		for d, err := range c.Destinations(cmd.Context(), client.ListParams{}) {
+			if err != nil {
+				return err
+			}
+			if err := printRaw(cmd, *asJSON, d.Raw, destinationLine(d)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// showDestination prints a destination and its 20 latest deliveries.
+func showDestination(cmd *cobra.Command, c *client.Client, id string, asJSON bool) error {
+	d, err := c.GetDestination(cmd.Context(), id)
+	if err != nil {
+		return err
+	}
+	if err := printRaw(cmd, asJSON, d.Raw, destinationLine(d)); err != nil {
+		return err
+	}
+	n := 0
+	for p, err := range c.DestinationDeliveries(cmd.Context(), id, client.ListParams{PageSize: 20}) {
+		if err != nil || n == 20 {
+			return err
+		}
+		n++
+		if err := printRaw(cmd, asJSON, p.Raw, rowsDeliveryLine(p)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
