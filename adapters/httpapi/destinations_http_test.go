@@ -183,6 +183,17 @@ func destinationsScript(t *testing.T, h *hooks, dbURL string) {
 	expect(t, h.app.Do("GET", "/v1/jobs/"+jobID+"/deliveries", other, nil), 404, "not_found")
 	expect(t, h.app.Do("POST", "/v1/jobs/"+jobID+"/deliveries/"+d.ID+"/retry", other, nil), 404, "not_found")
 
+	// A saved schema's destinations are the default of the jobs made with it.
+	var saved struct{ ID string }
+	h.valid(t, "POST", "/v1/schemas", h.key, map[string]any{"name": "contacts", "schema": json.RawMessage(destinationSchema), "destination_ids": []string{d.ID}}, 201).JSON(t, &saved)
+	res = h.app.Request(upload(t, h.app, "c.csv", destinationCSV, map[string]string{"schema_id": saved.ID}), h.key)
+	var bySchema struct{ ID string }
+	res.JSON(t, &bySchema)
+	if p := waitDelivered(t, h, bySchema.ID, 1); p.DestinationID != d.ID || p.Rows != 3 {
+		t.Fatalf("a job of the saved schema: %+v", p)
+	}
+	expect(t, h.app.Do("POST", "/v1/schemas", h.key, map[string]any{"name": "x", "schema": json.RawMessage(destinationSchema), "destination_ids": []string{"nope"}}), 400, "invalid_request")
+
 	h.valid(t, "PATCH", "/v1/destinations/"+d.ID, h.admin, map[string]any{"name": "lake"}, 200)
 	h.valid(t, "DELETE", "/v1/destinations/"+d.ID, h.admin, nil, 204)
 	expect(t, h.app.Do("GET", "/v1/destinations/"+d.ID, h.key, nil), 404, "not_found")
