@@ -12,6 +12,7 @@ import schemas from './views/schemas.js';
 import connect from './views/connect.js';
 import keys from './views/keys.js';
 import webhooks from './views/webhooks.js';
+import destinations from './views/destinations.js';
 import organizations from './views/organizations.js';
 
 // The same pages as dashboard.IsPage on the server.
@@ -23,6 +24,7 @@ const routes = [
   [/^\/connect$/, connect],
   [/^\/admin\/keys$/, keys],
   [/^\/webhooks$/, webhooks],
+  [/^\/destinations$/, destinations],
   [/^\/staff\/organizations$/, organizations],
 ];
 
@@ -39,7 +41,7 @@ function header(me) {
     ? [['/jobs', 'Jobs'], ['/jobs/new', 'New job'], ['/schemas', 'Schemas'], ['/connect', 'Connect']]
     : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
   links.push(['/webhooks', 'Webhooks']);
-  if (me.user.role === 'admin') links.push(['/admin/keys', 'API keys']);
+  if (me.user.role === 'admin') links.push(['/destinations', 'Destinations'], ['/admin/keys', 'API keys']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);
   const here = location.pathname === '/' ? '/jobs' : location.pathname;
   const current = (href) => here === href || (href === '/jobs' && here.startsWith('/jobs/') && here !== '/jobs/new');
