@@ -66,6 +66,14 @@ type Config struct {
 	WebhookWorkers    int
 	WebhooksPerOrg    int
 	MaxWebhooksPerOrg int
+	// The destinations: private addresses allowed, the delivery workers
+	// of a process and one organization's share of them.
+	DestinationAllowPrivate bool
+	DestinationWorkers      int
+	DestinationsPerOrg      int
+	// DestinationTimeout bounds one delivery attempt; an attempt whose
+	// worker died is made again twice that long after it started.
+	DestinationTimeout time.Duration
 
 	MetricsAddr          string
 	Tracing              tracing.Config
@@ -128,6 +136,10 @@ var Settings = []Setting{
 	{"TABNORM_MAX_WEBHOOKS_PER_ORG", "20", "webhook endpoints one organization may have; creating one more answers 409 `webhook_limit_reached`", whole(1, 10_000, func(c *Config) *int { return &c.MaxWebhooksPerOrg })},
 	{"TABNORM_WEBHOOK_WORKERS", "8", "webhook attempts a worker process makes at once, on a queue apart from the jobs'", whole(1, 1000, func(c *Config) *int { return &c.WebhookWorkers })},
 	{"TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", "2", "webhook attempts of one organization in flight at once, per worker process", whole(1, 1000, func(c *Config) *int { return &c.WebhooksPerOrg })},
+	{"TABNORM_DESTINATION_ALLOW_PRIVATE", "false", "allow destinations (databases, buckets, HTTP endpoints) at private and loopback addresses", flag(func(c *Config) *bool { return &c.DestinationAllowPrivate })},
+	{"TABNORM_DESTINATION_WORKERS", "4", "deliveries to destinations a worker process makes at once, on a queue apart from the jobs' and the webhooks'", whole(1, 1000, func(c *Config) *int { return &c.DestinationWorkers })},
+	{"TABNORM_DESTINATION_CONCURRENCY_PER_ORG", "2", "deliveries of one organization in flight at once, per worker process", whole(1, 1000, func(c *Config) *int { return &c.DestinationsPerOrg })},
+	{"TABNORM_DESTINATION_TIMEOUT", "15m", "wall-time limit of one delivery attempt to a destination; an attempt whose worker died is made again twice this long after it started", period(func(c *Config) *time.Duration { return &c.DestinationTimeout })},
 	{"TABNORM_JOB_WORKERS", "CPUs + 1", "jobs a worker process runs at once; one organization may hold all of them but one", readJobWorkers},
 	{"TABNORM_SHUTDOWN_TIMEOUT", "20s", "how long in-flight requests may finish on SIGTERM", period(func(c *Config) *time.Duration { return &c.HTTP.ShutdownTimeout })},
 	{"TABNORM_START_TIMEOUT", "15s", "how long start-up may take, not counting the wait for another process's migrations", period(func(c *Config) *time.Duration { return &c.StartTimeout })},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/adapters/blob"
 	"github.com/tabnorm/tabnorm/adapters/clock"
+	destwriter "github.com/tabnorm/tabnorm/adapters/destination"
 	"github.com/tabnorm/tabnorm/adapters/events"
 	"github.com/tabnorm/tabnorm/adapters/formats"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
@@ -33,6 +34,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
+	"github.com/tabnorm/tabnorm/application/destinations"
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/importsessions"
 	"github.com/tabnorm/tabnorm/application/jobs"
@@ -111,6 +113,8 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewFiles, fx.As(new(ports.Files))),
 		fx.Annotate(sqlstore.NewWebhookEndpoints, fx.As(new(ports.WebhookEndpoints))),
 		fx.Annotate(sqlstore.NewWebhookDeliveries, fx.As(new(ports.WebhookDeliveries))),
+		fx.Annotate(sqlstore.NewDestinations, fx.As(new(ports.Destinations))),
+		fx.Annotate(sqlstore.NewPushes, fx.As(new(ports.Pushes))),
 		fx.Annotate(sqlstore.NewQuotas, fx.As(new(ports.Quotas))),
 		fx.Annotate(sqlstore.NewBlobOwners, fx.As(new(ports.BlobOwners))),
 		fx.Annotate(sqlstore.NewReviews, fx.As(new(ports.JobReviews))),
@@ -253,10 +257,12 @@ func newJobsConfig(cfg Config, m *metrics.Metrics) jobs.Config {
 // newOutbox makes the outbox of the jobs' events and subscribes every
 // side effect of a job's events to it: each runs in the transaction that
 // stores the event (application/jobs/outbox.go), whichever use case
-// stores it. The webhooks' fan-out is the one today.
-func newOutbox(events ports.JobEvents, render ports.JobRenderer, bus ports.EventBus, hooks *webhooks.Fanout) *jobs.Outbox {
+// stores it: the webhooks' fan-out, and the destinations' (which checks
+// a new job's destination_ids and writes a succeeded job's deliveries).
+func newOutbox(events ports.JobEvents, render ports.JobRenderer, bus ports.EventBus, hooks *webhooks.Fanout, pushes *destinations.Fanout) *jobs.Outbox {
 	o := jobs.NewOutbox(events, render, bus)
 	o.Subscribe(hooks)
+	o.Subscribe(pushes)
 	return o
 }
 
@@ -296,14 +302,33 @@ var Webhooks = fx.Options(
 	)),
 )
 
+// Destinations provides the destinations' three parts (their
+// management, the fan-out of succeeded jobs, the worker of deliveries)
+// and the writers; the Jobs module subscribes the fan-out to the jobs'
+// events (newOutbox).
+var Destinations = fx.Module("destinations", fx.Provide(
+	func(db *sqlstore.DB, log *slog.Logger) (ports.PushQueue, error) { return queue.NewInserter(db, log) },
+	func(cfg Config) ports.DestinationWriter {
+		return destwriter.New(destwriter.Config{AllowPrivate: cfg.DestinationAllowPrivate})
+	},
+	func(cfg Config, m *metrics.Metrics) destinations.Config {
+		return destinations.Config{AllowPrivate: cfg.DestinationAllowPrivate, InFlightPerOrg: cfg.DestinationsPerOrg, ClaimFor: 2 * cfg.DestinationTimeout,
+			Observer: m}
+	},
+	destinations.NewService,
+	destinations.NewFanout,
+	destinations.NewDeliverer,
+))
+
 // Workers run queued jobs for the process's lifetime; the reaper requeues
 // jobs whose worker was lost, expires reviews left too long and removes
 // this node's dead runs' working folders.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, runner *jobs.Runner, reaper *jobs.Reaper, orphans *jobs.Orphans,
-	reviews *review.Expirer, hooks *webhooks.Deliverer, log *slog.Logger, out Output, _ Migrated) error {
+	reviews *review.Expirer, hooks *webhooks.Deliverer, pushes *destinations.Deliverer, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
-	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers}
-	w, err := queue.NewWorkers(db, qc, runner, jobs.Purgers{reaper, orphans}, hooks, log)
+	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers,
+		DestinationWorkers: cfg.DestinationWorkers, PushTimeout: cfg.DestinationTimeout}
+	w, err := queue.NewWorkers(db, qc, runner, jobs.Purgers{reaper, orphans}, hooks, pushes, log)
 	if err != nil {
 		return err
 	}
@@ -341,6 +366,7 @@ type apiDeps struct {
 	Lists    *lists.Service
 	Idem     *idempotency.Service
 	Webhooks *webhooks.Endpoints
+	Dests    *destinations.Service
 	Review   *review.Reviewer
 	Confirm  *review.Confirmer
 	Edits    *review.Editor
@@ -354,7 +380,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {
@@ -599,6 +625,7 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		Connect,
 		Review,
 		Webhooks,
+		Destinations,
 		Metrics,
 		Tracing,
 		fx.Provide(migrateAndSeed),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
+	"github.com/tabnorm/tabnorm/application/destinations"
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/importsessions"
 	"github.com/tabnorm/tabnorm/application/jobs"
@@ -79,6 +80,8 @@ type Deps struct {
 	Lists       *lists.Service
 	Idempotency *idempotency.Service
 	Webhooks    *webhooks.Endpoints
+	// Destinations manages destinations and the deliveries of jobs' rows.
+	Destinations *destinations.Service
 	// The review's use cases: a review, its confirmation, the edits and
 	// invalid values of a finished job, and reruns.
 	Review  *review.Reviewer
@@ -178,6 +181,7 @@ func New(cfg Config, deps Deps) *API {
 	account.DELETE("/keys/:id", a.revokeKey)
 	get(account, "/organizations", a.listOrganizations)
 	a.webhookRoutes(v1.Group("/webhooks", mw(a.v1Chain()...)))
+	a.destinationRoutes(v1.Group("/destinations", mw(a.v1Chain()...))) // destinations_handlers.go
 	get(v1, "/usage", mw(a.v1Chain()...), a.usage)
 
 	normalizeRoutes := append(a.v1Chain(), a.entitled(identity.Normalize))
@@ -185,6 +189,8 @@ func New(cfg Config, deps Deps) *API {
 	jobRoutes.POST("", a.createJob)
 	get(jobRoutes, "", a.listJobs(""))
 	a.jobRoutes(jobRoutes)
+	get(jobRoutes, "/:id/deliveries", a.jobDeliveries) // destinations_handlers.go; any job of the organization, connect's too
+	jobRoutes.POST("/:id/deliveries/:destination_id/retry", a.retryJobDelivery)
 	schemaRoutes := v1.Group("/schemas", mw(normalizeRoutes...))
 	schemaRoutes.POST("", a.createSchema)
 	get(schemaRoutes, "", a.listSchemas)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -16,15 +17,23 @@ type schemaJSON struct {
 	Name      string          `json:"name"`
 	Schema    json.RawMessage `json:"schema"`
 	CreatedAt string          `json:"created_at"`
+	// DestinationIDs are where jobs made with the schema are delivered
+	// when their options name no destination.
+	DestinationIDs []string `json:"destination_ids"`
 }
 
 func newSchemaJSON(s schema.Saved) schemaJSON {
-	return schemaJSON{ID: s.ID, Object: "schema", Name: s.Name, Schema: s.Document, CreatedAt: formatTime(s.CreatedAt)}
+	dst := s.DestinationIDs
+	if dst == nil {
+		dst = []string{}
+	}
+	return schemaJSON{ID: s.ID, Object: "schema", Name: s.Name, Schema: s.Document, CreatedAt: formatTime(s.CreatedAt), DestinationIDs: dst}
 }
 
 type createSchemaRequest struct {
-	Name   string          `json:"name"`
-	Schema json.RawMessage `json:"schema"`
+	Name           string          `json:"name"`
+	Schema         json.RawMessage `json:"schema"`
+	DestinationIDs []string        `json:"destination_ids"`
 }
 
 func (a *API) createSchema(c *gin.Context) {
@@ -34,9 +43,9 @@ func (a *API) createSchema(c *gin.Context) {
 		return
 	}
 	p := principal(c)
-	hash := requestHash(c, req.Name, compactJSON(req.Schema))
+	hash := requestHash(c, req.Name, compactJSON(req.Schema), strings.Join(req.DestinationIDs, ","))
 	a.createOnce(c, hash, answer{status: http.StatusCreated}, func(ctx context.Context) (string, any, error) {
-		s, err := a.deps.Schemas.Create(ctx, p, req.Name, req.Schema)
+		s, err := a.deps.Schemas.Create(ctx, p, req.Name, req.Schema, req.DestinationIDs)
 		if err != nil {
 			return "", nil, err
 		}

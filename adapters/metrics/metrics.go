@@ -42,11 +42,16 @@ type Metrics struct {
 	refusals    *prometheus.CounterVec
 	attempts    *prometheus.CounterVec
 	attemptTime prometheus.Histogram
+	pushes      *prometheus.CounterVec
+	pushRows    *prometheus.CounterVec
+	pushBytes   *prometheus.CounterVec
+	pushTime    *prometheus.HistogramVec
 }
 
 var (
 	_ ports.JobObserver     = (*Metrics)(nil)
 	_ ports.WebhookObserver = (*Metrics)(nil)
+	_ ports.PushObserver    = (*Metrics)(nil)
 )
 
 // New registers every series. counts may be nil (no database series).
@@ -73,12 +78,20 @@ func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
 			[]string{"outcome"}),
 		attemptTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tabnorm_webhook_attempt_duration_seconds",
 			Help: "Time a webhook delivery attempt took, until the answer or the failure.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 12)}),
+		pushes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tabnorm_destination_attempts_total",
+			Help: "Delivery attempts to destinations this process made, by destination type and outcome (delivered or failed)."}, []string{"type", "outcome"}),
+		pushRows: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tabnorm_destination_rows_total",
+			Help: "Rows delivered to destinations by this process, by destination type."}, []string{"type"}),
+		pushBytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tabnorm_destination_bytes_total",
+			Help: "Bytes delivered to destinations by this process, by destination type."}, []string{"type"}),
+		pushTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_destination_attempt_duration_seconds",
+			Help: "Time a delivery attempt to a destination took, by destination type.", Buckets: prometheus.ExponentialBuckets(0.05, 2, 16)}, []string{"type"}),
 	}
 	for _, o := range []string{"succeeded", "failed", "error"} {
 		m.attempts.WithLabelValues(o) // each outcome's series exists from the start, at 0
 	}
 	reg.MustRegister(m.requests, m.jobs, m.queueWait, m.rows, m.subscribers, m.refusals, m.attempts, m.attemptTime,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.pushes, m.pushRows, m.pushBytes, m.pushTime, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pool != nil {
 		reg.MustRegister(pool)
 	}
@@ -291,4 +304,20 @@ func (s *Server) Stop(ctx context.Context) error {
 		return nil
 	}
 	return s.server.Shutdown(ctx)
+}
+
+// PushAttempted records a delivery attempt to a destination.
+func (m *Metrics) PushAttempted(destinationType, outcome string, rows, bytes int64, took time.Duration) {
+	switch destinationType {
+	case "s3", "postgres", "http":
+	default:
+		destinationType = "unknown"
+	}
+	if outcome != "delivered" {
+		outcome = "failed"
+	}
+	m.pushes.WithLabelValues(destinationType, outcome).Inc()
+	m.pushRows.WithLabelValues(destinationType).Add(float64(rows))
+	m.pushBytes.WithLabelValues(destinationType).Add(float64(bytes))
+	m.pushTime.WithLabelValues(destinationType).Observe(took.Seconds())
 }

@@ -49,6 +49,11 @@ type Config struct {
 	// on a queue of their own: they never take a job worker (0: 8). The
 	// webhooks service bounds each organization's share of them.
 	WebhookWorkers int
+	// DestinationWorkers is how many deliveries to destinations a process
+	// makes at once, on a queue of their own (0: 4); PushTimeout bounds
+	// one (0: 25 min, inside the 30 min claim of an attempt).
+	DestinationWorkers int
+	PushTimeout        time.Duration
 }
 
 // WebhookQueue is the River queue of webhook attempts and their sweep,
@@ -157,7 +162,8 @@ type Workers struct {
 }
 
 // NewWorkers returns the queue's working side.
-func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger ports.Purger, deliverer ports.WebhookDeliverer, log *slog.Logger) (*Workers, error) {
+func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger ports.Purger, deliverer ports.WebhookDeliverer, pusher ports.PushDeliverer,
+	log *slog.Logger) (*Workers, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
 	}
@@ -167,12 +173,19 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	if cfg.WebhookWorkers <= 0 {
 		cfg.WebhookWorkers = 8
 	}
+	if cfg.DestinationWorkers <= 0 {
+		cfg.DestinationWorkers = 4
+	}
+	if cfg.PushTimeout <= 0 {
+		cfg.PushTimeout = 25 * time.Minute
+	}
 	workers := river.NewWorkers()
 	// One organization may hold every job worker of a node but one, so
 	// another's job always finds a worker here (a node of one worker
 	// cannot keep one apart).
 	river.AddWorker(workers, &runWorker{runner: runner, timeout: cfg.JobTimeout, share: newOrgShare(max(1, cfg.Workers-1))})
 	periodic := addDeliveryWorkers(workers, deliverer)
+	periodic = append(periodic, addPushWorkers(workers, pusher, cfg.PushTimeout)...)
 	if purger != nil {
 		river.AddWorker(workers, &purgeWorker{purger: purger})
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.PurgeEvery),
@@ -182,7 +195,8 @@ func NewWorkers(db *sqlstore.DB, cfg Config, runner ports.JobRunner, purger port
 	// for a worker a few tens of milliseconds, not a second.
 	c := &river.Config{Logger: riverLogger(log), MaxAttempts: 25, FetchPollInterval: 50 * time.Millisecond, FetchCooldown: 20 * time.Millisecond,
 		RescueStuckJobsAfter: cfg.JobTimeout + 5*time.Minute, Workers: workers, PeriodicJobs: periodic,
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}, WebhookQueue: {MaxWorkers: cfg.WebhookWorkers}}}
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}, WebhookQueue: {MaxWorkers: cfg.WebhookWorkers},
+			DestinationQueue: {MaxWorkers: cfg.DestinationWorkers}}}
 	var err error
 	w := &Workers{}
 	if db.Dialect == sqlstore.SQLite {

@@ -40,7 +40,7 @@ func start(t *testing.T, db *sqlstore.DB, runner ports.JobRunner, deliverer port
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, runner, nil, deliverer, log)
+	w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute}, runner, nil, deliverer, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestStop_cancelsRunningJobs(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := busy{started: make(chan struct{}, 1), ended: make(chan error, 1)}
-			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Hour}, b, nil, idle{}, log)
+			w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Hour}, b, nil, idle{}, nil, log)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -116,7 +116,7 @@ func startHog(t *testing.T, db *sqlstore.DB, h *hog) *queue.Inserter {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute, WebhookWorkers: 3}, h, nil, h, log)
+	w, err := queue.NewWorkers(db, queue.Config{Workers: 2, JobTimeout: time.Minute, WebhookWorkers: 3}, h, nil, h, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,8 @@ func stores(db *sqlstore.DB) portstest.Stores {
 		BlobOwners:        sqlstore.NewBlobOwners(db),
 		JobReviews:        sqlstore.NewReviews(db),
 		JobEdits:          sqlstore.NewEdits(db),
+		Destinations:      sqlstore.NewDestinations(db),
+		Pushes:            sqlstore.NewPushes(db),
 	}
 }
 

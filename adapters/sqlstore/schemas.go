@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -18,10 +19,13 @@ type schemaRow struct {
 	Name          string    `bun:"name"`
 	Schema        string    `bun:"schema"`
 	CreatedAt     time.Time `bun:"created_at"`
+	Destinations  string    `bun:"destination_ids"`
 }
 
 func toSavedDomain(r schemaRow) schema.Saved {
-	return schema.Saved{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Document: []byte(r.Schema), CreatedAt: r.CreatedAt.UTC()}
+	var dst []string
+	_ = json.Unmarshal([]byte(r.Destinations), &dst) // written by Create
+	return schema.Saved{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Document: []byte(r.Schema), CreatedAt: r.CreatedAt.UTC(), DestinationIDs: dst}
 }
 
 // Schemas implements ports.Schemas.
@@ -34,7 +38,11 @@ func NewSchemas(db *DB) *Schemas { return &Schemas{db: db} }
 
 // Create stores a schema.
 func (s *Schemas) Create(ctx context.Context, sv schema.Saved) error {
-	row := schemaRow{ID: sv.ID, OrgID: sv.OrgID, Name: sv.Name, Schema: string(sv.Document), CreatedAt: sv.CreatedAt.UTC()}
+	dst, _ := json.Marshal(sv.DestinationIDs) // a list of strings always encodes
+	if sv.DestinationIDs == nil {
+		dst = []byte("[]")
+	}
+	row := schemaRow{ID: sv.ID, OrgID: sv.OrgID, Name: sv.Name, Schema: string(sv.Document), CreatedAt: sv.CreatedAt.UTC(), Destinations: string(dst)}
 	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
 	return translate(err, "schema")
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/destinations"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain"
@@ -33,6 +34,7 @@ type Service struct {
 	jobs     ports.Jobs
 	tx       ports.Transactor
 	hooks    *webhooks.Fanout
+	pushes   *destinations.Fanout
 	clock    ports.Clock
 	texts    TextKeys
 }
@@ -43,9 +45,9 @@ type Service struct {
 type TextKeys func(key string) bool
 
 // NewService returns the import sessions service.
-func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout, clock ports.Clock,
-	texts TextKeys) *Service {
-	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock, texts: texts}
+func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout,
+	pushes *destinations.Fanout, clock ports.Clock, texts TextKeys) *Service {
+	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, pushes: pushes, clock: clock, texts: texts}
 }
 
 // Input is a new session as the customer's backend sent it.
@@ -428,7 +430,9 @@ type JobSummary struct {
 
 // Submit records that the end user finished and, in the same
 // transaction, writes the import_session.submitted webhook with the
-// session's jobs and counts. Update holds the session as a job's
+// session's jobs and counts, and the deliveries of its final succeeded
+// jobs to the destinations their options name (the rows the summary
+// counts: a job a rerun replaced is not delivered). Update holds the session as a job's
 // insertion does (jobs.Creator), so a job is either made before the
 // submit, and in its summary, or refused after it.
 func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsession.Session, Summary, error) {
@@ -448,6 +452,9 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsessi
 			return err
 		}
 		sum = summarize(ses, js)
+		if err := s.pushes.Submitted(ctx, js); err != nil {
+			return err
+		}
 		return s.hooks.Announce(ctx, ses.OrgID, webhook.ImportSessionSubmitted, sum)
 	})
 	return ses, sum, err

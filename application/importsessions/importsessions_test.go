@@ -31,7 +31,7 @@ func newFixture(t *testing.T) fixture {
 	f := fixture{sessions: mocks.NewImportSessions(t), jobs: mocks.NewJobs(t)}
 	clock := mocks.NewClock(t)
 	clock.EXPECT().Now().Return(now).Maybe()
-	f.svc = NewService(f.sessions, mocks.NewSchemas(t), f.jobs, mocks.NewTransactor(t), nil, clock, func(k string) bool { return k == "title" })
+	f.svc = NewService(f.sessions, mocks.NewSchemas(t), f.jobs, mocks.NewTransactor(t), nil, nil, clock, func(k string) bool { return k == "title" })
 	return f
 }
 

@@ -82,13 +82,16 @@ func (c *Creator) Submit(ctx context.Context, p identity.Principal, sub Submissi
 	if err != nil {
 		return job.Job{}, err
 	}
-	sch, err := c.targetSchema(ctx, p, mode, in)
+	sch, defaults, err := c.targetSchema(ctx, p, mode, in)
 	if err != nil {
 		return job.Job{}, err
 	}
 	opts, err := normalize.ParseOptions(mode, in.Options)
 	if err != nil {
 		return job.Job{}, err
+	}
+	if len(opts.DestinationIDs) == 0 { // a saved schema's destinations are the default
+		opts.DestinationIDs = defaults
 	}
 	if err := opts.CheckFields(sch); err != nil { // value_map names the schema's fields
 		return job.Job{}, err
@@ -123,32 +126,33 @@ func (c *Creator) Submit(ctx context.Context, p identity.Principal, sub Submissi
 }
 
 // targetSchema is the schema a new job conforms to: the one sent, or the
-// saved one it names, or none in infer mode.
-func (c *Creator) targetSchema(ctx context.Context, p identity.Principal, mode normalize.Mode, in Params) (*schema.Schema, error) {
+// saved one it names (with the destinations it delivers to by default),
+// or none in infer mode.
+func (c *Creator) targetSchema(ctx context.Context, p identity.Principal, mode normalize.Mode, in Params) (*schema.Schema, []string, error) {
 	switch {
 	case in.SchemaID != "" && len(bytes.TrimSpace(in.Schema)) > 0:
-		return nil, domain.Invalid("Send schema or schema_id, not both.")
+		return nil, nil, domain.Invalid("Send schema or schema_id, not both.")
 	case in.SchemaID != "":
 		saved, err := c.schemas.Get(ctx, p.OrgID, in.SchemaID)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sch, err := schema.Parse(saved.Document)
 		if err != nil {
-			return nil, fmt.Errorf("saved schema %s: %w", saved.ID, err)
+			return nil, nil, fmt.Errorf("saved schema %s: %w", saved.ID, err)
 		}
-		return sch, nil
+		return sch, saved.DestinationIDs, nil
 	case len(bytes.TrimSpace(in.Schema)) > 0:
 		sch, err := schema.Parse(in.Schema)
 		if err != nil {
-			return nil, domain.PrefixFields(err, "schema.")
+			return nil, nil, domain.PrefixFields(err, "schema.")
 		}
-		return sch, nil
+		return sch, nil, nil
 	case mode != normalize.ModeInfer:
-		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "A schema is required in " + string(mode) + " mode.",
+		return nil, nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "A schema is required in " + string(mode) + " mode.",
 			Fields: []domain.FieldError{{Field: "schema", Message: "required"}}}
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // queueNew inserts a new job with its job.queued event, and queues it

@@ -57,6 +57,9 @@ func jobPrefix(orgID, jobID string) string { return "org/" + orgID + "/jobs/" + 
 // SourceKey is where the file of an uploaded job is stored.
 func SourceKey(orgID, jobID string) string { return sourceKey(orgID, jobID) }
 
+// RowsKey is where a succeeded job's valid rows are stored.
+func RowsKey(orgID, jobID string) string { return resultKey(orgID, jobID, string(Rows)) }
+
 // SampleKey is where a reviewed job's sample is kept: under the job's own
 // prefix, so deleting the job or purging its files takes it along.
 func SampleKey(orgID, jobID string) string { return resultKey(orgID, jobID, "review-sample.json") }

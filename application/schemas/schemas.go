@@ -3,6 +3,7 @@ package schemas
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -23,8 +24,10 @@ func NewService(store ports.Schemas, clock ports.Clock) *Service {
 	return &Service{store: store, clock: clock}
 }
 
-// Create validates and stores a schema under a name.
-func (s *Service) Create(ctx context.Context, p identity.Principal, name string, doc []byte) (schema.Saved, error) {
+// Create validates and stores a schema under a name, with the
+// destinations its jobs are delivered to when their options name none
+// (the ids are checked against the organization's when such a job is made).
+func (s *Service) Create(ctx context.Context, p identity.Principal, name string, doc []byte, destinationIDs []string) (schema.Saved, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 200 {
 		return schema.Saved{}, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "A saved schema needs a name of 1 to 200 characters.",
@@ -34,7 +37,11 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, name string,
 	if err != nil {
 		return schema.Saved{}, domain.PrefixFields(err, "schema.")
 	}
-	sv := schema.Saved{ID: id.New(id.Schema), OrgID: p.OrgID, Name: name, Document: parsed.JSON(), CreatedAt: s.clock.Now()}
+	if !validDestinations(destinationIDs) {
+		return schema.Saved{}, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "destination_ids must be at most 10 distinct destination ids.",
+			Fields: []domain.FieldError{{Field: "destination_ids", Message: "must be at most 10 distinct destination ids (dst_…)"}}}
+	}
+	sv := schema.Saved{ID: id.New(id.Schema), OrgID: p.OrgID, Name: name, Document: parsed.JSON(), CreatedAt: s.clock.Now(), DestinationIDs: destinationIDs}
 	return sv, s.store.Create(ctx, sv)
 }
 
@@ -51,4 +58,17 @@ func (s *Service) List(ctx context.Context, p identity.Principal, page ports.Pag
 // Delete removes a saved schema; jobs that used it keep their copy.
 func (s *Service) Delete(ctx context.Context, p identity.Principal, schemaID string) error {
 	return s.store.Delete(ctx, p.OrgID, schemaID)
+}
+
+// validDestinations accepts up to 10 distinct ids of destinations.
+func validDestinations(ids []string) bool {
+	if len(ids) > 10 {
+		return false
+	}
+	for i, s := range ids {
+		if !strings.HasPrefix(s, "dst_") || len(s) > 64 || slices.Contains(ids[:i], s) {
+			return false
+		}
+	}
+	return true
 }

@@ -37,7 +37,7 @@ func TestService_Create(t *testing.T) {
 		svc, store := newService(t)
 		var stored schema.Saved
 		store.EXPECT().Create(mock.Anything, mock.Anything).Run(func(_ context.Context, s schema.Saved) { stored = s }).Return(nil).Once()
-		s, err := svc.Create(ctx, acme, " contacts ", []byte(`{ "fields": [ {"name": "email", "type": "string", "format": "email"} ] }`))
+		s, err := svc.Create(ctx, acme, " contacts ", []byte(`{ "fields": [ {"name": "email", "type": "string", "format": "email"} ] }`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestService_Create(t *testing.T) {
 		t.Run(c.name+" is refused", func(t *testing.T) {
 			t.Parallel()
 			svc, _ := newService(t)
-			_, err := svc.Create(ctx, acme, c.schemaName, []byte(c.doc))
+			_, err := svc.Create(ctx, acme, c.schemaName, []byte(c.doc), nil)
 			var de *domain.Error
 			if !errors.As(err, &de) || de.Code != c.code || len(de.Fields) == 0 || de.Fields[0].Field != c.field {
 				t.Fatalf("error %v, want %s on %s", err, c.code, c.field)

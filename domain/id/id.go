@@ -24,6 +24,10 @@ const (
 	Session  = "ses"
 	Delivery = "dlv"
 	Import   = "imp"
+	// Destination and Push: a destination, and a delivery of a job's
+	// rows to one.
+	Destination = "dst"
+	Push        = "psh"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

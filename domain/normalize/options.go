@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -67,6 +68,10 @@ type Options struct {
 	// BooleanLocale adds a language's yes and no words to the boolean
 	// fields' (booleans_locale.go).
 	BooleanLocale string `json:"boolean_locale,omitempty"`
+	// DestinationIDs are the destinations the job's rows are delivered
+	// to once it succeeds (application/destinations); the ids are checked
+	// against the organization's when the job is created.
+	DestinationIDs []string `json:"destination_ids,omitempty"`
 }
 
 // ColumnOptions are one source column's settings.
@@ -204,9 +209,25 @@ var optionRules = map[string]optionRule{
 	}},
 	"value_map_case_insensitive": {parse: into(func(o *Options) *bool { return &o.ValueMapCaseInsensitive })},
 	"boolean_locale":             booleanLocaleRule,
+	"destination_ids": {parse: into(func(o *Options) *[]string { return &o.DestinationIDs }),
+		valid: func(o *Options, _ Mode) bool { return validDestinationIDs(o.DestinationIDs) },
+		want:  "must be at most 10 distinct destination ids (dst_…)"},
 	"ragged_rows": {parse: into(func(o *Options) *string { return &o.RaggedRows }),
 		valid: choice(func(o *Options) string { return o.RaggedRows }, raggedPad, raggedReject),
 		want:  "must be pad or reject"},
+}
+
+// validDestinationIDs accepts up to 10 distinct ids of destinations.
+func validDestinationIDs(ids []string) bool {
+	if len(ids) > 10 {
+		return false
+	}
+	for i, s := range ids {
+		if !strings.HasPrefix(s, "dst_") || len(s) > 64 || slices.Contains(ids[:i], s) {
+			return false
+		}
+	}
+	return true
 }
 
 // validComment accepts auto, none, or one printable ASCII character that

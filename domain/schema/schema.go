@@ -534,4 +534,7 @@ type Saved struct {
 	Name      string
 	Document  []byte // canonical JSON
 	CreatedAt time.Time
+	// DestinationIDs are where the rows of a job made with this schema
+	// go when its options name no destination (application/destinations).
+	DestinationIDs []string
 }

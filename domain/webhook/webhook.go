@@ -32,12 +32,16 @@ const (
 	JobAwaitingReview = "job.awaiting_review"
 	// ImportSessionSubmitted: the end user of an import session finished.
 	ImportSessionSubmitted = "import_session.submitted"
+	// JobDelivered and JobDeliveryFailed: a job's rows reached one of its
+	// destinations, or will not (every attempt failed).
+	JobDelivered      = "job.delivered"
+	JobDeliveryFailed = "job.delivery_failed"
 	// Test is sent on request to one endpoint; nobody subscribes to it.
 	Test = "webhook.test"
 )
 
 // Subscribable are the event types an endpoint may ask for.
-var Subscribable = []string{JobStarted, JobSucceeded, JobFailed, JobCanceled, JobAwaitingReview, ImportSessionSubmitted}
+var Subscribable = []string{JobStarted, JobSucceeded, JobFailed, JobCanceled, JobAwaitingReview, ImportSessionSubmitted, JobDelivered, JobDeliveryFailed}
 
 // Schedule is the Standard Webhooks retry schedule: the delay before each
 // attempt after the previous one failed. The first attempt is immediate;

@@ -173,7 +173,24 @@ func Schemas(t *testing.T, open func(t *testing.T) Stores) {
 		{"create_then_get", schemasCreateThenGet},
 		{"list_pages_newest_first", schemasList},
 		{"delete_once_and_only_in_its_organization", schemasDelete},
+		{"default_destinations_are_kept", schemasDestinations},
 	})
+}
+
+func schemasDestinations(t *testing.T, s Stores) {
+	org := seedOrg(t, s)
+	with := schema.Saved{ID: id.New(id.Schema), OrgID: org.ID, Name: "people", Document: []byte(`{"fields":[{"name":"email"}]}`), CreatedAt: now,
+		DestinationIDs: []string{"dst_a", "dst_b"}}
+	ok(t, s.Schemas.Create(context.Background(), with))
+	without := seedSchema(t, s, org.ID)
+	got, err := s.Schemas.Get(context.Background(), org.ID, with.ID)
+	if err != nil || !slices.Equal(got.DestinationIDs, []string{"dst_a", "dst_b"}) {
+		t.Fatalf("Schemas.Get = %+v, %v; want its destinations", got, err)
+	}
+	got, err = s.Schemas.Get(context.Background(), org.ID, without.ID)
+	if err != nil || len(got.DestinationIDs) != 0 {
+		t.Fatalf("Schemas.Get of a schema without destinations = %+v, %v", got, err)
+	}
 }
 
 func seedSchema(t *testing.T, s Stores, orgID string) schema.Saved {

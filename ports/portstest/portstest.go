@@ -53,6 +53,8 @@ type Stores struct {
 	BlobOwners        ports.BlobOwners
 	JobReviews        ports.JobReviews
 	JobEdits          ports.JobEdits
+	Destinations      ports.Destinations
+	Pushes            ports.Pushes
 }
 
 // Repositories runs the suite of every repository port against stores
@@ -86,6 +88,8 @@ func Repositories(t *testing.T, open func(t *testing.T) Stores) {
 		{"BlobOwners", BlobOwners},
 		{"JobReviews", JobReviews},
 		{"JobEdits", JobEdits},
+		{"Destinations", Destinations},
+		{"Pushes", Pushes},
 	} {
 		t.Run(suite.name, func(t *testing.T) {
 			t.Parallel() // each step opens its own stores

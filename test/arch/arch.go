@@ -84,13 +84,15 @@ const formats = Module + "/adapters/formats"
 // the use cases, serves the dashboard's and the embedded importer's files
 // and writes
 // downloads with the export writers (XLSX, Parquet); the queue and
-// the event bus run on the stores' database and take its handle from
+// the destinations' writers read stored rows and write Parquet with the
+// export readers and writers; the event bus run on the stores' database and take its handle from
 // sqlstore. Any other import of application or of another adapter breaks
 // the build.
 var AdapterImports = map[string][]string{
-	"httpapi": {"application/", "adapters/dashboard", "adapters/export", "adapters/importer"},
-	"queue":   {"adapters/sqlstore"},
-	"events":  {"adapters/sqlstore"},
+	"httpapi":     {"application/", "adapters/dashboard", "adapters/export", "adapters/importer"},
+	"queue":       {"adapters/sqlstore"},
+	"destination": {"adapters/export"},
+	"events":      {"adapters/sqlstore"},
 }
 
 // allowedInDomain are third-party value libraries the domain may use.

@@ -19,6 +19,7 @@ var notMocked = map[string]string{
 	"JobRunner":        "implemented by application/jobs, called by the queue's workers",
 	"Purger":           "implemented by application/jobs, called by the queue's periodic job",
 	"WebhookDeliverer": "implemented by application/webhooks, called by the queue's workers",
+	"PushDeliverer":    "implemented by application/destinations, called by the queue's workers",
 }
 
 // TestMocks_coverEveryPort keeps .mockery.yaml, the one configuration

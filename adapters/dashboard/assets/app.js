@@ -13,6 +13,7 @@ import connect from './views/connect.js';
 import keys from './views/keys.js';
 import webhooks from './views/webhooks.js';
 import importSessions from './views/importsessions.js';
+import destinations from './views/destinations.js';
 import organizations from './views/organizations.js';
 
 // The same pages as dashboard.IsPage on the server.
@@ -25,6 +26,7 @@ const routes = [
   [/^\/admin\/keys$/, keys],
   [/^\/webhooks$/, webhooks],
   [/^\/import-sessions(?:\/(imp_[A-Za-z0-9]+))?$/, importSessions],
+  [/^\/destinations$/, destinations],
   [/^\/staff\/organizations$/, organizations],
 ];
 
@@ -42,7 +44,7 @@ function header(me) {
     : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
   links.push(['/webhooks', 'Webhooks']);
   if (me.user.role === 'admin' && api.entitled(me, 'normalize')) links.push(['/import-sessions', 'Import sessions']);
-  if (me.user.role === 'admin') links.push(['/admin/keys', 'API keys']);
+  if (me.user.role === 'admin') links.push(['/destinations', 'Destinations'], ['/admin/keys', 'API keys']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);
   const here = location.pathname === '/' ? '/jobs' : location.pathname;
   const current = (href) => here === href || (href === '/import-sessions' && here.startsWith('/import-sessions/')) || (href === '/jobs' && here.startsWith('/jobs/') && here !== '/jobs/new');

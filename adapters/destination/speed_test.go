@@ -1,0 +1,58 @@
+package destination_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestPostgres_speedAgainstPsqlCopy delivers N rows (TABNORM_DESTINATION_SPEED_ROWS)
+// to a scratch database and, side by side, has psql \copy the same rows
+// as CSV into a table of the same shape: the measurement of
+// docs/benchmarks.md. It runs only when asked: it is a measurement.
+func TestPostgres_speedAgainstPsqlCopy(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("TABNORM_DESTINATION_SPEED_ROWS"))
+	if n <= 0 {
+		t.Skip("a measurement: set TABNORM_DESTINATION_SPEED_ROWS=1000000 to run it")
+	}
+	dbURL, conn := scratch(t)
+	dir := t.TempDir()
+	jsonl, csvPath := filepath.Join(dir, "rows.jsonl"), filepath.Join(dir, "rows.csv")
+	jf, _ := os.Create(jsonl)
+	cf, _ := os.Create(csvPath)
+	jw, cw := bufio.NewWriter(jf), bufio.NewWriter(cf)
+	for i := range n {
+		fmt.Fprintf(jw, `{"name":"person %d","age":%d,"score":%d.5,"active":true,"born":"1990-01-02","note":"line %d, with a comma"}`+"\n", i, i%90, i, i)
+		fmt.Fprintf(cw, "\"person %d\",%d,%d.5,true,1990-01-02,\"line %d, with a comma\",job_psql\n", i, i%90, i, i)
+	}
+	_ = jw.Flush()
+	_ = cw.Flush()
+	_ = jf.Close()
+	_ = cf.Close()
+	rows := func(context.Context) (io.ReadCloser, error) { return os.Open(jsonl) }
+
+	start := time.Now()
+	got, err := newWriter(true).Deliver(context.Background(), pgTarget(dbURL, "delivered"), shipment("job_speed", nil, rows))
+	tookDeliver := time.Since(start)
+	if err != nil || got.Rows != int64(n) {
+		t.Fatalf("Deliver = %+v, %v", got, err)
+	}
+	if _, err := conn.Exec(context.Background(), `CREATE TABLE copied (name text, age bigint, score numeric, active boolean, born date, note text, _tabnorm_job_id text NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	out, err := exec.Command("psql", dbURL, "-q", "-c", `\copy copied FROM '`+csvPath+`' WITH (FORMAT csv)`).CombinedOutput()
+	tookPsql := time.Since(start)
+	if err != nil {
+		t.Fatalf("psql: %v %s", err, out)
+	}
+	t.Logf("%d rows: delivery %.2fs (%.0f rows/s), psql \\copy of the CSV %.2fs: ratio %.2f", n, tookDeliver.Seconds(), float64(n)/tookDeliver.Seconds(),
+		tookPsql.Seconds(), tookDeliver.Seconds()/tookPsql.Seconds())
+}
