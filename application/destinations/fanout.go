@@ -20,12 +20,13 @@ type Fanout struct {
 	destinations ports.Destinations
 	pushes       ports.Pushes
 	queue        ports.PushQueue
+	sessions     ports.ImportSessions
 	clock        ports.Clock
 }
 
 // NewFanout returns the fan-out of succeeded jobs to their destinations.
-func NewFanout(destinations ports.Destinations, pushes ports.Pushes, queue ports.PushQueue, clock ports.Clock) *Fanout {
-	return &Fanout{destinations: destinations, pushes: pushes, queue: queue, clock: clock}
+func NewFanout(destinations ports.Destinations, pushes ports.Pushes, queue ports.PushQueue, sessions ports.ImportSessions, clock ports.Clock) *Fanout {
+	return &Fanout{destinations: destinations, pushes: pushes, queue: queue, sessions: sessions, clock: clock}
 }
 
 // JobEvent is a subscriber of the jobs' outbox (jobs.Subscriber,
@@ -33,15 +34,39 @@ func NewFanout(destinations ports.Destinations, pushes ports.Pushes, queue ports
 // destinations its options name are its organization's (an unknown one
 // refuses the job, 400); on job.succeeded it writes a delivery to each,
 // with its queue entry, in the transaction that made the job succeed. A
-// job of an import session waits for its session's submit (Submitted).
+// job of an import session waits for its session's submit (Submitted),
+// unless the session was submitted before the job ended.
 func (f *Fanout) JobEvent(ctx context.Context, j job.Job, ev ports.Event) error {
 	switch {
 	case ev.Kind == job.EventQueued && j.StartedAt == nil:
 		return f.check(ctx, j)
 	case ev.Kind == job.EventSucceeded && j.ImportSessionID == "":
 		return f.deliver(ctx, j)
+	case ev.Kind == job.EventSucceeded:
+		return f.afterSubmit(ctx, j)
 	}
 	return nil
+}
+
+// afterSubmit delivers a job of an import session that succeeds once its
+// session has been submitted: the submit delivered the jobs that had
+// succeeded, and this one is counted by the session's summary from now
+// on. The session's row is held (ImportSessions.Hold) so that a submit
+// running at the same time either sees this job succeeded or is seen
+// here as submitted: the job is delivered by one of the two, never by
+// neither.
+func (f *Fanout) afterSubmit(ctx context.Context, j job.Job) error {
+	if j.Superseded || len(targets(j)) == 0 {
+		return nil
+	}
+	ses, _, err := f.sessions.Hold(ctx, j.OrgID, j.ImportSessionID)
+	if err != nil {
+		return err
+	}
+	if ses.SubmittedAt == nil {
+		return nil // the submit will deliver it
+	}
+	return f.deliver(ctx, j)
 }
 
 // targets are the destinations a job's options name.

@@ -13,6 +13,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/destination"
 	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/ports"
 	"github.com/tabnorm/tabnorm/test/mocks"
@@ -27,6 +28,7 @@ type onMocks struct {
 	sealer       *mocks.Sealer
 	writer       *mocks.DestinationWriter
 	jobs         *mocks.Jobs
+	sessions     *mocks.ImportSessions
 	svc          *destinations.Service
 	fanout       *destinations.Fanout
 }
@@ -34,12 +36,12 @@ type onMocks struct {
 func newOnMocks(t *testing.T) onMocks {
 	t.Helper()
 	f := onMocks{destinations: mocks.NewDestinations(t), pushes: mocks.NewPushes(t), queue: mocks.NewPushQueue(t), sealer: mocks.NewSealer(t),
-		writer: mocks.NewDestinationWriter(t), jobs: mocks.NewJobs(t)}
+		writer: mocks.NewDestinationWriter(t), jobs: mocks.NewJobs(t), sessions: mocks.NewImportSessions(t)}
 	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
 	clock.EXPECT().Now().Return(now).Maybe()
 	f.svc = destinations.NewService(destinations.Config{}, f.destinations, f.pushes, f.jobs, f.queue, f.sealer, f.writer, tx, clock)
-	f.fanout = destinations.NewFanout(f.destinations, f.pushes, f.queue, clock)
+	f.fanout = destinations.NewFanout(f.destinations, f.pushes, f.queue, f.sessions, clock)
 	return f
 }
 
@@ -131,6 +133,7 @@ func TestFanout_JobEvent(t *testing.T) {
 		t.Parallel()
 		f := newOnMocks(t)
 		inSession := job.Job{ID: "job_2", OrgID: "org_a", Status: job.Succeeded, Options: opts, ImportSessionID: "imp_1"}
+		f.sessions.EXPECT().Hold(mock.Anything, "org_a", "imp_1").Return(importsession.Session{ID: "imp_1", OrgID: "org_a"}, 1, nil).Once()
 		if err := f.fanout.JobEvent(context.Background(), inSession, ports.Event{Kind: job.EventSucceeded}); err != nil {
 			t.Fatal(err)
 		}
@@ -140,6 +143,26 @@ func TestFanout_JobEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The mocks fail the test on any call: none was made.
+	})
+
+	t.Run("a job of an import session that succeeds after its submit is delivered then", func(t *testing.T) {
+		t.Parallel()
+		f := newOnMocks(t)
+		submitted := now.Add(-time.Minute)
+		late := job.Job{ID: "job_3", OrgID: "org_a", Status: job.Succeeded, Options: []byte(`{"destination_ids":["dst_a"]}`), ImportSessionID: "imp_1"}
+		f.sessions.EXPECT().Hold(mock.Anything, "org_a", "imp_1").Return(importsession.Session{ID: "imp_1", OrgID: "org_a", SubmittedAt: &submitted}, 1, nil).Once()
+		f.pushes.EXPECT().OfJob(mock.Anything, "org_a", "job_3").Return(nil, nil).Once()
+		f.destinations.EXPECT().Get(mock.Anything, "org_a", "dst_a").Return(destination.Destination{ID: "dst_a"}, nil).Once()
+		f.pushes.EXPECT().Create(mock.Anything, mock.Anything).Return(nil).Once()
+		f.queue.EXPECT().EnqueuePush(mock.Anything, "org_a", mock.Anything, 1, now).Return(nil).Once()
+		if err := f.fanout.JobEvent(context.Background(), late, ports.Event{Kind: job.EventSucceeded}); err != nil {
+			t.Fatal(err)
+		}
+		// A rerun replaced it before it ended: its rows are not the session's.
+		late.Superseded = true
+		if err := f.fanout.JobEvent(context.Background(), late, ports.Event{Kind: job.EventSucceeded}); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 
