@@ -19,7 +19,8 @@ type APIKeys interface {
 	Revoke(ctx context.Context, orgID, id string, now time.Time) (k apikey.Key, changed bool, err error)
 	// FindByHash returns the key with that hash, revoked or not.
 	FindByHash(ctx context.Context, h apikey.Hash) (apikey.Key, error)
-	TouchLastUsed(ctx context.Context, id string, now time.Time) error
+	// TouchLastUsed records the time and client address of a use.
+	TouchLastUsed(ctx context.Context, id string, now time.Time, ip string) error
 }
 
 // Sessions stores dashboard sessions by the SHA-256 of their token.

@@ -25,10 +25,12 @@ var statusOf = map[domain.Code]int{
 	domain.CodeMixedAuthentication:         http.StatusBadRequest,
 	domain.CodeUnauthenticated:             http.StatusUnauthorized,
 	domain.CodeInvalidAPIKey:               http.StatusUnauthorized,
+	domain.CodeAPIKeyExpired:               http.StatusUnauthorized,
 	domain.CodeInvalidCredentials:          http.StatusUnauthorized,
 	domain.CodeCSRFTokenInvalid:            http.StatusForbidden,
 	domain.CodeForbiddenEntitlementMissing: http.StatusForbidden,
 	domain.CodeInsufficientPermissions:     http.StatusForbidden,
+	domain.CodeInsufficientScope:           http.StatusForbidden,
 	domain.CodeForbiddenImportSession:      http.StatusForbidden,
 	domain.CodeImportSessionExpired:        http.StatusUnauthorized,
 	domain.CodeLicenseInvalid:              http.StatusForbidden,
@@ -177,11 +179,14 @@ func fail(c *gin.Context, err error) {
 // bearerChallenge is the WWW-Authenticate of a 401 (RFC 9110 §11.6.1,
 // RFC 6750 §3): every 401 names the Bearer scheme and the realm; a
 // credential that was sent and refused (a revoked, unknown or malformed
-// key, an expired import session's secret) adds error="invalid_token".
+// key, an expired import session's secret) adds error="invalid_token";
+// an expired key says so in error_description.
 // A request without credentials, a failed sign-in and an expired session
 // get no error code: RFC 6750 gives none to a request that sent no token.
 func bearerChallenge(code domain.Code) string {
 	switch code {
+	case domain.CodeAPIKeyExpired:
+		return `Bearer realm="tabnorm", error="invalid_token", error_description="The API key expired"`
 	case domain.CodeInvalidAPIKey, domain.CodeImportSessionExpired:
 		return `Bearer realm="tabnorm", error="invalid_token"`
 	}

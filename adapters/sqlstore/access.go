@@ -22,17 +22,22 @@ type apiKeyRow struct {
 	CreatedBy     string     `bun:"created_by"`
 	CreatedAt     time.Time  `bun:"created_at"`
 	LastUsedAt    *time.Time `bun:"last_used_at"`
+	LastUsedIP    string     `bun:"last_used_ip"`
 	RevokedAt     *time.Time `bun:"revoked_at"`
+	Scopes        string     `bun:"scopes"`
+	ExpiresAt     *time.Time `bun:"expires_at"`
 }
 
 func toKeyRow(k apikey.Key) apiKeyRow {
 	return apiKeyRow{ID: k.ID, OrgID: k.OrgID, Name: k.Name, Hash: k.Hash[:], Last4: k.Last4, CreatedBy: k.CreatedBy,
-		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), RevokedAt: utcPtr(k.RevokedAt)}
+		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), LastUsedIP: k.LastUsedIP, RevokedAt: utcPtr(k.RevokedAt),
+		Scopes: apikey.EncodeScopes(k.Scopes), ExpiresAt: utcPtr(k.ExpiresAt)}
 }
 
 func toKeyDomain(r apiKeyRow) apikey.Key {
 	k := apikey.Key{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Last4: r.Last4, CreatedBy: r.CreatedBy,
-		CreatedAt: r.CreatedAt.UTC(), LastUsedAt: utcPtr(r.LastUsedAt), RevokedAt: utcPtr(r.RevokedAt)}
+		CreatedAt: r.CreatedAt.UTC(), LastUsedAt: utcPtr(r.LastUsedAt), LastUsedIP: r.LastUsedIP, RevokedAt: utcPtr(r.RevokedAt),
+		Scopes: apikey.DecodeScopes(r.Scopes), ExpiresAt: utcPtr(r.ExpiresAt)}
 	copy(k.Hash[:], r.Hash)
 	return k
 }
@@ -96,9 +101,10 @@ func (s *APIKeys) FindByHash(ctx context.Context, h apikey.Hash) (apikey.Key, er
 	return toKeyDomain(row), translate(err, "API key")
 }
 
-// TouchLastUsed records use; callers limit it to once a minute per key.
-func (s *APIKeys) TouchLastUsed(ctx context.Context, id string, now time.Time) error {
-	_, err := s.db.conn(ctx).NewUpdate().Model((*apiKeyRow)(nil)).Set("last_used_at = ?", now.UTC()).
+// TouchLastUsed records use; callers limit it to once a minute per key
+// and address.
+func (s *APIKeys) TouchLastUsed(ctx context.Context, id string, now time.Time, ip string) error {
+	_, err := s.db.conn(ctx).NewUpdate().Model((*apiKeyRow)(nil)).Set("last_used_at = ?", now.UTC()).Set("last_used_ip = ?", ip).
 		Where("id = ?", id).Exec(ctx)
 	return translate(err, "API key")
 }

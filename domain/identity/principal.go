@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/apikey"
 )
 
 // Method is how a request authenticated.
@@ -28,8 +29,10 @@ type Principal struct {
 	Products []Product
 	UserID   string // sessions; the key's creator for API keys
 	KeyID    string // API keys only
-	Role     Role   // empty for API keys: keys act for the organization, not as a person
-	IsStaff  bool
+	// Scopes are the key's (API keys only): what it may do.
+	Scopes  []apikey.Scope
+	Role    Role // empty for API keys: keys act for the organization, not as a person
+	IsStaff bool
 	// Impersonation: the staff member's own organization while acting as OrgID.
 	Impersonating  bool
 	HomeOrgID      string
@@ -54,6 +57,20 @@ func (p Principal) Entitled(product Product) error {
 	}
 	return domain.Errorf(domain.ErrForbidden, domain.CodeForbiddenEntitlementMissing,
 		"Your organization is not provisioned for the %s product.", product)
+}
+
+// HasScope checks that an API key holds the scope a route needs. Other
+// credentials pass: people act by their role, and an import session's
+// secret by its own narrower rule.
+func (p Principal) HasScope(need apikey.Scope) error {
+	if p.Method != ByAPIKey {
+		return nil
+	}
+	if (apikey.Key{Scopes: p.Scopes}).Allows(need) {
+		return nil
+	}
+	return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientScope,
+		"This API key lacks the %s scope this request needs; create a key with it.", need)
 }
 
 // CanManageKeys allows an organization admin on a cookie session (a staff

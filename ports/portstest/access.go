@@ -20,6 +20,7 @@ func APIKeys(t *testing.T, open func(t *testing.T) Stores) {
 	runSteps(t, open, []step[Stores]{
 		{"create_then_find_by_hash", keysCreateThenFind},
 		{"touch_sets_last_used", keysTouch},
+		{"scopes_and_expiry_are_kept", keysScopesAndExpiry},
 		{"revoke_once_and_only_in_its_organization", keysRevoke},
 		{"list_is_per_organization", keysList},
 		{"duplicate_hash_is_conflict", keysDuplicate},
@@ -51,10 +52,40 @@ func keysCreateThenFind(t *testing.T, s Stores) {
 func keysTouch(t *testing.T, s Stores) {
 	ctx := context.Background()
 	k, _ := seedKey(t, s)
-	ok(t, s.APIKeys.TouchLastUsed(ctx, k.ID, now.Add(time.Minute)))
-	if got, _ := s.APIKeys.FindByHash(ctx, k.Hash); got.LastUsedAt == nil || !got.LastUsedAt.Equal(now.Add(time.Minute)) {
-		t.Fatalf("APIKeys.FindByHash after Touch: last used at %v, want %v", got.LastUsedAt, now.Add(time.Minute))
+	ok(t, s.APIKeys.TouchLastUsed(ctx, k.ID, now.Add(time.Minute), "203.0.113.7"))
+	if got, _ := s.APIKeys.FindByHash(ctx, k.Hash); got.LastUsedAt == nil || !got.LastUsedAt.Equal(now.Add(time.Minute)) || got.LastUsedIP != "203.0.113.7" {
+		t.Fatalf("APIKeys.FindByHash after Touch: last used at %v from %q, want %v from 203.0.113.7", got.LastUsedAt, got.LastUsedIP, now.Add(time.Minute))
 	}
+}
+
+// keysScopesAndExpiry: a key's scopes and expires_at come back from every
+// read, the credentials' read on each request included.
+func keysScopesAndExpiry(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s, identity.Normalize)
+	plain := apikey.Generate()
+	until := now.Add(24 * time.Hour)
+	k := apikey.Key{ID: id.New(id.Key), OrgID: org.ID, Name: "ci", Hash: apikey.HashOf(plain), Last4: apikey.Last4(plain), CreatedAt: now,
+		Scopes: []apikey.Scope{apikey.JobsRead, apikey.WebhooksWrite}, ExpiresAt: &until}
+	ok(t, s.APIKeys.Create(ctx, k))
+	same := func(what string, got apikey.Key) {
+		t.Helper()
+		if len(got.Scopes) != 2 || got.Scopes[0] != apikey.JobsRead || got.Scopes[1] != apikey.WebhooksWrite || got.ExpiresAt == nil || !got.ExpiresAt.Equal(until) {
+			t.Fatalf("%s: scopes %v, expires at %v; want [jobs:read webhooks:write] and %v", what, got.Scopes, got.ExpiresAt, until)
+		}
+	}
+	got, err := s.APIKeys.FindByHash(ctx, k.Hash)
+	ok(t, err)
+	same("APIKeys.FindByHash", got)
+	got, _, err = s.Credentials.KeyByHash(ctx, k.Hash)
+	ok(t, err)
+	same("Credentials.KeyByHash", got)
+	list, _, err := s.APIKeys.List(ctx, org.ID, ports.Page{Limit: 10})
+	ok(t, err)
+	if len(list) != 1 {
+		t.Fatalf("APIKeys.List: %d keys, want 1", len(list))
+	}
+	same("APIKeys.List", list[0])
 }
 
 func keysRevoke(t *testing.T, s Stores) {
