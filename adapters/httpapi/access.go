@@ -171,7 +171,7 @@ func productOf(path string) (identity.Product, bool) {
 // v1Chain is the order of checks on /v1 (API.md §4.5), before the
 // product and role checks of each route group.
 func (a *API) v1Chain() []check {
-	return []check{a.licenseGate, a.authenticate, a.rateLimit, a.importScope, csrf}
+	return []check{a.licenseGate, a.authenticate, a.rateLimit, a.importScope, a.keyScope, csrf}
 }
 
 // guardUnrouted runs the /v1 checks before the 404 for an unknown /v1

@@ -172,6 +172,17 @@ func (a *App) Key(org identity.Organization) string {
 	return plain
 }
 
+// ScopedKey creates an API key holding only scopes (names as the API
+// takes them) and returns its plaintext.
+func (a *App) ScopedKey(org identity.Organization, scopes ...string) string {
+	a.t.Helper()
+	_, plain, err := a.Keys.CreateForOperator(context.Background(), org.ID, keys.NewKey{Name: "scoped", Scopes: append([]string{}, scopes...)})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return plain
+}
+
 // Caller is how a request authenticates.
 type Caller struct {
 	Key     string // API key, sent as Authorization: Bearer
