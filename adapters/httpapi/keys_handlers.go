@@ -17,12 +17,12 @@ import (
 // APIKeyJSON is a key as listed; the plaintext appears only in the
 // creation response (Key).
 type APIKeyJSON struct {
-	ID         string  `json:"id"`
-	Object     string  `json:"object"`
-	Name       string  `json:"name"`
-	Prefix     string  `json:"prefix"`
-	Last4      string  `json:"last4"`
-	CreatedAt  string  `json:"created_at"`
+	ID         string   `json:"id"`
+	Object     string   `json:"object"`
+	Name       string   `json:"name"`
+	Prefix     string   `json:"prefix"`
+	Last4      string   `json:"last4"`
+	CreatedAt  string   `json:"created_at"`
 	LastUsedAt *string  `json:"last_used_at"`
 	LastUsedIP *string  `json:"last_used_ip"`
 	RevokedAt  *string  `json:"revoked_at"`
