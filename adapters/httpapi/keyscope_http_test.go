@@ -52,17 +52,7 @@ func TestKeyScopes_everyRoute(t *testing.T) {
 			app := apptest.StartRole(t, target, bootstrap.RoleAPI, func(c *bootstrap.Config) { c.HTTP.RateLimit.Burst = 1000 })
 			acme := app.Org("Acme", identity.Normalize, identity.Connect)
 			scopes := documentedScopes(t)
-			without, only := map[string]apptest.Caller{}, map[string]apptest.Caller{}
-			for _, s := range apikey.Scopes {
-				var rest []string
-				for _, o := range apikey.Scopes {
-					if o != s && o != apikey.AdminScope {
-						rest = append(rest, string(o))
-					}
-				}
-				without[string(s)] = apptest.Caller{Key: app.ScopedKey(acme, rest...)}
-				only[string(s)] = apptest.Caller{Key: app.ScopedKey(acme, string(s))}
-			}
+			without, only := scopedKeys(app, acme)
 			checked := 0
 			for _, op := range operations(t) {
 				if g, _ := guardOf(op.path); g < guardAccount {
@@ -74,24 +64,48 @@ func TestKeyScopes_everyRoute(t *testing.T) {
 					continue
 				}
 				checked++
-				path := concrete(op.path)
-				res := app.Do(op.method, path, without[need], nil)
-				expect(t, res, 403, "insufficient_scope")
-				if !strings.Contains(res.Body, need) {
-					t.Errorf("%s %s: the refusal does not name %s: %s", op.method, op.path, need, res.Body)
-				}
-				var body any
-				if op.hasBody {
-					body = map[string]any{}
-				}
-				if got := app.Do(op.method, path, only[need], body); got.StatusCode == 401 || strings.Contains(got.Body, "insufficient_scope") {
-					t.Errorf("%s %s with only %s: %d %s", op.method, op.path, need, got.StatusCode, got.Body)
-				}
+				checkScope(t, app, op, need, without[need], only[need])
 			}
 			if checked < 70 {
 				t.Fatalf("checked %d operations", checked)
 			}
 		})
+	}
+}
+
+// scopedKeys makes, for each scope, a key holding every other scope but
+// admin, and a key holding only it.
+func scopedKeys(app *apptest.App, org identity.Organization) (without, only map[string]apptest.Caller) {
+	without, only = map[string]apptest.Caller{}, map[string]apptest.Caller{}
+	for _, s := range apikey.Scopes {
+		var rest []string
+		for _, o := range apikey.Scopes {
+			if o != s && o != apikey.AdminScope {
+				rest = append(rest, string(o))
+			}
+		}
+		without[string(s)] = apptest.Caller{Key: app.ScopedKey(org, rest...)}
+		only[string(s)] = apptest.Caller{Key: app.ScopedKey(org, string(s))}
+	}
+	return without, only
+}
+
+// checkScope: without need, op is 403 insufficient_scope naming it (in
+// the body and in WWW-Authenticate); with only need, the check lets it by.
+func checkScope(t *testing.T, app *apptest.App, op documentedOperation, need string, without, only apptest.Caller) {
+	t.Helper()
+	path := concrete(op.path)
+	res := app.Do(op.method, path, without, nil)
+	expect(t, res, 403, "insufficient_scope")
+	if !strings.Contains(res.Body, `"required_scope":"`+need+`"`) || !strings.Contains(res.Header.Get("WWW-Authenticate"), `scope="`+need+`"`) {
+		t.Errorf("%s %s: the refusal does not name %s: %s %v", op.method, op.path, need, res.Body, res.Header)
+	}
+	var body any
+	if op.hasBody {
+		body = map[string]any{}
+	}
+	if got := app.Do(op.method, path, only, body); got.StatusCode == 401 || strings.Contains(got.Body, "insufficient_scope") {
+		t.Errorf("%s %s with only %s: %d %s", op.method, op.path, need, got.StatusCode, got.Body)
 	}
 }
 

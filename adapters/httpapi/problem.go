@@ -89,13 +89,15 @@ type problemField struct {
 }
 
 type problem struct {
-	Type      string         `json:"type"`
-	Title     string         `json:"title"`
-	Status    int            `json:"status"`
-	Code      domain.Code    `json:"code"`
-	Detail    string         `json:"detail"`
-	RequestID string         `json:"request_id"`
-	Errors    []problemField `json:"errors,omitempty"`
+	Type      string      `json:"type"`
+	Title     string      `json:"title"`
+	Status    int         `json:"status"`
+	Code      domain.Code `json:"code"`
+	Detail    string      `json:"detail"`
+	RequestID string      `json:"request_id"`
+	// RequiredScope is the scope an API key lacked (insufficient_scope).
+	RequiredScope string         `json:"required_scope,omitempty"`
+	Errors        []problemField `json:"errors,omitempty"`
 }
 
 // toProblem maps any error to the problem a client sees. Internal errors
@@ -105,7 +107,7 @@ func toProblem(err error) (problem, bool) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &coded):
-		p := problem{Code: coded.Code, Detail: coded.Message}
+		p := problem{Code: coded.Code, Detail: coded.Message, RequiredScope: coded.Scope}
 		for _, f := range coded.Fields {
 			p.Errors = append(p.Errors, problemField(f))
 		}
@@ -149,6 +151,9 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 	}
 	if p.Status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", bearerChallenge(p.Code))
+	}
+	if p.Code == domain.CodeInsufficientScope { // RFC 6750 §3.1
+		c.Header("WWW-Authenticate", `Bearer realm="tabnorm", error="insufficient_scope", scope="`+p.RequiredScope+`"`)
 	}
 	var coded *domain.Error
 	if errors.As(err, &coded) && coded.RetryAfter > 0 {

@@ -69,8 +69,10 @@ func (p Principal) HasScope(need apikey.Scope) error {
 	if (apikey.Key{Scopes: p.Scopes}).Allows(need) {
 		return nil
 	}
-	return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientScope,
+	e := domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientScope,
 		"This API key lacks the %s scope this request needs; create a key with it.", need)
+	e.Scope = string(need)
+	return e
 }
 
 // CanManageKeys allows an organization admin on a cookie session (a staff
