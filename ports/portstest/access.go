@@ -2,6 +2,7 @@ package portstest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -204,7 +205,79 @@ func AuditLog(t *testing.T, open func(t *testing.T) Stores) {
 	t.Helper()
 	runSteps(t, open, []step[Stores]{
 		{"record_then_list_newest_first_per_organization", auditRecordThenList},
+		{"filters_by_actor_action_target_and_time", auditFilters},
+		{"purge_deletes_only_entries_older_than_its_time", auditPurge},
 	})
+}
+
+func auditFilters(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := id.New(id.Org)
+	entries := []identity.AuditEntry{
+		{ActorUserID: "usr_a", Action: "login", At: now},
+		{ActorKeyID: "key_b", ActorUserID: "usr_a", Action: "webhook.create", TargetID: "wh_1", At: now.Add(time.Minute)},
+		{ActorImportSessionID: "isn_c", Action: "rows.export", TargetID: "job_1", At: now.Add(2 * time.Minute), RequestID: "req_1"},
+		{ActorUserID: "usr_s", Impersonating: true, Action: "webhook.delete", TargetID: "wh_1", At: now.Add(3 * time.Minute)},
+	}
+	for _, e := range entries {
+		e.ID, e.OrgID = id.New("aud"), org
+		ok(t, s.AuditLog.Record(ctx, e))
+	}
+	since, until := now.Add(time.Minute), now.Add(3*time.Minute)
+	for name, c := range map[string]struct {
+		f    identity.AuditFilter
+		want []string // actions, newest first
+	}{
+		"a user":                {identity.AuditFilter{Actor: "usr_a"}, []string{"webhook.create", "login"}},
+		"a key":                 {identity.AuditFilter{Actor: "key_b"}, []string{"webhook.create"}},
+		"an import session":     {identity.AuditFilter{Actor: "isn_c"}, []string{"rows.export"}},
+		"an action":             {identity.AuditFilter{Action: "login"}, []string{"login"}},
+		"a target":              {identity.AuditFilter{Target: "wh_1"}, []string{"webhook.delete", "webhook.create"}},
+		"a time range":          {identity.AuditFilter{Since: &since, Until: &until}, []string{"rows.export", "webhook.create"}},
+		"a target and an actor": {identity.AuditFilter{Target: "wh_1", Actor: "usr_s"}, []string{"webhook.delete"}},
+	} {
+		list, _, err := s.AuditLog.List(ctx, org, c.f, ports.Page{Limit: 10})
+		ok(t, err)
+		var got []string
+		for _, e := range list {
+			got = append(got, e.Action)
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("AuditLog.List by %s = %v, want %v", name, got, c.want)
+		}
+	}
+	list, _, err := s.AuditLog.List(ctx, org, identity.AuditFilter{Action: "webhook.delete"}, ports.Page{Limit: 10})
+	ok(t, err)
+	if len(list) != 1 || !list[0].Impersonating || list[0].ActorUserID != "usr_s" {
+		t.Fatalf("an impersonating staff member's entry came back as %+v", list)
+	}
+	list, _, err = s.AuditLog.List(ctx, org, identity.AuditFilter{Action: "rows.export"}, ports.Page{Limit: 10})
+	ok(t, err)
+	if len(list) != 1 || list[0].ActorImportSessionID != "isn_c" || list[0].RequestID != "req_1" {
+		t.Fatalf("an import session's entry came back as %+v", list)
+	}
+	// Pages: two at a time, newest first, then the rest.
+	first, next, err := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 2})
+	ok(t, err)
+	rest, last, err := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 2, Cursor: next})
+	ok(t, err)
+	if len(first) != 2 || next == "" || len(rest) != 2 || last != "" || first[0].Action != "webhook.delete" || rest[1].Action != "login" {
+		t.Fatalf("AuditLog.List by pages: %+v then %+v (next %q, last %q)", first, rest, next, last)
+	}
+}
+
+func auditPurge(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := id.New(id.Org)
+	for i, action := range []string{"login", "logout"} {
+		ok(t, s.AuditLog.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: org, Action: action, At: now.Add(time.Duration(i) * time.Hour)}))
+	}
+	n, err := s.AuditLog.Purge(ctx, now.Add(time.Hour))
+	ok(t, err)
+	list, _, _ := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 10})
+	if n < 1 || len(list) != 1 || list[0].Action != "logout" {
+		t.Fatalf("AuditLog.Purge removed %d; left %+v, want the newer entry only", n, list)
+	}
 }
 
 func auditRecordThenList(t *testing.T, s Stores) {
@@ -214,11 +287,11 @@ func auditRecordThenList(t *testing.T, s Stores) {
 		ok(t, s.AuditLog.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: org, ActorUserID: "usr_a", Action: action,
 			IP: "198.51.100.1", UserAgent: "ua", At: now}))
 	}
-	list, _, err := s.AuditLog.List(ctx, org, ports.Page{Limit: 10})
+	list, _, err := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 10})
 	if err != nil || len(list) != 3 || list[0].Action != "logout" || list[2].Action != "login" || !list[0].At.Equal(now) || list[0].IP != "198.51.100.1" {
 		t.Fatalf("AuditLog.List = %+v, %v; want the 3 entries newest first (logout, …, login) with their time and IP", list, err)
 	}
-	if list, _, _ := s.AuditLog.List(ctx, other, ports.Page{}); len(list) != 0 {
+	if list, _, _ := s.AuditLog.List(ctx, other, identity.AuditFilter{}, ports.Page{}); len(list) != 0 {
 		t.Fatal("AuditLog.List of another organization listed entries, want none")
 	}
 }
