@@ -32,7 +32,7 @@ func principal(c *gin.Context) identity.Principal {
 func principalOrg(v any) string { return v.(identity.Principal).OrgID }
 
 func client(c *gin.Context) identity.Client {
-	return identity.Client{IP: clientIP(c), UserAgent: c.Request.UserAgent()}
+	return identity.Client{IP: clientIP(c), UserAgent: c.Request.UserAgent(), RequestID: requestID(c)}
 }
 
 // check is one step of the access chain; mw turns it into middleware.

@@ -21,6 +21,8 @@ var routeScopes = map[string]apikey.Scope{
 	"POST /v1/admin/keys":            apikey.AdminScope,
 	"DELETE /v1/admin/keys/:id":      apikey.AdminScope,
 	"GET /v1/admin/organizations":    apikey.AdminScope,
+	"GET /v1/audit-events":           apikey.AdminScope,
+	"GET /v1/audit-events.jsonl":     apikey.AdminScope,
 	"GET /v1/usage":                  apikey.JobsRead,
 	"GET /v1/connect/files":          apikey.JobsRead,
 	"POST /v1/connect/files":         apikey.JobsWrite,

@@ -333,7 +333,7 @@ func (s *Service) ListOrganizations(ctx context.Context, p identity.Principal, p
 // record writes an audit entry; a failure is logged, not returned, so an
 // audit hiccup never signs someone out.
 func (s *Service) record(ctx context.Context, e identity.AuditEntry, c identity.Client) {
-	e.ID, e.IP, e.UserAgent, e.At = id.New("aud"), c.IP, truncate(c.UserAgent, 512), s.clock.Now()
+	e.ID, e.IP, e.UserAgent, e.RequestID, e.At = id.New("aud"), c.IP, truncate(c.UserAgent, 512), c.RequestID, s.clock.Now()
 	if e.OrgID == "" {
 		return // a failed login for an unknown email belongs to no organization
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/application/jobs"
+	"github.com/tabnorm/tabnorm/application/audit"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/entitlement"
@@ -33,11 +34,14 @@ type Service struct {
 	tx       ports.Transactor
 	hooks    *webhooks.Fanout
 	clock    ports.Clock
+	audit    ports.AuditLog
 }
 
-// NewService returns the import sessions service.
-func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout, clock ports.Clock) *Service {
-	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock}
+// NewService returns the import sessions service; minting and revoking a
+// session are audited in their transactions.
+func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout, clock ports.Clock,
+	log ports.AuditLog) *Service {
+	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, clock: clock, audit: log}
 }
 
 // Input is a new session as the customer's backend sent it.
@@ -83,7 +87,13 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, in Input) (i
 	if ses.CreatedBy == "" {
 		ses.CreatedBy = p.UserID
 	}
-	if err := s.sessions.Create(ctx, ses); err != nil {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.sessions.Create(ctx, ses); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "import_session.create", ses.ID, now)
+	})
+	if err != nil {
 		return importsession.Session{}, "", fmt.Errorf("create import session: %w", err)
 	}
 	return ses, secret, nil
@@ -229,10 +239,18 @@ func (s *Service) Revoke(ctx context.Context, p identity.Principal, sessionID st
 		return importsession.Session{}, err
 	}
 	now := s.clock.Now()
-	return s.sessions.Update(ctx, p.OrgID, sessionID, func(ses *importsession.Session) error {
-		ses.Revoke(now)
-		return nil
+	var out importsession.Session
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if out, err = s.sessions.Update(ctx, p.OrgID, sessionID, func(ses *importsession.Session) error {
+			ses.Revoke(now)
+			return nil
+		}); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "import_session.revoke", sessionID, now)
 	})
+	return out, err
 }
 
 // Authenticate turns a client secret into a principal of the session's

@@ -83,7 +83,7 @@ func (s *Service) create(ctx context.Context, orgID, userID string, req NewKey, 
 			return err
 		}
 		return s.audit.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: orgID, ActorUserID: userID,
-			Action: "api_key.create", TargetID: k.ID, IP: c.IP, UserAgent: c.UserAgent, At: now})
+			Action: "api_key.create", TargetID: k.ID, IP: c.IP, UserAgent: c.UserAgent, RequestID: c.RequestID, At: now})
 	})
 	if err != nil {
 		return apikey.Key{}, "", fmt.Errorf("create API key: %w", err)
@@ -113,8 +113,9 @@ func (s *Service) Revoke(ctx context.Context, p identity.Principal, keyID string
 		if k, changed, err = s.keys.Revoke(ctx, p.OrgID, keyID, now); err != nil || !changed {
 			return err // revoking a revoked key changes nothing and is not audited again
 		}
-		return s.audit.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: p.OrgID, ActorUserID: p.UserID,
-			Action: "api_key.revoke", TargetID: k.ID, IP: c.IP, UserAgent: c.UserAgent, At: now})
+		e := identity.AuditBy(p, c, "api_key.revoke", k.ID, now)
+		e.ID = id.New("aud")
+		return s.audit.Record(ctx, e)
 	})
 	return k, err
 }

@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -180,4 +181,19 @@ func (p Principal) CanReadAudit() error {
 		return p.HasScope(apikey.AdminScope)
 	}
 	return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientPermissions, "Only organization admins can read the audit log.")
+}
+
+type clientKey struct{}
+
+// WithClient keeps where a request came from in its context, so that use
+// cases can write it into the audit log without taking it as an argument
+// each; the HTTP adapter sets it for every request.
+func WithClient(ctx context.Context, c Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// ClientOf is the client WithClient kept; the zero Client outside a request.
+func ClientOf(ctx context.Context) Client {
+	c, _ := ctx.Value(clientKey{}).(Client)
+	return c
 }
