@@ -219,6 +219,21 @@ func TestCreateKeyCommand(t *testing.T) {
 		time.Until(at) < 89*24*time.Hour || time.Until(at) > 91*24*time.Hour {
 		t.Fatalf("create-key --scopes --expires printed %s", out)
 	}
+	// The keys' creation is in the organization's audit log, which the
+	// operator exports as JSON lines, newest first, by filters.
+	out, err = run(t, env, "admin", "audit", "export", "--org", org.ID, "--action", "api_key.create")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.Contains(lines[0], `"action":"api_key.create"`) || !strings.Contains(lines[0], `"type":"operator"`) {
+		t.Fatalf("audit export printed %q", out)
+	}
+	if out, err = run(t, env, "admin", "audit", "export", "--org", org.ID, "--action", "logout"); err != nil || strings.TrimSpace(out) != "" {
+		t.Fatalf("audit export of nothing printed %q, %v", out, err)
+	}
+	if _, err := run(t, env, "admin", "audit", "export", "--org", org.ID, "--since", "yesterday"); err == nil {
+		t.Error("audit export --since yesterday was accepted")
+	}
 	for _, bad := range [][]string{{"--scopes", "jobs:delete"}, {"--scopes", ""}, {"--expires", "soon"}, {"--expires", "2001-01-01T00:00:00Z"}} {
 		if _, err := run(t, env, append([]string{"admin", "create-key", "--org", org.ID, "--name", "x"}, bad...)...); err == nil {
 			t.Errorf("create-key %v was accepted", bad)
