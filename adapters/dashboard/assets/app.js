@@ -11,6 +11,7 @@ import job from './views/job.js';
 import schemas from './views/schemas.js';
 import connect from './views/connect.js';
 import keys from './views/keys.js';
+import audit from './views/audit.js';
 import webhooks from './views/webhooks.js';
 import organizations from './views/organizations.js';
 
@@ -22,6 +23,7 @@ const routes = [
   [/^\/schemas$/, schemas],
   [/^\/connect$/, connect],
   [/^\/admin\/keys$/, keys],
+  [/^\/admin\/audit$/, audit],
   [/^\/webhooks$/, webhooks],
   [/^\/staff\/organizations$/, organizations],
 ];
@@ -39,7 +41,7 @@ function header(me) {
     ? [['/jobs', 'Jobs'], ['/jobs/new', 'New job'], ['/schemas', 'Schemas'], ['/connect', 'Connect']]
     : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
   links.push(['/webhooks', 'Webhooks']);
-  if (me.user.role === 'admin') links.push(['/admin/keys', 'API keys']);
+  if (me.user.role === 'admin') links.push(['/admin/keys', 'API keys'], ['/admin/audit', 'Audit log']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);
   const here = location.pathname === '/' ? '/jobs' : location.pathname;
   const current = (href) => here === href || (href === '/jobs' && here.startsWith('/jobs/') && here !== '/jobs/new');
