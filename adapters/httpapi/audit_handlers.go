@@ -128,13 +128,20 @@ func (a *API) exportAuditEvents(c *gin.Context) {
 	}
 	w := bufio.NewWriterSize(c.Writer, 32<<10)
 	started := false
-	err = a.deps.Audit.Export(c.Request.Context(), p, f, client(c), func(e identity.AuditEntry) error {
+	// The log changes as it is read (this export is recorded in it), so
+	// the answer is streamed without a length: a HEAD cannot promise one.
+	begin := func() {
+		c.Header("Content-Type", "application/x-ndjson")
+		c.Header("Cache-Control", "no-store")
+		c.Header("Content-Disposition", `attachment; filename="audit-events.jsonl"`)
+		c.Status(http.StatusOK)
+		c.Writer.WriteHeaderNow()
+		c.Writer.Flush()
+	}
+	err = a.deps.Audit.Export(c.Request.Context(), p, f, client(c), c.Request.Method == http.MethodHead, func(e identity.AuditEntry) error {
 		if !started {
 			started = true
-			c.Header("Content-Type", "application/x-ndjson")
-			c.Header("Cache-Control", "no-store")
-			c.Header("Content-Disposition", `attachment; filename="audit-events.jsonl"`)
-			c.Status(http.StatusOK)
+			begin()
 		}
 		line, err := json.Marshal(NewAuditEventJSON(e))
 		if err != nil {
@@ -152,10 +159,7 @@ func (a *API) exportAuditEvents(c *gin.Context) {
 		return
 	}
 	if !started { // nothing matched: an empty document
-		c.Header("Content-Type", "application/x-ndjson")
-		c.Header("Cache-Control", "no-store")
-		c.Header("Content-Disposition", `attachment; filename="audit-events.jsonl"`)
-		c.Status(http.StatusOK)
+		begin()
 	}
 	_ = w.Flush()
 }

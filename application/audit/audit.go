@@ -6,6 +6,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -58,21 +59,28 @@ func (s *Service) List(ctx context.Context, p identity.Principal, f identity.Aud
 const exportPage = 500
 
 // Export calls write with every entry matching f, newest first, a page at
-// a time (so an export of any size holds one page in memory), and records
-// the export itself first: who took a copy of the log is in it.
-func (s *Service) Export(ctx context.Context, p identity.Principal, f identity.AuditFilter, c identity.Client, write func(identity.AuditEntry) error) error {
+// a time (so an export of any size holds one page in memory). Unless it
+// only looks (a HEAD: nothing leaves the server), the export is recorded
+// when it ends, whether it finished or broke off: who took a copy of the
+// log is in it, from the next read on. Recording after, not before, keeps
+// an export from containing itself, so a HEAD and the GET after it agree.
+func (s *Service) Export(ctx context.Context, p identity.Principal, f identity.AuditFilter, c identity.Client, look bool, write func(identity.AuditEntry) error) error {
 	if err := p.CanReadAudit(); err != nil {
 		return err
 	}
 	if err := CheckFilter(f); err != nil {
 		return err
 	}
+	err := s.each(ctx, p.OrgID, f, write)
+	if look {
+		return err
+	}
 	e := identity.AuditBy(p, c, "audit.export", "", s.clock.Now())
 	e.ID = id.New("aud")
-	if err := s.log.Record(ctx, e); err != nil {
-		return fmt.Errorf("record the export: %w", err)
+	if rerr := s.log.Record(context.WithoutCancel(ctx), e); rerr != nil {
+		return errors.Join(err, fmt.Errorf("record the export: %w", rerr))
 	}
-	return s.each(ctx, p.OrgID, f, write)
+	return err
 }
 
 // ExportForOperator writes an organization's entries from the operator's
