@@ -46,6 +46,7 @@ type Config struct {
 	JobTimeout     time.Duration
 	JobLease       time.Duration
 	Retention      time.Duration
+	AuditRetention time.Duration
 	OrphanGrace    time.Duration
 	ReviewTTL      time.Duration
 	// MaxEditBytesPerJob and MaxEditBytesPerImportSession bound the bytes
@@ -120,6 +121,7 @@ var Settings = []Setting{
 	{"TABNORM_JOB_TIMEOUT", "1h", "wall-time limit of one job", period(func(c *Config) *time.Duration { return &c.JobTimeout })},
 	{"TABNORM_JOB_LEASE", "30s", "a running job whose lease is older is requeued", period(func(c *Config) *time.Duration { return &c.JobLease })},
 	{"TABNORM_RETENTION", "30d", "finished jobs' files are deleted after this", period(func(c *Config) *time.Duration { return &c.Retention })},
+	{"TABNORM_AUDIT_RETENTION", "365d", "audit log entries are deleted after this (the only delete the log knows)", period(func(c *Config) *time.Duration { return &c.AuditRetention })},
 	{"TABNORM_ORPHAN_GRACE", "24h", "stored bytes no job or file owns (a crashed upload, a killed job's partial results, empty folders) are deleted once this old; at least the job timeout", period(func(c *Config) *time.Duration { return &c.OrphanGrace })},
 	{"TABNORM_REVIEW_TTL", "7d", "a job awaiting its review (`options.review`) is canceled with `review_expired` after this", period(func(c *Config) *time.Duration { return &c.ReviewTTL })},
 	{"TABNORM_MAX_EDIT_BYTES_PER_JOB", "67108864", "bytes of cell edits (values, fields, file names) one job may hold (64 MiB); past it adding edits answers 409 `edit_limit_reached`", size(1, 1<<40, func(c *Config) *int64 { return &c.MaxEditBytesPerJob })},

@@ -32,6 +32,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/tracing"
 	"github.com/tabnorm/tabnorm/adapters/webhook"
 	"github.com/tabnorm/tabnorm/application/accounts"
+	"github.com/tabnorm/tabnorm/application/audit"
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/destinations"
@@ -172,6 +173,9 @@ var Accounts = fx.Module("accounts", fx.Provide(
 	importsessions.NewService,
 	func() importsessions.TextKeys { return importer.IsTextKey },
 	newLicenseGate,
+	func(cfg Config, log ports.AuditLog, clock ports.Clock, logger *slog.Logger) *audit.Service {
+		return audit.NewService(audit.Config{Retention: cfg.AuditRetention}, log, clock, logger)
+	},
 ))
 
 // newLicenseGate reads the license once at start; a required license that
@@ -324,11 +328,11 @@ var Destinations = fx.Module("destinations", fx.Provide(
 // jobs whose worker was lost, expires reviews left too long and removes
 // this node's dead runs' working folders.
 var Workers = fx.Module("workers", fx.Invoke(func(lc fx.Lifecycle, cfg Config, db *sqlstore.DB, runner *jobs.Runner, reaper *jobs.Reaper, orphans *jobs.Orphans,
-	reviews *review.Expirer, hooks *webhooks.Deliverer, pushes *destinations.Deliverer, log *slog.Logger, out Output, _ Migrated) error {
+	reviews *review.Expirer, hooks *webhooks.Deliverer, pushes *destinations.Deliverer, trail *audit.Service, log *slog.Logger, out Output, _ Migrated) error {
 	purgeEvery := min(time.Hour, max(time.Second, cfg.Retention/10))
 	qc := queue.Config{Workers: cfg.JobWorkers, JobTimeout: cfg.JobTimeout, PurgeEvery: purgeEvery, WebhookWorkers: cfg.WebhookWorkers,
 		DestinationWorkers: cfg.DestinationWorkers, PushTimeout: cfg.DestinationTimeout}
-	w, err := queue.NewWorkers(db, qc, runner, jobs.Purgers{reaper, orphans}, hooks, pushes, log)
+	w, err := queue.NewWorkers(db, qc, runner, jobs.Purgers{reaper, orphans, trail}, hooks, pushes, log)
 	if err != nil {
 		return err
 	}
@@ -358,6 +362,7 @@ type apiDeps struct {
 	Blob     *blob.Store
 	Auth     *auth.Service
 	Keys     *keys.Service
+	Audit    *audit.Service
 	Jobs     *jobs.Reader
 	Create   *jobs.Creator
 	Cancel   *jobs.Canceler
@@ -380,7 +385,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Audit: d.Audit, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

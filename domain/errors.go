@@ -34,6 +34,8 @@ type Error struct {
 	Fields  []FieldError
 	// RetryAfter, when positive, is how many seconds a client should wait.
 	RetryAfter int
+	// Scope is the scope an API key lacked (insufficient_scope only).
+	Scope string
 }
 
 func (e *Error) Error() string {

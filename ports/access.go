@@ -19,7 +19,8 @@ type APIKeys interface {
 	Revoke(ctx context.Context, orgID, id string, now time.Time) (k apikey.Key, changed bool, err error)
 	// FindByHash returns the key with that hash, revoked or not.
 	FindByHash(ctx context.Context, h apikey.Hash) (apikey.Key, error)
-	TouchLastUsed(ctx context.Context, id string, now time.Time) error
+	// TouchLastUsed records the time and client address of a use.
+	TouchLastUsed(ctx context.Context, id string, now time.Time, ip string) error
 }
 
 // Sessions stores dashboard sessions by the SHA-256 of their token.
@@ -34,10 +35,14 @@ type Sessions interface {
 	DeleteForUser(ctx context.Context, userID string) (int, error)
 }
 
-// AuditLog keeps security-relevant actions.
+// AuditLog keeps security-relevant actions, append-only: nothing changes
+// an entry, and only retention (Purge) deletes.
 type AuditLog interface {
 	Record(ctx context.Context, e identity.AuditEntry) error
-	List(ctx context.Context, orgID string, page Page) (entries []identity.AuditEntry, next string, err error)
+	// List returns an organization's entries matching the filter, newest first.
+	List(ctx context.Context, orgID string, f identity.AuditFilter, page Page) (entries []identity.AuditEntry, next string, err error)
+	// Purge deletes the entries of every organization older than before.
+	Purge(ctx context.Context, before time.Time) (int, error)
 }
 
 // Credentials reads, in one round trip each, what authenticating a request

@@ -82,12 +82,15 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 
 // Error is an error answer of the server (RFC 9457 problem details).
 type Error struct {
-	Status    int          `json:"status"`
-	Code      string       `json:"code"` // stable, e.g. "not_found", "invalid_schema"
-	Title     string       `json:"title"`
-	Detail    string       `json:"detail"`
-	RequestID string       `json:"request_id"`
-	Errors    []FieldError `json:"errors,omitempty"`
+	Status    int    `json:"status"`
+	Code      string `json:"code"` // stable, e.g. "not_found", "invalid_schema"
+	Title     string `json:"title"`
+	Detail    string `json:"detail"`
+	RequestID string `json:"request_id"`
+	// RequiredScope is the scope the API key lacked, with the code
+	// "insufficient_scope" (403): create a key holding it.
+	RequiredScope string       `json:"required_scope,omitempty"`
+	Errors        []FieldError `json:"errors,omitempty"`
 }
 
 // FieldError is one problem of a validation error.
@@ -104,6 +107,13 @@ func (e *Error) Error() string {
 	}
 	return b.String()
 }
+
+// The codes of a key's limits: a request outside its scopes (403), and a
+// key past its expires_at (401; it will not work again).
+const (
+	CodeInsufficientScope = "insufficient_scope"
+	CodeAPIKeyExpired     = "api_key_expired"
+)
 
 // IsCode reports whether err is an *Error with the given code.
 func IsCode(err error, code string) bool {

@@ -195,6 +195,10 @@ func TestErrors_typed(t *testing.T) {
 	if msg := err.Error(); !strings.HasPrefix(msg, "invalid_schema: ") || !strings.Contains(msg, "request "+e.RequestID) || !strings.Contains(msg, "schema.fields[0].type") {
 		t.Fatalf("message %q", msg)
 	}
+	_, err = client.New(serverURL, newOrgKey(t, "jobs:read")).CreateSchema(ctx, "people", json.RawMessage(people))
+	if !errors.As(err, &e) || e.Status != 403 || e.Code != client.CodeInsufficientScope || e.RequiredScope != "schemas:write" {
+		t.Fatalf("a key without the scope: %+v", err)
+	}
 	_, err = client.New(serverURL, "svc_live_nope").GetJob(ctx, "job_x")
 	if !errors.As(err, &e) || e.Status != 401 || e.Code != "invalid_api_key" {
 		t.Fatalf("bad key: %v", err)

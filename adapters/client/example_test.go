@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/client"
+	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
 )
@@ -28,8 +29,9 @@ import (
 var serverURL, apiKey string
 
 // newOrgKey makes an organization of its own, with both products, for a
-// test that counts what it creates, and returns its API key.
-var newOrgKey func(t *testing.T) string
+// test that counts what it creates, and returns its API key (holding
+// only scopes, when given).
+var newOrgKey func(t *testing.T, scopes ...string) string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "tabnorm-client-")
@@ -59,18 +61,22 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, apiKey, err = h.Keys.CreateForOperator(context.Background(), org.ID, "examples")
+	_, apiKey, err = h.Keys.CreateForOperator(context.Background(), org.ID, keys.NewKey{Name: "examples"})
 	if err != nil {
 		log.Fatal(err)
 	}
 	serverURL = "http://" + h.API.Addr()
-	newOrgKey = func(t *testing.T) string {
+	newOrgKey = func(t *testing.T, scopes ...string) string {
 		t.Helper()
 		org, err := h.Accounts.CreateOrg(context.Background(), t.Name(), []identity.Product{identity.Normalize, identity.Connect})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, key, err := h.Keys.CreateForOperator(context.Background(), org.ID, "test")
+		req := keys.NewKey{Name: "test"}
+		if len(scopes) > 0 {
+			req.Scopes = scopes
+		}
+		_, key, err := h.Keys.CreateForOperator(context.Background(), org.ID, req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func principal(c *gin.Context) identity.Principal {
 func principalOrg(v any) string { return v.(identity.Principal).OrgID }
 
 func client(c *gin.Context) identity.Client {
-	return identity.Client{IP: clientIP(c), UserAgent: c.Request.UserAgent()}
+	return identity.Client{IP: clientIP(c), UserAgent: c.Request.UserAgent(), RequestID: requestID(c)}
 }
 
 // check is one step of the access chain; mw turns it into middleware.
@@ -171,7 +171,7 @@ func productOf(path string) (identity.Product, bool) {
 // v1Chain is the order of checks on /v1 (API.md §4.5), before the
 // product and role checks of each route group.
 func (a *API) v1Chain() []check {
-	return []check{a.licenseGate, a.authenticate, a.rateLimit, a.importScope, csrf}
+	return []check{a.licenseGate, a.authenticate, a.rateLimit, a.importScope, a.keyScope, csrf}
 }
 
 // guardUnrouted runs the /v1 checks before the 404 for an unknown /v1

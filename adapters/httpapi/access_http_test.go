@@ -483,7 +483,8 @@ func TestAuditOfKeysAndLogout(t *testing.T) {
 	w.app.Do("DELETE", "/v1/admin/keys/"+created.ID, admin, nil) // no second entry
 	w.app.Do("POST", "/auth/logout", admin, nil)
 	got := auditActions(t, w, w.acme.ID)
-	want := "api_key.create,login,api_key.create,api_key.revoke,logout" // the first create is the world's operator key
+	// The world's three users of acme, then its operator key, come first.
+	want := "user.create,user.create,user.create,api_key.create,login,api_key.create,api_key.revoke,logout"
 	if got != want {
 		t.Fatalf("audit log %q, want %q", got, want)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tabnorm/tabnorm/application/keys"
 	"github.com/tabnorm/tabnorm/domain/apikey"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -14,24 +17,34 @@ import (
 // APIKeyJSON is a key as listed; the plaintext appears only in the
 // creation response (Key).
 type APIKeyJSON struct {
-	ID         string  `json:"id"`
-	Object     string  `json:"object"`
-	Name       string  `json:"name"`
-	Prefix     string  `json:"prefix"`
-	Last4      string  `json:"last4"`
-	CreatedAt  string  `json:"created_at"`
-	LastUsedAt *string `json:"last_used_at"`
-	RevokedAt  *string `json:"revoked_at"`
-	CreatedBy  *string `json:"created_by"`
-	Key        string  `json:"key,omitempty"`
+	ID         string   `json:"id"`
+	Object     string   `json:"object"`
+	Name       string   `json:"name"`
+	Prefix     string   `json:"prefix"`
+	Last4      string   `json:"last4"`
+	CreatedAt  string   `json:"created_at"`
+	LastUsedAt *string  `json:"last_used_at"`
+	LastUsedIP *string  `json:"last_used_ip"`
+	RevokedAt  *string  `json:"revoked_at"`
+	CreatedBy  *string  `json:"created_by"`
+	Scopes     []string `json:"scopes"`
+	ExpiresAt  *string  `json:"expires_at"`
+	Key        string   `json:"key,omitempty"`
 }
 
 // NewAPIKeyJSON converts a key for output; plaintext is "" except once.
 func NewAPIKeyJSON(k apikey.Key, plaintext string) APIKeyJSON {
 	out := APIKeyJSON{ID: k.ID, Object: "api_key", Name: k.Name, Prefix: apikey.Prefix, Last4: k.Last4,
-		CreatedAt: formatTime(k.CreatedAt), LastUsedAt: formatTimePtr(k.LastUsedAt), RevokedAt: formatTimePtr(k.RevokedAt), Key: plaintext}
+		CreatedAt: formatTime(k.CreatedAt), LastUsedAt: formatTimePtr(k.LastUsedAt), RevokedAt: formatTimePtr(k.RevokedAt), Key: plaintext,
+		ExpiresAt: formatTimePtr(k.ExpiresAt), Scopes: make([]string, len(k.Scopes))}
+	for i, s := range k.Scopes {
+		out.Scopes[i] = string(s)
+	}
 	if k.CreatedBy != "" {
 		out.CreatedBy = &k.CreatedBy
+	}
+	if k.LastUsedIP != "" {
+		out.LastUsedIP = &k.LastUsedIP
 	}
 	return out
 }
@@ -55,7 +68,29 @@ func (a *API) listKeys(c *gin.Context) {
 }
 
 type createKeyRequest struct {
-	Name string `json:"name"`
+	Name      string     `json:"name"`
+	Scopes    *[]string  `json:"scopes"`
+	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// fingerprint is what an Idempotency-Key's replay must repeat.
+func (r createKeyRequest) fingerprint() []string {
+	parts := []string{r.Name, "", ""}
+	if r.Scopes != nil {
+		parts[1] = "[" + strings.Join(*r.Scopes, "\x00") + "]"
+	}
+	if r.ExpiresAt != nil {
+		parts[2] = r.ExpiresAt.UTC().Format(time.RFC3339Nano)
+	}
+	return parts
+}
+
+func (r createKeyRequest) newKey() keys.NewKey {
+	k := keys.NewKey{Name: r.Name, ExpiresAt: r.ExpiresAt}
+	if r.Scopes != nil {
+		k.Scopes = append([]string{}, *r.Scopes...) // present and empty stays empty: refused
+	}
+	return k
 }
 
 func (a *API) createKey(c *gin.Context) {
@@ -75,9 +110,9 @@ func (a *API) createKey(c *gin.Context) {
 	// replay cannot show it again (API.md §3).
 	var plain string
 	var created APIKeyJSON
-	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), principal(c).OrgID, c.GetHeader("Idempotency-Key"), requestHash(c, req.Name),
+	res, replayed, err := a.deps.Idempotency.Do(c.Request.Context(), principal(c).OrgID, c.GetHeader("Idempotency-Key"), requestHash(c, req.fingerprint()...),
 		func(ctx context.Context) (ports.IdempotentAnswer, error) {
-			k, p, err := a.deps.Keys.Create(ctx, principal(c), req.Name, client(c))
+			k, p, err := a.deps.Keys.Create(ctx, principal(c), req.newKey(), client(c))
 			if err != nil {
 				return ports.IdempotentAnswer{}, err
 			}

@@ -35,6 +35,13 @@ func withRequestID(c *gin.Context) {
 
 func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
 
+// carryClient puts the request's client (address, user agent, request id)
+// in its context, where the use cases read it for the audit log.
+func carryClient(c *gin.Context) {
+	c.Request = c.Request.WithContext(identity.WithClient(c.Request.Context(), client(c)))
+	c.Next()
+}
+
 // accessLog writes one structured line per request. It logs the path
 // without the query (which may hold cursors and names) and no headers.
 // probes are the routes a load balancer or an orchestrator polls: their

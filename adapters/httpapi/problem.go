@@ -25,10 +25,12 @@ var statusOf = map[domain.Code]int{
 	domain.CodeMixedAuthentication:         http.StatusBadRequest,
 	domain.CodeUnauthenticated:             http.StatusUnauthorized,
 	domain.CodeInvalidAPIKey:               http.StatusUnauthorized,
+	domain.CodeAPIKeyExpired:               http.StatusUnauthorized,
 	domain.CodeInvalidCredentials:          http.StatusUnauthorized,
 	domain.CodeCSRFTokenInvalid:            http.StatusForbidden,
 	domain.CodeForbiddenEntitlementMissing: http.StatusForbidden,
 	domain.CodeInsufficientPermissions:     http.StatusForbidden,
+	domain.CodeInsufficientScope:           http.StatusForbidden,
 	domain.CodeForbiddenImportSession:      http.StatusForbidden,
 	domain.CodeImportSessionExpired:        http.StatusUnauthorized,
 	domain.CodeLicenseInvalid:              http.StatusForbidden,
@@ -87,13 +89,15 @@ type problemField struct {
 }
 
 type problem struct {
-	Type      string         `json:"type"`
-	Title     string         `json:"title"`
-	Status    int            `json:"status"`
-	Code      domain.Code    `json:"code"`
-	Detail    string         `json:"detail"`
-	RequestID string         `json:"request_id"`
-	Errors    []problemField `json:"errors,omitempty"`
+	Type      string      `json:"type"`
+	Title     string      `json:"title"`
+	Status    int         `json:"status"`
+	Code      domain.Code `json:"code"`
+	Detail    string      `json:"detail"`
+	RequestID string      `json:"request_id"`
+	// RequiredScope is the scope an API key lacked (insufficient_scope).
+	RequiredScope string         `json:"required_scope,omitempty"`
+	Errors        []problemField `json:"errors,omitempty"`
 }
 
 // toProblem maps any error to the problem a client sees. Internal errors
@@ -103,7 +107,7 @@ func toProblem(err error) (problem, bool) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &coded):
-		p := problem{Code: coded.Code, Detail: coded.Message}
+		p := problem{Code: coded.Code, Detail: coded.Message, RequiredScope: coded.Scope}
 		for _, f := range coded.Fields {
 			p.Errors = append(p.Errors, problemField(f))
 		}
@@ -148,6 +152,9 @@ func (a *API) writeProblem(c *gin.Context, err error) {
 	if p.Status == http.StatusUnauthorized {
 		c.Header("WWW-Authenticate", bearerChallenge(p.Code))
 	}
+	if p.Code == domain.CodeInsufficientScope { // RFC 6750 §3.1
+		c.Header("WWW-Authenticate", `Bearer realm="tabnorm", error="insufficient_scope", scope="`+p.RequiredScope+`"`)
+	}
 	var coded *domain.Error
 	if errors.As(err, &coded) && coded.RetryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(coded.RetryAfter))
@@ -177,11 +184,14 @@ func fail(c *gin.Context, err error) {
 // bearerChallenge is the WWW-Authenticate of a 401 (RFC 9110 §11.6.1,
 // RFC 6750 §3): every 401 names the Bearer scheme and the realm; a
 // credential that was sent and refused (a revoked, unknown or malformed
-// key, an expired import session's secret) adds error="invalid_token".
+// key, an expired import session's secret) adds error="invalid_token";
+// an expired key says so in error_description.
 // A request without credentials, a failed sign-in and an expired session
 // get no error code: RFC 6750 gives none to a request that sent no token.
 func bearerChallenge(code domain.Code) string {
 	switch code {
+	case domain.CodeAPIKeyExpired:
+		return `Bearer realm="tabnorm", error="invalid_token", error_description="The API key expired"`
 	case domain.CodeInvalidAPIKey, domain.CodeImportSessionExpired:
 		return `Bearer realm="tabnorm", error="invalid_token"`
 	}

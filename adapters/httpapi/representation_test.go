@@ -108,6 +108,12 @@ func TestBearerChallenge(t *testing.T) {
 		}
 		got := bearerChallenge(code)
 		refused := code == domain.CodeInvalidAPIKey || code == domain.CodeImportSessionExpired
+		if code == domain.CodeAPIKeyExpired {
+			if want := `Bearer realm="tabnorm", error="invalid_token", error_description="The API key expired"`; got != want {
+				t.Errorf("%s: %q, want %q", code, got, want)
+			}
+			continue
+		}
 		if want := `Bearer realm="tabnorm"`; refused {
 			if want += `, error="invalid_token"`; got != want {
 				t.Errorf("%s: %q, want %q", code, got, want)

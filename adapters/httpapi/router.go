@@ -14,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tabnorm/tabnorm/application/audit"
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/destinations"
@@ -69,6 +70,8 @@ type Deps struct {
 	Readiness Readiness
 	Auth      *auth.Service
 	Keys      *keys.Service
+	// Audit reads the audit log for an organization's admins.
+	Audit *audit.Service
 	// The jobs use cases the routes call: reading jobs, their events and
 	// results; uploading and creating them (and the usage they count
 	// against); canceling and deleting them.
@@ -151,7 +154,7 @@ func New(cfg Config, deps Deps) *API {
 	// headers only from TrustedProxies, so a client cannot pick the
 	// address the login throttle and the audit log see.
 	_ = r.SetTrustedProxies(nil)
-	r.Use(a.resolveClient, withRequestID, traced, accessLog(deps.Log, a.observer), representation, a.renderErrors, a.bodyDeadlines, refuseBadText)
+	r.Use(a.resolveClient, withRequestID, carryClient, traced, accessLog(deps.Log, a.observer), representation, a.renderErrors, a.bodyDeadlines, refuseBadText)
 	if cfg.DashboardOrigin != "" && cfg.DashboardOrigin != cfg.BaseOrigin {
 		r.Use(crossOrigin(cfg.DashboardOrigin))
 	}
@@ -180,6 +183,8 @@ func New(cfg Config, deps Deps) *API {
 	account.POST("/keys", a.createKey)
 	account.DELETE("/keys/:id", a.revokeKey)
 	get(account, "/organizations", a.listOrganizations)
+	get(v1, "/audit-events", mw(a.v1Chain()...), a.listAuditEvents)
+	get(v1, "/audit-events.jsonl", mw(a.v1Chain()...), a.exportAuditEvents)
 	a.webhookRoutes(v1.Group("/webhooks", mw(a.v1Chain()...)))
 	a.destinationRoutes(v1.Group("/destinations", mw(a.v1Chain()...))) // destinations_handlers.go
 	get(v1, "/usage", mw(a.v1Chain()...), a.usage)

@@ -22,17 +22,22 @@ type apiKeyRow struct {
 	CreatedBy     string     `bun:"created_by"`
 	CreatedAt     time.Time  `bun:"created_at"`
 	LastUsedAt    *time.Time `bun:"last_used_at"`
+	LastUsedIP    string     `bun:"last_used_ip"`
 	RevokedAt     *time.Time `bun:"revoked_at"`
+	Scopes        string     `bun:"scopes"`
+	ExpiresAt     *time.Time `bun:"expires_at"`
 }
 
 func toKeyRow(k apikey.Key) apiKeyRow {
 	return apiKeyRow{ID: k.ID, OrgID: k.OrgID, Name: k.Name, Hash: k.Hash[:], Last4: k.Last4, CreatedBy: k.CreatedBy,
-		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), RevokedAt: utcPtr(k.RevokedAt)}
+		CreatedAt: k.CreatedAt.UTC(), LastUsedAt: utcPtr(k.LastUsedAt), LastUsedIP: k.LastUsedIP, RevokedAt: utcPtr(k.RevokedAt),
+		Scopes: apikey.EncodeScopes(k.Scopes), ExpiresAt: utcPtr(k.ExpiresAt)}
 }
 
 func toKeyDomain(r apiKeyRow) apikey.Key {
 	k := apikey.Key{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Last4: r.Last4, CreatedBy: r.CreatedBy,
-		CreatedAt: r.CreatedAt.UTC(), LastUsedAt: utcPtr(r.LastUsedAt), RevokedAt: utcPtr(r.RevokedAt)}
+		CreatedAt: r.CreatedAt.UTC(), LastUsedAt: utcPtr(r.LastUsedAt), LastUsedIP: r.LastUsedIP, RevokedAt: utcPtr(r.RevokedAt),
+		Scopes: apikey.DecodeScopes(r.Scopes), ExpiresAt: utcPtr(r.ExpiresAt)}
 	copy(k.Hash[:], r.Hash)
 	return k
 }
@@ -96,9 +101,10 @@ func (s *APIKeys) FindByHash(ctx context.Context, h apikey.Hash) (apikey.Key, er
 	return toKeyDomain(row), translate(err, "API key")
 }
 
-// TouchLastUsed records use; callers limit it to once a minute per key.
-func (s *APIKeys) TouchLastUsed(ctx context.Context, id string, now time.Time) error {
-	_, err := s.db.conn(ctx).NewUpdate().Model((*apiKeyRow)(nil)).Set("last_used_at = ?", now.UTC()).
+// TouchLastUsed records use; callers limit it to once a minute per key
+// and address.
+func (s *APIKeys) TouchLastUsed(ctx context.Context, id string, now time.Time, ip string) error {
+	_, err := s.db.conn(ctx).NewUpdate().Model((*apiKeyRow)(nil)).Set("last_used_at = ?", now.UTC()).Set("last_used_ip = ?", ip).
 		Where("id = ?", id).Exec(ctx)
 	return translate(err, "API key")
 }
@@ -182,19 +188,33 @@ func (s *Sessions) DeleteForUser(ctx context.Context, userID string) (int, error
 }
 
 type auditRow struct {
-	bun.BaseModel `bun:"table:audit_log"`
-	ID            string    `bun:"id,pk"`
-	OrgID         string    `bun:"org_id"`
-	ActorUserID   string    `bun:"actor_user_id"`
-	ActorKeyID    string    `bun:"actor_key_id"`
-	Action        string    `bun:"action"`
-	TargetID      string    `bun:"target_id"`
-	IP            string    `bun:"ip"`
-	UserAgent     string    `bun:"user_agent"`
-	At            time.Time `bun:"at"`
+	bun.BaseModel        `bun:"table:audit_log"`
+	ID                   string    `bun:"id,pk"`
+	OrgID                string    `bun:"org_id"`
+	ActorUserID          string    `bun:"actor_user_id"`
+	ActorKeyID           string    `bun:"actor_key_id"`
+	ActorImportSessionID string    `bun:"actor_import_session_id"`
+	Impersonating        bool      `bun:"impersonating"`
+	Action               string    `bun:"action"`
+	TargetID             string    `bun:"target_id"`
+	IP                   string    `bun:"ip"`
+	UserAgent            string    `bun:"user_agent"`
+	RequestID            string    `bun:"request_id"`
+	At                   time.Time `bun:"at"`
 }
 
-// AuditLog implements ports.AuditLog.
+func toAuditRow(e identity.AuditEntry) auditRow {
+	return auditRow{ID: e.ID, OrgID: e.OrgID, ActorUserID: e.ActorUserID, ActorKeyID: e.ActorKeyID, ActorImportSessionID: e.ActorImportSessionID,
+		Impersonating: e.Impersonating, Action: e.Action, TargetID: e.TargetID, IP: e.IP, UserAgent: e.UserAgent, RequestID: e.RequestID, At: e.At.UTC()}
+}
+
+func toAuditDomain(r auditRow) identity.AuditEntry {
+	return identity.AuditEntry{ID: r.ID, OrgID: r.OrgID, ActorUserID: r.ActorUserID, ActorKeyID: r.ActorKeyID, ActorImportSessionID: r.ActorImportSessionID,
+		Impersonating: r.Impersonating, Action: r.Action, TargetID: r.TargetID, IP: r.IP, UserAgent: r.UserAgent, RequestID: r.RequestID, At: r.At.UTC()}
+}
+
+// AuditLog implements ports.AuditLog. The table refuses UPDATE (a trigger
+// on each database); Purge is the only delete.
 type AuditLog struct{ db *DB }
 
 var _ ports.AuditLog = (*AuditLog)(nil)
@@ -204,26 +224,52 @@ func NewAuditLog(db *DB) *AuditLog { return &AuditLog{db: db} }
 
 // Record appends an entry.
 func (s *AuditLog) Record(ctx context.Context, e identity.AuditEntry) error {
-	row := auditRow{ID: e.ID, OrgID: e.OrgID, ActorUserID: e.ActorUserID, ActorKeyID: e.ActorKeyID, Action: e.Action,
-		TargetID: e.TargetID, IP: e.IP, UserAgent: e.UserAgent, At: e.At.UTC()}
+	row := toAuditRow(e)
 	_, err := s.db.conn(ctx).NewInsert().Model(&row).Exec(ctx)
 	return translate(err, "audit entry")
 }
 
-// List returns an organization's entries, newest first.
-func (s *AuditLog) List(ctx context.Context, orgID string, page ports.Page) ([]identity.AuditEntry, string, error) {
+// List returns an organization's entries matching f, newest first (ids
+// grow with time).
+func (s *AuditLog) List(ctx context.Context, orgID string, f identity.AuditFilter, page ports.Page) ([]identity.AuditEntry, string, error) {
 	var rows []auditRow
-	next, err := listPage(ctx, s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ?", orgID), page,
+	q := s.db.conn(ctx).NewSelect().Model(&rows).Where("org_id = ?", orgID)
+	if f.Actor != "" {
+		q = q.Where("(actor_user_id = ? OR actor_key_id = ? OR actor_import_session_id = ?)", f.Actor, f.Actor, f.Actor)
+	}
+	if f.Action != "" {
+		q = q.Where("action = ?", f.Action)
+	}
+	if f.Target != "" {
+		q = q.Where("target_id = ?", f.Target)
+	}
+	if f.Since != nil {
+		q = q.Where("at >= ?", f.Since.UTC())
+	}
+	if f.Until != nil {
+		q = q.Where("at < ?", f.Until.UTC())
+	}
+	next, err := listPage(ctx, q, page,
 		func() int { return len(rows) }, func(i int) string { return rows[i].ID }, func(n int) { rows = rows[:n] })
 	if err != nil {
 		return nil, "", translate(err, "audit entry")
 	}
 	out := make([]identity.AuditEntry, len(rows))
 	for i, r := range rows {
-		out[i] = identity.AuditEntry{ID: r.ID, OrgID: r.OrgID, ActorUserID: r.ActorUserID, ActorKeyID: r.ActorKeyID,
-			Action: r.Action, TargetID: r.TargetID, IP: r.IP, UserAgent: r.UserAgent, At: r.At.UTC()}
+		out[i] = toAuditDomain(r)
 	}
 	return out, next, nil
+}
+
+// Purge deletes every organization's entries older than before: the
+// retention's delete, the only one the log knows.
+func (s *AuditLog) Purge(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.db.conn(ctx).NewDelete().Model((*auditRow)(nil)).Where("at < ?", before.UTC()).Exec(ctx)
+	if err != nil {
+		return 0, translate(err, "audit entry")
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }
 
 // listPage runs a newest-first keyset page over a query whose model is a

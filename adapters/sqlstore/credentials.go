@@ -25,7 +25,7 @@ func NewCredentials(db *DB) *Credentials { return &Credentials{db: db} }
 // KeyByHash implements ports.Credentials.
 func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key, []entitlement.Entitlement, error) {
 	rows, err := s.db.queryPrepared(ctx, `
-		SELECT k.id, k.org_id, k.name, k.last4, k.created_by, k.created_at, k.last_used_at, k.revoked_at, `+grantColumns+`
+		SELECT k.id, k.org_id, k.name, k.last4, k.created_by, k.created_at, k.last_used_at, k.last_used_ip, k.revoked_at, k.scopes, k.expires_at, `+grantColumns+`
 		FROM api_keys k LEFT JOIN entitlements e ON e.org_id = k.org_id AND e.revoked_at IS NULL
 		WHERE k.hash = ?`, h[:])
 	if err != nil {
@@ -37,7 +37,7 @@ func (s *Credentials) KeyByHash(ctx context.Context, h apikey.Hash) (apikey.Key,
 	found := false
 	for rows.Next() {
 		var g grantCols
-		if err := rows.Scan(append([]any{&row.ID, &row.OrgID, &row.Name, &row.Last4, &row.CreatedBy, &row.CreatedAt, &row.LastUsedAt, &row.RevokedAt}, g.dest()...)...); err != nil {
+		if err := rows.Scan(append([]any{&row.ID, &row.OrgID, &row.Name, &row.Last4, &row.CreatedBy, &row.CreatedAt, &row.LastUsedAt, &row.LastUsedIP, &row.RevokedAt, &row.Scopes, &row.ExpiresAt}, g.dest()...)...); err != nil {
 			return apikey.Key{}, nil, translate(err, "API key")
 		}
 		found = true

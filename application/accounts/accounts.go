@@ -102,7 +102,13 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (identity.User, er
 	}
 	u := identity.User{ID: id.New(id.User), OrgID: in.OrgID, Email: email, Name: in.Name, Role: in.Role,
 		IsStaff: in.IsStaff, PasswordHash: hash, CreatedAt: s.clock.Now().UTC()}
-	if err := s.users.Create(ctx, u); err != nil {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.users.Create(ctx, u); err != nil {
+			return err
+		}
+		return s.record(ctx, u, "user.create")
+	})
+	if err != nil {
 		return identity.User{}, err
 	}
 	return u, nil
@@ -115,7 +121,14 @@ func (s *Service) Grant(ctx context.Context, orgID string, p identity.Product, u
 	if _, err := s.orgs.Get(ctx, orgID); err != nil {
 		return identity.Organization{}, err
 	}
-	if _, err := s.grant(ctx, orgID, p, s.clock.Now(), until); err != nil {
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		e, err := s.grant(ctx, orgID, p, s.clock.Now(), until)
+		if err != nil {
+			return err
+		}
+		return s.recordOn(ctx, orgID, "entitlement.grant", e.ID)
+	})
+	if err != nil {
 		return identity.Organization{}, err
 	}
 	return s.Org(ctx, orgID)
@@ -127,8 +140,18 @@ func (s *Service) Revoke(ctx context.Context, orgID string, p identity.Product) 
 	if _, err := s.orgs.Get(ctx, orgID); err != nil {
 		return identity.Organization{}, err
 	}
-	if _, err := s.grants.Revoke(ctx, orgID, p, s.clock.Now(), operatorAgent); err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return identity.Organization{}, fmt.Errorf("revoke %s: %w", p, err)
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		e, err := s.grants.Revoke(ctx, orgID, p, s.clock.Now(), operatorAgent)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil // nothing revoked, nothing to record
+		}
+		if err != nil {
+			return fmt.Errorf("revoke %s: %w", p, err)
+		}
+		return s.recordOn(ctx, orgID, "entitlement.revoke", e.ID)
+	})
+	if err != nil {
+		return identity.Organization{}, err
 	}
 	return s.Org(ctx, orgID)
 }
@@ -247,8 +270,13 @@ func (s *Service) DisableUser(ctx context.Context, userID string) (identity.User
 }
 
 func (s *Service) record(ctx context.Context, target identity.User, action string) error {
-	return s.audit.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: target.OrgID, Action: action,
-		TargetID: target.ID, UserAgent: operatorAgent, At: s.clock.Now()})
+	return s.recordOn(ctx, target.OrgID, action, target.ID)
+}
+
+// recordOn writes the operator's action on target in orgID's log.
+func (s *Service) recordOn(ctx context.Context, orgID, action, target string) error {
+	return s.audit.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: orgID, Action: action,
+		TargetID: target, UserAgent: operatorAgent, At: s.clock.Now()})
 }
 
 // randomPassword returns 26 base32 characters (130 bits) from crypto/rand.

@@ -52,6 +52,7 @@ func TestService_Seed(t *testing.T) {
 	t.Run("empty_database_gets_default_org_and_staff_admin", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
+		f.audit.EXPECT().Record(mock.Anything, mock.Anything).Return(nil).Maybe()
 		f.orgs.EXPECT().Count(mock.Anything).Return(0, nil)
 		var created identity.Organization
 		f.orgs.EXPECT().Create(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, o identity.Organization) error {
@@ -94,6 +95,7 @@ func TestService_Seed(t *testing.T) {
 	t.Run("another_process_seeding_first_is_not_an_error", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
+		f.audit.EXPECT().Record(mock.Anything, mock.Anything).Return(nil).Maybe()
 		f.orgs.EXPECT().Count(mock.Anything).Return(0, nil)
 		f.orgs.EXPECT().Create(mock.Anything, mock.Anything).Return(&domain.Error{Kind: domain.ErrConflict, Code: "conflict"})
 		if seeded, err := f.svc.Seed(context.Background()); err != nil || seeded != nil {
@@ -124,6 +126,9 @@ func TestService_CreateUser(t *testing.T) {
 	t.Run("default_role_is_member_and_email_normalized", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
+		f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool {
+			return e.Action == "user.create" && e.OrgID == "org_x" && e.TargetID != ""
+		})).Return(nil).Once()
 		f.orgs.EXPECT().Get(mock.Anything, "org_x").Return(identity.Organization{ID: "org_x"}, nil)
 		f.users.EXPECT().Create(mock.Anything, mock.MatchedBy(func(u identity.User) bool {
 			return u.Role == identity.Member && u.Email == "a@b.co" && !u.IsStaff && u.CreatedAt.Equal(now)

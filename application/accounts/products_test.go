@@ -32,6 +32,9 @@ func TestService_products(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
 		until := now.Add(24 * time.Hour)
+		f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool {
+			return e.Action == "entitlement.grant" && e.OrgID == "org_acme" && e.UserAgent == "tabnorm admin"
+		})).Return(nil).Once()
 		f.orgs.EXPECT().Get(mock.Anything, "org_acme").Return(acme, nil).Twice()
 		var stored entitlement.Entitlement
 		f.grants.EXPECT().Grant(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, e entitlement.Entitlement) error {
@@ -84,6 +87,9 @@ func TestService_revoke(t *testing.T) {
 	t.Run("a revocation is stored by the operator and the organization returned as it now is", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
+		f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool {
+			return e.Action == "entitlement.revoke" && e.OrgID == "org_acme"
+		})).Return(nil).Once()
 		f.orgs.EXPECT().Get(mock.Anything, "org_acme").Return(acme, nil).Twice()
 		f.grants.EXPECT().Revoke(mock.Anything, "org_acme", identity.Connect, now, "tabnorm admin").
 			Return(grantOf(t, "org_acme", identity.Connect, nil).Revoke(now, "tabnorm admin"), nil).Once()

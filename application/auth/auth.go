@@ -46,6 +46,7 @@ func NewService(creds ports.Credentials, orgs ports.Organizations, grants ports.
 
 var (
 	errInvalidKey      = domain.Errorf(domain.ErrUnauthenticated, domain.CodeInvalidAPIKey, "The API key is not valid.")
+	errKeyExpired      = domain.Errorf(domain.ErrUnauthenticated, domain.CodeAPIKeyExpired, "The API key expired; create another.")
 	errUnauthenticated = domain.Errorf(domain.ErrUnauthenticated, domain.CodeUnauthenticated, "Sign in again: the session is missing or expired.")
 	errBadCredentials  = domain.Errorf(domain.ErrUnauthenticated, domain.CodeInvalidCredentials, "The email or password is wrong.")
 )
@@ -58,7 +59,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, plaintext, addr string) (
 	if err := s.keyGuard.check(addr, h, now); err != nil {
 		return identity.Principal{}, err
 	}
-	p, err := s.authenticateKey(ctx, plaintext)
+	p, err := s.authenticateKey(ctx, plaintext, addr)
 	switch {
 	case err == nil:
 		s.keyGuard.valid(h, now)
@@ -93,7 +94,7 @@ func (s *Service) GuardSecret(addr, secret string, invalid error, authenticate f
 // keys are refused before any database read; revoked and unknown keys get
 // the same answer. Nothing is cached, so a revocation applies on the very
 // next request on every node.
-func (s *Service) authenticateKey(ctx context.Context, plaintext string) (identity.Principal, error) {
+func (s *Service) authenticateKey(ctx context.Context, plaintext, addr string) (identity.Principal, error) {
 	if err := apikey.Validate(plaintext); err != nil {
 		return identity.Principal{}, errInvalidKey
 	}
@@ -108,13 +109,19 @@ func (s *Service) authenticateKey(ctx context.Context, plaintext string) (identi
 		return identity.Principal{}, errInvalidKey
 	}
 	now := s.clock.Now()
+	if k.Expired(now) { // a known key: told apart from an unknown one, so its owner knows to make another
+		return identity.Principal{}, errKeyExpired
+	}
+	// The time and address of use are written at most once a minute, so
+	// that authenticating stays a read: the address shown is the one of
+	// the last recorded use.
 	if k.LastUsedStale(now) {
-		if err := s.keys.TouchLastUsed(ctx, k.ID, now); err != nil {
+		if err := s.keys.TouchLastUsed(ctx, k.ID, now, addr); err != nil {
 			s.log.WarnContext(ctx, "record API key use", "key_id", k.ID, "error", err)
 		}
 	}
 	return identity.Principal{Method: identity.ByAPIKey, OrgID: k.OrgID, Products: entitlement.Products(grants, k.OrgID, now),
-		KeyID: k.ID, UserID: k.CreatedBy}, nil
+		KeyID: k.ID, UserID: k.CreatedBy, Scopes: k.Scopes}, nil
 }
 
 // AuthenticateSession turns a session cookie into a principal, sliding
@@ -326,7 +333,7 @@ func (s *Service) ListOrganizations(ctx context.Context, p identity.Principal, p
 // record writes an audit entry; a failure is logged, not returned, so an
 // audit hiccup never signs someone out.
 func (s *Service) record(ctx context.Context, e identity.AuditEntry, c identity.Client) {
-	e.ID, e.IP, e.UserAgent, e.At = id.New("aud"), c.IP, truncate(c.UserAgent, 512), s.clock.Now()
+	e.ID, e.IP, e.UserAgent, e.RequestID, e.At = id.New("aud"), c.IP, truncate(c.UserAgent, 512), c.RequestID, s.clock.Now()
 	if e.OrgID == "" {
 		return // a failed login for an unknown email belongs to no organization
 	}

@@ -172,7 +172,7 @@ func TestAuthenticateKey(t *testing.T) {
 		f := newFixture(t)
 		plain := apikey.Generate()
 		recent := now.Add(-10 * time.Second)
-		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent}, grantsOf(org), nil).Once()
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &recent, LastUsedIP: "192.0.2.1"}, grantsOf(org), nil).Once()
 		p, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1")
 		if err != nil || p.Method != identity.ByAPIKey || p.KeyID != "key_1" || p.OrgID != org.ID || p.Role != "" || p.Entitled(identity.Normalize) != nil {
 			t.Fatalf("principal = %+v, %v", p, err)
@@ -180,9 +180,25 @@ func TestAuthenticateKey(t *testing.T) {
 		// Used long ago: the use is recorded.
 		old := now.Add(-time.Hour)
 		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, LastUsedAt: &old}, grantsOf(org), nil).Once()
-		f.keys.EXPECT().TouchLastUsed(mock.Anything, "key_1", now).Return(nil).Once()
+		f.keys.EXPECT().TouchLastUsed(mock.Anything, "key_1", now, "192.0.2.1").Return(nil).Once()
 		if _, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1"); err != nil {
 			t.Fatal(err)
+		}
+	})
+	t.Run("expired_key_is_told_apart_and_carries_no_principal", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		plain := apikey.Generate()
+		ended, later := now.Add(-time.Second), now.Add(time.Hour)
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, ExpiresAt: &ended}, grantsOf(org), nil).Once()
+		if p, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1"); domain.CodeOf(err) != "api_key_expired" || p.OrgID != "" {
+			t.Fatalf("expired key: %+v, %v", p, err)
+		}
+		f.creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).Return(apikey.Key{ID: "key_1", OrgID: org.ID, ExpiresAt: &later, LastUsedAt: &now, LastUsedIP: "192.0.2.1",
+			Scopes: []apikey.Scope{apikey.JobsRead}}, grantsOf(org), nil).Once()
+		p, err := f.svc.AuthenticateKey(context.Background(), plain, "192.0.2.1")
+		if err != nil || len(p.Scopes) != 1 || p.HasScope(apikey.JobsRead) != nil || domain.CodeOf(p.HasScope(apikey.JobsWrite)) != "insufficient_scope" {
+			t.Fatalf("key before its expiry: %+v, %v", p, err)
 		}
 	})
 }

@@ -88,7 +88,7 @@ func TestAuthenticate_anExpiredGrantStopsWorking(t *testing.T) {
 	plain := apikey.Generate()
 	creds.EXPECT().KeyByHash(mock.Anything, apikey.HashOf(plain)).
 		Return(apikey.Key{ID: "key_1", OrgID: "org_1", LastUsedAt: &at}, []entitlement.Entitlement{norm, conn}, nil)
-	keys.EXPECT().TouchLastUsed(mock.Anything, "key_1", mock.Anything).Return(nil).Maybe()
+	keys.EXPECT().TouchLastUsed(mock.Anything, "key_1", mock.Anything, mock.Anything).Return(nil).Maybe()
 
 	for _, c := range []struct {
 		at         time.Time

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/audit"
 	"github.com/tabnorm/tabnorm/application/destinations"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/webhooks"
@@ -37,6 +38,7 @@ type Service struct {
 	pushes   *destinations.Fanout
 	clock    ports.Clock
 	texts    TextKeys
+	audit    ports.AuditLog
 }
 
 // TextKeys reports whether the importer has a message of that key, which
@@ -44,10 +46,11 @@ type Service struct {
 // decide (adapters/importer).
 type TextKeys func(key string) bool
 
-// NewService returns the import sessions service.
+// NewService returns the import sessions service; minting and revoking a
+// session are audited in their transactions.
 func NewService(sessions ports.ImportSessions, schemas ports.Schemas, jobs ports.Jobs, tx ports.Transactor, hooks *webhooks.Fanout,
-	pushes *destinations.Fanout, clock ports.Clock, texts TextKeys) *Service {
-	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, pushes: pushes, clock: clock, texts: texts}
+	pushes *destinations.Fanout, clock ports.Clock, texts TextKeys, log ports.AuditLog) *Service {
+	return &Service{sessions: sessions, schemas: schemas, jobs: jobs, tx: tx, hooks: hooks, pushes: pushes, clock: clock, texts: texts, audit: log}
 }
 
 // Input is a new session as the customer's backend sent it.
@@ -94,7 +97,13 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, in Input) (i
 	if ses.CreatedBy == "" {
 		ses.CreatedBy = p.UserID
 	}
-	if err := s.sessions.Create(ctx, ses); err != nil {
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.sessions.Create(ctx, ses); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "import_session.create", ses.ID, now)
+	})
+	if err != nil {
 		return importsession.Session{}, "", fmt.Errorf("create import session: %w", err)
 	}
 	return ses, secret, nil
@@ -279,10 +288,18 @@ func (s *Service) Revoke(ctx context.Context, p identity.Principal, sessionID st
 		return importsession.Session{}, err
 	}
 	now := s.clock.Now()
-	return s.sessions.Update(ctx, p.OrgID, sessionID, func(ses *importsession.Session) error {
-		ses.Revoke(now)
-		return nil
+	var out importsession.Session
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if out, err = s.sessions.Update(ctx, p.OrgID, sessionID, func(ses *importsession.Session) error {
+			ses.Revoke(now)
+			return nil
+		}); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "import_session.revoke", sessionID, now)
 	})
+	return out, err
 }
 
 // Authenticate turns a client secret into a principal of the session's

@@ -31,7 +31,10 @@ func newFixture(t *testing.T) fixture {
 	f := fixture{sessions: mocks.NewImportSessions(t), jobs: mocks.NewJobs(t)}
 	clock := mocks.NewClock(t)
 	clock.EXPECT().Now().Return(now).Maybe()
-	f.svc = NewService(f.sessions, mocks.NewSchemas(t), f.jobs, mocks.NewTransactor(t), nil, nil, clock, func(k string) bool { return k == "title" })
+	tx, trail := mocks.NewTransactor(t), mocks.NewAuditLog(t)
+	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
+	trail.EXPECT().Record(mock.Anything, mock.Anything).Return(nil).Maybe()
+	f.svc = NewService(f.sessions, mocks.NewSchemas(t), f.jobs, tx, nil, nil, clock, func(k string) bool { return k == "title" }, trail)
 	return f
 }
 

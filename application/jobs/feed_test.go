@@ -21,7 +21,7 @@ func TestReader_Follow(t *testing.T) {
 	bus.EXPECT().Subscribe("job_1").Return(notices, func() { close(unsubscribed) }).Once()
 	stored := []ports.Event{{JobID: "job_1", Seq: 3, Kind: "job.progress"}, {JobID: "job_1", Seq: 4, Kind: "job.progress"}}
 	events.EXPECT().After(mock.Anything, "job_1", 2).Return(stored, nil).Once()
-	read := jobs.NewReader(mocks.NewJobs(t), events, bus, mocks.NewBlobStore(t), nil)
+	read := jobs.NewReader(mocks.NewJobs(t), events, bus, mocks.NewBlobStore(t), nil, mocks.NewAuditLog(t), mocks.NewClock(t))
 
 	const followers = 50
 	chans := make([]<-chan []ports.Event, followers)

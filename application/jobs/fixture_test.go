@@ -106,7 +106,9 @@ func newFixture(t *testing.T, cfg jobs.Config) *fixture {
 	f.sources = jobs.NewSources(cfg, f.staging, f.tables, nil, f.log)
 	f.create = jobs.NewCreator(cfg, f.jobs, mocks.NewImportSessions(t), f.schemas, f.quotas, f.blobs, f.tables, tx, clock, f.outbox, f.dispatch)
 	f.run = jobs.NewRunner(cfg, f.jobs, f.learned, nil, f.blobs, f.render, tx, clock, f.log, f.sources, f.outbox, f.dispatch)
-	f.read = jobs.NewReader(f.jobs, f.events, f.bus, f.blobs, f.sources)
+	trail := mocks.NewAuditLog(t)
+	trail.EXPECT().Record(mock.Anything, mock.Anything).Return(nil).Maybe()
+	f.read = jobs.NewReader(f.jobs, f.events, f.bus, f.blobs, f.sources, trail, clock)
 	f.cancel = jobs.NewCanceler(f.jobs, f.blobs, tx, clock, f.log, f.outbox, f.dispatch)
 	f.reap = f.newReaper(cfg, nil)
 	return f

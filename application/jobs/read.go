@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/tabnorm/tabnorm/application/audit"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/importsession"
@@ -22,11 +23,14 @@ type Reader struct {
 	blobs   ports.BlobStore
 	sources *Sources
 	feeds   feeds // shared event feeds of the jobs followed on this node
+	audit   ports.AuditLog
+	clock   ports.Clock
 }
 
-// NewReader returns the reading of jobs.
-func NewReader(jobs ports.Jobs, events ports.JobEvents, bus ports.EventBus, blobs ports.BlobStore, sources *Sources) *Reader {
-	return &Reader{jobs: jobs, events: events, bus: bus, blobs: blobs, sources: sources}
+// NewReader returns the reading of jobs; each read of a job's rows from
+// their start is audited as an export of rows.
+func NewReader(jobs ports.Jobs, events ports.JobEvents, bus ports.EventBus, blobs ports.BlobStore, sources *Sources, log ports.AuditLog, clock ports.Clock) *Reader {
+	return &Reader{jobs: jobs, events: events, bus: bus, blobs: blobs, sources: sources, audit: log, clock: clock}
 }
 
 // Get returns one of the organization's jobs.
@@ -67,7 +71,19 @@ func (r *Reader) OpenResult(ctx context.Context, p identity.Principal, jobID str
 	if errors.Is(err, domain.ErrNotFound) {
 		return j, nil, domain.Errorf(domain.ErrNotFound, domain.CodeNotFound, "The job's results were deleted (retention).")
 	}
-	return j, rc, err
+	if err != nil {
+		return j, nil, err
+	}
+	// Rows read from their start are an export of the organization's data
+	// (a download, or the first page); the rest of a resumed download is not
+	// another one.
+	if res == Rows && offset == 0 {
+		if err := audit.Record(ctx, r.audit, p, "rows.export", j.ID, r.clock.Now()); err != nil {
+			_ = rc.Close()
+			return j, nil, err
+		}
+	}
+	return j, rc, nil
 }
 
 // KeepExport stores a download built from a succeeded job's result

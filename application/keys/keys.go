@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -28,36 +29,61 @@ func NewService(keys ports.APIKeys, audit ports.AuditLog, tx ports.Transactor, c
 	return &Service{keys: keys, audit: audit, tx: tx, clock: clock}
 }
 
+// NewKey is what a new key is asked to be.
+type NewKey struct {
+	Name string
+	// Scopes are the names of its scopes; nil gives every scope (admin),
+	// as keys had before scopes existed; an empty list is invalid.
+	Scopes []string
+	// ExpiresAt, when set, must be in the future (at most five years).
+	ExpiresAt *time.Time
+}
+
 // Create makes a key for the principal's organization and returns it with
 // its plaintext, which exists only in this return value.
-func (s *Service) Create(ctx context.Context, p identity.Principal, name string, c identity.Client) (apikey.Key, string, error) {
+func (s *Service) Create(ctx context.Context, p identity.Principal, req NewKey, c identity.Client) (apikey.Key, string, error) {
 	if err := p.CanManageKeys(); err != nil {
 		return apikey.Key{}, "", err
 	}
-	return s.create(ctx, p.OrgID, p.UserID, name, c)
+	return s.create(ctx, p.OrgID, p.UserID, req, c)
 }
 
 // CreateForOperator makes a key from the operator's command line.
-func (s *Service) CreateForOperator(ctx context.Context, orgID, name string) (apikey.Key, string, error) {
-	return s.create(ctx, orgID, "", name, identity.Client{UserAgent: "tabnorm admin"})
+func (s *Service) CreateForOperator(ctx context.Context, orgID string, req NewKey) (apikey.Key, string, error) {
+	return s.create(ctx, orgID, "", req, identity.Client{UserAgent: "tabnorm admin"})
 }
 
-func (s *Service) create(ctx context.Context, orgID, userID, name string, c identity.Client) (apikey.Key, string, error) {
-	name = strings.TrimSpace(name)
+func (s *Service) create(ctx context.Context, orgID, userID string, req NewKey, c identity.Client) (apikey.Key, string, error) {
+	name := strings.TrimSpace(req.Name)
 	if name == "" || utf8.RuneCountInString(name) > 100 {
 		return apikey.Key{}, "", &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "A key needs a name of 1 to 100 characters.",
 			Fields: []domain.FieldError{{Field: "name", Message: "must be 1 to 100 characters"}}}
 	}
-	plain := apikey.Generate()
+	scopes := []apikey.Scope{apikey.AdminScope}
+	if req.Scopes != nil {
+		var err error
+		if scopes, err = apikey.ParseScopes(req.Scopes); err != nil {
+			return apikey.Key{}, "", err
+		}
+	}
 	now := s.clock.Now()
+	if err := apikey.CheckExpiry(req.ExpiresAt, now); err != nil {
+		return apikey.Key{}, "", err
+	}
+	var expires *time.Time
+	if req.ExpiresAt != nil {
+		t := req.ExpiresAt.UTC().Truncate(time.Second)
+		expires = &t
+	}
+	plain := apikey.Generate()
 	k := apikey.Key{ID: id.New(id.Key), OrgID: orgID, Name: name, Hash: apikey.HashOf(plain), Last4: apikey.Last4(plain),
-		CreatedBy: userID, CreatedAt: now}
+		CreatedBy: userID, CreatedAt: now, Scopes: scopes, ExpiresAt: expires}
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		if err := s.keys.Create(ctx, k); err != nil {
 			return err
 		}
 		return s.audit.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: orgID, ActorUserID: userID,
-			Action: "api_key.create", TargetID: k.ID, IP: c.IP, UserAgent: c.UserAgent, At: now})
+			Action: "api_key.create", TargetID: k.ID, IP: c.IP, UserAgent: c.UserAgent, RequestID: c.RequestID, At: now})
 	})
 	if err != nil {
 		return apikey.Key{}, "", fmt.Errorf("create API key: %w", err)
@@ -87,8 +113,9 @@ func (s *Service) Revoke(ctx context.Context, p identity.Principal, keyID string
 		if k, changed, err = s.keys.Revoke(ctx, p.OrgID, keyID, now); err != nil || !changed {
 			return err // revoking a revoked key changes nothing and is not audited again
 		}
-		return s.audit.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: p.OrgID, ActorUserID: p.UserID,
-			Action: "api_key.revoke", TargetID: k.ID, IP: c.IP, UserAgent: c.UserAgent, At: now})
+		e := identity.AuditBy(p, c, "api_key.revoke", k.ID, now)
+		e.ID = id.New("aud")
+		return s.audit.Record(ctx, e)
 	})
 	return k, err
 }

@@ -54,7 +54,7 @@ func TestService_Create(t *testing.T) {
 		f.keys.EXPECT().Create(mock.Anything, mock.Anything).Run(func(_ context.Context, k apikey.Key) { stored = k }).Return(nil).Once()
 		var entry identity.AuditEntry
 		f.audit.EXPECT().Record(mock.Anything, mock.Anything).Run(func(_ context.Context, e identity.AuditEntry) { entry = e }).Return(nil).Once()
-		k, plain, err := f.svc.Create(ctx, admin, "  deploy  ", client)
+		k, plain, err := f.svc.Create(ctx, admin, keys.NewKey{Name: "  deploy  "}, client)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,6 +67,28 @@ func TestService_Create(t *testing.T) {
 		}
 	})
 
+	t.Run("scopes and expiry are kept; no list is every scope", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t)
+		var stored []apikey.Key
+		f.keys.EXPECT().Create(mock.Anything, mock.Anything).Run(func(_ context.Context, k apikey.Key) { stored = append(stored, k) }).Return(nil).Twice()
+		f.audit.EXPECT().Record(mock.Anything, mock.Anything).Return(nil).Twice()
+		until := now.Add(90 * 24 * time.Hour)
+		if _, _, err := f.svc.Create(ctx, admin, keys.NewKey{Name: "ci", Scopes: []string{"jobs:write", "jobs:read", "jobs:read"}, ExpiresAt: &until}, client); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.svc.Create(ctx, admin, keys.NewKey{Name: "all"}, client); err != nil {
+			t.Fatal(err)
+		}
+		if got := stored[0]; len(got.Scopes) != 2 || got.Scopes[0] != apikey.JobsRead || got.Scopes[1] != apikey.JobsWrite || got.ExpiresAt == nil || !got.ExpiresAt.Equal(until) ||
+			got.Allows(apikey.SchemasWrite) || !got.Allows(apikey.JobsWrite) {
+			t.Fatalf("scoped key %+v", got)
+		}
+		if got := stored[1]; len(got.Scopes) != 1 || got.Scopes[0] != apikey.AdminScope || got.ExpiresAt != nil || !got.Allows(apikey.WebhooksWrite) {
+			t.Fatalf("unscoped key %+v", got)
+		}
+	})
+
 	t.Run("the operator's key has no creator", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t)
@@ -74,22 +96,27 @@ func TestService_Create(t *testing.T) {
 		f.audit.EXPECT().Record(mock.Anything, mock.MatchedBy(func(e identity.AuditEntry) bool {
 			return e.ActorUserID == "" && e.UserAgent == "tabnorm admin"
 		})).Return(nil).Once()
-		k, plain, err := f.svc.CreateForOperator(ctx, "org_b", "ci")
+		k, plain, err := f.svc.CreateForOperator(ctx, "org_b", keys.NewKey{Name: "ci"})
 		if err != nil || k.OrgID != "org_b" || k.CreatedBy != "" || plain == "" {
 			t.Fatalf("CreateForOperator = %+v, %q, %v", k, plain, err)
 		}
 	})
 
+	past, far := now.Add(-time.Second), now.Add(6*365*24*time.Hour)
 	for _, c := range []struct {
 		name string
 		p    identity.Principal
-		key  string
+		key  keys.NewKey
 		code domain.Code
 	}{
-		{"a member may not", member, "deploy", "insufficient_permissions"},
-		{"an API key may not", byKey, "deploy", "insufficient_permissions"},
-		{"a blank name", admin, "   ", "invalid_request"},
-		{"a name over 100 characters", admin, strings.Repeat("é", 101), "invalid_request"},
+		{"a member may not", member, keys.NewKey{Name: "deploy"}, "insufficient_permissions"},
+		{"an API key may not", byKey, keys.NewKey{Name: "deploy"}, "insufficient_permissions"},
+		{"a blank name", admin, keys.NewKey{Name: "   "}, "invalid_request"},
+		{"a name over 100 characters", admin, keys.NewKey{Name: strings.Repeat("é", 101)}, "invalid_request"},
+		{"an empty list of scopes", admin, keys.NewKey{Name: "deploy", Scopes: []string{}}, "invalid_request"},
+		{"an unknown scope", admin, keys.NewKey{Name: "deploy", Scopes: []string{"jobs:read", "jobs:delete"}}, "invalid_request"},
+		{"an expiry in the past", admin, keys.NewKey{Name: "deploy", ExpiresAt: &past}, "invalid_request"},
+		{"an expiry over five years ahead", admin, keys.NewKey{Name: "deploy", ExpiresAt: &far}, "invalid_request"},
 	} {
 		t.Run(c.name+" is refused", func(t *testing.T) {
 			t.Parallel()
@@ -107,7 +134,7 @@ func TestService_Create(t *testing.T) {
 		down := errors.New("database down")
 		f.keys.EXPECT().Create(mock.Anything, mock.Anything).Return(nil).Once()
 		f.audit.EXPECT().Record(mock.Anything, mock.Anything).Return(down).Once()
-		if _, plain, err := f.svc.Create(ctx, admin, "deploy", client); !errors.Is(err, down) || plain != "" {
+		if _, plain, err := f.svc.Create(ctx, admin, keys.NewKey{Name: "deploy"}, client); !errors.Is(err, down) || plain != "" {
 			t.Fatalf("Create = %q, %v", plain, err)
 		}
 	})

@@ -222,7 +222,9 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	jcfg := jobs.Config{}
 	outbox := jobs.NewOutbox(events, render, bus)
 	create := jobs.NewCreator(jcfg, f.jobs, mocks.NewImportSessions(t), schemas, quotas, f.blobs, nil, tx, clock, outbox, jobs.NewDispatcher(jcfg, slots, queue, tx, log))
-	read := jobs.NewReader(f.jobs, events, bus, f.blobs, nil)
+	trail := mocks.NewAuditLog(t)
+	trail.EXPECT().Record(mock.Anything, mock.Anything).Return(nil).Maybe()
+	read := jobs.NewReader(f.jobs, events, bus, f.blobs, nil, trail, clock)
 	sources := jobs.NewSources(jcfg, f.staging, f.tables, nil, log)
 	conn := connect.NewService(files, create, f.blobs, mocks.NewTableOpener(t), tx, clock, log)
 	f.svc = useCases{

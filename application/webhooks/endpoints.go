@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tabnorm/tabnorm/application/audit"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -22,12 +23,14 @@ type Endpoints struct {
 	queue      ports.WebhookQueue
 	tx         ports.Transactor
 	clock      ports.Clock
+	audit      ports.AuditLog
 }
 
-// NewEndpoints returns the management of endpoints.
+// NewEndpoints returns the management of endpoints. Every change of an
+// endpoint is audited in its transaction.
 func NewEndpoints(cfg Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue, tx ports.Transactor,
-	clock ports.Clock) *Endpoints {
-	return &Endpoints{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, tx: tx, clock: clock}
+	clock ports.Clock, log ports.AuditLog) *Endpoints {
+	return &Endpoints{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, tx: tx, clock: clock, audit: log}
 }
 
 // Input is a new endpoint as the client sent it.
@@ -62,7 +65,10 @@ func (s *Endpoints) Create(ctx context.Context, p identity.Principal, in Input) 
 		if err := s.belowLimit(ctx, p.OrgID); err != nil {
 			return err
 		}
-		return s.endpoints.Create(ctx, e)
+		if err := s.endpoints.Create(ctx, e); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "webhook.create", e.ID, now)
 	})
 	if err != nil {
 		return webhook.Endpoint{}, fmt.Errorf("create webhook: %w", err)
@@ -115,7 +121,10 @@ func (s *Endpoints) Update(ctx context.Context, p identity.Principal, endpointID
 		var resumed bool
 		var err error
 		out, err = s.change(ctx, p, endpointID, in, &resumed)
-		if err != nil || !resumed {
+		if err != nil {
+			return err
+		}
+		if err := audit.Record(ctx, s.audit, p, "webhook.update", out.ID, s.clock.Now()); err != nil || !resumed {
 			return err
 		}
 		return s.release(ctx, out, s.clock.Now())
@@ -203,7 +212,12 @@ func (s *Endpoints) Delete(ctx context.Context, p identity.Principal, endpointID
 	if err := webhook.CanManage(p); err != nil {
 		return err
 	}
-	return s.endpoints.Delete(ctx, p.OrgID, endpointID)
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.endpoints.Delete(ctx, p.OrgID, endpointID); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "webhook.delete", endpointID, s.clock.Now())
+	})
 }
 
 // RotateSecret gives the endpoint a new secret, returned once; the old one
@@ -213,10 +227,18 @@ func (s *Endpoints) RotateSecret(ctx context.Context, p identity.Principal, endp
 		return webhook.Endpoint{}, err
 	}
 	now := s.clock.Now()
-	return s.endpoints.Update(ctx, p.OrgID, endpointID, func(e *webhook.Endpoint) error {
-		e.Rotate(webhook.NewSecret(), now)
-		return nil
+	var out webhook.Endpoint
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if out, err = s.endpoints.Update(ctx, p.OrgID, endpointID, func(e *webhook.Endpoint) error {
+			e.Rotate(webhook.NewSecret(), now)
+			return nil
+		}); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "webhook.rotate_secret", endpointID, now)
 	})
+	return out, err
 }
 
 // enabled reads an endpoint that may be sent to: a disabled one is the

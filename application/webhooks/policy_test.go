@@ -36,7 +36,9 @@ func newOnMocks(t *testing.T) onMocks {
 	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
 	clock.EXPECT().Now().Return(f.now).Maybe()
-	f.svc = newService(webhooks.Config{}, f.endpoints, f.deliveries, f.queue, f.sender, tx, f.render, clock, slog.New(slog.DiscardHandler))
+	trail := mocks.NewAuditLog(t)
+	trail.EXPECT().Record(mock.Anything, mock.Anything).Return(nil).Maybe()
+	f.svc = newService(webhooks.Config{}, f.endpoints, f.deliveries, f.queue, f.sender, tx, f.render, clock, slog.New(slog.DiscardHandler), trail)
 	return f
 }
 

@@ -179,9 +179,9 @@ type service struct {
 
 // newService builds the three parts on the same ports.
 func newService(cfg webhooks.Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue,
-	sender ports.WebhookSender, tx ports.Transactor, render ports.JobRenderer, clock ports.Clock, log *slog.Logger) *service {
+	sender ports.WebhookSender, tx ports.Transactor, render ports.JobRenderer, clock ports.Clock, log *slog.Logger, trail ports.AuditLog) *service {
 	return &service{
-		Endpoints: webhooks.NewEndpoints(cfg, endpoints, deliveries, queue, tx, clock),
+		Endpoints: webhooks.NewEndpoints(cfg, endpoints, deliveries, queue, tx, clock, trail),
 		Fanout:    webhooks.NewFanout(endpoints, deliveries, queue, render, clock),
 		Deliverer: webhooks.NewDeliverer(cfg, endpoints, deliveries, queue, sender, tx, clock, log),
 	}
@@ -190,7 +190,7 @@ func newService(cfg webhooks.Config, endpoints ports.WebhookEndpoints, deliverie
 // withConfig is a service on the fixture's stores with other settings.
 func (f *fixture) withConfig(cfg webhooks.Config) *service {
 	return newService(cfg, f.endpoints, f.deliveries, f.queue,
-		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, httpapi.JobRenderer{}, f.clock, slog.New(slog.DiscardHandler))
+		sender.NewSender(sender.Config{AllowPrivate: true, Timeout: 5 * time.Second}), f.tx, httpapi.JobRenderer{}, f.clock, slog.New(slog.DiscardHandler), sqlstore.NewAuditLog(f.db))
 }
 
 func (f *fixture) get(t *testing.T, deliveryID string) webhook.Delivery {

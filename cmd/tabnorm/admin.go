@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/keys"
+	"github.com/tabnorm/tabnorm/domain/apikey"
 	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 )
@@ -16,7 +20,7 @@ import (
 func newAdminCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations, users and products"}
 	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"), newListEntitlementsCmd(), newCreateKeyCmd(), newSetQuotaCmd(),
-		newListOrgsCmd(), newListKeysCmd(), newRevokeKeyCmd(), newListUsersCmd(), newResetPasswordCmd(), newDisableUserCmd())
+		newListOrgsCmd(), newListKeysCmd(), newRevokeKeyCmd(), newListUsersCmd(), newResetPasswordCmd(), newDisableUserCmd(), newAuditCmd())
 	return cmd
 }
 
@@ -145,16 +149,27 @@ func newProductCmd(verb string) *cobra.Command {
 }
 
 func newCreateKeyCmd() *cobra.Command {
-	var orgID, name string
+	var orgID, name, scopes, expires string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "create-key --org ID --name NAME",
+		Use:   "create-key --org ID --name NAME [--scopes jobs:read,jobs:write] [--expires 90d]",
 		Short: "Create an API key and print its plaintext, which is shown only this once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			req := keys.NewKey{Name: name}
+			if cmd.Flags().Changed("scopes") {
+				req.Scopes = splitList(scopes)
+			}
+			if expires != "" {
+				at, err := parseExpires(expires, time.Now())
+				if err != nil {
+					return err
+				}
+				req.ExpiresAt = &at
+			}
 			var svc *keys.Service
 			return withAdmin(cmd, func(ctx context.Context) error {
-				k, plain, err := svc.CreateForOperator(ctx, orgID, name)
+				k, plain, err := svc.CreateForOperator(ctx, orgID, req)
 				if err != nil {
 					return err
 				}
@@ -165,8 +180,47 @@ func newCreateKeyCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&orgID, "org", "", "organization id (required)")
 	cmd.Flags().StringVar(&name, "name", "", "what the key is for (required)")
+	cmd.Flags().StringVar(&scopes, "scopes", "", "comma-separated scopes: "+scopeList()+" (default: admin, every scope)")
+	cmd.Flags().StringVar(&expires, "expires", "", "when the key stops working: a duration from now (90d, 12h) or an RFC 3339 time (default: never)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record, with the plaintext key, as JSON")
 	_ = cmd.MarkFlagRequired("org")
 	_ = cmd.MarkFlagRequired("name")
 	return cmd
+}
+
+// splitList splits a comma-separated flag, keeping empty names out; an
+// empty flag is an empty list, which the service refuses.
+func splitList(s string) []string {
+	out := []string{}
+	for part := range strings.SplitSeq(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func scopeList() string {
+	names := make([]string, len(apikey.Scopes))
+	for i, s := range apikey.Scopes {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseExpires reads --expires: a number of days ("90d"), a Go duration
+// ("12h") or an RFC 3339 time.
+func parseExpires(s string, now time.Time) (time.Time, error) {
+	if at, err := time.Parse(time.RFC3339, s); err == nil {
+		return at, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return now.Add(time.Duration(n) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(d), nil
+	}
+	return time.Time{}, fmt.Errorf("--expires %q: want a duration such as 90d or 12h, or an RFC 3339 time", s)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/domain/apikey"
@@ -199,6 +200,52 @@ func TestCreateKeyCommand(t *testing.T) {
 	if _, err := run(t, env, "admin", "create-key", "--org", "org_nope", "--name", "x"); err == nil || !strings.Contains(message(err), "not exist") {
 		t.Fatalf("unknown org: %v", err)
 	}
+	// --scopes and --expires; a key without --scopes holds admin.
+	var scoped, all struct {
+		Scopes    []string `json:"scopes"`
+		ExpiresAt *string  `json:"expires_at"`
+	}
+	_ = json.Unmarshal([]byte(out), &all)
+	if len(all.Scopes) != 1 || all.Scopes[0] != "admin" || all.ExpiresAt != nil {
+		t.Fatalf("a key without --scopes: %s", out)
+	}
+	out, err = run(t, env, "admin", "create-key", "--org", org.ID, "--name", "reader", "--scopes", "jobs:read, jobs:write", "--expires", "90d", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal([]byte(out), &scoped)
+	at, perr := time.Parse(time.RFC3339, derefOr(scoped.ExpiresAt))
+	if len(scoped.Scopes) != 2 || scoped.Scopes[0] != "jobs:read" || scoped.Scopes[1] != "jobs:write" || perr != nil ||
+		time.Until(at) < 89*24*time.Hour || time.Until(at) > 91*24*time.Hour {
+		t.Fatalf("create-key --scopes --expires printed %s", out)
+	}
+	// The keys' creation is in the organization's audit log, which the
+	// operator exports as JSON lines, newest first, by filters.
+	out, err = run(t, env, "admin", "audit", "export", "--org", org.ID, "--action", "api_key.create")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.Contains(lines[0], `"action":"api_key.create"`) || !strings.Contains(lines[0], `"type":"operator"`) {
+		t.Fatalf("audit export printed %q", out)
+	}
+	if out, err = run(t, env, "admin", "audit", "export", "--org", org.ID, "--action", "logout"); err != nil || strings.TrimSpace(out) != "" {
+		t.Fatalf("audit export of nothing printed %q, %v", out, err)
+	}
+	if _, err := run(t, env, "admin", "audit", "export", "--org", org.ID, "--since", "yesterday"); err == nil {
+		t.Error("audit export --since yesterday was accepted")
+	}
+	for _, bad := range [][]string{{"--scopes", "jobs:delete"}, {"--scopes", ""}, {"--expires", "soon"}, {"--expires", "2001-01-01T00:00:00Z"}} {
+		if _, err := run(t, env, append([]string{"admin", "create-key", "--org", org.ID, "--name", "x"}, bad...)...); err == nil {
+			t.Errorf("create-key %v was accepted", bad)
+		}
+	}
+}
+
+func derefOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // storedPasswordHash reads a user's password hash straight from the

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
 	"github.com/tabnorm/tabnorm/ports"
 )
@@ -24,16 +26,27 @@ func newSetQuotaCmd() *cobra.Command {
 			}
 			var orgs ports.Organizations
 			var quotas ports.Quotas
+			var tx ports.Transactor
+			var trail ports.AuditLog
 			return withAdmin(cmd, func(ctx context.Context) error {
 				if _, err := orgs.Get(ctx, orgID); err != nil {
 					return fmt.Errorf("organization %s: %w", orgID, err)
 				}
-				if err := quotas.Set(ctx, orgID, q, time.Now()); err != nil {
+				// The setting and its audit entry commit together.
+				err := tx.InTx(ctx, func(ctx context.Context) error {
+					now := time.Now()
+					if err := quotas.Set(ctx, orgID, q, now); err != nil {
+						return err
+					}
+					return trail.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: orgID, Action: "quota.set", TargetID: orgID,
+						UserAgent: "tabnorm admin", At: now})
+				})
+				if err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "quota of %s: %s rows a month, %s bytes of storage\n", orgID, orNone(q.RowsPerMonth), orNone(q.StorageBytes))
 				return nil
-			}, &orgs, &quotas)
+			}, &orgs, &quotas, &tx, &trail)
 		},
 	}
 	cmd.Flags().StringVar(&orgID, "org", "", "organization id (required)")

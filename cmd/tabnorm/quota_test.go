@@ -29,6 +29,11 @@ func TestSetQuota(t *testing.T) {
 	if err != nil || !strings.Contains(out, "5000 rows a month") {
 		t.Fatalf("set-quota: %q %v", out, err)
 	}
+	// The setting is in the organization's audit log.
+	if out, err = run(t, env, "admin", "audit", "export", "--org", org.ID, "--action", "quota.set"); err != nil || strings.Count(out, "\n") != 1 ||
+		!strings.Contains(out, `"target_id":"`+org.ID+`"`) {
+		t.Fatalf("the audit log of set-quota: %q %v", out, err)
+	}
 	if _, err := run(t, env, "admin", "set-quota", "--org", "org_missing", "--rows-per-month", "1"); err == nil {
 		t.Error("set-quota of an unknown organization succeeded")
 	}

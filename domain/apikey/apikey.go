@@ -43,7 +43,12 @@ type Key struct {
 	CreatedBy  string // user id
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
+	LastUsedIP string // the client address of the last recorded use
 	RevokedAt  *time.Time
+	// Scopes are what the key may do (see Scope); ExpiresAt, when set, is
+	// when it stops working.
+	Scopes    []Scope
+	ExpiresAt *time.Time
 }
 
 // Revoked reports whether the key was revoked.

@@ -1,10 +1,12 @@
 package identity
 
 import (
+	"context"
 	"slices"
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/apikey"
 )
 
 // Method is how a request authenticated.
@@ -28,8 +30,10 @@ type Principal struct {
 	Products []Product
 	UserID   string // sessions; the key's creator for API keys
 	KeyID    string // API keys only
-	Role     Role   // empty for API keys: keys act for the organization, not as a person
-	IsStaff  bool
+	// Scopes are the key's (API keys only): what it may do.
+	Scopes  []apikey.Scope
+	Role    Role // empty for API keys: keys act for the organization, not as a person
+	IsStaff bool
 	// Impersonation: the staff member's own organization while acting as OrgID.
 	Impersonating  bool
 	HomeOrgID      string
@@ -54,6 +58,22 @@ func (p Principal) Entitled(product Product) error {
 	}
 	return domain.Errorf(domain.ErrForbidden, domain.CodeForbiddenEntitlementMissing,
 		"Your organization is not provisioned for the %s product.", product)
+}
+
+// HasScope checks that an API key holds the scope a route needs. Other
+// credentials pass: people act by their role, and an import session's
+// secret by its own narrower rule.
+func (p Principal) HasScope(need apikey.Scope) error {
+	if p.Method != ByAPIKey {
+		return nil
+	}
+	if (apikey.Key{Scopes: p.Scopes}).Allows(need) {
+		return nil
+	}
+	e := domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientScope,
+		"This API key lacks the %s scope this request needs; create a key with it.", need)
+	e.Scope = string(need)
+	return e
 }
 
 // CanManageKeys allows an organization admin on a cookie session (a staff
@@ -89,17 +109,91 @@ func (p Principal) CanListOrganizations() error {
 type Client struct {
 	IP        string
 	UserAgent string
+	RequestID string
 }
 
-// AuditEntry records a security-relevant action.
+// AuditEntry records a security-relevant action: who (a user, a key, a
+// staff member impersonating, an import session's end user), in which
+// organization, on what, from where and when. Entries are only ever
+// appended; retention deletes the old ones, nothing changes one.
 type AuditEntry struct {
 	ID          string
 	OrgID       string
 	ActorUserID string
 	ActorKeyID  string
-	Action      string // login, login_failed, logout, api_key.create, api_key.revoke, impersonation.start, impersonation.stop, user.reset_password, user.disable
-	TargetID    string
-	IP          string
-	UserAgent   string
-	At          time.Time
+	// ActorImportSessionID is the import session whose client secret acted.
+	ActorImportSessionID string
+	// Impersonating: ActorUserID is a staff member acting as OrgID's admin.
+	Impersonating bool
+	Action        string // see AuditActions
+	TargetID      string
+	IP            string
+	UserAgent     string
+	RequestID     string
+	At            time.Time
+}
+
+// AuditActions are the actions the audit log records, for filters and
+// documentation.
+var AuditActions = []string{
+	"login", "login_failed", "logout", "api_key.create", "api_key.revoke",
+	"impersonation.start", "impersonation.stop", "user.create", "user.reset_password", "user.disable", "user.role_change",
+	"entitlement.grant", "entitlement.revoke", "webhook.create", "webhook.update", "webhook.delete", "webhook.rotate_secret",
+	"import_session.create", "import_session.revoke", "rows.export", "audit.export", "quota.set",
+}
+
+// AuditBy is an entry of action on target by the principal p, from c at now.
+func AuditBy(p Principal, c Client, action, target string, now time.Time) AuditEntry {
+	e := AuditEntry{OrgID: p.OrgID, ActorUserID: p.UserID, Action: action, TargetID: target,
+		IP: c.IP, UserAgent: truncateText(c.UserAgent, 512), RequestID: c.RequestID, At: now.UTC(), Impersonating: p.Impersonating}
+	switch p.Method {
+	case ByAPIKey:
+		e.ActorKeyID = p.KeyID
+	case ByImportSession:
+		e.ActorImportSessionID, e.ActorUserID = p.ImportSessionID, ""
+	}
+	return e
+}
+
+func truncateText(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// AuditFilter narrows a listing of the audit log; zero fields match all.
+type AuditFilter struct {
+	Actor  string // a user, key or import session id
+	Action string
+	Target string
+	Since  *time.Time // at or after
+	Until  *time.Time // before
+}
+
+// CanReadAudit allows an organization admin's session (staff
+// impersonating count) and an API key with the admin scope.
+func (p Principal) CanReadAudit() error {
+	switch {
+	case p.Method == BySession && p.Role == Admin:
+		return nil
+	case p.Method == ByAPIKey:
+		return p.HasScope(apikey.AdminScope)
+	}
+	return domain.Errorf(domain.ErrForbidden, domain.CodeInsufficientPermissions, "Only organization admins can read the audit log.")
+}
+
+type clientKey struct{}
+
+// WithClient keeps where a request came from in its context, so that use
+// cases can write it into the audit log without taking it as an argument
+// each; the HTTP adapter sets it for every request.
+func WithClient(ctx context.Context, c Client) context.Context {
+	return context.WithValue(ctx, clientKey{}, c)
+}
+
+// ClientOf is the client WithClient kept; the zero Client outside a request.
+func ClientOf(ctx context.Context) Client {
+	c, _ := ctx.Value(clientKey{}).(Client)
+	return c
 }

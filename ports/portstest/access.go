@@ -2,6 +2,7 @@ package portstest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ func APIKeys(t *testing.T, open func(t *testing.T) Stores) {
 	runSteps(t, open, []step[Stores]{
 		{"create_then_find_by_hash", keysCreateThenFind},
 		{"touch_sets_last_used", keysTouch},
+		{"scopes_and_expiry_are_kept", keysScopesAndExpiry},
 		{"revoke_once_and_only_in_its_organization", keysRevoke},
 		{"list_is_per_organization", keysList},
 		{"duplicate_hash_is_conflict", keysDuplicate},
@@ -51,10 +53,40 @@ func keysCreateThenFind(t *testing.T, s Stores) {
 func keysTouch(t *testing.T, s Stores) {
 	ctx := context.Background()
 	k, _ := seedKey(t, s)
-	ok(t, s.APIKeys.TouchLastUsed(ctx, k.ID, now.Add(time.Minute)))
-	if got, _ := s.APIKeys.FindByHash(ctx, k.Hash); got.LastUsedAt == nil || !got.LastUsedAt.Equal(now.Add(time.Minute)) {
-		t.Fatalf("APIKeys.FindByHash after Touch: last used at %v, want %v", got.LastUsedAt, now.Add(time.Minute))
+	ok(t, s.APIKeys.TouchLastUsed(ctx, k.ID, now.Add(time.Minute), "203.0.113.7"))
+	if got, _ := s.APIKeys.FindByHash(ctx, k.Hash); got.LastUsedAt == nil || !got.LastUsedAt.Equal(now.Add(time.Minute)) || got.LastUsedIP != "203.0.113.7" {
+		t.Fatalf("APIKeys.FindByHash after Touch: last used at %v from %q, want %v from 203.0.113.7", got.LastUsedAt, got.LastUsedIP, now.Add(time.Minute))
 	}
+}
+
+// keysScopesAndExpiry: a key's scopes and expires_at come back from every
+// read, the credentials' read on each request included.
+func keysScopesAndExpiry(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := seedOrg(t, s, identity.Normalize)
+	plain := apikey.Generate()
+	until := now.Add(24 * time.Hour)
+	k := apikey.Key{ID: id.New(id.Key), OrgID: org.ID, Name: "ci", Hash: apikey.HashOf(plain), Last4: apikey.Last4(plain), CreatedAt: now,
+		Scopes: []apikey.Scope{apikey.JobsRead, apikey.WebhooksWrite}, ExpiresAt: &until}
+	ok(t, s.APIKeys.Create(ctx, k))
+	same := func(what string, got apikey.Key) {
+		t.Helper()
+		if len(got.Scopes) != 2 || got.Scopes[0] != apikey.JobsRead || got.Scopes[1] != apikey.WebhooksWrite || got.ExpiresAt == nil || !got.ExpiresAt.Equal(until) {
+			t.Fatalf("%s: scopes %v, expires at %v; want [jobs:read webhooks:write] and %v", what, got.Scopes, got.ExpiresAt, until)
+		}
+	}
+	got, err := s.APIKeys.FindByHash(ctx, k.Hash)
+	ok(t, err)
+	same("APIKeys.FindByHash", got)
+	got, _, err = s.Credentials.KeyByHash(ctx, k.Hash)
+	ok(t, err)
+	same("Credentials.KeyByHash", got)
+	list, _, err := s.APIKeys.List(ctx, org.ID, ports.Page{Limit: 10})
+	ok(t, err)
+	if len(list) != 1 {
+		t.Fatalf("APIKeys.List: %d keys, want 1", len(list))
+	}
+	same("APIKeys.List", list[0])
 }
 
 func keysRevoke(t *testing.T, s Stores) {
@@ -173,7 +205,79 @@ func AuditLog(t *testing.T, open func(t *testing.T) Stores) {
 	t.Helper()
 	runSteps(t, open, []step[Stores]{
 		{"record_then_list_newest_first_per_organization", auditRecordThenList},
+		{"filters_by_actor_action_target_and_time", auditFilters},
+		{"purge_deletes_only_entries_older_than_its_time", auditPurge},
 	})
+}
+
+func auditFilters(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := id.New(id.Org)
+	entries := []identity.AuditEntry{
+		{ActorUserID: "usr_a", Action: "login", At: now},
+		{ActorKeyID: "key_b", ActorUserID: "usr_a", Action: "webhook.create", TargetID: "wh_1", At: now.Add(time.Minute)},
+		{ActorImportSessionID: "isn_c", Action: "rows.export", TargetID: "job_1", At: now.Add(2 * time.Minute), RequestID: "req_1"},
+		{ActorUserID: "usr_s", Impersonating: true, Action: "webhook.delete", TargetID: "wh_1", At: now.Add(3 * time.Minute)},
+	}
+	for _, e := range entries {
+		e.ID, e.OrgID = id.New("aud"), org
+		ok(t, s.AuditLog.Record(ctx, e))
+	}
+	since, until := now.Add(time.Minute), now.Add(3*time.Minute)
+	for name, c := range map[string]struct {
+		f    identity.AuditFilter
+		want []string // actions, newest first
+	}{
+		"a user":                {identity.AuditFilter{Actor: "usr_a"}, []string{"webhook.create", "login"}},
+		"a key":                 {identity.AuditFilter{Actor: "key_b"}, []string{"webhook.create"}},
+		"an import session":     {identity.AuditFilter{Actor: "isn_c"}, []string{"rows.export"}},
+		"an action":             {identity.AuditFilter{Action: "login"}, []string{"login"}},
+		"a target":              {identity.AuditFilter{Target: "wh_1"}, []string{"webhook.delete", "webhook.create"}},
+		"a time range":          {identity.AuditFilter{Since: &since, Until: &until}, []string{"rows.export", "webhook.create"}},
+		"a target and an actor": {identity.AuditFilter{Target: "wh_1", Actor: "usr_s"}, []string{"webhook.delete"}},
+	} {
+		list, _, err := s.AuditLog.List(ctx, org, c.f, ports.Page{Limit: 10})
+		ok(t, err)
+		var got []string
+		for _, e := range list {
+			got = append(got, e.Action)
+		}
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("AuditLog.List by %s = %v, want %v", name, got, c.want)
+		}
+	}
+	list, _, err := s.AuditLog.List(ctx, org, identity.AuditFilter{Action: "webhook.delete"}, ports.Page{Limit: 10})
+	ok(t, err)
+	if len(list) != 1 || !list[0].Impersonating || list[0].ActorUserID != "usr_s" {
+		t.Fatalf("an impersonating staff member's entry came back as %+v", list)
+	}
+	list, _, err = s.AuditLog.List(ctx, org, identity.AuditFilter{Action: "rows.export"}, ports.Page{Limit: 10})
+	ok(t, err)
+	if len(list) != 1 || list[0].ActorImportSessionID != "isn_c" || list[0].RequestID != "req_1" {
+		t.Fatalf("an import session's entry came back as %+v", list)
+	}
+	// Pages: two at a time, newest first, then the rest.
+	first, next, err := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 2})
+	ok(t, err)
+	rest, last, err := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 2, Cursor: next})
+	ok(t, err)
+	if len(first) != 2 || next == "" || len(rest) != 2 || last != "" || first[0].Action != "webhook.delete" || rest[1].Action != "login" {
+		t.Fatalf("AuditLog.List by pages: %+v then %+v (next %q, last %q)", first, rest, next, last)
+	}
+}
+
+func auditPurge(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org := id.New(id.Org)
+	for i, action := range []string{"login", "logout"} {
+		ok(t, s.AuditLog.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: org, Action: action, At: now.Add(time.Duration(i) * time.Hour)}))
+	}
+	n, err := s.AuditLog.Purge(ctx, now.Add(time.Hour))
+	ok(t, err)
+	list, _, _ := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 10})
+	if n < 1 || len(list) != 1 || list[0].Action != "logout" {
+		t.Fatalf("AuditLog.Purge removed %d; left %+v, want the newer entry only", n, list)
+	}
 }
 
 func auditRecordThenList(t *testing.T, s Stores) {
@@ -183,11 +287,11 @@ func auditRecordThenList(t *testing.T, s Stores) {
 		ok(t, s.AuditLog.Record(ctx, identity.AuditEntry{ID: id.New("aud"), OrgID: org, ActorUserID: "usr_a", Action: action,
 			IP: "198.51.100.1", UserAgent: "ua", At: now}))
 	}
-	list, _, err := s.AuditLog.List(ctx, org, ports.Page{Limit: 10})
+	list, _, err := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 10})
 	if err != nil || len(list) != 3 || list[0].Action != "logout" || list[2].Action != "login" || !list[0].At.Equal(now) || list[0].IP != "198.51.100.1" {
 		t.Fatalf("AuditLog.List = %+v, %v; want the 3 entries newest first (logout, …, login) with their time and IP", list, err)
 	}
-	if list, _, _ := s.AuditLog.List(ctx, other, ports.Page{}); len(list) != 0 {
+	if list, _, _ := s.AuditLog.List(ctx, other, identity.AuditFilter{}, ports.Page{}); len(list) != 0 {
 		t.Fatal("AuditLog.List of another organization listed entries, want none")
 	}
 }

@@ -165,7 +165,18 @@ func (a *App) User(org identity.Organization, role identity.Role, staff bool) id
 // Key creates an API key for an organization and returns its plaintext.
 func (a *App) Key(org identity.Organization) string {
 	a.t.Helper()
-	_, plain, err := a.Keys.CreateForOperator(context.Background(), org.ID, "test")
+	_, plain, err := a.Keys.CreateForOperator(context.Background(), org.ID, keys.NewKey{Name: "test"})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return plain
+}
+
+// ScopedKey creates an API key holding only scopes (names as the API
+// takes them) and returns its plaintext.
+func (a *App) ScopedKey(org identity.Organization, scopes ...string) string {
+	a.t.Helper()
+	_, plain, err := a.Keys.CreateForOperator(context.Background(), org.ID, keys.NewKey{Name: "scoped", Scopes: append([]string{}, scopes...)})
 	if err != nil {
 		a.t.Fatal(err)
 	}

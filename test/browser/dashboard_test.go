@@ -172,8 +172,12 @@ func TestJob_uploadWatchDownload(t *testing.T) {
 	list.shot("jobs")
 }
 
-// TestKeys: create a key on /admin/keys, read it from the page once, use
-// it, revoke it in the page, and find its plaintext nowhere afterwards.
+// TestKeys: create a key on /admin/keys limited to jobs:read and expiring
+// in 30 days, with the keyboard; read it from the page once, use it
+// (inside and outside its scope), see its scope, expiry and last use's
+// address listed, revoke it in the page, and find its plaintext nowhere
+// afterwards. The page fits 375 px, with no serious or critical axe-core
+// violation.
 func TestKeys(t *testing.T) {
 	browserTest(t)
 	p := signedIn(t, "Acme", "ann@acme.test", identity.Admin, identity.Normalize)
@@ -185,7 +189,10 @@ func TestKeys(t *testing.T) {
 	if missing := p.unlabelled(); missing != "" {
 		t.Errorf("form controls without a label on /admin/keys: %s", missing)
 	}
-	p.do(chromedp.SendKeys(chromedp.ID("key-name"), "ci"), chromedp.Click(chromedp.ID("create-key")))
+	p.do(chromedp.SendKeys(chromedp.ID("key-name"), "ci"),
+		chromedp.Focus(chromedp.ID("scope-jobs-read")), chromedp.KeyEvent(" "),
+		chromedp.SetValue(chromedp.ID("key-expires"), "30"),
+		chromedp.Focus(chromedp.ID("create-key")), chromedp.KeyEvent("\r"))
 	p.until("the new key", `document.querySelector('#new-key')?.value.startsWith('svc_live_')`)
 	key := eval[string](p, `document.querySelector('#new-key').value`)
 	if len(key) != len("svc_live_")+38 || !eval[bool](p, `document.querySelector('#new-key').readOnly`) {
@@ -202,6 +209,9 @@ func TestKeys(t *testing.T) {
 	key200 := app.Do("GET", "/v1/jobs", apptest.Caller{Key: key}, nil)
 	if key200.StatusCode != http.StatusOK {
 		t.Fatalf("the new key on /v1/jobs: %d %s", key200.StatusCode, key200.Body)
+	}
+	if out := app.Do("POST", "/v1/schemas", apptest.Caller{Key: key}, map[string]any{"name": "x"}); out.StatusCode != http.StatusForbidden || out.Problem(t) != "insufficient_scope" {
+		t.Fatalf("the jobs:read key creating a schema: %d %s", out.StatusCode, out.Body)
 	}
 
 	// Leaving and coming back (back/forward cache included) shows no key.
@@ -224,10 +234,19 @@ func TestKeys(t *testing.T) {
 	p.ready("/admin/keys")
 	p.until("the list", `document.querySelector('#keys-list table')`)
 	p.noTrace(key)
-	if used := p.text("#keys-list tbody tr td:nth-child(4)"); used == "—" || used == "" {
-		t.Errorf("the key's last use is not shown: %q", used)
+	if used := p.text("#keys-list tbody tr td:nth-child(5)"); !strings.Contains(used, "from 127.0.0.1") {
+		t.Errorf("the key's last use and its address are not shown: %q", used)
 	}
+	if row := p.text("#keys-list tbody tr"); !strings.Contains(row, "jobs:read") || strings.Contains(row, "never") || !strings.Contains(row, "Revoked") {
+		t.Errorf("the key's row lacks its scope, expiry or revocation: %q", row)
+	}
+	p.checkStep(width)
 	p.shot("keys")
+	p.do(chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile))
+	p.visit("/admin/keys")
+	p.until("the list", `document.querySelector('#keys-list table')`)
+	p.checkStep(375)
+	p.shot("keys-phone")
 }
 
 // TestMemberWithoutConnect: a member sees no key management, and an

@@ -264,17 +264,17 @@ func (_c *APIKeys_Revoke_Call) RunAndReturn(run func(context.Context, string, st
 	return _c
 }
 
-// TouchLastUsed provides a mock function with given fields: ctx, id, now
-func (_m *APIKeys) TouchLastUsed(ctx context.Context, id string, now time.Time) error {
-	ret := _m.Called(ctx, id, now)
+// TouchLastUsed provides a mock function with given fields: ctx, id, now, ip
+func (_m *APIKeys) TouchLastUsed(ctx context.Context, id string, now time.Time, ip string) error {
+	ret := _m.Called(ctx, id, now, ip)
 
 	if len(ret) == 0 {
 		panic("no return value specified for TouchLastUsed")
 	}
 
 	var r0 error
-	if rf, ok := ret.Get(0).(func(context.Context, string, time.Time) error); ok {
-		r0 = rf(ctx, id, now)
+	if rf, ok := ret.Get(0).(func(context.Context, string, time.Time, string) error); ok {
+		r0 = rf(ctx, id, now, ip)
 	} else {
 		r0 = ret.Error(0)
 	}
@@ -291,13 +291,14 @@ type APIKeys_TouchLastUsed_Call struct {
 //   - ctx context.Context
 //   - id string
 //   - now time.Time
-func (_e *APIKeys_Expecter) TouchLastUsed(ctx interface{}, id interface{}, now interface{}) *APIKeys_TouchLastUsed_Call {
-	return &APIKeys_TouchLastUsed_Call{Call: _e.mock.On("TouchLastUsed", ctx, id, now)}
+//   - ip string
+func (_e *APIKeys_Expecter) TouchLastUsed(ctx interface{}, id interface{}, now interface{}, ip interface{}) *APIKeys_TouchLastUsed_Call {
+	return &APIKeys_TouchLastUsed_Call{Call: _e.mock.On("TouchLastUsed", ctx, id, now, ip)}
 }
 
-func (_c *APIKeys_TouchLastUsed_Call) Run(run func(ctx context.Context, id string, now time.Time)) *APIKeys_TouchLastUsed_Call {
+func (_c *APIKeys_TouchLastUsed_Call) Run(run func(ctx context.Context, id string, now time.Time, ip string)) *APIKeys_TouchLastUsed_Call {
 	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(context.Context), args[1].(string), args[2].(time.Time))
+		run(args[0].(context.Context), args[1].(string), args[2].(time.Time), args[3].(string))
 	})
 	return _c
 }
@@ -307,7 +308,7 @@ func (_c *APIKeys_TouchLastUsed_Call) Return(_a0 error) *APIKeys_TouchLastUsed_C
 	return _c
 }
 
-func (_c *APIKeys_TouchLastUsed_Call) RunAndReturn(run func(context.Context, string, time.Time) error) *APIKeys_TouchLastUsed_Call {
+func (_c *APIKeys_TouchLastUsed_Call) RunAndReturn(run func(context.Context, string, time.Time, string) error) *APIKeys_TouchLastUsed_Call {
 	_c.Call.Return(run)
 	return _c
 }

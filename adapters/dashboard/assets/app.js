@@ -11,6 +11,7 @@ import job from './views/job.js';
 import schemas from './views/schemas.js';
 import connect from './views/connect.js';
 import keys from './views/keys.js';
+import audit from './views/audit.js';
 import webhooks from './views/webhooks.js';
 import importSessions from './views/importsessions.js';
 import destinations from './views/destinations.js';
@@ -24,6 +25,7 @@ const routes = [
   [/^\/schemas$/, schemas],
   [/^\/connect$/, connect],
   [/^\/admin\/keys$/, keys],
+  [/^\/admin\/audit$/, audit],
   [/^\/webhooks$/, webhooks],
   [/^\/import-sessions(?:\/(imp_[A-Za-z0-9]+))?$/, importSessions],
   [/^\/destinations$/, destinations],
@@ -44,7 +46,7 @@ function header(me) {
     : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
   links.push(['/webhooks', 'Webhooks']);
   if (me.user.role === 'admin' && api.entitled(me, 'normalize')) links.push(['/import-sessions', 'Import sessions']);
-  if (me.user.role === 'admin') links.push(['/destinations', 'Destinations'], ['/admin/keys', 'API keys']);
+  if (me.user.role === 'admin') links.push(['/destinations', 'Destinations'], ['/admin/keys', 'API keys'], ['/admin/audit', 'Audit log']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);
   const here = location.pathname === '/' ? '/jobs' : location.pathname;
   const current = (href) => here === href || (href === '/import-sessions' && here.startsWith('/import-sessions/')) || (href === '/jobs' && here.startsWith('/jobs/') && here !== '/jobs/new');

@@ -21,9 +21,11 @@ export default async function keys(main, { me }) {
     list.set(table('API keys', [
       ['Name', (k) => k.name],
       ['Key', (k) => h('code', {}, `${k.prefix}…${k.last4}`)],
+      ['Scopes', (k) => (k.scopes.includes('admin') ? 'all (admin)' : k.scopes.join(', '))],
       ['Created', (k) => when(k.created_at)],
-      ['Last used', (k) => when(k.last_used_at)],
-      ['Status', (k) => (k.revoked_at ? ['Revoked ', when(k.revoked_at)] : 'Active')],
+      ['Last used', (k) => (k.last_used_at ? [when(k.last_used_at), k.last_used_ip ? h('span', { class: 'muted' }, ` from ${k.last_used_ip}`) : null] : '—')],
+      ['Expires', (k) => (k.expires_at ? when(k.expires_at) : 'never')],
+      ['Status', (k) => status(k)],
       ['', (k) => {
         if (k.revoked_at) return null;
         const revoke = h('button', { type: 'button', class: 'danger', id: `revoke-${k.id}`, 'aria-label': `Revoke key ${k.name}` }, 'Revoke');
@@ -48,16 +50,27 @@ export default async function keys(main, { me }) {
 
   const name = h('input', { type: 'text', id: 'key-name', required: true, maxlength: '100', autocomplete: 'off',
     'aria-describedby': 'key-name-hint' });
+  const boxes = SCOPES.map(([scope]) => h('input', { type: 'checkbox', id: `scope-${scope.replace(':', '-')}`, value: scope }));
+  const expiry = h('select', { id: 'key-expires' }, EXPIRIES.map(([days, label]) => h('option', { value: String(days) }, label)));
   const submit = h('button', { type: 'submit', id: 'create-key' }, 'Create key');
   const form = h('form', { id: 'new-key-form' },
     h('p', {}, h('label', { for: 'key-name' }, 'Name'), name,
       h('span', { id: 'key-name-hint', class: 'muted' }, 'Where the key is used, e.g. "ci" or "billing sync".')),
+    h('fieldset', { id: 'key-scopes' }, h('legend', {}, 'Scopes (none ticked: every scope)'),
+      SCOPES.map(([scope, hint], i) => h('label', { class: 'choice' }, boxes[i], ' ', h('code', {}, scope),
+        h('span', { class: 'muted' }, ` — ${hint}`)))),
+    h('p', {}, h('label', { for: 'key-expires' }, 'Expires'), expiry),
     h('p', {}, submit));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     busy(submit, async () => {
       try {
-        reveal(created, await api.post('/v1/admin/keys', { name: name.value }));
+        const body = { name: name.value };
+        const ticked = boxes.filter((b) => b.checked).map((b) => b.value);
+        if (ticked.length) body.scopes = ticked;
+        const days = Number(expiry.value);
+        if (days) body.expires_at = new Date(Date.now() + days * 86400000).toISOString();
+        reveal(created, await api.post('/v1/admin/keys', body));
         message.set();
         form.reset();
         await load();
@@ -71,6 +84,25 @@ export default async function keys(main, { me }) {
     h('section', { 'aria-labelledby': 'create-key-h' }, h('h2', { id: 'create-key-h' }, 'Create a key'), form),
     h('section', { 'aria-labelledby': 'keys-h' }, h('h2', { id: 'keys-h' }, 'Keys'), list));
   await load();
+}
+
+// SCOPES are what a key may be limited to (docs/API.md §4.2).
+const SCOPES = [
+  ['jobs:read', 'read jobs, their results, schemas, lists and usage'],
+  ['jobs:write', 'create, review, rerun, cancel and delete jobs and connect files'],
+  ['schemas:write', 'create and delete schemas and reference lists'],
+  ['webhooks:write', 'manage webhook endpoints and their deliveries'],
+  ['import_sessions:write', 'mint and revoke import sessions'],
+  ['destinations:write', 'manage destinations'],
+  ['admin', 'everything, as a key without scopes'],
+];
+
+const EXPIRIES = [[0, 'Never'], [30, 'In 30 days'], [90, 'In 90 days'], [365, 'In a year']];
+
+function status(k) {
+  if (k.revoked_at) return ['Revoked ', when(k.revoked_at)];
+  if (k.expires_at && new Date(k.expires_at) <= new Date()) return 'Expired';
+  return 'Active';
 }
 
 // reveal shows a new key's plaintext, the one time it exists.

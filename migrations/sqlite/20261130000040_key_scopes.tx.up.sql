@@ -1,0 +1,8 @@
+-- A key holds scopes (space-separated names, domain/apikey) and may
+-- expire. Keys made before scopes existed could do everything their
+-- organization could: they keep it, as the admin scope.
+ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'admin';
+--bun:split
+ALTER TABLE api_keys ADD COLUMN expires_at TIMESTAMP;
+--bun:split
+ALTER TABLE api_keys ADD COLUMN last_used_ip TEXT NOT NULL DEFAULT '';
