@@ -29,6 +29,7 @@ type onMocks struct {
 	writer       *mocks.DestinationWriter
 	jobs         *mocks.Jobs
 	sessions     *mocks.ImportSessions
+	audit        *mocks.AuditLog
 	svc          *destinations.Service
 	fanout       *destinations.Fanout
 }
@@ -36,16 +37,46 @@ type onMocks struct {
 func newOnMocks(t *testing.T) onMocks {
 	t.Helper()
 	f := onMocks{destinations: mocks.NewDestinations(t), pushes: mocks.NewPushes(t), queue: mocks.NewPushQueue(t), sealer: mocks.NewSealer(t),
-		writer: mocks.NewDestinationWriter(t), jobs: mocks.NewJobs(t), sessions: mocks.NewImportSessions(t)}
+		writer: mocks.NewDestinationWriter(t), jobs: mocks.NewJobs(t), sessions: mocks.NewImportSessions(t),
+		audit: mocks.NewAuditLog(t)}
 	tx, clock := mocks.NewTransactor(t), mocks.NewClock(t)
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
 	clock.EXPECT().Now().Return(now).Maybe()
-	f.svc = destinations.NewService(destinations.Config{}, f.destinations, f.pushes, f.jobs, f.queue, f.sealer, f.writer, tx, clock)
+	f.svc = destinations.NewService(destinations.Config{}, f.destinations, f.pushes, f.jobs, f.queue, f.sealer, f.writer, tx, clock, f.audit)
 	f.fanout = destinations.NewFanout(f.destinations, f.pushes, f.queue, f.sessions, clock)
 	return f
 }
 
 var admin = identity.Principal{Method: identity.BySession, OrgID: "org_a", UserID: "usr_1", Role: identity.Admin}
+
+// Changing or deleting a destination is audited in the change's
+// transaction: when the record fails, so does the change.
+func TestService_changesAreAudited(t *testing.T) {
+	t.Parallel()
+	f := newOnMocks(t)
+	name := "lake"
+	f.destinations.EXPECT().Update(mock.Anything, "org_a", "dst_a", mock.Anything).Return(destination.Destination{ID: "dst_a", Name: name}, nil).Once()
+	f.destinations.EXPECT().Delete(mock.Anything, "org_a", "dst_a").Return(nil).Once()
+	var actions []string
+	f.audit.EXPECT().Record(mock.Anything, mock.Anything).Run(func(_ context.Context, e identity.AuditEntry) {
+		actions = append(actions, e.Action+" "+e.TargetID)
+	}).Return(nil).Twice()
+	if _, err := f.svc.Update(context.Background(), admin, "dst_a", destinations.Patch{Name: &name}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Delete(context.Background(), admin, "dst_a"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(actions, ", ") != "destination.update dst_a, destination.delete dst_a" {
+		t.Fatalf("audited %q", actions)
+	}
+	failing := newOnMocks(t)
+	failing.destinations.EXPECT().Delete(mock.Anything, "org_a", "dst_a").Return(nil).Once()
+	failing.audit.EXPECT().Record(mock.Anything, mock.Anything).Return(errors.New("disk full")).Once()
+	if err := failing.svc.Delete(context.Background(), admin, "dst_a"); err == nil {
+		t.Fatal("a delete whose audit record failed succeeded")
+	}
+}
 
 func TestService_Create(t *testing.T) {
 	t.Parallel()
@@ -72,9 +103,14 @@ func TestService_Create(t *testing.T) {
 		f.destinations.EXPECT().List(mock.Anything, "org_a", mock.Anything).Return(nil, "", nil).Once()
 		var stored destination.Destination
 		f.destinations.EXPECT().Create(mock.Anything, mock.Anything).Run(func(_ context.Context, d destination.Destination) { stored = d }).Return(nil).Once()
+		var recorded identity.AuditEntry
+		f.audit.EXPECT().Record(mock.Anything, mock.Anything).Run(func(_ context.Context, e identity.AuditEntry) { recorded = e }).Return(nil).Once()
 		got, err := f.svc.Create(context.Background(), admin, pg)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if recorded.Action != "destination.create" || recorded.TargetID != got.ID || recorded.ActorUserID != "usr_1" {
+			t.Fatalf("audited %+v", recorded)
 		}
 		if string(ad) != "org_a/"+got.ID || string(plain) != `{"url":"postgres://u:secret@db.example.com/app"}` || string(stored.Sealed) != "sealed" {
 			t.Fatalf("sealed %q with %q; stored %+v", plain, ad, stored)

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
+	"github.com/tabnorm/tabnorm/application/audit"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/destination"
 	"github.com/tabnorm/tabnorm/domain/id"
@@ -26,12 +28,14 @@ type Service struct {
 	writer       ports.DestinationWriter
 	tx           ports.Transactor
 	clock        ports.Clock
+	audit        ports.AuditLog
 }
 
 // NewService returns the management of destinations.
 func NewService(cfg Config, destinations ports.Destinations, pushes ports.Pushes, jobs ports.Jobs, queue ports.PushQueue, sealer ports.Sealer,
-	writer ports.DestinationWriter, tx ports.Transactor, clock ports.Clock) *Service {
-	return &Service{cfg: cfg, destinations: destinations, pushes: pushes, jobs: jobs, queue: queue, sealer: sealer, writer: writer, tx: tx, clock: clock}
+	writer ports.DestinationWriter, tx ports.Transactor, clock ports.Clock, log ports.AuditLog) *Service {
+	return &Service{cfg: cfg, destinations: destinations, pushes: pushes, jobs: jobs, queue: queue, sealer: sealer, writer: writer, tx: tx, clock: clock,
+		audit: log}
 }
 
 // maxPerOrg is MaxPerOrg's default.
@@ -82,7 +86,10 @@ func (s *Service) Create(ctx context.Context, p identity.Principal, in Input) (C
 		if len(have) >= cmp.Or(s.cfg.MaxPerOrg, maxPerOrg) {
 			return domain.Errorf(domain.ErrConflict, domain.CodeConflict, "Your organization has %d destinations, the most it may have; delete one first.", len(have))
 		}
-		return s.destinations.Create(ctx, d)
+		if err := s.destinations.Create(ctx, d); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "destination.create", d.ID, d.CreatedAt)
 	})
 	if err != nil {
 		return Created{}, fmt.Errorf("create destination: %w", err)
@@ -144,7 +151,19 @@ func (s *Service) Update(ctx context.Context, p identity.Principal, destinationI
 		}
 	}
 	now := s.clock.Now()
-	return s.destinations.Update(ctx, p.OrgID, destinationID, func(d *destination.Destination) error {
+	var out destination.Destination
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if out, err = s.update(ctx, p.OrgID, destinationID, name, in, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "destination.update", destinationID, now)
+	})
+	return out, err
+}
+
+func (s *Service) update(ctx context.Context, orgID, destinationID, name string, in Patch, now time.Time) (destination.Destination, error) {
+	return s.destinations.Update(ctx, orgID, destinationID, func(d *destination.Destination) error {
 		if in.Name != nil {
 			d.Name = name
 		}
@@ -169,7 +188,12 @@ func (s *Service) Delete(ctx context.Context, p identity.Principal, destinationI
 	if err := destination.CanManage(p); err != nil {
 		return err
 	}
-	return s.destinations.Delete(ctx, p.OrgID, destinationID)
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.destinations.Delete(ctx, p.OrgID, destinationID); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "destination.delete", destinationID, s.clock.Now())
+	})
 }
 
 // TestResult is the outcome of a test of a destination.
