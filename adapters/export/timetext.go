@@ -1,6 +1,10 @@
 package export
 
-import "time"
+import (
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain/calendar"
+)
 
 // The engine writes a date as 2006-01-02 and a datetime as RFC 3339 with
 // up to nine fraction digits. parseDateText and parseTimestampText read
@@ -22,37 +26,6 @@ func digits4(s string) (int, bool) {
 	return hi*100 + lo, ok1 && ok2
 }
 
-// daysIn is the length of month m (1-12) of year y.
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// daysFromCivil is the day number of y-m-d counted from 1970-01-01, in the
-// proleptic Gregorian calendar (H. Hinnant's days_from_civil).
-func daysFromCivil(y, m, d int) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era)*146097 + int64(doe) - 719468
-}
-
 // civilDate reads YYYY-MM-DD at the start of s.
 func civilDate(s string) (y, m, d int, ok bool) {
 	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
@@ -61,7 +34,7 @@ func civilDate(s string) (y, m, d int, ok bool) {
 	y, ok1 := digits4(s[:4])
 	m, ok2 := digits2(s[5:7])
 	d, ok3 := digits2(s[8:10])
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > calendar.DaysIn(y, m) {
 		return 0, 0, 0, false
 	}
 	return y, m, d, true
@@ -70,7 +43,7 @@ func civilDate(s string) (y, m, d int, ok bool) {
 // parseDateText is a date's day number from 1970-01-01.
 func parseDateText(s string) (int64, error) {
 	if y, m, d, ok := civilDate(s); ok && len(s) == 10 {
-		return daysFromCivil(y, m, d), nil
+		return calendar.DaysFromCivil(y, m, d), nil
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
@@ -136,6 +109,6 @@ func fastTimestamp(s string) (micros int64, exact, ok bool) {
 	default:
 		return 0, false, false
 	}
-	secs := daysFromCivil(y, mo, d)*86400 + int64(h*3600+mi*60+sec) - int64(offset)
+	secs := calendar.DaysFromCivil(y, mo, d)*86400 + int64(h*3600+mi*60+sec) - int64(offset)
 	return secs*1_000_000 + int64(nanos/1000), nanos%1000 == 0, true
 }
