@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tabnorm/tabnorm/application/internal/orgshare"
 	"github.com/tabnorm/tabnorm/application/jobs"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain"
@@ -38,7 +39,7 @@ type Deliverer struct {
 	tx           ports.Transactor
 	clock        ports.Clock
 	log          *slog.Logger
-	inflight     *inFlight
+	inflight     *orgshare.InFlight
 }
 
 // NewDeliverer returns the worker of deliveries.
@@ -46,7 +47,7 @@ func NewDeliverer(cfg Config, destinations ports.Destinations, pushes ports.Push
 	render ports.JobRenderer, sealer ports.Sealer, writer ports.DestinationWriter, hooks *webhooks.Fanout, tx ports.Transactor, clock ports.Clock,
 	log *slog.Logger) *Deliverer {
 	return &Deliverer{cfg: cfg, destinations: destinations, pushes: pushes, queue: queue, jobs: jobStore, blobs: blobs, render: render, sealer: sealer,
-		writer: writer, hooks: hooks, tx: tx, clock: clock, log: log, inflight: newInFlight(cmp.Or(cfg.InFlightPerOrg, 2))}
+		writer: writer, hooks: hooks, tx: tx, clock: clock, log: log, inflight: orgshare.New(cmp.Or(cfg.InFlightPerOrg, 2))}
 }
 
 var _ ports.PushDeliverer = (*Deliverer)(nil)
@@ -84,7 +85,7 @@ func (s *Deliverer) Push(ctx context.Context, deliveryID string, attempt int) er
 	if err != nil {
 		return err
 	}
-	defer s.inflight.give(d.OrgID)
+	defer s.inflight.Give(d.OrgID)
 	typ, shipped, fail := s.attempt(ctx, d)
 	took := s.clock.Now().Sub(now)
 	if s.cfg.Observer != nil {
@@ -105,7 +106,7 @@ func (s *Deliverer) Push(ctx context.Context, deliveryID string, attempt int) er
 // organization has its share of attempts in flight here.
 func (s *Deliverer) claim(ctx context.Context, deliveryID string, attempt int, now time.Time) (destination.Delivery, error) {
 	var d destination.Delivery
-	busy := !s.inflight.take(deliveryOrg(ctx, s.pushes, deliveryID))
+	busy := !s.inflight.Take(deliveryOrg(ctx, s.pushes, deliveryID))
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		d, err = s.pushes.Update(ctx, "", deliveryID, func(d *destination.Delivery) error {
@@ -129,7 +130,7 @@ func (s *Deliverer) claim(ctx context.Context, deliveryID string, attempt int, n
 		return errBusy
 	})
 	if err != nil && !busy {
-		s.inflight.give(d.OrgID)
+		s.inflight.Give(d.OrgID)
 	}
 	return d, err
 }

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tabnorm/tabnorm/application/internal/orgshare"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/webhook"
@@ -33,14 +34,14 @@ type Deliverer struct {
 	tx         ports.Transactor
 	clock      ports.Clock
 	log        *slog.Logger
-	inflight   *inFlight
+	inflight   *orgshare.InFlight
 }
 
 // NewDeliverer returns the worker of deliveries.
 func NewDeliverer(cfg Config, endpoints ports.WebhookEndpoints, deliveries ports.WebhookDeliveries, queue ports.WebhookQueue, sender ports.WebhookSender,
 	tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Deliverer {
 	return &Deliverer{cfg: cfg, endpoints: endpoints, deliveries: deliveries, queue: queue, sender: sender, tx: tx, clock: clock, log: log,
-		inflight: newInFlight(cmp.Or(cfg.InFlightPerOrg, 2))}
+		inflight: orgshare.New(cmp.Or(cfg.InFlightPerOrg, 2))}
 }
 
 var _ ports.WebhookDeliverer = (*Deliverer)(nil)
@@ -66,7 +67,7 @@ func (s *Deliverer) Deliver(ctx context.Context, deliveryID string, attempt int)
 	if err != nil || !e.Enabled {
 		return err
 	}
-	defer s.inflight.give(d.OrgID)
+	defer s.inflight.Give(d.OrgID)
 	a, err := s.send(ctx, d, e, attempt, now)
 	if err != nil {
 		return err
@@ -95,7 +96,7 @@ func (s *Deliverer) claim(ctx context.Context, deliveryID string, attempt int, n
 		if d.Attempts+1 != attempt || !d.Due(now) {
 			return errStale
 		}
-		if !s.inflight.take(d.OrgID) { // the organization has its share in flight here
+		if !s.inflight.Take(d.OrgID) { // the organization has its share in flight here
 			held = true
 			return s.wait(ctx, &d, attempt, now.Add(busyWait+rand.N(busyJitter)))
 		}
@@ -128,7 +129,7 @@ func (s *Deliverer) claim(ctx context.Context, deliveryID string, attempt int, n
 		return err
 	})
 	if taken && (err != nil || held || !e.Enabled) {
-		s.inflight.give(d.OrgID) // no attempt after all
+		s.inflight.Give(d.OrgID) // no attempt after all
 	}
 	if err == nil && held {
 		err = errHeld
