@@ -24,6 +24,7 @@ const (
 	Session  = "ses"
 	Delivery = "dlv"
 	Import   = "imp"
+	Hook     = "hook"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

@@ -53,6 +53,7 @@ type Stores struct {
 	BlobOwners        ports.BlobOwners
 	JobReviews        ports.JobReviews
 	JobEdits          ports.JobEdits
+	Hooks             ports.Hooks
 }
 
 // Repositories runs the suite of every repository port against stores
@@ -86,6 +87,7 @@ func Repositories(t *testing.T, open func(t *testing.T) Stores) {
 		{"BlobOwners", BlobOwners},
 		{"JobReviews", JobReviews},
 		{"JobEdits", JobEdits},
+		{"Hooks", Hooks},
 	} {
 		t.Run(suite.name, func(t *testing.T) {
 			t.Parallel() // each step opens its own stores
