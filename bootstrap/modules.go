@@ -32,6 +32,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/accounts"
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
+	"github.com/tabnorm/tabnorm/application/hooks"
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/importsessions"
 	"github.com/tabnorm/tabnorm/application/jobs"
@@ -293,6 +294,13 @@ var Webhooks = fx.Options(
 	)),
 )
 
+// Hooks provides the management of the validation hooks.
+var Hooks = fx.Module("hooks", fx.Provide(
+	fx.Annotate(sqlstore.NewHooks, fx.As(new(ports.Hooks))),
+	func(cfg Config) hooks.Config { return hooks.Config{AllowPrivate: cfg.WebhookAllowPrivate} },
+	hooks.NewRegistry,
+))
+
 // Workers run queued jobs for the process's lifetime; the reaper requeues
 // jobs whose worker was lost, expires reviews left too long and removes
 // this node's dead runs' working folders.
@@ -338,6 +346,7 @@ type apiDeps struct {
 	Lists    *lists.Service
 	Idem     *idempotency.Service
 	Webhooks *webhooks.Endpoints
+	Hooks    *hooks.Registry
 	Review   *review.Reviewer
 	Confirm  *review.Confirmer
 	Edits    *review.Editor
@@ -351,7 +360,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Hooks: d.Hooks, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {
@@ -584,6 +593,7 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		Connect,
 		Review,
 		Webhooks,
+		Hooks,
 		Metrics,
 		Tracing,
 		fx.Provide(migrateAndSeed),
