@@ -197,7 +197,7 @@ func New(cfg Config, deps Deps) *API {
 	get(listRoutes, "", a.listLists)
 	get(listRoutes, "/:id", a.getList)
 	listRoutes.DELETE("/:id", a.deleteList)
-	a.hookRoutes(v1.Group("/hooks", mw(normalizeRoutes...))) // hooks_handlers.go
+	a.hookRoutes(v1.Group("/hooks", mw(normalizeRoutes...)))                    // hooks_handlers.go
 	a.importSessionRoutes(v1.Group("/import-sessions", mw(normalizeRoutes...))) // importsessions_handlers.go
 	connectRoutes := v1.Group("/connect", mw(append(a.v1Chain(), a.entitled(identity.Connect))...))
 	connectRoutes.POST("/files", a.createFile)
