@@ -129,6 +129,7 @@ type cellEdit struct {
 	field int
 	value string
 	null  bool
+	hook  bool // a validation hook's correction, not a person's edit
 }
 
 // editOf returns the row's edit of field f, or nil.
@@ -426,4 +427,13 @@ func (f *rowFilter) Detection() table.Detection {
 		return d.Detection()
 	}
 	return table.Detection{}
+}
+
+// withHookEdits puts a row's hook corrections before its person's edits,
+// so a field both change reads the hook's value (editOf takes the first).
+func withHookEdits(ed, fromHooks []cellEdit) []cellEdit {
+	if fromHooks == nil {
+		return ed
+	}
+	return append(append(make([]cellEdit, 0, len(fromHooks)+len(ed)), fromHooks...), ed...)
 }
