@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/tabnorm/tabnorm/domain/hook"
 )
@@ -22,4 +23,41 @@ type Hooks interface {
 	// transaction holding the row; a new name already used is a conflict.
 	Update(ctx context.Context, orgID, id string, fn func(*hook.Hook) error) (hook.Hook, error)
 	Delete(ctx context.Context, orgID, id string) error
+}
+
+// HookRequest is one signed request to a validation hook.
+type HookRequest struct {
+	URL     string
+	Headers map[string]string
+	Body    []byte
+	// Timeout bounds the request, answer included; MaxAnswer bounds the
+	// answer's body (a longer one is TooLarge).
+	Timeout   time.Duration
+	MaxAnswer int64
+}
+
+// HookResponse is what came back: a status and body, or Error when
+// nothing usable did (refused address, timeout, network failure).
+type HookResponse struct {
+	StatusCode int
+	Body       []byte
+	// RetryAfter is the Retry-After header, as sent.
+	RetryAfter string
+	TooLarge   bool
+	Error      string
+	Latency    time.Duration
+}
+
+// HookSender makes one request to a hook, with the webhooks' safeguards:
+// no redirects followed, addresses refused at connect time unless the
+// settings allow private ones.
+type HookSender interface {
+	Call(ctx context.Context, r HookRequest) HookResponse
+}
+
+// HookObserver hears of every request to a hook this process made, for
+// the operator's metrics. outcome is succeeded (an answer taken), refused
+// (an answer not taken), failed (another status) or error (no answer).
+type HookObserver interface {
+	HookCalled(outcome string, latency time.Duration)
 }

@@ -41,11 +41,13 @@ type Metrics struct {
 	refusals    *prometheus.CounterVec
 	attempts    *prometheus.CounterVec
 	attemptTime prometheus.Histogram
+	hookCalls   *prometheus.HistogramVec
 }
 
 var (
 	_ ports.JobObserver     = (*Metrics)(nil)
 	_ ports.WebhookObserver = (*Metrics)(nil)
+	_ ports.HookObserver    = (*Metrics)(nil)
 )
 
 // New registers every series. counts may be nil (no database series).
@@ -72,11 +74,17 @@ func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
 			[]string{"outcome"}),
 		attemptTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tabnorm_webhook_attempt_duration_seconds",
 			Help: "Time a webhook delivery attempt took, until the answer or the failure.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 12)}),
+		hookCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_hook_request_duration_seconds",
+			Help: "Time a request to a validation hook took, by outcome (succeeded: an answer taken; refused: an answer not taken; failed: another status; error: no answer). Hooks are the organizations' own, so they are not a label.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"outcome"}),
 	}
 	for _, o := range []string{"succeeded", "failed", "error"} {
 		m.attempts.WithLabelValues(o) // each outcome's series exists from the start, at 0
 	}
-	reg.MustRegister(m.requests, m.jobs, m.queueWait, m.rows, m.subscribers, m.refusals, m.attempts, m.attemptTime,
+	for _, o := range []string{"succeeded", "refused", "failed", "error"} {
+		m.hookCalls.WithLabelValues(o)
+	}
+	reg.MustRegister(m.requests, m.jobs, m.queueWait, m.rows, m.subscribers, m.refusals, m.attempts, m.attemptTime, m.hookCalls,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pool != nil {
 		reg.MustRegister(pool)
@@ -140,6 +148,16 @@ func (m *Metrics) DeliveryAttempted(outcome string, latency time.Duration) {
 	}
 	m.attempts.WithLabelValues(outcome).Inc()
 	m.attemptTime.Observe(latency.Seconds())
+}
+
+// HookCalled records one request to a validation hook.
+func (m *Metrics) HookCalled(outcome string, latency time.Duration) {
+	switch outcome {
+	case "succeeded", "refused", "failed", "error":
+	default:
+		outcome = "error"
+	}
+	m.hookCalls.WithLabelValues(outcome).Observe(latency.Seconds())
 }
 
 // WebhookCounts is what the collector also reads when the counts have it:

@@ -34,6 +34,7 @@ type Creator struct {
 	clock    ports.Clock
 	outbox   *Outbox
 	dispatch *Dispatcher
+	hooks    HookOpener // hooks.go
 }
 
 // NewCreator returns the creation of jobs.
@@ -137,10 +138,13 @@ func (c *Creator) targetSchema(ctx context.Context, p identity.Principal, mode n
 		if err != nil {
 			return nil, fmt.Errorf("saved schema %s: %w", saved.ID, err)
 		}
-		return sch, nil
+		return sch, c.checkHooks(ctx, p.OrgID, sch)
 	case len(bytes.TrimSpace(in.Schema)) > 0:
 		sch, err := schema.Parse(in.Schema)
 		if err != nil {
+			return nil, domain.PrefixFields(err, "schema.")
+		}
+		if err := c.checkHooks(ctx, p.OrgID, sch); err != nil {
 			return nil, domain.PrefixFields(err, "schema.")
 		}
 		return sch, nil
