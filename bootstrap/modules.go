@@ -296,15 +296,16 @@ var Webhooks = fx.Options(
 
 // Hooks provides the management of the validation hooks and their
 // caller, which the runs (jobs.Sources) and the creation of jobs use.
-var Hooks = fx.Module("hooks",
-	fx.Provide(
+var Hooks = fx.Options(
+	fx.Module("hooks", fx.Provide(
 		fx.Annotate(sqlstore.NewHooks, fx.As(new(ports.Hooks))),
 		func(cfg Config) hooks.Config { return hooks.Config{AllowPrivate: cfg.WebhookAllowPrivate} },
 		hooks.NewRegistry,
 		func(cfg Config, store ports.Hooks, sealer ports.Sealer, clock ports.Clock, m *metrics.Metrics) *hooks.Caller {
 			return hooks.NewCaller(cfg.HookLimits, store, sealer, webhook.NewHookSender(cfg.WebhookAllowPrivate), clock, m)
 		},
-	),
+	)),
+	// Outside the module: a module's decorations reach only its own scope.
 	fx.Decorate(
 		func(s *jobs.Sources, c *hooks.Caller) *jobs.Sources { return s.WithHooks(c) },
 		func(cr *jobs.Creator, c *hooks.Caller) *jobs.Creator { return cr.WithHooks(c) },

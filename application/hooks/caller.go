@@ -58,8 +58,11 @@ type Caller struct {
 	orgs  map[string]*orgBudget
 }
 
-// hookState is a hook's slots (its concurrency) and circuit breaker.
+// hookState is a hook's slots (its concurrency) and circuit breaker, for
+// one version of its settings: a change of the hook (its updated_at)
+// starts afresh, its breaker closed.
 type hookState struct {
+	version  time.Time
 	slots    chan struct{}
 	mu       sync.Mutex
 	failures int
@@ -147,8 +150,8 @@ func (c *Caller) stateOf(h hook.Hook) *hookState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.state[h.ID]
-	if st == nil || cap(st.slots) != h.Concurrency {
-		st = &hookState{slots: make(chan struct{}, max(1, h.Concurrency))}
+	if st == nil || !st.version.Equal(h.UpdatedAt) {
+		st = &hookState{version: h.UpdatedAt, slots: make(chan struct{}, max(1, h.Concurrency))}
 		c.state[h.ID] = st
 	}
 	return st
