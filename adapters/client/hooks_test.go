@@ -98,7 +98,10 @@ func signed(secret, id string, at time.Time, body []byte) http.Header {
 func TestHookHandler_refusesWhatIsNotSigned(t *testing.T) {
 	secret, other := "whsec_"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")), "whsec_"+base64.StdEncoding.EncodeToString([]byte("fedcba9876543210fedcba9876543210"))
 	called := 0
-	h := client.HookHandler(func(context.Context, client.HookBatch) (client.HookAnswer, error) { called++; return client.HookAnswer{}, nil }, other, secret)
+	h := client.HookHandler(func(context.Context, client.HookBatch) (client.HookAnswer, error) {
+		called++
+		return client.HookAnswer{}, nil
+	}, other, secret)
 	body := []byte(`{"type":"rows.validate","job_id":"job_1","hook":"crm","rows":[{"row":1,"values":{}}]}`)
 	now := time.Now()
 	for _, c := range []struct {

@@ -291,16 +291,16 @@ func hooksHostile(t *testing.T, h *hooked) {
 		name, want string
 		answer     func(w http.ResponseWriter, b batchIn)
 	}{
-		{"other_rows", "did not hold", func(w http.ResponseWriter, b batchIn) {
+		{"other_rows", "did not hold", func(w http.ResponseWriter, _ batchIn) {
 			answerJSON(w, map[string]any{"rows": []any{map[string]any{"row": 999, "issues": []any{map[string]any{"severity": "error", "code": "x", "message": "x"}}}}})
 		}},
-		{"huge", "longer than", func(w http.ResponseWriter, b batchIn) {
+		{"huge", "longer than", func(w http.ResponseWriter, _ batchIn) {
 			_, _ = io.WriteString(w, `{"rows":[],"pad":"`+strings.Repeat("x", 200<<10)+`"}`)
 		}},
 		{"unlisted_field", "does not list", func(w http.ResponseWriter, b batchIn) {
 			answerJSON(w, map[string]any{"rows": []any{map[string]any{"row": b.Rows[0].Row, "values": map[string]any{"id": 7}}}})
 		}},
-		{"redirect_to_private", "answered 307", func(w http.ResponseWriter, b batchIn) {
+		{"redirect_to_private", "answered 307", func(w http.ResponseWriter, _ batchIn) {
 			w.Header().Set("Location", "http://169.254.169.254/latest/meta-data")
 			w.WriteHeader(http.StatusTemporaryRedirect)
 		}},

@@ -75,7 +75,7 @@ func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
 		attemptTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tabnorm_webhook_attempt_duration_seconds",
 			Help: "Time a webhook delivery attempt took, until the answer or the failure.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 12)}),
 		hookCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_hook_request_duration_seconds",
-			Help: "Time a request to a validation hook took, by outcome (succeeded: an answer taken; refused: an answer not taken; failed: another status; error: no answer). Hooks are the organizations' own, so they are not a label.",
+			Help:    "Time a request to a validation hook took, by outcome (succeeded: an answer taken; refused: an answer not taken; failed: another status; error: no answer). Hooks are the organizations' own, so they are not a label.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"outcome"}),
 	}
 	for _, o := range []string{"succeeded", "failed", "error"} {

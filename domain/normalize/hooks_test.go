@@ -17,7 +17,9 @@ import (
 
 type hookFunc func(ctx context.Context, rows []hook.Row) ([]hook.Answer, error)
 
-func (f hookFunc) Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) { return f(ctx, rows) }
+func (f hookFunc) Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
+	return f(ctx, rows)
+}
 
 const hookSchema = `{"fields":[
 	{"name":"id","type":"integer"},
@@ -189,7 +191,9 @@ func TestRun_hookBatches(t *testing.T) {
 // warns once for the job.
 func TestRun_hookOnError(t *testing.T) {
 	t.Parallel()
-	down := hookFunc(func(context.Context, []hook.Row) ([]hook.Answer, error) { return nil, errors.New("503 Service Unavailable") })
+	down := hookFunc(func(context.Context, []hook.Row) ([]hook.Answer, error) {
+		return nil, errors.New("503 Service Unavailable")
+	})
 	recs := [][]string{{"id", "email", "customer"}, {"1", "a@example.com", "c"}, {"2", "b@example.com", "d"}}
 	use := func(mode string) []HookUse { return []HookUse{{Name: "crm", BatchSize: 10, OnError: mode, Hook: down}} }
 
