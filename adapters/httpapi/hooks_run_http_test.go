@@ -120,6 +120,8 @@ type hooked struct {
 	key  apptest.Caller
 	srv  *hookServer
 	hook hookView
+	// correctedJob is the job of the corrections' step, which the edits' step edits.
+	correctedJob string
 }
 
 func (h *hooked) run(t *testing.T, name, onError, csv string) hookedJob {
@@ -150,6 +152,7 @@ func TestHooks_run(t *testing.T) {
 			script(t, h,
 				scriptStep[*hooked]{"an_unknown_hook_is_an_invalid_schema", hooksUnknown},
 				scriptStep[*hooked]{"issues_and_corrections_are_taken", hooksCorrectAndFlag},
+				scriptStep[*hooked]{"an_edited_row_goes_through_the_hook_again", hooksEditRecheck},
 				scriptStep[*hooked]{"a_failing_hook_under_each_on_error", hooksFailing},
 				scriptStep[*hooked]{"429_is_retried_after_retry_after", hooksRetryAfter},
 				scriptStep[*hooked]{"a_slow_hook_times_out", hooksSlow},
@@ -212,6 +215,46 @@ func hooksCorrectAndFlag(t *testing.T, h *hooked) {
 	rows := h.app.Do("GET", "/v1/jobs/"+j.ID+"/rows.jsonl", h.key, nil).Body
 	if !strings.Contains(rows, `"fixed@example.com"`) || strings.Contains(rows, `"nope"`) || !strings.Contains(rows, `"old"`) {
 		t.Fatalf("rows: %s", rows)
+	}
+	h.correctedJob = j.ID
+}
+
+// An edited row is checked through the hook again: the hook sees the
+// edited value, and its answer decides the row.
+func hooksEditRecheck(t *testing.T, h *hooked) {
+	h.srv.mu.Lock()
+	h.srv.batches = nil
+	h.srv.mu.Unlock()
+	type edit struct {
+		Row        int64   `json:"row"`
+		SourceFile *string `json:"source_file"`
+		Field      string  `json:"field"`
+		Value      string  `json:"value"`
+	}
+	var out struct {
+		Data []struct {
+			RowValid  bool                          `json:"row_valid"`
+			RowIssues []struct{ Code, Hook string } `json:"row_issues"`
+		}
+	}
+	fix := h.app.Do("POST", "/v1/jobs/"+h.correctedJob+"/edits", h.key, map[string]any{"edits": []edit{{Row: 2, Field: "customer", Value: "ok"}}})
+	expect(t, fix, 200, "")
+	fix.JSON(t, &out)
+	if len(out.Data) != 1 || !out.Data[0].RowValid || len(out.Data[0].RowIssues) != 0 {
+		t.Fatalf("the fixed row: %s", fix.Body)
+	}
+	breakIt := h.app.Do("POST", "/v1/jobs/"+h.correctedJob+"/edits", h.key, map[string]any{"edits": []edit{{Row: 1, Field: "customer", Value: "nope"}}})
+	expect(t, breakIt, 200, "")
+	out.Data = nil
+	breakIt.JSON(t, &out)
+	if len(out.Data) != 1 || out.Data[0].RowValid || len(out.Data[0].RowIssues) != 1 || out.Data[0].RowIssues[0].Code != "unknown_customer" ||
+		out.Data[0].RowIssues[0].Hook != "crm" {
+		t.Fatalf("the broken row: %s", breakIt.Body)
+	}
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	if len(h.srv.batches) != 2 || len(h.srv.batches[0].Rows) != 1 || h.srv.batches[0].Rows[0].Row != 2 || string(h.srv.batches[0].Rows[0].Values["customer"]) != `"ok"` {
+		t.Fatalf("the hook saw %+v", h.srv.batches)
 	}
 }
 

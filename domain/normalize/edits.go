@@ -273,7 +273,7 @@ func CheckRows(ctx context.Context, in Input, rows map[string][]int64) (out []Ro
 		return nil, fail(domain.CodeInvalidSchema, "checking rows needs a target schema")
 	}
 	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, MaxRows: 1 << 62, MaxIssues: 1 << 62,
-		Lists: in.Lists}, Output{Rows: io.Discard, Issues: io.Discard})
+		Lists: in.Lists, Hooks: in.Hooks}, Output{Rows: io.Discard, Issues: io.Discard})
 	defer w.closeIndexes()
 	for _, src := range in.Sources {
 		want := rows[src.FileID]
@@ -326,7 +326,16 @@ func (w *writer) checkSource(ctx context.Context, src Source, want []int64) ([]R
 		if err := readRecords(r, b); err != nil {
 			return nil, readerFailure(ctx, err, src.FileID)
 		}
+		if b.hooks.edits != nil {
+			b.hooks.reset(len(p.hooks)) // the last batch's corrections
+		}
 		p.process(b, w.seed)
+		if len(p.hooks) > 0 { // the rows checked go through the hooks again, as a run's
+			p.runHooks(ctx, b, w.seed)
+			if b.failure != nil {
+				return nil, b.failure
+			}
+		}
 		for i := range b.rows {
 			found[b.rows[i].number] = p.rowCheck(b, &b.recs[i], &b.rows[i])
 		}
