@@ -252,7 +252,19 @@ func hooksEditRecheck(t *testing.T, h *hooked) {
 		t.Fatalf("the broken row: %s", breakIt.Body)
 	}
 	h.srv.mu.Lock()
-	defer h.srv.mu.Unlock()
+	batches := h.srv.batches
+	h.srv.mu.Unlock()
+	// A hook down during an edit's check flags the row; the edit is stored.
+	h.srv.set(h.hook.Secret, func(w http.ResponseWriter, _ batchIn) { http.Error(w, "no", http.StatusBadRequest) })
+	down := h.app.Do("POST", "/v1/jobs/"+h.correctedJob+"/edits", h.key, map[string]any{"edits": []edit{{Row: 3, Field: "customer", Value: "ok"}}})
+	expect(t, down, 200, "")
+	out.Data = nil
+	down.JSON(t, &out)
+	if len(out.Data) != 1 || !out.Data[0].RowValid || len(out.Data[0].RowIssues) != 1 || out.Data[0].RowIssues[0].Code != "hook_unavailable" {
+		t.Fatalf("an edit's check with the hook down: %s", down.Body)
+	}
+	h.srv.batches = batches
+	expect(t, h.app.Do("PATCH", "/v1/hooks/"+h.hook.ID, h.key, map[string]any{"enabled": true}), 200, "") // its failure closes no breaker for later steps
 	if len(h.srv.batches) != 2 || len(h.srv.batches[0].Rows) != 1 || h.srv.batches[0].Rows[0].Row != 2 || string(h.srv.batches[0].Rows[0].Values["customer"]) != `"ok"` {
 		t.Fatalf("the hook saw %+v", h.srv.batches)
 	}

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/hook"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -273,7 +275,7 @@ func CheckRows(ctx context.Context, in Input, rows map[string][]int64) (out []Ro
 		return nil, fail(domain.CodeInvalidSchema, "checking rows needs a target schema")
 	}
 	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, MaxRows: 1 << 62, MaxIssues: 1 << 62,
-		Lists: in.Lists, Hooks: in.Hooks}, Output{Rows: io.Discard, Issues: io.Discard})
+		Lists: in.Lists, Hooks: checkHooks(in.Hooks)}, Output{Rows: io.Discard, Issues: io.Discard})
 	defer w.closeIndexes()
 	for _, src := range in.Sources {
 		want := rows[src.FileID]
@@ -445,4 +447,17 @@ func withHookEdits(ed, fromHooks []cellEdit) []cellEdit {
 		return ed
 	}
 	return append(append(make([]cellEdit, 0, len(fromHooks)+len(ed)), fromHooks...), ed...)
+}
+
+// checkHooks are the hooks a check of rows sends them through: a batch
+// that fails flags its rows (hook_unavailable) even under fail_job, as
+// there is no job to fail, only rows to report on.
+func checkHooks(hooks []HookUse) []HookUse {
+	out := slices.Clone(hooks)
+	for i := range out {
+		if out[i].OnError == hook.FailJob {
+			out[i].OnError = hook.FlagRows
+		}
+	}
+	return out
 }
