@@ -264,7 +264,7 @@ func hooksEditRecheck(t *testing.T, h *hooked) {
 		t.Fatalf("an edit's check with the hook down: %s", down.Body)
 	}
 	h.srv.batches = batches
-	expect(t, h.app.Do("PATCH", "/v1/hooks/"+h.hook.ID, h.key, map[string]any{"enabled": true}), 200, "") // its failure closes no breaker for later steps
+	expect(t, h.app.Do("PATCH", "/v1/hooks/"+h.hook.ID, h.key, map[string]any{"enabled": true}), 200, "") // its failure must not count toward a later step's breaker
 	if len(h.srv.batches) != 2 || len(h.srv.batches[0].Rows) != 1 || h.srv.batches[0].Rows[0].Row != 2 || string(h.srv.batches[0].Rows[0].Values["customer"]) != `"ok"` {
 		t.Fatalf("the hook saw %+v", h.srv.batches)
 	}
