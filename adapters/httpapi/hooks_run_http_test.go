@@ -144,7 +144,7 @@ func TestHooks_run(t *testing.T) {
 	for _, target := range sqltest.Targets(t) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
-			app := apptest.Start(t, target, withSecretKey, func(c *bootstrap.Config) { c.WebhookAllowPrivate = true })
+			app := apptest.Start(t, target, withSecretKey, func(c *bootstrap.Config) { c.WebhookAllowPrivate, c.MetricsAddr = true, "127.0.0.1:0" })
 			h := &hooked{app: app, key: apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}, srv: newHookServer(t)}
 			res := app.Do("POST", "/v1/hooks", h.key, map[string]any{"name": "crm", "url": h.srv.URL + "/validate", "timeout_ms": 1000})
 			expect(t, res, 201, "")
@@ -158,6 +158,7 @@ func TestHooks_run(t *testing.T) {
 				scriptStep[*hooked]{"a_slow_hook_times_out", hooksSlow},
 				scriptStep[*hooked]{"hostile_answers_are_refused", hooksHostile},
 				scriptStep[*hooked]{"a_wrong_secret_fails_and_a_rotated_one_still_signs", hooksSignatures},
+				scriptStep[*hooked]{"metrics_count_the_requests_by_outcome_only", hooksMetrics},
 			)
 		})
 	}
@@ -441,5 +442,30 @@ func TestIsolation_hangingHook(t *testing.T) {
 				t.Fatalf("cancel: %s after %s", done.Status, time.Since(begun))
 			}
 		})
+	}
+}
+
+func hooksMetrics(t *testing.T, h *hooked) {
+	res, err := http.Get(h.app.MetricsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	body, _ := io.ReadAll(res.Body)
+	var lines []string
+	for line := range strings.Lines(string(body)) {
+		if strings.HasPrefix(line, "tabnorm_hook_request_duration_seconds_count") {
+			lines = append(lines, strings.TrimSpace(line))
+		}
+	}
+	joined := strings.Join(lines, "\n")
+	for _, outcome := range []string{"succeeded", "refused", "failed", "error"} {
+		prefix := `tabnorm_hook_request_duration_seconds_count{outcome="` + outcome + `"} `
+		if !strings.Contains(joined, prefix) || strings.Contains(joined, prefix+"0\n") || strings.HasSuffix(joined, prefix+"0") {
+			t.Errorf("no %s requests counted: %s", outcome, joined)
+		}
+	}
+	if len(lines) != 4 || strings.Contains(joined, "crm") {
+		t.Fatalf("the series are not bounded by outcome: %s", joined)
 	}
 }
