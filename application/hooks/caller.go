@@ -11,6 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/hook"
 	"github.com/tabnorm/tabnorm/domain/id"
@@ -202,8 +207,23 @@ type call struct {
 	state        *hookState
 }
 
-// Check sends one batch and returns its answers.
-func (k *call) Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
+var tracer = otel.Tracer("github.com/tabnorm/tabnorm/application/hooks")
+
+// Check sends one batch and returns its answers, in a span of its own.
+func (k *call) Check(ctx context.Context, rows []hook.Row) (answers []hook.Answer, err error) {
+	ctx, span := tracer.Start(ctx, "hook.batch", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("tabnorm.hook_id", k.h.ID), attribute.String("tabnorm.job_id", k.jobID), attribute.Int("tabnorm.rows", len(rows))))
+	defer func() {
+		span.SetAttributes(attribute.Int("tabnorm.answered_rows", len(answers)))
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
+	return k.check(ctx, rows)
+}
+
+func (k *call) check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
 	if k.job.spent() {
 		return nil, fmt.Errorf("the job's budget of hook time (%s) is spent", k.c.limits.JobBudget)
 	}
