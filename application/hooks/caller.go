@@ -174,7 +174,7 @@ func (c *Caller) spend(orgID string, d time.Duration) bool {
 		c.orgs[orgID] = b
 	}
 	b.spent += d
-	return b.spent <= c.limits.OrgBudget
+	return b.spent < c.limits.OrgBudget
 }
 
 // jobBudget is the hook time a run has left, shared by its hooks.
@@ -226,6 +226,9 @@ func (k *call) Check(ctx context.Context, rows []hook.Row) (answers []hook.Answe
 func (k *call) check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
 	if k.job.spent() {
 		return nil, fmt.Errorf("the job's budget of hook time (%s) is spent", k.c.limits.JobBudget)
+	}
+	if !k.c.spend(k.h.OrgID, 0) {
+		return nil, fmt.Errorf("the organization's hook time for this hour (%s) is spent", k.c.limits.OrgBudget)
 	}
 	if until, open := k.breakerOpen(); open {
 		return nil, fmt.Errorf("the hook failed %d batches in a row; it gets no request until %s", webhook.BreakerAfter, until.UTC().Format(time.RFC3339))

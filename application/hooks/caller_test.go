@@ -93,3 +93,25 @@ func TestCaller_jobBudget(t *testing.T) {
 		t.Fatalf("past the budget: %v", err)
 	}
 }
+
+// An organization that spent its hour of hook time makes no more
+// requests, whichever of its jobs asks.
+func TestCaller_orgBudget(t *testing.T) {
+	row, sender, observer, open := callerOnMocks(t, hooks.Limits{OrgBudget: 50 * time.Millisecond})
+	sender.EXPECT().Call(mock.Anything, mock.Anything).Return(ports.HookResponse{StatusCode: 200, Body: []byte(`{"rows":[]}`), Latency: 60 * time.Millisecond}).Once()
+	observer.EXPECT().HookCalled("succeeded", 60*time.Millisecond).Once()
+	first, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.check(context.Background(), []hook.Row{row}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := open() // another job of the organization
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.check(context.Background(), []hook.Row{row}); err == nil || !strings.Contains(err.Error(), "organization's hook time") {
+		t.Fatalf("past the organization's budget: %v", err)
+	}
+}
