@@ -23,6 +23,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/sealing"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/tracing"
+	"github.com/tabnorm/tabnorm/application/hooks"
 )
 
 // Config is every setting of API.md §11, validated.
@@ -58,6 +59,9 @@ type Config struct {
 	// SecretKeys seal the secrets organizations give us (newest first);
 	// none: the key file beside an SQLite database, or no sealing at all.
 	SecretKeys [][]byte
+	// HookLimits bound the calls to validation hooks (not settings yet:
+	// the defaults of hooks.Limits; tests shorten them).
+	HookLimits hooks.Limits
 	// StartTimeout bounds start-up once the migrations are in place.
 	StartTimeout time.Duration
 	// JobWorkers is how many jobs a worker process runs at once (0: one

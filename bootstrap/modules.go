@@ -36,6 +36,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/destinations"
+	"github.com/tabnorm/tabnorm/application/hooks"
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/importsessions"
 	"github.com/tabnorm/tabnorm/application/jobs"
@@ -324,6 +325,24 @@ var Destinations = fx.Module("destinations", fx.Provide(
 	destinations.NewDeliverer,
 ))
 
+// Hooks provides the management of the validation hooks and their
+// caller, which the runs (jobs.Sources) and the creation of jobs use.
+var Hooks = fx.Options(
+	fx.Module("hooks", fx.Provide(
+		fx.Annotate(sqlstore.NewHooks, fx.As(new(ports.Hooks))),
+		func(cfg Config) hooks.Config { return hooks.Config{AllowPrivate: cfg.WebhookAllowPrivate} },
+		hooks.NewRegistry,
+		func(cfg Config, store ports.Hooks, sealer ports.Sealer, clock ports.Clock, m *metrics.Metrics) *hooks.Caller {
+			return hooks.NewCaller(cfg.HookLimits, store, sealer, webhook.NewHookSender(cfg.WebhookAllowPrivate), clock, m)
+		},
+	)),
+	// Outside the module: a module's decorations reach only its own scope.
+	fx.Decorate(
+		func(s *jobs.Sources, c *hooks.Caller) *jobs.Sources { return s.WithHooks(c) },
+		func(cr *jobs.Creator, c *hooks.Caller) *jobs.Creator { return cr.WithHooks(c) },
+	),
+)
+
 // Workers run queued jobs for the process's lifetime; the reaper requeues
 // jobs whose worker was lost, expires reviews left too long and removes
 // this node's dead runs' working folders.
@@ -372,6 +391,7 @@ type apiDeps struct {
 	Idem     *idempotency.Service
 	Webhooks *webhooks.Endpoints
 	Dests    *destinations.Service
+	Hooks    *hooks.Registry
 	Review   *review.Reviewer
 	Confirm  *review.Confirmer
 	Edits    *review.Editor
@@ -385,7 +405,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Audit: d.Audit, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Audit: d.Audit, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Hooks: d.Hooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {
@@ -631,6 +651,7 @@ func Serve(cfg Config, role Role, out io.Writer) fx.Option {
 		Review,
 		Webhooks,
 		Destinations,
+		Hooks,
 		Metrics,
 		Tracing,
 		fx.Provide(migrateAndSeed),

@@ -72,4 +72,7 @@ const (
 	CodeJobTimeout       Code = "job_timeout"
 	CodeWorkerLost       Code = "worker_lost"
 	CodeReviewExpired    Code = "review_expired"
+	// CodeHookFailed: a validation hook gave no usable answer and its
+	// on_error is fail_job.
+	CodeHookFailed Code = "hook_failed"
 )

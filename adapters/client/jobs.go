@@ -75,6 +75,21 @@ type Result struct {
 	// FileIssues are the issues about a file rather than a row (what a
 	// reader skipped, a decision to check), the first 100.
 	FileIssues []FileIssue `json:"file_issues"`
+	// Hooks is what each validation hook of the schema did (none when it
+	// names none).
+	Hooks []HookStats `json:"hooks"`
+}
+
+// HookStats is what one validation hook did in a job.
+type HookStats struct {
+	Hook          string  `json:"hook"`
+	Batches       int64   `json:"batches"`
+	RowsSent      int64   `json:"rows_sent"`
+	Issues        int64   `json:"issues"`
+	ValuesChanged int64   `json:"values_changed"`
+	Failures      int64   `json:"failures"`
+	TimeMS        int64   `json:"time_ms"`
+	FirstFailure  *string `json:"first_failure"`
 }
 
 // FileIssue is an issue about a file, not a row.

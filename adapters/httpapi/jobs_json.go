@@ -176,6 +176,21 @@ type resultJSON struct {
 	// FileIssues are the issues about a file, not a row (row null in the
 	// issues), the first 100, for a person to read before the rows.
 	FileIssues []fileIssueJSON `json:"file_issues"`
+	// Hooks is what each validation hook did; absent when the schema
+	// names none.
+	Hooks []hookStatsJSON `json:"hooks,omitempty"`
+}
+
+// hookStatsJSON is what one validation hook did in the run.
+type hookStatsJSON struct {
+	Hook          string  `json:"hook"`
+	Batches       int64   `json:"batches"`
+	RowsSent      int64   `json:"rows_sent"`
+	Issues        int64   `json:"issues"`
+	ValuesChanged int64   `json:"values_changed"`
+	Failures      int64   `json:"failures"`
+	TimeMS        int64   `json:"time_ms"`
+	FirstFailure  *string `json:"first_failure"`
 }
 
 // fileIssueJSON is an issue about a file: as in the issues, without row
@@ -286,6 +301,10 @@ func newResultJSON(j job.Job) *resultJSON {
 	out := &resultJSON{RowCount: r.RowCount, RejectedCount: r.RejectedCount, IssueCount: r.IssueCount, IssuesTruncated: r.IssuesTruncated,
 		RowsURL: path + "/rows", ErrorsURL: path + "/errors", InferredSchema: rawOrNull(r.InferredSchema), Detected: rawOrNull(r.Detected),
 		EditsApplied: r.EditsApplied, FileIssues: newFileIssuesJSON(r.FileIssues)}
+	for _, h := range r.Hooks {
+		out.Hooks = append(out.Hooks, hookStatsJSON{Hook: h.Name, Batches: h.Batches, RowsSent: h.RowsSent, Issues: h.Issues,
+			ValuesChanged: h.ValuesChanged, Failures: h.Failures, TimeMS: h.TimeMS, FirstFailure: optionalString(h.FirstFailure)})
+	}
 	if r.Profile != nil {
 		out.Profile = make([]ColumnProfileJSON, len(r.Profile))
 		for i, p := range r.Profile {

@@ -18,6 +18,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/auth"
 	"github.com/tabnorm/tabnorm/application/connect"
 	"github.com/tabnorm/tabnorm/application/destinations"
+	"github.com/tabnorm/tabnorm/application/hooks"
 	"github.com/tabnorm/tabnorm/application/idempotency"
 	"github.com/tabnorm/tabnorm/application/importsessions"
 	"github.com/tabnorm/tabnorm/application/jobs"
@@ -85,6 +86,7 @@ type Deps struct {
 	Webhooks    *webhooks.Endpoints
 	// Destinations manages destinations and the deliveries of jobs' rows.
 	Destinations *destinations.Service
+	Hooks        *hooks.Registry
 	// The review's use cases: a review, its confirmation, the edits and
 	// invalid values of a finished job, and reruns.
 	Review  *review.Reviewer
@@ -206,6 +208,7 @@ func New(cfg Config, deps Deps) *API {
 	get(listRoutes, "", a.listLists)
 	get(listRoutes, "/:id", a.getList)
 	listRoutes.DELETE("/:id", a.deleteList)
+	a.hookRoutes(v1.Group("/hooks", mw(normalizeRoutes...)))                    // hooks_handlers.go
 	a.importSessionRoutes(v1.Group("/import-sessions", mw(normalizeRoutes...))) // importsessions_handlers.go
 	connectRoutes := v1.Group("/connect", mw(append(a.v1Chain(), a.entitled(identity.Connect))...))
 	connectRoutes.POST("/files", a.createFile)

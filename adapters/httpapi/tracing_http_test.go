@@ -2,7 +2,9 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +89,42 @@ func TestTraces_jobSpanTree(t *testing.T) {
 	// The process has one tracer provider: the webhook and job-route spans
 	// are checked on this app's (webhooks_observe_http_test.go).
 	webhookAndJobRouteSpans(t, app, exp, key, created.ID)
+	hookBatchSpans(t, app, exp, key)
+}
+
+// hookBatchSpans: each batch a job sends to a validation hook has a span
+// under the job's run.
+func hookBatchSpans(t *testing.T, app *apptest.App, exp *tracetest.InMemoryExporter, key apptest.Caller) {
+	t.Helper()
+	srv := newHookServer(t)
+	var h hookView
+	res := app.Do("POST", "/v1/hooks", key, map[string]any{"name": "traced", "url": srv.URL})
+	expect(t, res, 201, "")
+	res.JSON(t, &h)
+	srv.set(h.Secret, func(w http.ResponseWriter, _ batchIn) { answerJSON(w, map[string]any{"rows": []any{}}) })
+	res = app.Request(upload(t, app, "traced.csv", hookedCSV, map[string]string{"schema": fmt.Sprintf(hookedSchema, "traced", "fail_job")}), key)
+	expect(t, res, 202, "")
+	var created jobView
+	res.JSON(t, &created)
+	if j := waitJob(t, app, key, created.ID); j.Status != "succeeded" {
+		t.Fatalf("the hooked job: %+v", j)
+	}
+	var batches int // 4 rows pass coercion, 2 a request
+	for deadline := testtime.Deadline(20 * time.Second); batches < 2; time.Sleep(50 * time.Millisecond) {
+		if err := tracingtest.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		batches = 0
+		for _, s := range exp.GetSpans() {
+			if s.Name == "hook.batch" && attr(s, "tabnorm.job_id") == created.ID && attr(s, "tabnorm.hook_id") == h.ID && attr(s, "tabnorm.rows") == "2" &&
+				s.Parent.IsValid() {
+				batches++
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d hook.batch spans of 2", batches)
+		}
+	}
 }
 
 func names(m map[string]tracetest.SpanStub) []string {

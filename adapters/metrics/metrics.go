@@ -46,12 +46,14 @@ type Metrics struct {
 	pushRows    *prometheus.CounterVec
 	pushBytes   *prometheus.CounterVec
 	pushTime    *prometheus.HistogramVec
+	hookCalls   *prometheus.HistogramVec
 }
 
 var (
 	_ ports.JobObserver     = (*Metrics)(nil)
 	_ ports.WebhookObserver = (*Metrics)(nil)
 	_ ports.PushObserver    = (*Metrics)(nil)
+	_ ports.HookObserver    = (*Metrics)(nil)
 )
 
 // New registers every series. counts may be nil (no database series).
@@ -86,12 +88,18 @@ func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
 			Help: "Bytes delivered to destinations by this process, by destination type."}, []string{"type"}),
 		pushTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_destination_attempt_duration_seconds",
 			Help: "Time a delivery attempt to a destination took, by destination type.", Buckets: prometheus.ExponentialBuckets(0.05, 2, 16)}, []string{"type"}),
+		hookCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_hook_request_duration_seconds",
+			Help:    "Time a request to a validation hook took, by outcome (succeeded: an answer taken; refused: an answer not taken; failed: another status; error: no answer). Hooks are the organizations' own, so they are not a label.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"outcome"}),
 	}
 	for _, o := range []string{"succeeded", "failed", "error"} {
 		m.attempts.WithLabelValues(o) // each outcome's series exists from the start, at 0
 	}
+	for _, o := range []string{"succeeded", "refused", "failed", "error"} {
+		m.hookCalls.WithLabelValues(o)
+	}
 	reg.MustRegister(m.requests, m.jobs, m.queueWait, m.rows, m.subscribers, m.refusals, m.attempts, m.attemptTime,
-		m.pushes, m.pushRows, m.pushBytes, m.pushTime, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.pushes, m.pushRows, m.pushBytes, m.pushTime, m.hookCalls, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pool != nil {
 		reg.MustRegister(pool)
 	}
@@ -154,6 +162,16 @@ func (m *Metrics) DeliveryAttempted(outcome string, latency time.Duration) {
 	}
 	m.attempts.WithLabelValues(outcome).Inc()
 	m.attemptTime.Observe(latency.Seconds())
+}
+
+// HookCalled records one request to a validation hook.
+func (m *Metrics) HookCalled(outcome string, latency time.Duration) {
+	switch outcome {
+	case "succeeded", "refused", "failed", "error":
+	default:
+		outcome = "error"
+	}
+	m.hookCalls.WithLabelValues(outcome).Observe(latency.Seconds())
 }
 
 // WebhookCounts is what the collector also reads when the counts have it:

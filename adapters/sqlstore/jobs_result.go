@@ -25,6 +25,18 @@ type resultRow struct {
 	Profile         []profileRow    `json:"profile"`
 	Detected        json.RawMessage `json:"detected"`
 	FileIssues      []fileIssueRow  `json:"file_issues,omitempty"`
+	Hooks           []hookStatsRow  `json:"hooks,omitempty"`
+}
+
+type hookStatsRow struct {
+	Name          string `json:"name"`
+	Batches       int64  `json:"batches"`
+	RowsSent      int64  `json:"rows_sent"`
+	Issues        int64  `json:"issues"`
+	ValuesChanged int64  `json:"values_changed"`
+	Failures      int64  `json:"failures"`
+	TimeMS        int64  `json:"time_ms"`
+	FirstFailure  string `json:"first_failure,omitempty"`
 }
 
 type fileIssueRow struct {
@@ -64,6 +76,9 @@ func encodeResult(r *job.Result) (*string, error) {
 	for _, is := range r.FileIssues {
 		row.FileIssues = append(row.FileIssues, fileIssueRow(is))
 	}
+	for _, h := range r.Hooks {
+		row.Hooks = append(row.Hooks, hookStatsRow(h))
+	}
 	b, err := json.Marshal(row)
 	if err != nil {
 		return nil, fmt.Errorf("encode the result: %w", err)
@@ -90,6 +105,9 @@ func decodeResult(s *string) (*job.Result, error) {
 	}
 	for _, is := range row.FileIssues {
 		r.FileIssues = append(r.FileIssues, job.FileIssue(is))
+	}
+	for _, h := range row.Hooks {
+		r.Hooks = append(r.Hooks, job.HookStats(h))
 	}
 	return r, nil
 }

@@ -35,6 +35,7 @@ func stores(db *sqlstore.DB) portstest.Stores {
 		JobEdits:          sqlstore.NewEdits(db),
 		Destinations:      sqlstore.NewDestinations(db),
 		Pushes:            sqlstore.NewPushes(db),
+		Hooks:             sqlstore.NewHooks(db),
 	}
 }
 

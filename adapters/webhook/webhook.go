@@ -52,8 +52,15 @@ func NewSender(cfg Config) *Sender {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "tabnorm-webhooks"
 	}
-	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}
-	if !cfg.AllowPrivate {
+	return &Sender{cfg: cfg, client: newClient(cfg.AllowPrivate, cfg.Timeout)}
+}
+
+// newClient is an HTTP client for addresses customers choose: internal
+// addresses refused at connect time unless allowPrivate, no proxy, no
+// redirects followed.
+func newClient(allowPrivate bool, timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
 		// Control runs for every address the dialer tries, after name
 		// resolution, right before connect(2).
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {
@@ -66,21 +73,20 @@ func NewSender(cfg Config) *Sender {
 	transport := &http.Transport{
 		Proxy:                 nil, // a proxy would connect for us, past the control
 		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   cfg.Timeout,
-		ResponseHeaderTimeout: cfg.Timeout,
+		TLSHandshakeTimeout:   timeout,
+		ResponseHeaderTimeout: timeout,
 		MaxIdleConns:          32,
 		MaxIdleConnsPerHost:   2,
 		IdleConnTimeout:       90 * time.Second,
 		ForceAttemptHTTP2:     true,
 	}
-	client := &http.Client{
+	return &http.Client{
 		Transport: transport,
-		Timeout:   cfg.Timeout,
+		Timeout:   timeout,
 		// A redirect could lead anywhere, internal addresses included; the
 		// 3xx is the answer, and counts as a failure.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	return &Sender{cfg: cfg, client: client}
 }
 
 // Send makes one attempt and reports its outcome.

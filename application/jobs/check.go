@@ -58,5 +58,8 @@ func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Optio
 		return nil, err
 	}
 	defer closeLists()
+	if err := s.openHooks(ctx, j, &in); err != nil {
+		return nil, err
+	}
 	return normalize.CheckRows(ctx, in, rows)
 }

@@ -34,6 +34,7 @@ type Creator struct {
 	clock    ports.Clock
 	outbox   *Outbox
 	dispatch *Dispatcher
+	hooks    HookOpener // hooks.go
 }
 
 // NewCreator returns the creation of jobs.
@@ -141,10 +142,16 @@ func (c *Creator) targetSchema(ctx context.Context, p identity.Principal, mode n
 		if err != nil {
 			return nil, nil, fmt.Errorf("saved schema %s: %w", saved.ID, err)
 		}
+		if err := c.checkHooks(ctx, p.OrgID, sch); err != nil {
+			return nil, nil, err
+		}
 		return sch, saved.DestinationIDs, nil
 	case len(bytes.TrimSpace(in.Schema)) > 0:
 		sch, err := schema.Parse(in.Schema)
 		if err != nil {
+			return nil, nil, domain.PrefixFields(err, "schema.")
+		}
+		if err := c.checkHooks(ctx, p.OrgID, sch); err != nil {
 			return nil, nil, domain.PrefixFields(err, "schema.")
 		}
 		return sch, nil, nil

@@ -62,6 +62,10 @@ func NewResult(r normalize.Result) job.Result {
 		out.FileIssues = append(out.FileIssues, job.FileIssue{SourceFile: is.SourceFile, Column: is.Column, Field: is.Field, Severity: is.Severity,
 			Code: is.Code, Message: is.Message})
 	}
+	for _, h := range r.Hooks {
+		out.Hooks = append(out.Hooks, job.HookStats{Name: h.Name, Batches: h.Batches, RowsSent: h.RowsSent, Issues: h.Issues,
+			ValuesChanged: h.ValuesChanged, Failures: h.Failures, TimeMS: h.Time.Milliseconds(), FirstFailure: h.FirstFailure})
+	}
 	if r.InferredSchema != nil {
 		out.InferredSchema = r.InferredSchema.JSON()
 		out.Profile = make([]job.ColumnProfile, len(r.Profile))

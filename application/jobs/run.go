@@ -255,6 +255,9 @@ func (r *Runner) runLeased(ctx context.Context, l *lease, j job.Job) (job.Result
 		return job.Result{}, err
 	}
 	defer closeLists()
+	if err := r.sources.openHooks(ctx, j, &in); err != nil {
+		return job.Result{}, err
+	}
 	if in.Options.Review && j.ReviewedAt == nil { // review hook (review.go): stop after the sample
 		return job.Result{}, r.review(ctx, l, j, in)
 	}

@@ -25,6 +25,7 @@ type Sources struct {
 	staging ports.Staging
 	tables  ports.TableOpener
 	lists   ListOpener
+	hooks   HookOpener // nil: a schema with hooks fails its job (hooks.go)
 	log     *slog.Logger
 	// checks shares the node among organizations' row checks (CheckRows):
 	// each reads a job's file again up to the rows it checks.

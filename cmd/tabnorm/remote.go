@@ -20,7 +20,7 @@ import (
 // server through the Go SDK, with TABNORM_API_URL and TABNORM_API_KEY or
 // what `tabnorm login` stored in the user's config directory.
 func newRemoteCmds() []*cobra.Command {
-	return []*cobra.Command{newLoginCmd(), newJobsCmd(), newSchemasCmd(), newConnectCmd(), newWebhooksCmd(), newImportSessionsCmd(), newDestinationsCmd()}
+	return []*cobra.Command{newLoginCmd(), newJobsCmd(), newSchemasCmd(), newConnectCmd(), newWebhooksCmd(), newImportSessionsCmd(), newDestinationsCmd(), newHooksCmd()}
 }
 
 // remoteConfig is the file `tabnorm login` writes (mode 0600).

@@ -28,6 +28,7 @@ const (
 	// rows to one.
 	Destination = "dst"
 	Push        = "psh"
+	Hook        = "hook"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

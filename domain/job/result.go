@@ -30,6 +30,22 @@ type Result struct {
 	// FileIssues are the run's issues about a file rather than a row
 	// (normalize.Result.FileIssues), for a person to read first.
 	FileIssues []FileIssue
+	// Hooks is what each validation hook of the schema did (nil: the
+	// schema has none).
+	Hooks []HookStats
+}
+
+// HookStats is what one validation hook did in a run.
+type HookStats struct {
+	Name          string
+	Batches       int64
+	RowsSent      int64
+	Issues        int64
+	ValuesChanged int64
+	Failures      int64
+	TimeMS        int64
+	// FirstFailure says why its first failed batch failed ("" when none did).
+	FirstFailure string
 }
 
 // FileIssue is an issue about a file, not a row: what a reader skipped,

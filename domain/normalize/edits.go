@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/hook"
 	"github.com/tabnorm/tabnorm/domain/schema"
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -129,6 +131,7 @@ type cellEdit struct {
 	field int
 	value string
 	null  bool
+	hook  bool // a validation hook's correction, not a person's edit
 }
 
 // editOf returns the row's edit of field f, or nil.
@@ -272,7 +275,7 @@ func CheckRows(ctx context.Context, in Input, rows map[string][]int64) (out []Ro
 		return nil, fail(domain.CodeInvalidSchema, "checking rows needs a target schema")
 	}
 	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, MaxRows: 1 << 62, MaxIssues: 1 << 62,
-		Lists: in.Lists}, Output{Rows: io.Discard, Issues: io.Discard})
+		Lists: in.Lists, Hooks: checkHooks(in.Hooks)}, Output{Rows: io.Discard, Issues: io.Discard})
 	defer w.closeIndexes()
 	for _, src := range in.Sources {
 		want := rows[src.FileID]
@@ -325,7 +328,16 @@ func (w *writer) checkSource(ctx context.Context, src Source, want []int64) ([]R
 		if err := readRecords(r, b); err != nil {
 			return nil, readerFailure(ctx, err, src.FileID)
 		}
+		if b.hooks.edits != nil {
+			b.hooks.reset(len(p.hooks)) // the last batch's corrections
+		}
 		p.process(b, w.seed)
+		if len(p.hooks) > 0 { // the rows checked go through the hooks again, as a run's
+			p.runHooks(ctx, b, w.seed)
+			if b.failure != nil {
+				return nil, b.failure
+			}
+		}
 		for i := range b.rows {
 			found[b.rows[i].number] = p.rowCheck(b, &b.recs[i], &b.rows[i])
 		}
@@ -426,4 +438,26 @@ func (f *rowFilter) Detection() table.Detection {
 		return d.Detection()
 	}
 	return table.Detection{}
+}
+
+// withHookEdits puts a row's hook corrections before its person's edits,
+// so a field both change reads the hook's value (editOf takes the first).
+func withHookEdits(ed, fromHooks []cellEdit) []cellEdit {
+	if fromHooks == nil {
+		return ed
+	}
+	return append(append(make([]cellEdit, 0, len(fromHooks)+len(ed)), fromHooks...), ed...)
+}
+
+// checkHooks are the hooks a check of rows sends them through: a batch
+// that fails flags its rows (hook_unavailable) even under fail_job, as
+// there is no job to fail, only rows to report on.
+func checkHooks(hooks []HookUse) []HookUse {
+	out := slices.Clone(hooks)
+	for i := range out {
+		if out[i].OnError == hook.FailJob {
+			out[i].OnError = hook.FlagRows
+		}
+	}
+	return out
 }

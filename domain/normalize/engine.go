@@ -58,6 +58,9 @@ type Input struct {
 	// Edits are a person's values for single cells (edits.go), read
 	// instead of the file's, before coercion, one a cell.
 	Edits []Edit
+	// Hooks are the validation hooks the schema names (hooks.go), in its
+	// order, opened by the application.
+	Hooks []HookUse
 }
 
 // Output is where a run writes: valid rows and issues, as JSON lines.
@@ -88,6 +91,8 @@ type Result struct {
 	// first MaxFileIssues of them, kept also past the issues' limit: a
 	// person reads them before the rows.
 	FileIssues []Issue
+	// Hooks is what each validation hook did, in the schema's order.
+	Hooks []HookStats
 }
 
 // MaxFileIssues bounds Result.FileIssues.
@@ -142,6 +147,7 @@ type Issue struct {
 	Message    string
 	Value      *string
 	Rule       string // the rule's name, for rule_violation and rule_error
+	Hook       string // the hook's name, for the issues a validation hook returned
 }
 
 const batchSize = 512
@@ -231,6 +237,8 @@ type writer struct {
 	// stage is compiled once per job, by the first plan.
 	stage      *stage
 	stageReady bool
+	// hookSkipWarned: the hooks whose on_error skip was warned of.
+	hookSkipWarned []bool
 }
 
 func newWriter(in Input, out Output) *writer {
@@ -329,6 +337,7 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 // take writes a processed batch in order, applying the checks that need
 // the rows before it: uniqueness, dedupe, the row limit, max_errors.
 func (w *writer) take(p *plan, b *batch) error {
+	w.hooksTaken(p, b)
 	if b.failure != nil {
 		f := b.failure
 		b.failure = nil
@@ -452,6 +461,10 @@ func (w *writer) issue(is Issue) {
 	if is.Rule != "" {
 		b = append(b, `,"rule":`...)
 		b = appendJSONString(b, is.Rule)
+	}
+	if is.Hook != "" {
+		b = append(b, `,"hook":`...)
+		b = appendJSONString(b, is.Hook)
 	}
 	b = append(b, "}\n"...)
 	_, _ = w.issues.Write(b) // a failed write surfaces at flush

@@ -43,6 +43,8 @@ type batch struct {
 	act     *rules.Activation
 	bad     []bool
 	failure *Failure
+	// hooks is what the validation hooks said of the batch (hooks.go).
+	hooks hookWork
 }
 
 // pipeline carries one source's batches from the reader through the
@@ -129,30 +131,70 @@ func (b *batch) fill(r table.Reader) error {
 }
 
 // startWorkers processes batches on every processor, and closes done when
-// all the workers have ended.
+// all the workers have ended. With validation hooks, the processed
+// batches go through a stage of their own (hookStage) before the writer,
+// so the workers go on while batches wait for a hook's answer.
 func (pl *pipeline) startWorkers(p *plan, seed maphash.Seed) {
+	out := pl.done
+	if len(p.hooks) > 0 {
+		out = make(chan *batch, cap(pl.work))
+		pl.startHookStage(p, seed, out)
+	}
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() { pl.process(p, seed) })
+		wg.Go(func() { pl.process(p, seed, out) })
+	}
+	go func() { wg.Wait(); close(out) }()
+}
+
+// hookStageWorkers is how many batches may wait for hooks at once; each
+// hook's own concurrency (its setting) is enforced by the application.
+const hookStageWorkers = 8
+
+// startHookStage sends processed batches through the hooks and on to
+// the writer, and closes done when it has ended.
+func (pl *pipeline) startHookStage(p *plan, seed maphash.Seed, in chan *batch) {
+	var wg sync.WaitGroup
+	for range hookStageWorkers {
+		wg.Go(func() {
+			defer pl.recoverWorker(in)
+			for b := range in {
+				if b.failure == nil {
+					p.runHooks(pl.ctx, b, seed)
+				}
+				select {
+				case pl.done <- b:
+				case <-pl.ctx.Done():
+					return
+				}
+			}
+		})
 	}
 	go func() { wg.Wait(); close(pl.done) }()
 }
 
+// recoverWorker turns a stage's panic into the job's failure: it cancels
+// the pipeline and lets the stage before it finish.
+func (pl *pipeline) recoverWorker(in chan *batch) {
+	if v := recover(); v != nil {
+		pl.panicOnce.Do(func() { pl.panicked = panicFailure(v) })
+		pl.cancel()
+		for range in {
+		}
+	}
+}
+
 // process is one worker. A panic is the job's failure: it cancels the
 // pipeline and lets the reader finish.
-func (pl *pipeline) process(p *plan, seed maphash.Seed) {
-	defer func() {
-		if v := recover(); v != nil {
-			pl.panicOnce.Do(func() { pl.panicked = panicFailure(v) })
-			pl.cancel()
-			for range pl.work { // let the reader finish
-			}
-		}
-	}()
+func (pl *pipeline) process(p *plan, seed maphash.Seed, out chan *batch) {
+	defer pl.recoverWorker(pl.work) // lets the reader finish
 	for b := range pl.work {
+		if b.hooks.edits != nil {
+			b.hooks.reset(len(p.hooks)) // a batch used again is read without the last one's corrections
+		}
 		p.process(b, seed)
 		select {
-		case pl.done <- b:
+		case out <- b:
 		case <-pl.ctx.Done():
 			return
 		}

@@ -48,6 +48,9 @@ type plan struct {
 	// rows whose edits no written row took yet (edits.go).
 	edits     map[int64][]cellEdit
 	unapplied map[int64]bool
+	// hooks are the validation hooks each processed batch goes through
+	// (hooks.go; nil: none, and the pipeline has no hook stage).
+	hooks []HookUse
 }
 
 // currencyWarnings warns of a number column whose values carried several
@@ -201,6 +204,7 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		p.pk = append(p.pk, s.Index(k))
 	}
 	w.planEdits(p)
+	p.hooks = w.in.Hooks
 	if err := w.planStage(p); err != nil {
 		return nil, err
 	}

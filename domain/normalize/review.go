@@ -60,6 +60,7 @@ type IssueJSON struct {
 	Message    string  `json:"message"`
 	Value      *string `json:"value"`
 	Rule       *string `json:"rule,omitempty"` // rule_violation and rule_error
+	Hook       *string `json:"hook,omitempty"` // a validation hook's issues
 }
 
 func optional(s string) *string {
@@ -276,14 +277,16 @@ func (w *writer) previewRow(p *plan, b *batch, ro *rowOut, preview *[]review.Pre
 		row.Values = append(json.RawMessage(nil), bytes.TrimRight(b.json[ro.start:ro.end], "\n")...)
 	}
 	for _, is := range ro.issues {
-		row.Issues = append(row.Issues, review.Issue(issueJSON(is)))
+		j := issueJSON(is) // a review's sample goes through no hook
+		row.Issues = append(row.Issues, review.Issue{Row: j.Row, SourceFile: j.SourceFile, Column: j.Column, Field: j.Field, Severity: j.Severity,
+			Code: j.Code, Message: j.Message, Value: j.Value, Rule: j.Rule})
 	}
 	*preview = append(*preview, row)
 }
 
 func issueJSON(is Issue) IssueJSON {
 	out := IssueJSON{SourceFile: optional(is.SourceFile), Column: optional(is.Column), Field: optional(is.Field), Severity: is.Severity, Code: is.Code,
-		Message: is.Message, Rule: optional(is.Rule)}
+		Message: is.Message, Rule: optional(is.Rule), Hook: optional(is.Hook)}
 	if is.Row > 0 {
 		row := is.Row
 		out.Row = &row

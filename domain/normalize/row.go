@@ -36,6 +36,9 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 		if p.edits != nil {
 			ed = p.edits[ro.number]
 		}
+		if b.hooks.edits != nil {
+			ed = withHookEdits(ed, b.hooks.edits[ro.number])
+		}
 		clear(rs.kinds)
 		p.coerceCells(rec, ed, &ro, rs.vals, rs.kinds, &b.sc)
 		if p.stage != nil {
@@ -102,7 +105,9 @@ func (p *plan) coerceCells(rec *table.Record, ed []cellEdit, ro *rowOut, vals []
 		if ed != nil { // an edit, instead of the file's value and value_map
 			if e := editOf(ed, f); e != nil {
 				s, present, edited = e.value, !e.null, true
-				ro.edited++
+				if !e.hook {
+					ro.edited++
+				}
 			}
 		}
 		if !present {

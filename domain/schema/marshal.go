@@ -33,10 +33,11 @@ type fieldDoc struct {
 }
 
 type schemaDoc struct {
-	Fields        []fieldDoc `json:"fields"`
-	MissingValues []string   `json:"missingValues"`
-	PrimaryKey    []string   `json:"primaryKey,omitempty"`
-	Rules         []ruleDoc  `json:"rules,omitempty"`
+	Fields        []fieldDoc   `json:"fields"`
+	MissingValues []string     `json:"missingValues"`
+	PrimaryKey    []string     `json:"primaryKey,omitempty"`
+	Rules         []ruleDoc    `json:"rules,omitempty"`
+	Hooks         []hookUseDoc `json:"hooks,omitempty"`
 }
 
 // JSON returns the canonical document of the schema: keys in a fixed
@@ -73,6 +74,7 @@ func (s *Schema) JSON() []byte {
 		doc.Fields = append(doc.Fields, fd)
 	}
 	doc.Rules = rulesDoc(s.Rules)
+	doc.Hooks = hooksDoc(s.Hooks)
 	b, err := json.Marshal(doc)
 	if err != nil {
 		panic(err) // only plain values above

@@ -90,6 +90,8 @@ type Schema struct {
 	PrimaryKey    []string
 	// Rules are CEL expressions each row must satisfy (rules.go).
 	Rules []Rule
+	// Hooks are the validation hooks the rows go through (hooks.go).
+	Hooks []HookUse
 }
 
 // DefaultMissingValues is what counts as missing when the schema says nothing.
@@ -190,7 +192,7 @@ func (p *parser) strings(v any, path string) []string {
 }
 
 func (p *parser) schema(raw any) *Schema {
-	m := p.object(raw, "", "fields", "missingValues", "primaryKey", "rules", "foreignKeys")
+	m := p.object(raw, "", "fields", "missingValues", "primaryKey", "rules", "foreignKeys", "hooks")
 	if m == nil {
 		return nil
 	}
@@ -242,6 +244,9 @@ func (p *parser) schema(raw any) *Schema {
 	}
 	if v, ok := m["rules"]; ok {
 		s.Rules = p.rules(v, s)
+	}
+	if v, ok := m["hooks"]; ok {
+		s.Hooks = p.hooks(v, s)
 	}
 	p.expressions(s)
 	return s

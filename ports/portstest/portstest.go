@@ -55,6 +55,7 @@ type Stores struct {
 	JobEdits          ports.JobEdits
 	Destinations      ports.Destinations
 	Pushes            ports.Pushes
+	Hooks             ports.Hooks
 }
 
 // Repositories runs the suite of every repository port against stores
@@ -90,6 +91,7 @@ func Repositories(t *testing.T, open func(t *testing.T) Stores) {
 		{"JobEdits", JobEdits},
 		{"Destinations", Destinations},
 		{"Pushes", Pushes},
+		{"Hooks", Hooks},
 	} {
 		t.Run(suite.name, func(t *testing.T) {
 			t.Parallel() // each step opens its own stores

@@ -1,0 +1,131 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/bootstrap"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/apptest"
+)
+
+type hookView struct {
+	ID, Object, Name, URL, Secret string
+	TimeoutMS                     int64   `json:"timeout_ms"`
+	Concurrency                   int     `json:"concurrency"`
+	Enabled                       bool    `json:"enabled"`
+	PreviousSecretUntil           *string `json:"previous_secret_until"`
+}
+
+// withSecretKey gives the app a key to seal secrets with (PostgreSQL
+// has none otherwise).
+func withSecretKey(c *bootstrap.Config) { c.SecretKeys = [][]byte{bytes.Repeat([]byte{7}, 32)} }
+
+// TestHooks_HTTP registers, reads, changes, rotates and deletes hooks
+// through the API on both databases, each answer checked against the
+// OpenAPI document.
+func TestHooks_HTTP(t *testing.T) {
+	t.Parallel()
+	doc, err := libopenapi.NewDocument(httpapi.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t, target, withSecretKey)
+			h := &hooks{w: &w, app: w.app, v: v, key: apptest.Caller{Key: w.acmeKey},
+				admin: w.app.Login(w.acmeAdmin.Email), member: w.app.Login(w.acmeMember.Email)}
+			other := apptest.Caller{Key: w.app.Key(w.app.Org("Globex", identity.Normalize))}
+			created := hooksCreateAndRead(t, h, other)
+			hooksChangeRotateDelete(t, h, created)
+		})
+	}
+}
+
+// hooksCreateAndRead: private addresses and bad settings refused, a hook
+// created by an admin, read by members, not seen by another organization.
+func hooksCreateAndRead(t *testing.T, h *hooks, other apptest.Caller) hookView {
+	w := h.w
+
+	// Private addresses are refused unless the operator allows them.
+	expect(t, h.app.Do("POST", "/v1/hooks", h.admin, map[string]any{"name": "crm", "url": "http://127.0.0.1:9/check"}), 400, "invalid_request")
+	expect(t, h.app.Do("POST", "/v1/hooks", h.admin, map[string]any{"name": "crm", "url": "https://10.1.2.3/check"}), 400, "invalid_request")
+	expect(t, h.app.Do("POST", "/v1/hooks", h.admin, map[string]any{"name": "Bad Name", "url": "https://crm.example.com/check"}), 400, "invalid_request")
+	expect(t, h.app.Do("POST", "/v1/hooks", h.admin, map[string]any{"name": "crm", "url": "https://crm.example.com/check", "timeout_ms": 50}), 400, "invalid_request")
+	expect(t, h.app.Do("POST", "/v1/hooks", h.member, map[string]any{"name": "crm", "url": "https://crm.example.com/check"}), 403, "insufficient_permissions")
+	expect(t, h.app.Do("POST", "/v1/hooks", apptest.Caller{Key: w.bareKey}, map[string]any{"name": "crm", "url": "https://crm.example.com/check"}), 403, "forbidden_entitlement_missing")
+
+	var created hookView
+	res := h.valid(t, "POST", "/v1/hooks", h.admin, map[string]any{"name": "crm", "url": "https://crm.example.com/check", "timeout_ms": 2000}, 201)
+	res.JSON(t, &created)
+	if !strings.HasPrefix(created.ID, "hook_") || created.Object != "hook" || !strings.HasPrefix(created.Secret, "whsec_") || created.TimeoutMS != 2000 ||
+		created.Concurrency != 4 || !created.Enabled || res.Header.Get("Location") != "/v1/hooks/"+created.ID || res.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("create: %s %v", res.Body, res.Header)
+	}
+	expect(t, h.app.Do("POST", "/v1/hooks", h.key, map[string]any{"name": "crm", "url": "https://crm2.example.com/"}), 409, "conflict")
+
+	// Read by members, never with the secret; another organization's is 404.
+	for _, path := range []string{"/v1/hooks", "/v1/hooks/" + created.ID} {
+		got := h.valid(t, "GET", path, h.member, nil, 200)
+		if strings.Contains(got.Body, "whsec_") || !strings.Contains(got.Body, created.ID) {
+			t.Fatalf("GET %s: %s", path, got.Body)
+		}
+	}
+	expect(t, h.app.Do("GET", "/v1/hooks/"+created.ID, other, nil), 404, "not_found")
+	expect(t, h.app.Do("PATCH", "/v1/hooks/"+created.ID, other, map[string]any{"enabled": false}), 404, "not_found")
+	expect(t, h.app.Do("POST", "/v1/hooks/"+created.ID+"/rotate-secret", other, nil), 404, "not_found")
+	expect(t, h.app.Do("DELETE", "/v1/hooks/"+created.ID, other, nil), 404, "not_found")
+	if list := h.valid(t, "GET", "/v1/hooks", other, nil, 200); strings.Contains(list.Body, created.ID) {
+		t.Fatalf("another organization lists the hook: %s", list.Body)
+	}
+	return created
+}
+
+// hooksChangeRotateDelete: changes by admins only, a rotation's new
+// secret shown once and sealed at rest, and deletion.
+func hooksChangeRotateDelete(t *testing.T, h *hooks, created hookView) {
+	w := h.w
+
+	// Changes.
+	expect(t, h.app.Do("PATCH", "/v1/hooks/"+created.ID, h.member, map[string]any{"enabled": false}), 403, "insufficient_permissions")
+	expect(t, h.app.Do("PATCH", "/v1/hooks/"+created.ID, h.admin, map[string]any{"url": "https://169.254.169.254/latest"}), 400, "invalid_request")
+	var changed hookView
+	h.valid(t, "PATCH", "/v1/hooks/"+created.ID, h.admin, map[string]any{"name": "crm-v2", "concurrency": 2, "enabled": false}, 200).JSON(t, &changed)
+	if changed.Name != "crm-v2" || changed.Concurrency != 2 || changed.Enabled || changed.TimeoutMS != 2000 || changed.Secret != "" {
+		t.Fatalf("patch: %+v", changed)
+	}
+
+	// Rotation: a new secret shown once, the old one signs for a day.
+	var rotated hookView
+	rot := h.valid(t, "POST", "/v1/hooks/"+created.ID+"/rotate-secret", h.key, nil, 200)
+	rot.JSON(t, &rotated)
+	if !strings.HasPrefix(rotated.Secret, "whsec_") || rotated.Secret == created.Secret || rotated.PreviousSecretUntil == nil ||
+		rot.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("rotate: %s", rot.Body)
+	}
+	expect(t, h.app.Do("POST", "/v1/hooks/"+created.ID+"/rotate-secret", h.member, nil), 403, "insufficient_permissions")
+
+	// The secret is sealed at rest: the column holds neither secret.
+	var sealed []byte
+	if err := w.app.DB.Bun.NewSelect().Table("hooks").Column("secret").Where("id = ?", created.ID).Scan(t.Context(), &sealed); err != nil {
+		t.Fatal(err)
+	}
+	if len(sealed) == 0 || bytes.Contains(sealed, []byte(rotated.Secret)) || bytes.Contains(sealed, []byte("whsec_")) {
+		t.Fatalf("the stored secret is not sealed: %q", sealed)
+	}
+
+	expect(t, h.app.Do("DELETE", "/v1/hooks/"+created.ID, h.member, nil), 403, "insufficient_permissions")
+	h.valid(t, "DELETE", "/v1/hooks/"+created.ID, h.admin, nil, 204)
+	expect(t, h.app.Do("GET", "/v1/hooks/"+created.ID, h.admin, nil), 404, "not_found")
+}

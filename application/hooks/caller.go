@@ -1,0 +1,360 @@
+package hooks
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/hook"
+	"github.com/tabnorm/tabnorm/domain/id"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/domain/webhook"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// Limits bound the calls to hooks; zero fields take the defaults.
+type Limits struct {
+	// Attempts is how many times a batch is tried when its hook answers
+	// 429 or 5xx or does not answer (0: 3).
+	Attempts int
+	// MaxRetryAfter caps a Retry-After the service waits (0: 10 s).
+	MaxRetryAfter time.Duration
+	// JobBudget is the hook time one job may spend, all its batches
+	// together (0: 10 minutes); past it, each batch fails and on_error
+	// decides.
+	JobBudget time.Duration
+	// OrgBudget is the hook time one organization's jobs may spend in an
+	// hour on this node (0: 1 hour).
+	OrgBudget time.Duration
+}
+
+func (l Limits) withDefaults() Limits {
+	l.Attempts = cmp.Or(l.Attempts, 3)
+	l.MaxRetryAfter = cmp.Or(l.MaxRetryAfter, 10*time.Second)
+	l.JobBudget = cmp.Or(l.JobBudget, 10*time.Minute)
+	l.OrgBudget = cmp.Or(l.OrgBudget, time.Hour)
+	return l
+}
+
+// Caller opens the hooks a run's schema names and calls them.
+type Caller struct {
+	limits   Limits
+	hooks    ports.Hooks
+	sealer   ports.Sealer
+	sender   ports.HookSender
+	clock    ports.Clock
+	observer ports.HookObserver
+
+	mu    sync.Mutex
+	state map[string]*hookState // by hook id, shared by the jobs of this process
+	orgs  map[string]*orgBudget
+}
+
+// hookState is a hook's slots (its concurrency) and circuit breaker, for
+// one version of its settings: a change of the hook (its updated_at)
+// starts afresh, its breaker closed.
+type hookState struct {
+	version  time.Time
+	slots    chan struct{}
+	mu       sync.Mutex
+	failures int
+	openTill time.Time
+}
+
+// orgBudget is an organization's hook time in the current hour.
+type orgBudget struct {
+	since time.Time
+	spent time.Duration
+}
+
+// NewCaller returns the caller of hooks; observer may be nil.
+func NewCaller(limits Limits, hooks ports.Hooks, sealer ports.Sealer, sender ports.HookSender, clock ports.Clock, observer ports.HookObserver) *Caller {
+	return &Caller{limits: limits.withDefaults(), hooks: hooks, sealer: sealer, sender: sender, clock: clock, observer: observer,
+		state: map[string]*hookState{}, orgs: map[string]*orgBudget{}}
+}
+
+// Check refuses a schema that names a hook the organization lacks, or
+// has disabled: invalid_schema, with the declaration's path.
+func (c *Caller) Check(ctx context.Context, orgID string, sch *schema.Schema) error {
+	_, err := c.named(ctx, orgID, sch)
+	return err
+}
+
+func (c *Caller) named(ctx context.Context, orgID string, sch *schema.Schema) (map[string]hook.Hook, error) {
+	if sch == nil || len(sch.Hooks) == 0 {
+		return nil, nil
+	}
+	found, err := c.hooks.Named(ctx, orgID, sch.HookNames())
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]hook.Hook, len(found))
+	for _, h := range found {
+		byName[h.Name] = h
+	}
+	var problems []domain.FieldError
+	for i, u := range sch.Hooks {
+		h, ok := byName[u.Hook]
+		switch {
+		case !ok:
+			problems = append(problems, domain.FieldError{Field: fmt.Sprintf("hooks[%d].hook", i), Message: fmt.Sprintf("names no hook of your organization: %q", u.Hook)})
+		case !h.Enabled:
+			problems = append(problems, domain.FieldError{Field: fmt.Sprintf("hooks[%d].hook", i), Message: fmt.Sprintf("the hook %q is disabled", u.Hook)})
+		}
+	}
+	if problems != nil {
+		return nil, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidSchema,
+			Message: fmt.Sprintf("The target schema has %d problem(s); see errors.", len(problems)), Fields: problems}
+	}
+	return byName, nil
+}
+
+// Open returns the schema's hooks for a run of the job.
+func (c *Caller) Open(ctx context.Context, orgID, jobID string, sch *schema.Schema) ([]normalize.HookUse, error) {
+	byName, err := c.named(ctx, orgID, sch)
+	if err != nil {
+		if de, ok := errors.AsType[*domain.Error](err); ok && de.Code == domain.CodeInvalidSchema {
+			return nil, &normalize.Failure{Code: domain.CodeInvalidSchema, Message: de.Fields[0].Field + " " + de.Fields[0].Message + "."}
+		}
+		return nil, err
+	}
+	if byName == nil {
+		return nil, nil
+	}
+	names := make([]string, len(sch.Fields))
+	for i, f := range sch.Fields {
+		names[i] = f.Name
+	}
+	job := &jobBudget{left: c.limits.JobBudget}
+	out := make([]normalize.HookUse, 0, len(sch.Hooks))
+	for _, u := range sch.Hooks {
+		h := byName[u.Hook]
+		if err := Open(c.sealer, &h); err != nil {
+			return nil, err
+		}
+		call := &call{c: c, h: h, jobID: jobID, fields: u.Fields, schemaFields: names, job: job, state: c.stateOf(h)}
+		out = append(out, normalize.HookUse{Name: h.Name, Fields: u.Fields, BatchSize: u.BatchSize, OnError: u.OnError, Hook: call})
+	}
+	return out, nil
+}
+
+func (c *Caller) stateOf(h hook.Hook) *hookState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.state[h.ID]
+	if st == nil || !st.version.Equal(h.UpdatedAt) {
+		st = &hookState{version: h.UpdatedAt, slots: make(chan struct{}, max(1, h.Concurrency))}
+		c.state[h.ID] = st
+	}
+	return st
+}
+
+// spend counts hook time against the organization's hour; false when
+// the hour's budget is spent.
+func (c *Caller) spend(orgID string, d time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	b := c.orgs[orgID]
+	if b == nil || now.Sub(b.since) >= time.Hour {
+		b = &orgBudget{since: now}
+		c.orgs[orgID] = b
+	}
+	b.spent += d
+	return b.spent < c.limits.OrgBudget
+}
+
+// jobBudget is the hook time a run has left, shared by its hooks.
+type jobBudget struct {
+	mu   sync.Mutex
+	left time.Duration
+}
+
+func (b *jobBudget) spend(d time.Duration) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.left -= d
+	return b.left > 0
+}
+
+func (b *jobBudget) spent() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.left <= 0
+}
+
+// call is one hook opened for one run: a normalize.Hook.
+type call struct {
+	c            *Caller
+	h            hook.Hook
+	jobID        string
+	fields       []string
+	schemaFields []string
+	job          *jobBudget
+	state        *hookState
+}
+
+var tracer = otel.Tracer("github.com/tabnorm/tabnorm/application/hooks")
+
+// Check sends one batch and returns its answers, in a span of its own.
+func (k *call) Check(ctx context.Context, rows []hook.Row) (answers []hook.Answer, err error) {
+	ctx, span := tracer.Start(ctx, "hook.batch", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("tabnorm.hook_id", k.h.ID), attribute.String("tabnorm.job_id", k.jobID), attribute.Int("tabnorm.rows", len(rows))))
+	defer func() {
+		span.SetAttributes(attribute.Int("tabnorm.answered_rows", len(answers)))
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
+	return k.check(ctx, rows)
+}
+
+func (k *call) check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
+	if k.job.spent() {
+		return nil, fmt.Errorf("the job's budget of hook time (%s) is spent", k.c.limits.JobBudget)
+	}
+	if !k.c.spend(k.h.OrgID, 0) {
+		return nil, fmt.Errorf("the organization's hook time for this hour (%s) is spent", k.c.limits.OrgBudget)
+	}
+	if until, open := k.breakerOpen(); open {
+		return nil, fmt.Errorf("the hook failed %d batches in a row; it gets no request until %s", webhook.BreakerAfter, until.UTC().Format(time.RFC3339))
+	}
+	select {
+	case k.state.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-k.state.slots }()
+	body, err := json.Marshal(hook.Batch{Type: hook.ValidateType, JobID: k.jobID, Hook: k.h.Name, Rows: rows})
+	if err != nil {
+		return nil, err
+	}
+	answers, err := k.attempts(ctx, rows, body)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	k.record(err == nil)
+	return answers, err
+}
+
+// attempts tries the batch until an answer is taken, a failure is final
+// or the attempts are spent.
+func (k *call) attempts(ctx context.Context, rows []hook.Row, body []byte) ([]hook.Answer, error) {
+	lim := k.c.limits
+	var last error
+	for attempt := 1; attempt <= lim.Attempts; attempt++ {
+		answers, retryIn, err := k.attempt(ctx, rows, body)
+		if err == nil || retryIn < 0 {
+			return answers, err
+		}
+		last = err
+		if attempt == lim.Attempts {
+			break
+		}
+		wait := min(retryIn, lim.MaxRetryAfter)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+	return nil, fmt.Errorf("%w (after %d attempts)", last, lim.Attempts)
+}
+
+// attempt makes one request. retryIn < 0: the failure is final; else how
+// long to wait before the next attempt.
+func (k *call) attempt(ctx context.Context, rows []hook.Row, body []byte) (answers []hook.Answer, retryIn time.Duration, err error) {
+	now := k.c.clock.Now()
+	msgID := id.New("hkb")
+	sig, err := webhook.Sign(k.h.Secrets(now), msgID, now, body)
+	if err != nil {
+		return nil, -1, err
+	}
+	resp := k.c.sender.Call(ctx, ports.HookRequest{URL: k.h.URL, Body: body, Timeout: k.h.Timeout, MaxAnswer: hook.MaxAnswerBytes(len(rows)),
+		Headers: map[string]string{"webhook-id": msgID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}})
+	okJob := k.job.spend(resp.Latency)
+	okOrg := k.c.spend(k.h.OrgID, resp.Latency)
+	outcome, retry := "failed", time.Duration(-1)
+	defer func() { k.observe(outcome, resp.Latency) }()
+	switch {
+	case resp.Error != "":
+		outcome, retry, err = "error", backoff(""), errors.New(resp.Error)
+	case resp.TooLarge:
+		outcome, err = "refused", fmt.Errorf("its answer is longer than %d bytes", hook.MaxAnswerBytes(len(rows)))
+	case resp.StatusCode == 429 || resp.StatusCode >= 500:
+		retry, err = backoff(resp.RetryAfter), fmt.Errorf("it answered %d", resp.StatusCode)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		err = fmt.Errorf("it answered %d", resp.StatusCode) // a redirect is not followed
+	default:
+		answers, err = hook.ParseAnswer(resp.Body, rows, k.fields, k.schemaFields)
+		outcome = "succeeded"
+		if err != nil {
+			outcome = "refused"
+		}
+	}
+	if err != nil && retry >= 0 && (!okJob || !okOrg) {
+		retry = -1 // no time left for another attempt
+	}
+	if !okOrg && err != nil {
+		err = fmt.Errorf("%w; the organization's hook time for this hour (%s) is spent", err, k.c.limits.OrgBudget)
+	}
+	return answers, retry, err
+}
+
+// backoff is how long to wait before trying again: the Retry-After in
+// seconds when the hook sent one, else half a second.
+func backoff(retryAfter string) time.Duration {
+	if s, err := strconv.Atoi(strings.TrimSpace(retryAfter)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 500 * time.Millisecond
+}
+
+func (k *call) observe(outcome string, d time.Duration) {
+	if k.c.observer != nil {
+		k.c.observer.HookCalled(outcome, d)
+	}
+}
+
+// breakerOpen reports whether the hook's breaker holds batches back.
+func (k *call) breakerOpen() (time.Time, bool) {
+	st := k.state
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := k.c.clock.Now()
+	return st.openTill, now.Before(st.openTill)
+}
+
+// record feeds the breaker: after webhook.BreakerAfter failed batches in
+// a row, the hook gets no request for webhook.BreakerBase, doubling with
+// each further failure up to webhook.BreakerMost.
+func (k *call) record(ok bool) {
+	st := k.state
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if ok {
+		st.failures, st.openTill = 0, time.Time{}
+		return
+	}
+	st.failures++
+	if st.failures >= webhook.BreakerAfter {
+		wait := min(webhook.BreakerBase<<min(st.failures-webhook.BreakerAfter, 16), webhook.BreakerMost)
+		st.openTill = k.c.clock.Now().Add(wait)
+	}
+}

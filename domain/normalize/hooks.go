@@ -1,0 +1,302 @@
+package normalize
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"time"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/hook"
+)
+
+// Hook is a validation hook as a run sees it: the organization's service
+// that checks rows and may correct them. The application implements it
+// (application/hooks: signing, limits, retries); Check returns the
+// answers already checked by hook.ParseAnswer, or an error when the batch
+// got no usable answer.
+type Hook interface {
+	Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error)
+}
+
+// HookUse is one of the schema's hooks, opened for a run.
+type HookUse struct {
+	Name      string
+	Fields    []string // sent, and the only ones it may correct; none: every field sent
+	BatchSize int
+	OnError   string // hook.FailJob, hook.FlagRows or hook.Skip
+	Hook      Hook
+}
+
+// HookStats is what a run did with one hook.
+type HookStats struct {
+	Name          string
+	Batches       int64 // requests that got an answer or failed
+	RowsSent      int64
+	Issues        int64 // issues the hook returned
+	ValuesChanged int64 // corrections applied
+	Failures      int64 // batches without a usable answer
+	Time          time.Duration
+	// FirstFailure is why the first failed batch failed ("" when none did).
+	FirstFailure string
+}
+
+// hookWork is what the hooks said of a batch, kept across the batch's
+// second pass when they corrected values.
+type hookWork struct {
+	stats []HookStats
+	// issues are the hooks' issues by row, and rejected the rows one of
+	// them rejected.
+	issues   map[int64][]Issue
+	rejected map[int64]bool
+	// edits are the corrections by row, applied as edits (cellEdit.hook).
+	edits map[int64][]cellEdit
+	// skipped: the hooks whose batch failed under on_error skip.
+	skipped []bool
+}
+
+func (hw *hookWork) reset(n int) {
+	if hw.stats == nil {
+		hw.stats = make([]HookStats, n)
+		hw.skipped = make([]bool, n)
+	}
+	clear(hw.stats)
+	clear(hw.skipped)
+	hw.issues, hw.rejected, hw.edits = nil, nil, nil
+}
+
+// runHooks sends a processed batch's accepted rows through every hook,
+// then adds what they said: their issues (an error rejects the row), and
+// their corrections, which the batch is processed again with, each
+// corrected cell read as an edit (coerced and checked again) and recorded
+// as the warning hook_corrected.
+func (p *plan) runHooks(ctx context.Context, b *batch, seed maphash.Seed) {
+	hw := &b.hooks
+	hw.reset(len(p.hooks))
+	for i := range p.hooks {
+		if !p.runHook(ctx, b, i) {
+			return // the job fails (b.failure)
+		}
+	}
+	if hw.edits != nil {
+		p.process(b, seed)
+	}
+	if hw.issues == nil {
+		return
+	}
+	for i := range b.rows {
+		ro := &b.rows[i]
+		if more := hw.issues[ro.number]; more != nil {
+			ro.issues = append(ro.issues, more...)
+		}
+		if hw.rejected[ro.number] && ro.ok {
+			ro.ok = false
+		}
+	}
+}
+
+// runHook sends the batch's rows to hook i in requests of its batch
+// size; false when its failure fails the job.
+func (p *plan) runHook(ctx context.Context, b *batch, i int) bool {
+	use := &p.hooks[i]
+	st := &b.hooks.stats[i]
+	st.Name = use.Name
+	rows := make([]hook.Row, 0, min(len(b.rows), use.BatchSize))
+	flush := func() bool {
+		if len(rows) == 0 {
+			return true
+		}
+		ok := p.sendHook(ctx, b, i, rows)
+		rows = rows[:0]
+		return ok
+	}
+	for k := range b.rows {
+		ro := &b.rows[k]
+		if !ro.ok {
+			continue
+		}
+		rows = append(rows, hook.Row{Row: ro.number, Values: p.hookValues(b.json[ro.start:ro.end], use.Fields)})
+		if len(rows) == use.BatchSize && !flush() {
+			return false
+		}
+	}
+	return flush()
+}
+
+// hookValues picks the listed fields of a row's JSON.
+func (p *plan) hookValues(row []byte, fields []string) map[string]json.RawMessage {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(row, &all); err != nil {
+		panic("a row's JSON does not read back: " + err.Error()) // written by appendRow
+	}
+	delete(all, "_extra")
+	if len(fields) == 0 {
+		return all
+	}
+	out := make(map[string]json.RawMessage, len(fields))
+	for _, f := range fields {
+		if v, ok := all[f]; ok {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+// sendHook makes one request and takes its answer; false when the job
+// fails.
+func (p *plan) sendHook(ctx context.Context, b *batch, i int, rows []hook.Row) bool {
+	use := &p.hooks[i]
+	hw := &b.hooks
+	st := &hw.stats[i]
+	start := time.Now()
+	answers, err := use.Hook.Check(ctx, rows)
+	st.Time += time.Since(start)
+	st.Batches++
+	st.RowsSent += int64(len(rows))
+	if err != nil {
+		if ctx.Err() != nil {
+			return true // the run is stopping; the writer reports why
+		}
+		return p.hookFailed(b, i, rows, err)
+	}
+	for _, a := range answers {
+		for _, is := range a.Issues {
+			st.Issues++
+			p.hookIssue(hw, a.Row, use.Name, is)
+		}
+		for _, c := range a.Corrections {
+			if p.hookCorrect(hw, a.Row, use.Name, rows, c) {
+				st.ValuesChanged++
+			}
+		}
+	}
+	return true
+}
+
+func (p *plan) hookIssue(hw *hookWork, row int64, name string, is hook.Issue) {
+	if hw.issues == nil {
+		hw.issues, hw.rejected = map[int64][]Issue{}, map[int64]bool{}
+	}
+	f := -1
+	if is.Field != "" {
+		f = p.fieldIndex(is.Field)
+	}
+	out := p.issue(int(row), p.columnOf(f), f, is.Severity, is.Code, is.Message, nil)
+	out.Hook = name
+	if f < 0 {
+		out.Field = is.Field
+	}
+	hw.issues[row] = append(hw.issues[row], out)
+	if is.Severity == "error" {
+		hw.rejected[row] = true
+	}
+}
+
+// hookCorrect turns a correction into an edit of the row and the warning
+// hook_corrected; false when the field is not one the file maps (there is
+// no cell to correct) or the value is the one sent.
+func (p *plan) hookCorrect(hw *hookWork, row int64, name string, rows []hook.Row, c hook.Correction) bool {
+	f := p.fieldIndex(c.Field)
+	if f < 0 || p.columnOf(f) < 0 {
+		return false
+	}
+	before := "null"
+	for _, r := range rows {
+		if r.Row == row {
+			before = string(r.Values[c.Field])
+			break
+		}
+	}
+	after := "null"
+	if !c.Null {
+		after = string(appendJSONString(nil, c.Value))
+	}
+	if before == after || !c.Null && before == c.Value {
+		return false
+	}
+	if hw.edits == nil {
+		hw.edits = map[int64][]cellEdit{}
+	}
+	hw.edits[row] = append(hw.edits[row], cellEdit{field: f, value: c.Value, null: c.Null, hook: true})
+	old := before
+	p.hookIssue(hw, row, name, hook.Issue{Field: c.Field, Severity: warning, Code: "hook_corrected",
+		Message: fmt.Sprintf("The hook %s changed %s from %s to %s.", name, c.Field, before, after)})
+	last := &hw.issues[row][len(hw.issues[row])-1]
+	last.Value = &old
+	return true
+}
+
+// hookFailed applies the hook's on_error to a batch that got no usable
+// answer; false when the job fails.
+func (p *plan) hookFailed(b *batch, i int, rows []hook.Row, err error) bool {
+	use := &p.hooks[i]
+	hw := &b.hooks
+	st := &hw.stats[i]
+	st.Failures++
+	reason := hookReason(err)
+	if st.FirstFailure == "" {
+		st.FirstFailure = reason
+	}
+	switch use.OnError {
+	case hook.FlagRows:
+		for _, r := range rows {
+			p.hookIssue(hw, r.Row, use.Name, hook.Issue{Severity: warning, Code: "hook_unavailable",
+				Message: fmt.Sprintf("The hook %s did not check this row: %s.", use.Name, reason)})
+		}
+		return true
+	case hook.Skip:
+		hw.skipped[i] = true
+		return true
+	}
+	b.failure = &Failure{Code: domain.CodeHookFailed, Message: fmt.Sprintf("The hook %s failed: %s (on_error is fail_job).", use.Name, reason)}
+	return false
+}
+
+func hookReason(err error) string {
+	if ea, ok := errors.AsType[*hook.ErrAnswer](err); ok {
+		return "its answer was refused: " + ea.Reason
+	}
+	return strings.TrimSuffix(err.Error(), ".")
+}
+
+func (p *plan) fieldIndex(name string) int {
+	for f := range p.columns {
+		if p.columns[f].Field.Name == name {
+			return f
+		}
+	}
+	return -1
+}
+
+// hooksTaken adds a written batch's hook counts to the result, and warns
+// once of a hook skipped under on_error skip.
+func (w *writer) hooksTaken(p *plan, b *batch) {
+	if len(p.hooks) == 0 {
+		return
+	}
+	if w.res.Hooks == nil {
+		w.res.Hooks = make([]HookStats, len(p.hooks))
+		w.hookSkipWarned = make([]bool, len(p.hooks))
+	}
+	for i, st := range b.hooks.stats {
+		sum := &w.res.Hooks[i]
+		sum.Name = st.Name
+		sum.Batches += st.Batches
+		sum.RowsSent += st.RowsSent
+		sum.Issues += st.Issues
+		sum.ValuesChanged += st.ValuesChanged
+		sum.Failures += st.Failures
+		sum.Time += st.Time
+		if sum.FirstFailure == "" {
+			sum.FirstFailure = st.FirstFailure
+		}
+		if b.hooks.skipped[i] && !w.hookSkipWarned[i] {
+			w.hookSkipWarned[i] = true
+			w.issue(Issue{SourceFile: p.fileID, Severity: warning, Code: "hook_unavailable", Hook: st.Name,
+				Message: fmt.Sprintf("The hook %s failed (%s); the rows of its failed batches were not checked by it (on_error is skip).", st.Name, st.FirstFailure)})
+		}
+	}
+}
