@@ -1,0 +1,668 @@
+package review
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tabnorm/tabnorm/domain"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/domain/job"
+	"github.com/tabnorm/tabnorm/domain/normalize"
+	"github.com/tabnorm/tabnorm/domain/schema"
+	"github.com/tabnorm/tabnorm/ports"
+)
+
+// A job's records index, in blob storage under
+// org/<org>/jobs/<job>/records/<version>/, the version a hash of the
+// job's edits' (ports.JobEdits.Version), so that an edit makes a new
+// index and every node reads the same one:
+//
+//   - records.jsonl: every record, a JSON line each, in the files' order,
+//     as the API writes a record (recordLine);
+//   - lists/<name>.bin: a list of records, an entry of entrySize bytes
+//     each (the line's byte offset, 8 bytes, and its length, 4, little
+//     endian), in the list's order. all, valid and rejected are written
+//     with records.jsonl; a filtered or sorted list on first use, named by
+//     a hash of its query;
+//   - index.json: the counts, written last: an index without it is not
+//     finished.
+//
+// A page at position n of a list is one read of its entries at
+// n*entrySize and reads of the records' lines, neighbours joined: its
+// cost does not depend on n.
+type index struct {
+	blobs  ports.BlobStore
+	root   string // the job's indexes
+	prefix string // this version's
+}
+
+const (
+	indexMeta    = "index.json"
+	indexRecords = "records.jsonl"
+	entrySize    = 12
+	// joinGap is how far apart two lines of a page may be and still be
+	// read in one read.
+	joinGap = 64 << 10
+)
+
+func newIndex(blobs ports.BlobStore, j job.Job, editsVersion string) *index {
+	sum := sha256.Sum256([]byte(editsVersion))
+	root := "org/" + j.OrgID + "/jobs/" + j.ID + "/records/"
+	return &index{blobs: blobs, root: root, prefix: root + hex.EncodeToString(sum[:8]) + "/"}
+}
+
+func (ix *index) key(name string) string { return ix.prefix + name }
+
+func (ix *index) exists(name string) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		_, err := ix.blobs.Size(ctx, ix.key(name))
+		if errors.Is(err, domain.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+}
+
+// recordLine is a record as records.jsonl holds it; cells come last, so
+// that a search finds them at the line's end.
+type recordLine struct {
+	Row        int64                 `json:"row"`
+	SourceFile *string               `json:"source_file"`
+	Valid      bool                  `json:"valid"`
+	Edited     []string              `json:"edited"`
+	Issues     []normalize.IssueJSON `json:"issues"`
+	Values     json.RawMessage       `json:"values"`
+	Cells      map[string]*string    `json:"cells"`
+}
+
+type entry struct {
+	off int64
+	n   uint32
+}
+
+func putEntry(w io.Writer, e entry) error {
+	var b [entrySize]byte
+	binary.LittleEndian.PutUint64(b[:8], uint64(e.off))
+	binary.LittleEndian.PutUint32(b[8:], e.n)
+	_, err := w.Write(b[:])
+	return err
+}
+
+func readEntries(b []byte) []entry {
+	out := make([]entry, len(b)/entrySize)
+	for i := range out {
+		at := i * entrySize
+		out[i] = entry{off: int64(binary.LittleEndian.Uint64(b[at:])), n: binary.LittleEndian.Uint32(b[at+8:])}
+	}
+	return out
+}
+
+// indexWriter is a buffered write of one blob.
+type indexWriter struct {
+	*bufio.Writer
+	wc io.WriteCloser
+}
+
+func (ix *index) create(ctx context.Context, name string) (*indexWriter, error) {
+	wc, err := ix.blobs.Create(ctx, ix.key(name))
+	if err != nil {
+		return nil, err
+	}
+	return &indexWriter{Writer: bufio.NewWriterSize(wc, 256<<10), wc: wc}, nil
+}
+
+func (w *indexWriter) close() error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return w.wc.Close()
+}
+
+type indexCounts struct {
+	Count    int64 `json:"count"`
+	Valid    int64 `json:"valid"`
+	Rejected int64 `json:"rejected"`
+}
+
+// buildIndex runs every row of the job's files again with its edits and
+// writes its records and the lists all, valid and rejected; the issues
+// only the job's run found (a repeated value) are carried onto their rows
+// as the rejected-rows page carries them.
+func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Job, sch *schema.Schema, ix *index) error {
+	ctx, cancel := context.WithCancel(ctx) // an error abandons the writes
+	defer cancel()
+	edits, err := s.edits.All(ctx, j.OrgID, j.ID)
+	if err != nil {
+		return err
+	}
+	opts, err := checkOptions(j)
+	if err != nil {
+		return err
+	}
+	carried, err := s.runIssues(ctx, p, j, sch)
+	if err != nil {
+		return err
+	}
+	names := []string{indexRecords, "lists/all.bin", "lists/valid.bin", "lists/rejected.bin"}
+	ws := make([]*indexWriter, len(names))
+	for i, n := range names {
+		if ws[i], err = ix.create(ctx, n); err != nil {
+			return err
+		}
+	}
+	var counts indexCounts
+	var off int64
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err = s.sources.EachRow(ctx, j, opts, edits, func(c normalize.RowCheck) error {
+		for _, is := range carried[rowKey{c.SourceFile, c.Row}] {
+			if !editedAny(c, issueFields(is, sch)) && !hasIssue(c, is) {
+				c.Issues = append(c.Issues, is)
+				c.Valid = c.Valid && is.Severity != "error"
+			}
+		}
+		buf.Reset()
+		if err := enc.Encode(recordLine{Row: c.Row, SourceFile: optional(c.SourceFile), Valid: c.Valid, Edited: c.Edited, Issues: c.Issues,
+			Values: c.Values, Cells: c.Cells}); err != nil {
+			return err
+		}
+		if _, err := ws[0].Write(buf.Bytes()); err != nil {
+			return err
+		}
+		e := entry{off: off, n: uint32(buf.Len())}
+		off += int64(buf.Len())
+		counts.Count++
+		which := ws[2]
+		if c.Valid {
+			counts.Valid++
+		} else {
+			counts.Rejected++
+			which = ws[3]
+		}
+		if err := putEntry(ws[1], e); err != nil {
+			return err
+		}
+		return putEntry(which, e)
+	})
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if err := w.close(); err != nil {
+			return err
+		}
+	}
+	meta, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	if err := ix.put(ctx, indexMeta, meta); err != nil {
+		return err
+	}
+	s.dropOtherVersions(ctx, ix)
+	return nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (ix *index) put(ctx context.Context, name string, b []byte) error {
+	w, err := ix.create(ctx, name)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	return w.close()
+}
+
+// dropOtherVersions deletes the job's indexes of other versions of its
+// edits, once this one is built: only the newest is read again.
+func (s *Records) dropOtherVersions(ctx context.Context, ix *index) {
+	old := map[string]bool{}
+	err := s.blobs.List(ctx, ix.root, func(b ports.BlobInfo) error {
+		if !strings.HasPrefix(b.Key, ix.prefix) {
+			rest := strings.TrimPrefix(b.Key, ix.root)
+			if v, _, ok := strings.Cut(rest, "/"); ok {
+				old[ix.root+v+"/"] = true
+			}
+		}
+		return nil
+	})
+	for prefix := range old {
+		if err == nil {
+			err = s.blobs.DeletePrefix(ctx, prefix)
+		}
+	}
+	if err != nil { // the job's deletion, or retention, takes them later
+		s.log.WarnContext(ctx, "delete old records indexes", "prefix", ix.root, "error", err)
+	}
+}
+
+// runIssues are the issues of the job's run that a row checked alone
+// cannot have (a value repeating an earlier row's), by row.
+func (s *Records) runIssues(ctx context.Context, p identity.Principal, j job.Job, sch *schema.Schema) (map[rowKey][]normalize.IssueJSON, error) {
+	out := map[rowKey][]normalize.IssueJSON{}
+	if !hasUniqueness(sch) {
+		return out, nil
+	}
+	_, rc, err := s.read.OpenResult(ctx, p, j.ID, "issues.jsonl", 0)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rc.Close() }()
+	br := bufio.NewReaderSize(rc, 256<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && (bytes.Contains(line, runOnly[0]) || bytes.Contains(line, runOnly[1])) {
+			var is normalize.IssueJSON
+			if json.Unmarshal(line, &is) == nil && is.Row != nil {
+				k := rowKey{row: *is.Row}
+				if is.SourceFile != nil {
+					k.file = *is.SourceFile
+				}
+				out[k] = append(out[k], is)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("issues of job %s: %w", j.ID, err)
+		}
+	}
+}
+
+// listName is the list a query reads: a status's, or one named by a hash
+// of the query.
+func (q RecordQuery) listName() string {
+	if q.Field == "" && q.Code == "" && q.Q == "" && q.Sort == "" {
+		return "lists/" + string(q.Status) + ".bin"
+	}
+	sum := sha256.Sum256([]byte(strings.Join([]string{string(q.Status), q.Field, q.Code, strings.ToLower(q.Q), q.Sort, strconv.FormatBool(q.Desc)}, "\x00")))
+	return "lists/q-" + hex.EncodeToString(sum[:12]) + ".bin"
+}
+
+func (ix *index) readAll(ctx context.Context, name string, offset, length int64) ([]byte, error) {
+	rc, err := ix.blobs.Open(ctx, ix.key(name), offset, length)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil, errIndexGone
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rc.Close() }()
+	return io.ReadAll(rc)
+}
+
+// sortKey is a record's place in a sorted list.
+type sortKey struct {
+	e    entry
+	kind int // 0 number, 1 text, 2 boolean, 3 null
+	num  float64
+	text string
+}
+
+// buildList writes a filtered or sorted list, from the status's list and
+// one pass over the records, in one of the node's check slots.
+func (s *Records) buildList(ctx context.Context, j job.Job, ix *index, q RecordQuery, name string) error {
+	if q.listName() == "lists/"+string(q.Status)+".bin" {
+		return errIndexGone // written with the index, which is there
+	}
+	release, err := s.sources.CheckSlot(ctx, j.OrgID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	raw, err := ix.readAll(ctx, "lists/"+string(q.Status)+".bin", 0, -1)
+	if err != nil {
+		return err
+	}
+	base := readEntries(raw)
+	match := newMatcher(q)
+	var keys []sortKey
+	rc, err := ix.blobs.Open(ctx, ix.key(indexRecords), 0, -1)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rc.Close() }()
+	br := bufio.NewReaderSize(rc, 1<<20)
+	var at int64
+	line := make([]byte, 0, 4096)
+	for _, e := range base {
+		if _, err := br.Discard(int(e.off - at)); err != nil {
+			return fmt.Errorf("records of job %s: %w", j.ID, err)
+		}
+		line = slices.Grow(line[:0], int(e.n))[:e.n]
+		if _, err := io.ReadFull(br, line); err != nil {
+			return fmt.Errorf("records of job %s: %w", j.ID, err)
+		}
+		at = e.off + int64(e.n)
+		if !match.keep(line) {
+			continue
+		}
+		k := sortKey{e: e}
+		if q.Sort != "" {
+			k = typedKey(e, memberOf(valuesOf(line), match.sortKey))
+		}
+		keys = append(keys, k)
+	}
+	if q.Sort != "" {
+		slices.SortStableFunc(keys, func(a, b sortKey) int { return compareKeys(a, b, q.Desc) })
+	}
+	w, err := ix.create(ctx, name)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := putEntry(w, k.e); err != nil {
+			return err
+		}
+	}
+	return w.close()
+}
+
+// matcher tests a record's line against a query's filters: a quick look
+// at its bytes first, the decoded line only when that finds a candidate.
+type matcher struct {
+	q       RecordQuery
+	code    []byte // `"code":"…"` as the line has it
+	field   []byte // `"field":"…"`
+	lowerQ  string
+	escaped []byte // lowerQ as a JSON string holds it
+	sortKey string // the sort field as a JSON key holds it
+}
+
+func jsonText(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b := bytes.TrimSpace(buf.Bytes())
+	return b[1 : len(b)-1]
+}
+
+func newMatcher(q RecordQuery) *matcher {
+	m := &matcher{q: q, lowerQ: strings.ToLower(q.Q)}
+	if q.Code != "" {
+		m.code = append(append([]byte(`"code":"`), jsonText(q.Code)...), '"')
+	}
+	if q.Field != "" {
+		m.field = append(append([]byte(`"field":"`), jsonText(q.Field)...), '"')
+	}
+	m.escaped = jsonText(m.lowerQ)
+	m.sortKey = string(jsonText(q.Sort))
+	return m
+}
+
+var cellsKey = []byte(`,"cells":`)
+
+func (m *matcher) keep(line []byte) bool {
+	if m.code != nil || m.field != nil {
+		if m.code != nil && !bytes.Contains(line, m.code) || m.field != nil && !bytes.Contains(line, m.field) {
+			return false
+		}
+		if !m.hasIssue(line) {
+			return false
+		}
+	}
+	if m.lowerQ != "" {
+		at := bytes.LastIndex(line, cellsKey)
+		if at < 0 || !bytes.Contains(bytes.ToLower(line[at:]), m.escaped) {
+			return false
+		}
+		var rec struct {
+			Cells map[string]*string `json:"cells"`
+		}
+		if json.Unmarshal(line[at+len(cellsKey):len(bytes.TrimRight(line, "\n"))-1], &rec.Cells) != nil {
+			return false
+		}
+		for _, v := range rec.Cells {
+			if v != nil && strings.Contains(strings.ToLower(*v), m.lowerQ) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (m *matcher) hasIssue(line []byte) bool {
+	var rec struct {
+		Issues []normalize.IssueJSON `json:"issues"`
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return false
+	}
+	for _, is := range rec.Issues {
+		if (m.q.Code == "" || is.Code == m.q.Code) && (m.q.Field == "" || is.Field != nil && *is.Field == m.q.Field) {
+			return true
+		}
+	}
+	return false
+}
+
+var valuesKey = []byte(`,"values":`)
+
+// valuesOf is the values object of a record's line (values come just
+// before the cells, and no string of the line holds either key as is:
+// its quotes would be escaped).
+func valuesOf(line []byte) []byte {
+	from := bytes.Index(line, valuesKey)
+	to := bytes.LastIndex(line, cellsKey)
+	if from < 0 || to < from {
+		return nil
+	}
+	return line[from+len(valuesKey) : to]
+}
+
+// memberOf is the JSON text of key's value in obj, a JSON object (nil
+// when it has none): a scan of its bytes, no decoding.
+func memberOf(obj []byte, key string) []byte {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return nil
+		}
+		end := skipValue(obj, i)
+		k := obj[i+1 : end-1]
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil
+		}
+		start := skipSpace(obj, i+1)
+		i = skipValue(obj, start)
+		if string(k) == key {
+			return obj[start:i]
+		}
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != ',' {
+			return nil
+		}
+		i++
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns where the JSON value starting at i ends.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	depth := 0
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case depth == 0 && (c == ',' || c == ' ' || c == '\n'):
+			return i
+		}
+	}
+	return i
+}
+
+// typedKey reads a value's JSON text as what it sorts by.
+func typedKey(e entry, v []byte) sortKey {
+	k := sortKey{e: e, kind: 3}
+	switch {
+	case len(v) == 0 || string(v) == "null":
+	case v[0] == '"':
+		k.kind = 1
+		if bytes.IndexByte(v, '\\') < 0 {
+			k.text = string(v[1 : len(v)-1])
+		} else if json.Unmarshal(v, &k.text) != nil {
+			k.kind = 3
+		}
+	case string(v) == "true" || string(v) == "false":
+		k.kind, k.num = 2, map[bool]float64{true: 1}[string(v) == "true"]
+	default:
+		n, err := strconv.ParseFloat(string(v), 64)
+		if err == nil {
+			k.kind, k.num = 0, n
+		}
+	}
+	return k
+}
+
+// compareKeys orders numbers, then texts, then booleans, each upwards
+// (all downwards when desc), and nulls last either way.
+func compareKeys(a, b sortKey, desc bool) int {
+	if an, bn := a.kind == 3, b.kind == 3; an || bn {
+		switch {
+		case an && bn:
+			return 0
+		case an:
+			return 1
+		default:
+			return -1
+		}
+	}
+	c := cmp.Compare(a.kind, b.kind)
+	if c == 0 && a.kind == 1 {
+		c = strings.Compare(a.text, b.text)
+	} else if c == 0 {
+		c = cmp.Compare(a.num, b.num)
+	}
+	if desc {
+		return -c
+	}
+	return c
+}
+
+// page reads the records at positions offset to offset+limit of a list,
+// and how many the list holds.
+func (ix *index) page(ctx context.Context, list string, offset int64, limit int) (int64, []normalize.RowCheck, error) {
+	size, err := ix.blobs.Size(ctx, ix.key(list))
+	if errors.Is(err, domain.ErrNotFound) {
+		return 0, nil, errIndexGone
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	total := size / entrySize
+	if offset >= total {
+		return total, []normalize.RowCheck{}, nil
+	}
+	n := min(int64(limit), total-offset)
+	raw, err := ix.readAll(ctx, list, offset*entrySize, n*entrySize)
+	if err != nil {
+		return 0, nil, err
+	}
+	entries := readEntries(raw)
+	lines, err := ix.lines(ctx, entries)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([]normalize.RowCheck, len(lines))
+	for i, l := range lines {
+		var rec recordLine
+		if err := json.Unmarshal(l, &rec); err != nil {
+			return 0, nil, fmt.Errorf("records index %s: %w", ix.prefix, err)
+		}
+		out[i] = normalize.RowCheck{Row: rec.Row, Found: true, Valid: rec.Valid, Values: rec.Values, Cells: rec.Cells, Edited: rec.Edited, Issues: rec.Issues}
+		if rec.SourceFile != nil {
+			out[i].SourceFile = *rec.SourceFile
+		}
+	}
+	return total, out, nil
+}
+
+// lines reads the lines of entries, in their order: by offset, each run
+// of lines no further than joinGap apart in one read.
+func (ix *index) lines(ctx context.Context, entries []entry) ([][]byte, error) {
+	order := make([]int, len(entries))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(entries[a].off, entries[b].off) })
+	out := make([][]byte, len(entries))
+	for start := 0; start < len(order); {
+		first := entries[order[start]]
+		end := start + 1
+		last := first.off + int64(first.n)
+		for end < len(order) && entries[order[end]].off <= last+joinGap {
+			last = max(last, entries[order[end]].off+int64(entries[order[end]].n))
+			end++
+		}
+		buf, err := ix.readAll(ctx, indexRecords, first.off, last-first.off)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range order[start:end] {
+			e := entries[i]
+			at := e.off - first.off
+			if at+int64(e.n) > int64(len(buf)) {
+				return nil, errIndexGone
+			}
+			out[i] = buf[at : at+int64(e.n)]
+		}
+		start = end
+	}
+	return out, nil
+}
