@@ -73,7 +73,18 @@ type RecordsPage struct {
 	Raw   json.RawMessage `json:"-"`
 }
 
-func (p *RecordsPage) keep(raw []byte) { p.Raw = raw }
+// keep keeps the page, and each record as the server sent it.
+func (p *RecordsPage) keep(raw []byte) {
+	p.Raw = raw
+	var items struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(raw, &items) == nil && len(items.Data) == len(p.Data) {
+		for i, r := range p.Data {
+			r.Raw = items.Data[i]
+		}
+	}
+}
 
 // RecordsPage reads the page of a job's records at q.Offset: what a grid
 // shows when it jumps to a position.

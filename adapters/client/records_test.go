@@ -21,7 +21,7 @@ func TestRecords_pagesAndIterates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Total != 4 || len(p.Data) != 2 || p.Data[0].Row != 2 || p.Data[0].Valid || p.Data[1].Row != 3 || p.NextCursor == nil || p.Raw == nil ||
+	if p.Total != 4 || len(p.Data) != 2 || p.Data[0].Row != 2 || p.Data[0].Valid || p.Data[1].Row != 3 || p.NextCursor == nil || p.Raw == nil || p.Data[0].Raw == nil ||
 		strings.Join(p.Fields, ",") != "id,email" || *p.Data[0].Cells["email"] != "bob@" || p.Data[0].Issues[0].Code != "invalid_email" {
 		t.Fatalf("page %s", p.Raw)
 	}
