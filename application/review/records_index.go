@@ -389,6 +389,24 @@ type matcher struct {
 	lowerQ  string
 	escaped []byte // lowerQ as a JSON string holds it
 	sortKey string // the sort field as a JSON key holds it
+	lower   []byte // a line's cells in lower case, reused
+}
+
+// appendLower appends b in lower case: ASCII in place, the rest as
+// bytes.ToLower has it (as strings.ToLower has the query).
+func appendLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= 0x80 {
+			return append(dst, bytes.ToLower(b)...)
+		}
+	}
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 func jsonText(s string) []byte {
@@ -426,7 +444,11 @@ func (m *matcher) keep(line []byte) bool {
 	}
 	if m.lowerQ != "" {
 		at := bytes.LastIndex(line, cellsKey)
-		if at < 0 || !bytes.Contains(bytes.ToLower(line[at:]), m.escaped) {
+		if at < 0 {
+			return false
+		}
+		m.lower = appendLower(m.lower[:0], line[at:])
+		if !bytes.Contains(m.lower, m.escaped) {
 			return false
 		}
 		var rec struct {
