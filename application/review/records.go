@@ -121,7 +121,7 @@ func (s *Records) List(ctx context.Context, p identity.Principal, jobID string, 
 		return RecordPage{}, err
 	}
 	list := q.listName()
-	if err := s.once(ctx, ix.key(list), func(ctx context.Context) error { return s.buildList(ctx, j, ix, q, list) }, ix.exists(list)); err != nil {
+	if err := s.once(ctx, ix.key(list), func(ctx context.Context) error { return s.buildList(ctx, j, sch, ix, q, list) }, ix.exists(list)); err != nil {
 		return RecordPage{}, err
 	}
 	total, recs, err := ix.page(ctx, list, q.Offset, q.Limit)

@@ -32,16 +32,24 @@ import (
 //   - records.jsonl: every record, a JSON line each, in the files' order,
 //     as the API writes a record (recordLine);
 //   - lists/<name>.bin: a list of records, an entry of entrySize bytes
-//     each (the line's byte offset, 8 bytes, and its length, 4, little
-//     endian), in the list's order. all, valid and rejected are written
-//     with records.jsonl; a filtered or sorted list on first use, named by
-//     a hash of its query;
+//     each (the line's byte offset, 8 bytes, its length, 4, and the
+//     record's position in all, 4; little endian), in the list's order.
+//     all, valid and rejected are written with records.jsonl; a filtered
+//     or sorted list on first use, named by a hash of its query;
+//   - search.txt: a line a record, its cells in lower case joined by
+//     \x1f, which a search reads instead of the records;
+//   - issues.txt: a line a record, its issues as field \x1f code, joined
+//     by \x1e, which a filter by issue reads;
+//   - fields/<i>.bin: field i's value of each record, as the JSON text of
+//     values holds it, each after its length (4 bytes), which a sort by
+//     the field reads;
 //   - index.json: the counts, written last: an index without it is not
 //     finished.
 //
 // A page at position n of a list is one read of its entries at
 // n*entrySize and reads of the records' lines, neighbours joined: its
-// cost does not depend on n.
+// cost does not depend on n. A new list reads only the columns its query
+// needs, a few MB for a sort, the cells' text for a search.
 type index struct {
 	blobs  ports.BlobStore
 	root   string // the job's indexes
@@ -51,7 +59,9 @@ type index struct {
 const (
 	indexMeta    = "index.json"
 	indexRecords = "records.jsonl"
-	entrySize    = 12
+	entrySize    = 16
+	indexSearch  = "search.txt"
+	indexIssues  = "issues.txt"
 	// joinGap is how far apart two lines of a page may be and still be
 	// read in one read.
 	joinGap = 64 << 10
@@ -90,12 +100,14 @@ type recordLine struct {
 type entry struct {
 	off int64
 	n   uint32
+	pos uint32 // in all
 }
 
 func putEntry(w io.Writer, e entry) error {
 	var b [entrySize]byte
 	binary.LittleEndian.PutUint64(b[:8], uint64(e.off))
 	binary.LittleEndian.PutUint32(b[8:], e.n)
+	binary.LittleEndian.PutUint32(b[12:], e.pos)
 	_, err := w.Write(b[:])
 	return err
 }
@@ -104,7 +116,7 @@ func readEntries(b []byte) []entry {
 	out := make([]entry, len(b)/entrySize)
 	for i := range out {
 		at := i * entrySize
-		out[i] = entry{off: int64(binary.LittleEndian.Uint64(b[at:])), n: binary.LittleEndian.Uint32(b[at+8:])}
+		out[i] = entry{off: int64(binary.LittleEndian.Uint64(b[at:])), n: binary.LittleEndian.Uint32(b[at+8:]), pos: binary.LittleEndian.Uint32(b[at+12:])}
 	}
 	return out
 }
@@ -136,10 +148,144 @@ type indexCounts struct {
 	Rejected int64 `json:"rejected"`
 }
 
+func fieldColumn(i int) string { return "fields/" + strconv.Itoa(i) + ".bin" }
+
+// indexBuild is the writing of an index: its blobs, and where the next
+// record goes.
+type indexBuild struct {
+	sch    *schema.Schema
+	keys   []string // the fields as keys of values' JSON text
+	w      map[string]*indexWriter
+	counts indexCounts
+	off    int64
+	buf    bytes.Buffer
+	enc    *json.Encoder
+	text   []byte
+}
+
+func (ix *index) startBuild(ctx context.Context, sch *schema.Schema) (*indexBuild, error) {
+	b := &indexBuild{sch: sch, w: map[string]*indexWriter{}}
+	b.enc = json.NewEncoder(&b.buf)
+	b.enc.SetEscapeHTML(false)
+	names := []string{indexRecords, "lists/all.bin", "lists/valid.bin", "lists/rejected.bin", indexSearch, indexIssues}
+	for i, f := range sch.Fields {
+		names = append(names, fieldColumn(i))
+		b.keys = append(b.keys, string(jsonText(f.Name)))
+	}
+	for _, n := range names {
+		w, err := ix.create(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		b.w[n] = w
+	}
+	return b, nil
+}
+
+// add writes a record: its line, its entries, its columns.
+func (b *indexBuild) add(c normalize.RowCheck) error {
+	b.buf.Reset()
+	if err := b.enc.Encode(recordLine{Row: c.Row, SourceFile: optional(c.SourceFile), Valid: c.Valid, Edited: c.Edited, Issues: c.Issues,
+		Values: c.Values, Cells: c.Cells}); err != nil {
+		return err
+	}
+	if _, err := b.w[indexRecords].Write(b.buf.Bytes()); err != nil {
+		return err
+	}
+	e := entry{off: b.off, n: uint32(b.buf.Len()), pos: uint32(b.counts.Count)}
+	b.off += int64(b.buf.Len())
+	b.counts.Count++
+	list := "lists/valid.bin"
+	if c.Valid {
+		b.counts.Valid++
+	} else {
+		b.counts.Rejected++
+		list = "lists/rejected.bin"
+	}
+	if err := putEntry(b.w["lists/all.bin"], e); err != nil {
+		return err
+	}
+	if err := putEntry(b.w[list], e); err != nil {
+		return err
+	}
+	b.text = b.text[:0]
+	for i, f := range b.sch.Fields {
+		if i > 0 {
+			b.text = append(b.text, 0x1f)
+		}
+		if v := c.Cells[f.Name]; v != nil {
+			b.text = appendSearchText(b.text, *v)
+		}
+	}
+	b.text = append(b.text, '\n')
+	if _, err := b.w[indexSearch].Write(b.text); err != nil {
+		return err
+	}
+	b.text = b.text[:0]
+	for i, is := range c.Issues {
+		if i > 0 {
+			b.text = append(b.text, 0x1e)
+		}
+		if is.Field != nil {
+			b.text = append(b.text, *is.Field...)
+		}
+		b.text = append(append(b.text, 0x1f), is.Code...)
+	}
+	b.text = append(b.text, '\n')
+	if _, err := b.w[indexIssues].Write(b.text); err != nil {
+		return err
+	}
+	for i, k := range b.keys {
+		v := memberOf(c.Values, k)
+		var n [4]byte
+		binary.LittleEndian.PutUint32(n[:], uint32(len(v)))
+		w := b.w[fieldColumn(i)]
+		if _, err := w.Write(n[:]); err != nil {
+			return err
+		}
+		if _, err := w.Write(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *indexBuild) close() error {
+	for _, w := range b.w {
+		if err := w.close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendSearchText appends a cell's text as a search reads it: in lower
+// case (as strings.ToLower has the query), its separators and line ends
+// as spaces.
+func appendSearchText(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			s = strings.ToLower(s)
+			break
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == 0x1f || c == 0x1e || c == '\n' || c == '\r':
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
 // buildIndex runs every row of the job's files again with its edits and
-// writes its records and the lists all, valid and rejected; the issues
-// only the job's run found (a repeated value) are carried onto their rows
-// as the rejected-rows page carries them.
+// writes its records, the lists all, valid and rejected, and the columns
+// new lists read; the issues only the job's run found (a repeated value)
+// are carried onto their rows as the rejected-rows page carries them.
 func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Job, sch *schema.Schema, ix *index) error {
 	ctx, cancel := context.WithCancel(ctx) // an error abandons the writes
 	defer cancel()
@@ -155,18 +301,10 @@ func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Jo
 	if err != nil {
 		return err
 	}
-	names := []string{indexRecords, "lists/all.bin", "lists/valid.bin", "lists/rejected.bin"}
-	ws := make([]*indexWriter, len(names))
-	for i, n := range names {
-		if ws[i], err = ix.create(ctx, n); err != nil {
-			return err
-		}
+	b, err := ix.startBuild(ctx, sch)
+	if err != nil {
+		return err
 	}
-	var counts indexCounts
-	var off int64
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	err = s.sources.EachRow(ctx, j, opts, edits, func(c normalize.RowCheck) error {
 		for _, is := range carried[rowKey{c.SourceFile, c.Row}] {
 			if !editedAny(c, issueFields(is, sch)) && !hasIssue(c, is) {
@@ -174,38 +312,15 @@ func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Jo
 				c.Valid = c.Valid && is.Severity != "error"
 			}
 		}
-		buf.Reset()
-		if err := enc.Encode(recordLine{Row: c.Row, SourceFile: optional(c.SourceFile), Valid: c.Valid, Edited: c.Edited, Issues: c.Issues,
-			Values: c.Values, Cells: c.Cells}); err != nil {
-			return err
-		}
-		if _, err := ws[0].Write(buf.Bytes()); err != nil {
-			return err
-		}
-		e := entry{off: off, n: uint32(buf.Len())}
-		off += int64(buf.Len())
-		counts.Count++
-		which := ws[2]
-		if c.Valid {
-			counts.Valid++
-		} else {
-			counts.Rejected++
-			which = ws[3]
-		}
-		if err := putEntry(ws[1], e); err != nil {
-			return err
-		}
-		return putEntry(which, e)
+		return b.add(c)
 	})
 	if err != nil {
 		return err
 	}
-	for _, w := range ws {
-		if err := w.close(); err != nil {
-			return err
-		}
+	if err := b.close(); err != nil {
+		return err
 	}
-	meta, err := json.Marshal(counts)
+	meta, err := json.Marshal(b.counts)
 	if err != nil {
 		return err
 	}
@@ -322,8 +437,9 @@ type sortKey struct {
 }
 
 // buildList writes a filtered or sorted list, from the status's list and
-// one pass over the records, in one of the node's check slots.
-func (s *Records) buildList(ctx context.Context, j job.Job, ix *index, q RecordQuery, name string) error {
+// one pass over the columns its query reads, in one of the node's check
+// slots.
+func (s *Records) buildList(ctx context.Context, j job.Job, sch *schema.Schema, ix *index, q RecordQuery, name string) error {
 	if q.listName() == "lists/"+string(q.Status)+".bin" {
 		return errIndexGone // written with the index, which is there
 	}
@@ -337,31 +453,57 @@ func (s *Records) buildList(ctx context.Context, j job.Job, ix *index, q RecordQ
 		return err
 	}
 	base := readEntries(raw)
-	match := newMatcher(q)
-	var keys []sortKey
-	rc, err := ix.blobs.Open(ctx, ix.key(indexRecords), 0, -1)
-	if err != nil {
-		return err
+	var cols []*indexColumn
+	var search, issues, sortBy *indexColumn
+	open := func(name string, lines bool) (*indexColumn, error) {
+		rc, err := ix.blobs.Open(ctx, ix.key(name), 0, -1)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil, errIndexGone
+		}
+		if err != nil {
+			return nil, err
+		}
+		c := &indexColumn{r: bufio.NewReaderSize(rc, 1<<20), rc: rc, lines: lines}
+		cols = append(cols, c)
+		return c, nil
 	}
-	defer func() { _ = rc.Close() }()
-	br := bufio.NewReaderSize(rc, 1<<20)
-	var at int64
-	line := make([]byte, 0, 4096)
+	defer func() {
+		for _, c := range cols {
+			_ = c.rc.Close()
+		}
+	}()
+	if q.Q != "" {
+		if search, err = open(indexSearch, true); err != nil {
+			return err
+		}
+	}
+	if q.Field != "" || q.Code != "" {
+		if issues, err = open(indexIssues, true); err != nil {
+			return err
+		}
+	}
+	if q.Sort != "" {
+		if sortBy, err = open(fieldColumn(fieldIndex(sch, q.Sort)), false); err != nil {
+			return err
+		}
+	}
+	want := []byte(string(appendSearchText(nil, strings.ToLower(q.Q))))
+	keys := make([]sortKey, 0, len(base)/8)
 	for _, e := range base {
-		if _, err := br.Discard(int(e.off - at)); err != nil {
-			return fmt.Errorf("records of job %s: %w", j.ID, err)
+		for _, c := range cols {
+			if err := c.at(e.pos); err != nil {
+				return fmt.Errorf("records index of job %s: %w", j.ID, err)
+			}
 		}
-		line = slices.Grow(line[:0], int(e.n))[:e.n]
-		if _, err := io.ReadFull(br, line); err != nil {
-			return fmt.Errorf("records of job %s: %w", j.ID, err)
+		if search != nil && !bytes.Contains(search.cur, want) {
+			continue
 		}
-		at = e.off + int64(e.n)
-		if !match.keep(line) {
+		if issues != nil && !hasIssueText(issues.cur, q.Field, q.Code) {
 			continue
 		}
 		k := sortKey{e: e}
-		if q.Sort != "" {
-			k = typedKey(e, memberOf(valuesOf(line), match.sortKey))
+		if sortBy != nil {
+			k = typedKey(e, sortBy.cur)
 		}
 		keys = append(keys, k)
 	}
@@ -380,33 +522,91 @@ func (s *Records) buildList(ctx context.Context, j job.Job, ix *index, q RecordQ
 	return w.close()
 }
 
-// matcher tests a record's line against a query's filters: a quick look
-// at its bytes first, the decoded line only when that finds a candidate.
-type matcher struct {
-	q       RecordQuery
-	code    []byte // `"code":"…"` as the line has it
-	field   []byte // `"field":"…"`
-	lowerQ  string
-	escaped []byte // lowerQ as a JSON string holds it
-	sortKey string // the sort field as a JSON key holds it
-	lower   []byte // a line's cells in lower case, reused
+func fieldIndex(sch *schema.Schema, name string) int {
+	for i, f := range sch.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
-// appendLower appends b in lower case: ASCII in place, the rest as
-// bytes.ToLower has it (as strings.ToLower has the query).
-func appendLower(dst, b []byte) []byte {
-	for _, c := range b {
-		if c >= 0x80 {
-			return append(dst, bytes.ToLower(b)...)
+// indexColumn reads a column of an index, a record at a time in the order of
+// all: a line each (lines), or a value after its length.
+type indexColumn struct {
+	r     *bufio.Reader
+	rc    io.Closer
+	lines bool
+	next  uint32 // the position of the record read next
+	cur   []byte // the record at the position asked for last
+	buf   []byte
+}
+
+// at reads the column up to the record at pos.
+func (c *indexColumn) at(pos uint32) error {
+	for c.next <= pos {
+		var err error
+		if c.lines {
+			err = c.line(c.next == pos)
+		} else {
+			err = c.value(c.next == pos)
+		}
+		if err != nil {
+			return err
+		}
+		c.next++
+	}
+	return nil
+}
+
+func (c *indexColumn) line(keep bool) error {
+	c.buf = c.buf[:0]
+	for {
+		part, err := c.r.ReadSlice('\n')
+		if keep || errors.Is(err, bufio.ErrBufferFull) {
+			c.buf = append(c.buf, part...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if keep {
+			c.cur = c.buf[:len(c.buf)-1]
+		}
+		return nil
+	}
+}
+
+func (c *indexColumn) value(keep bool) error {
+	var n [4]byte
+	if _, err := io.ReadFull(c.r, n[:]); err != nil {
+		return err
+	}
+	size := int(binary.LittleEndian.Uint32(n[:]))
+	if !keep {
+		_, err := c.r.Discard(size)
+		return err
+	}
+	c.buf = slices.Grow(c.buf[:0], size)[:size]
+	_, err := io.ReadFull(c.r, c.buf)
+	c.cur = c.buf
+	return err
+}
+
+// hasIssueText says whether a record's issues line has an issue of the
+// field and code ("": any).
+func hasIssueText(line []byte, field, code string) bool {
+	for len(line) > 0 {
+		item, rest, _ := bytes.Cut(line, []byte{0x1e})
+		line = rest
+		f, c, _ := bytes.Cut(item, []byte{0x1f})
+		if (field == "" || string(f) == field) && (code == "" || string(c) == code) && len(c) > 0 {
+			return true
 		}
 	}
-	for _, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
+	return false
 }
 
 func jsonText(s string) []byte {
@@ -416,84 +616,6 @@ func jsonText(s string) []byte {
 	_ = enc.Encode(s)
 	b := bytes.TrimSpace(buf.Bytes())
 	return b[1 : len(b)-1]
-}
-
-func newMatcher(q RecordQuery) *matcher {
-	m := &matcher{q: q, lowerQ: strings.ToLower(q.Q)}
-	if q.Code != "" {
-		m.code = append(append([]byte(`"code":"`), jsonText(q.Code)...), '"')
-	}
-	if q.Field != "" {
-		m.field = append(append([]byte(`"field":"`), jsonText(q.Field)...), '"')
-	}
-	m.escaped = jsonText(m.lowerQ)
-	m.sortKey = string(jsonText(q.Sort))
-	return m
-}
-
-var cellsKey = []byte(`,"cells":`)
-
-func (m *matcher) keep(line []byte) bool {
-	if m.code != nil || m.field != nil {
-		if m.code != nil && !bytes.Contains(line, m.code) || m.field != nil && !bytes.Contains(line, m.field) {
-			return false
-		}
-		if !m.hasIssue(line) {
-			return false
-		}
-	}
-	if m.lowerQ != "" {
-		at := bytes.LastIndex(line, cellsKey)
-		if at < 0 {
-			return false
-		}
-		m.lower = appendLower(m.lower[:0], line[at:])
-		if !bytes.Contains(m.lower, m.escaped) {
-			return false
-		}
-		var rec struct {
-			Cells map[string]*string `json:"cells"`
-		}
-		if json.Unmarshal(line[at+len(cellsKey):len(bytes.TrimRight(line, "\n"))-1], &rec.Cells) != nil {
-			return false
-		}
-		for _, v := range rec.Cells {
-			if v != nil && strings.Contains(strings.ToLower(*v), m.lowerQ) {
-				return true
-			}
-		}
-		return false
-	}
-	return true
-}
-
-func (m *matcher) hasIssue(line []byte) bool {
-	var rec struct {
-		Issues []normalize.IssueJSON `json:"issues"`
-	}
-	if json.Unmarshal(line, &rec) != nil {
-		return false
-	}
-	for _, is := range rec.Issues {
-		if (m.q.Code == "" || is.Code == m.q.Code) && (m.q.Field == "" || is.Field != nil && *is.Field == m.q.Field) {
-			return true
-		}
-	}
-	return false
-}
-
-var valuesKey = []byte(`,"values":`)
-
-// valuesOf is the values object of a record's line (values come just
-// before the cells, and no string of the line holds either key as is:
-// its quotes would be escaped).
-func valuesOf(line []byte) []byte {
-	from := bytes.Index(line, valuesKey)
-	to := bytes.LastIndex(line, cellsKey)
-	if from < 0 || to < from {
-		return nil
-	}
-	return line[from+len(valuesKey) : to]
 }
 
 // memberOf is the JSON text of key's value in obj, a JSON object (nil

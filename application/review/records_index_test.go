@@ -43,13 +43,18 @@ func TestCompareKeys(t *testing.T) {
 	}
 }
 
-// TestAppendLower: the cells' bytes in lower case, as strings.ToLower has
-// the query, also past ASCII.
-func TestAppendLower(t *testing.T) {
+// TestAppendSearchText: a cell's text as a search reads it, in lower case
+// as strings.ToLower has the query, also past ASCII; its separators are
+// spaces, so that no match spans two cells.
+func TestAppendSearchText(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]string{`"A":"MÜLLER"`: `"a":"müller"`, `"X.IO"`: `"x.io"`} {
-		if got := string(appendLower([]byte("to "), []byte(in))); got != "to "+want {
-			t.Errorf("appendLower(%q) = %q, want %q", in, got, want)
+	for in, want := range map[string]string{"MÜLLER Straße": "müller straße", "X.IO": "x.io", "a\x1fb\nc": "a b c"} {
+		if got := string(appendSearchText([]byte("to "), in)); got != "to "+want {
+			t.Errorf("appendSearchText(%q) = %q, want %q", in, got, "to "+want)
 		}
+	}
+	if !hasIssueText([]byte("email\x1finvalid_email\x1e\x1fduplicate_row"), "", "duplicate_row") ||
+		hasIssueText([]byte("email\x1finvalid_email"), "id", "") || !hasIssueText([]byte("email\x1finvalid_email"), "email", "") {
+		t.Error("hasIssueText")
 	}
 }
