@@ -431,9 +431,9 @@ func (ix *index) readAll(ctx context.Context, name string, offset, length int64)
 // sortKey is a record's place in a sorted list.
 type sortKey struct {
 	e    entry
-	kind int // 0 number, 1 text, 2 boolean, 3 null
 	num  float64
 	text string
+	kind uint8 // 0 number, 1 text, 2 boolean, 3 null
 }
 
 // buildList writes a filtered or sorted list, from the status's list and
@@ -487,8 +487,14 @@ func (s *Records) buildList(ctx context.Context, j job.Job, sch *schema.Schema, 
 			return err
 		}
 	}
-	want := []byte(string(appendSearchText(nil, strings.ToLower(q.Q))))
-	keys := make([]sortKey, 0, len(base)/8)
+	want := appendSearchText(nil, strings.ToLower(q.Q))
+	// A sort holds a key per record (its size known: at most the base's),
+	// a filter only the entries it keeps.
+	var kept []entry
+	var keys []sortKey
+	if sortBy != nil {
+		keys = make([]sortKey, 0, len(base))
+	}
 	for _, e := range base {
 		for _, c := range cols {
 			if err := c.at(e.pos); err != nil {
@@ -501,18 +507,30 @@ func (s *Records) buildList(ctx context.Context, j job.Job, sch *schema.Schema, 
 		if issues != nil && !hasIssueText(issues.cur, q.Field, q.Code) {
 			continue
 		}
-		k := sortKey{e: e}
 		if sortBy != nil {
-			k = typedKey(e, sortBy.cur)
+			keys = append(keys, typedKey(e, sortBy.cur))
+		} else {
+			kept = append(kept, e)
 		}
-		keys = append(keys, k)
 	}
-	if q.Sort != "" {
-		slices.SortStableFunc(keys, func(a, b sortKey) int { return compareKeys(a, b, q.Desc) })
+	if sortBy != nil {
+		// Ties in the files' order: positions are unique, so an unstable
+		// sort gives the one order.
+		slices.SortFunc(keys, func(a, b sortKey) int {
+			if c := compareKeys(a, b, q.Desc); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.e.pos, b.e.pos)
+		})
 	}
 	w, err := ix.create(ctx, name)
 	if err != nil {
 		return err
+	}
+	for _, e := range kept {
+		if err := putEntry(w, e); err != nil {
+			return err
+		}
 	}
 	for _, k := range keys {
 		if err := putEntry(w, k.e); err != nil {
@@ -704,7 +722,10 @@ func typedKey(e entry, v []byte) sortKey {
 			k.kind = 3
 		}
 	case string(v) == "true" || string(v) == "false":
-		k.kind, k.num = 2, map[bool]float64{true: 1}[string(v) == "true"]
+		k.kind = 2
+		if string(v) == "true" {
+			k.num = 1
+		}
 	default:
 		n, err := strconv.ParseFloat(string(v), 64)
 		if err == nil {
