@@ -20,25 +20,27 @@ func TestMemberOf(t *testing.T) {
 	}
 }
 
-// TestCompareKeys: numbers by value, texts by their bytes, nulls last
-// both ways; a stable sort keeps ties in the files' order.
-func TestCompareKeys(t *testing.T) {
+// TestSorter: numbers by value, texts by their bytes (escapes read),
+// nulls last both ways, ties in the files' order.
+func TestSorter(t *testing.T) {
 	t.Parallel()
-	keys := []sortKey{typedKey(entry{off: 0}, []byte(`10`)), typedKey(entry{off: 1}, []byte(`null`)), typedKey(entry{off: 2}, []byte(`9.5`)),
-		typedKey(entry{off: 3}, []byte(`"2024-01-02"`)), typedKey(entry{off: 4}, []byte(`10`)), typedKey(entry{off: 5}, nil)}
-	order := func(desc bool) []int64 {
-		k := slices.Clone(keys)
-		slices.SortStableFunc(k, func(a, b sortKey) int { return compareKeys(a, b, desc) })
-		out := make([]int64, len(k))
-		for i, x := range k {
-			out[i] = x.e.off
+	values := []string{`10`, `null`, `9.5`, `"2024-01-02"`, `10`, ``, `"a\"b"`, `"a"`}
+	order := func(desc bool) []uint32 {
+		s := &sorter{desc: desc}
+		for i, v := range values {
+			s.add(uint32(i), []byte(v))
+		}
+		s.sort()
+		out := make([]uint32, len(s.keys))
+		for i, k := range s.keys {
+			out[i] = k.at
 		}
 		return out
 	}
-	if got := order(false); !slices.Equal(got, []int64{2, 0, 4, 3, 1, 5}) {
+	if got := order(false); !slices.Equal(got, []uint32{2, 0, 4, 3, 7, 6, 1, 5}) {
 		t.Errorf("ascending %v", got)
 	}
-	if got := order(true); !slices.Equal(got, []int64{3, 0, 4, 2, 1, 5}) {
+	if got := order(true); !slices.Equal(got, []uint32{6, 7, 3, 0, 4, 2, 1, 5}) {
 		t.Errorf("descending %v", got)
 	}
 }

@@ -53,6 +53,12 @@ get "sort=amount desc, first page (builds its list)" "sort=amount&order=desc&lim
 get "sort=amount desc, offset=500000" "sort=amount&order=desc&limit=100&offset=500000"
 get "sort=signup_date, status=rejected (builds)" "sort=signup_date&status=rejected&limit=100"
 get "field=email&code=invalid_email (builds)" "field=email&code=invalid_email&limit=100"
+echo "server peak RSS (VmHWM) since its start, the index built: $(grep VmHWM /proc/$PID/status | awk '{print $2/1024 " MiB"}')"
+# Another process reads the same index from storage, as another node
+# would; its peak RSS is that of the five queries alone.
+kill $PID; wait $PID 2>/dev/null || true
+serve
+get "a new process: offset=999900 limit=100" "limit=100&offset=999900"
 # Five new queries at once: each builds its list (two at a time per organization).
 start=$(date +%s.%N)
 for q in "q=smith" "q=berlin" "sort=last_name" "sort=quantity&order=desc" "q=example.org&sort=signup_date"; do
@@ -60,5 +66,5 @@ for q in "q=smith" "q=berlin" "sort=last_name" "sort=quantity&order=desc" "q=exa
 done
 wait $(jobs -p | grep -v "^$PID\$")
 printf '5 new queries at once, all answered in %.2f s\n' "$(echo "$(date +%s.%N) - $start" | bc)"
-echo "server peak RSS (VmHWM): $(grep VmHWM /proc/$PID/status | awk '{print $2/1024 " MiB"}')"
+echo "server peak RSS (VmHWM) of the new process: $(grep VmHWM /proc/$PID/status | awk '{print $2/1024 " MiB"}')"
 du -sh "$WORK/blobs" | awk '{print "blob storage, source + results + records index: " $1}'
