@@ -501,68 +501,14 @@ func (s *Records) buildList(ctx context.Context, j job.Job, sch *schema.Schema, 
 		return err
 	}
 	base := readEntries(raw)
-	var cols []*indexColumn
-	var search, issues, sortBy *indexColumn
-	open := func(name string, lines bool) (*indexColumn, error) {
-		rc, err := ix.blobs.Open(ctx, ix.key(name), 0, -1)
-		if errors.Is(err, domain.ErrNotFound) {
-			return nil, errIndexGone
-		}
-		if err != nil {
-			return nil, err
-		}
-		c := &indexColumn{r: bufio.NewReaderSize(rc, 1<<20), rc: rc, lines: lines}
-		cols = append(cols, c)
-		return c, nil
+	sc := &listScan{q: q, want: appendSearchText(nil, strings.ToLower(q.Q))}
+	defer sc.close()
+	if err := sc.open(ctx, ix, sch); err != nil {
+		return err
 	}
-	defer func() {
-		for _, c := range cols {
-			_ = c.rc.Close()
-		}
-	}()
-	if q.Q != "" {
-		if search, err = open(indexSearch, true); err != nil {
-			return err
-		}
-	}
-	if q.Field != "" || q.Code != "" {
-		if issues, err = open(indexIssues, true); err != nil {
-			return err
-		}
-	}
-	if q.Sort != "" {
-		if sortBy, err = open(fieldColumn(fieldIndex(sch, q.Sort)), false); err != nil {
-			return err
-		}
-	}
-	want := appendSearchText(nil, strings.ToLower(q.Q))
-	// A sort holds a key per record (its size known: at most the base's),
-	// a filter only the entries it keeps.
-	var kept []entry
-	var sorted *sorter
-	if sortBy != nil {
-		sorted = &sorter{keys: make([]sortKey, 0, len(base)), desc: q.Desc}
-	}
-	for i, e := range base {
-		for _, c := range cols {
-			if err := c.at(e.pos); err != nil {
-				return fmt.Errorf("records index of job %s: %w", j.ID, err)
-			}
-		}
-		if search != nil && !bytes.Contains(search.cur, want) {
-			continue
-		}
-		if issues != nil && !hasIssueText(issues.cur, q.Field, q.Code) {
-			continue
-		}
-		if sorted != nil {
-			sorted.add(uint32(i), sortBy.cur)
-		} else {
-			kept = append(kept, e)
-		}
-	}
-	if sorted != nil {
-		sorted.sort()
+	kept, sorted, err := sc.scan(base)
+	if err != nil {
+		return fmt.Errorf("records index of job %s: %w", j.ID, err)
 	}
 	w, err := ix.create(ctx, name)
 	if err != nil {
@@ -581,6 +527,82 @@ func (s *Records) buildList(ctx context.Context, j job.Job, sch *schema.Schema, 
 		}
 	}
 	return w.close()
+}
+
+// listScan is a pass over the columns a query reads.
+type listScan struct {
+	q                      RecordQuery
+	want                   []byte // the search as the cells' text has it
+	cols                   []*indexColumn
+	search, issues, sortBy *indexColumn
+}
+
+func (sc *listScan) open(ctx context.Context, ix *index, sch *schema.Schema) error {
+	open := func(name string, lines bool) (*indexColumn, error) {
+		rc, err := ix.blobs.Open(ctx, ix.key(name), 0, -1)
+		if errors.Is(err, domain.ErrNotFound) {
+			return nil, errIndexGone
+		}
+		if err != nil {
+			return nil, err
+		}
+		c := &indexColumn{r: bufio.NewReaderSize(rc, 1<<20), rc: rc, lines: lines}
+		sc.cols = append(sc.cols, c)
+		return c, nil
+	}
+	var err error
+	if sc.q.Q != "" {
+		if sc.search, err = open(indexSearch, true); err != nil {
+			return err
+		}
+	}
+	if sc.q.Field != "" || sc.q.Code != "" {
+		if sc.issues, err = open(indexIssues, true); err != nil {
+			return err
+		}
+	}
+	if sc.q.Sort != "" {
+		if sc.sortBy, err = open(fieldColumn(fieldIndex(sch, sc.q.Sort)), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (sc *listScan) close() {
+	for _, c := range sc.cols {
+		_ = c.rc.Close()
+	}
+}
+
+// scan returns the base's entries the query keeps, or, for a sort, their
+// keys sorted. A sort holds a key per record (at most the base's), a
+// filter only the entries it keeps.
+func (sc *listScan) scan(base []entry) ([]entry, *sorter, error) {
+	var kept []entry
+	var sorted *sorter
+	if sc.sortBy != nil {
+		sorted = &sorter{keys: make([]sortKey, 0, len(base)), desc: sc.q.Desc}
+	}
+	for i, e := range base {
+		for _, c := range sc.cols {
+			if err := c.at(e.pos); err != nil {
+				return nil, nil, err
+			}
+		}
+		if sc.search != nil && !bytes.Contains(sc.search.cur, sc.want) || sc.issues != nil && !hasIssueText(sc.issues.cur, sc.q.Field, sc.q.Code) {
+			continue
+		}
+		if sorted != nil {
+			sorted.add(uint32(i), sc.sortBy.cur)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	if sorted != nil {
+		sorted.sort()
+	}
+	return kept, sorted, nil
 }
 
 func fieldIndex(sch *schema.Schema, name string) int {
