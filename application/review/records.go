@@ -98,6 +98,14 @@ type RecordPage struct {
 
 // List returns a page of a succeeded job's records.
 func (s *Records) List(ctx context.Context, p identity.Principal, jobID string, q RecordQuery) (RecordPage, error) {
+	page, err := s.list(ctx, p, jobID, q)
+	if errors.Is(err, errIndexGone) { // an edit's newer index replaced it while it was read: read that one
+		page, err = s.list(ctx, p, jobID, q)
+	}
+	return page, err
+}
+
+func (s *Records) list(ctx context.Context, p identity.Principal, jobID string, q RecordQuery) (RecordPage, error) {
 	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return RecordPage{}, err

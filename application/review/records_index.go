@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -289,6 +290,7 @@ func appendSearchText(dst []byte, s string) []byte {
 func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Job, sch *schema.Schema, ix *index) error {
 	ctx, cancel := context.WithCancel(ctx) // an error abandons the writes
 	defer cancel()
+	began := time.Now() // storage times blobs by the wall clock, not ports.Clock
 	edits, err := s.edits.All(ctx, j.OrgID, j.ID)
 	if err != nil {
 		return err
@@ -327,7 +329,7 @@ func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Jo
 	if err := ix.put(ctx, indexMeta, meta); err != nil {
 		return err
 	}
-	s.dropOtherVersions(ctx, ix)
+	s.dropOtherVersions(ctx, ix, began)
 	return nil
 }
 
@@ -350,21 +352,22 @@ func (ix *index) put(ctx context.Context, name string, b []byte) error {
 }
 
 // dropOtherVersions deletes the job's indexes of other versions of its
-// edits, once this one is built: only the newest is read again.
-func (s *Records) dropOtherVersions(ctx context.Context, ix *index) {
-	old := map[string]bool{}
+// edits that were last written before this one's build began: only the
+// newest is read again, and an index another request is building for a
+// newer version is left alone.
+func (s *Records) dropOtherVersions(ctx context.Context, ix *index, began time.Time) {
+	newest := map[string]time.Time{}
 	err := s.blobs.List(ctx, ix.root, func(b ports.BlobInfo) error {
 		if !strings.HasPrefix(b.Key, ix.prefix) {
-			rest := strings.TrimPrefix(b.Key, ix.root)
-			if v, _, ok := strings.Cut(rest, "/"); ok {
-				old[ix.root+v+"/"] = true
+			if v, _, ok := strings.Cut(strings.TrimPrefix(b.Key, ix.root), "/"); ok && b.ModTime.After(newest[v]) {
+				newest[v] = b.ModTime
 			}
 		}
 		return nil
 	})
-	for prefix := range old {
-		if err == nil {
-			err = s.blobs.DeletePrefix(ctx, prefix)
+	for v, at := range newest {
+		if err == nil && at.Before(began) {
+			err = s.blobs.DeletePrefix(ctx, ix.root+v+"/")
 		}
 	}
 	if err != nil { // the job's deletion, or retention, takes them later
