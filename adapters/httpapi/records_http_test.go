@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,6 +69,9 @@ func TestRecords_everyRecord(t *testing.T) {
 			r := recordsReader{t: t, k: k, key: key, path: "/v1/jobs/" + created.ID + "/records"}
 			recordsFiltered(r)
 			recordsPaged(r)
+			if v := indexVersions(t, app, org.ID, created.ID); len(v) != 1 {
+				t.Fatalf("records indexes %v, want one", v)
+			}
 			// An edit shows at once, in every list.
 			k.do("POST", "/v1/jobs/"+created.ID+"/edits", key, `{"edits":[{"row":2,"field":"email","value":"bob@x.io"}]}`, 200, "")
 			if got := r.get("").rows(); got != "1:true 2:true! 3:true 4:false 5:false 6:false" {
@@ -78,6 +83,9 @@ func TestRecords_everyRecord(t *testing.T) {
 			if got := r.get("?q=bob@x.io").rows(); got != "2:true!" {
 				t.Fatalf("search after an edit %q", got)
 			}
+			if v := indexVersions(t, app, org.ID, created.ID); len(v) != 1 { // the index before the edit is deleted
+				t.Fatalf("records indexes after an edit %v, want one", v)
+			}
 			recordsRefused(r, other)
 			var waiting jobView
 			k.send(upload(t, app, "people.csv", editsCSV, map[string]string{"schema": editsSchema, "options": `{"review":true}`}), key, 202, "").JSON(t, &waiting)
@@ -85,6 +93,21 @@ func TestRecords_everyRecord(t *testing.T) {
 			k.do("GET", "/v1/jobs/"+waiting.ID+"/records", key, nil, 409, "job_not_finished")
 		})
 	}
+}
+
+// indexVersions are the versions of a job's records index in the app's
+// file store.
+func indexVersions(t *testing.T, app *apptest.App, orgID, jobID string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(strings.TrimPrefix(strings.SplitN(app.Config.BlobURL, "?", 2)[0], "file://"), "org", orgID, "jobs", jobID, "records"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
 }
 
 type recordsReader struct {
