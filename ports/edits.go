@@ -23,6 +23,11 @@ type JobEdits interface {
 	OfRows(ctx context.Context, orgID, jobID string, rows map[string][]int64) ([]normalize.Edit, error)
 	// All returns every edit of a job, ordered by file, row and field.
 	All(ctx context.Context, orgID, jobID string) ([]normalize.Edit, error)
+	// Version is an opaque token that changes whenever a job's edits do
+	// (one stored, replaced or removed): what a job's records index is
+	// keyed by. A job of another organization, or with no edits, has the
+	// version of no edits.
+	Version(ctx context.Context, orgID, jobID string) (string, error)
 }
 
 // EditLimits bound what Put may leave stored. An edit's bytes are those

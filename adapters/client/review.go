@@ -183,11 +183,13 @@ func (c *Client) InvalidValues(ctx context.Context, jobID, field string) iter.Se
 // the original's key by key, Mapping (source column → field, or nil to
 // ignore it) over the original's column by column, Edits over the
 // original's edits cell by cell (the rerun applies them all). Each may be
-// empty.
+// empty. Review takes the rerun back to matching: it awaits its review
+// with the original's mapping proposed.
 type RerunRequest struct {
 	Options json.RawMessage    `json:"options,omitempty"`
 	Mapping map[string]*string `json:"mapping,omitempty"`
 	Edits   []Edit             `json:"edits,omitempty"`
+	Review  bool               `json:"review,omitempty"`
 }
 
 // Rerun starts a new job on an ended job's file(s), without uploading

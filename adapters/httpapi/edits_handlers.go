@@ -19,6 +19,7 @@ func (a *API) editRoutes(g *gin.RouterGroup) {
 	get(g, "/:id/edits", a.listEdits)
 	g.POST("/:id/edits", a.addEdits)
 	get(g, "/:id/rejected-rows", a.rejectedRows)
+	get(g, "/:id/records", a.records) // records_handlers.go
 }
 
 // editRequestJSON is one edit as a request gives it: value must be there,

@@ -361,6 +361,11 @@ func TestEdits_connectJob(t *testing.T) {
 				rejected.Data[1].Row != 1 {
 				t.Fatalf("rejected rows %+v", rejected.Data)
 			}
+			var records recordsView
+			k.do("GET", path+"/records?status=all", key, nil, 200, "").JSON(t, &records)
+			if records.rows() != "1:true 2:false 1:false" || *records.Data[0].SourceFile != a.ID || *records.Data[2].SourceFile != b.ID {
+				t.Fatalf("records %q", records.rows())
+			}
 			k.do("POST", path+"/edits", key, map[string]any{"edits": []map[string]any{{"row": 2, "field": "email", "value": "x@y.io"}}}, 400, "invalid_request")
 			var added editsAddedView
 			k.do("POST", path+"/edits", key, map[string]any{"edits": []map[string]any{

@@ -53,6 +53,7 @@ var importSessionActions = map[string]importsession.Action{
 	"POST /v1/jobs/:id/rerun":                 importsession.RerunJob,
 	"GET /v1/jobs/:id/rejected-rows":          importsession.ReadJob,
 	"GET /v1/jobs/:id/edits":                  importsession.ReadJob,
+	"GET /v1/jobs/:id/records":                importsession.ReadJob,
 	"POST /v1/jobs/:id/edits":                 importsession.ReviewJob,
 }
 

@@ -39,6 +39,7 @@ var secretMayUse = map[string]bool{
 	"GET /v1/jobs/{id}/edits":                 true,
 	"POST /v1/jobs/{id}/edits":                true,
 	"GET /v1/jobs/{id}/rejected-rows":         true,
+	"GET /v1/jobs/{id}/records":               true,
 }
 
 // sessionWorld is an organization with a session, a job in it, a job

@@ -157,6 +157,7 @@ type rerunRequest struct {
 	Options json.RawMessage    `json:"options"`
 	Mapping map[string]*string `json:"mapping"`
 	Edits   []editRequestJSON  `json:"edits,omitempty"`
+	Review  bool               `json:"review,omitempty"`
 }
 
 // rerunJob makes a new job on the same files: an upload job's file is
@@ -186,7 +187,7 @@ func (a *API) rerunJob(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	run, err := a.deps.Reruns.PrepareRerun(ctx, p, c.Param("id"), review.RerunRequest{Options: present(req.Options), Mapping: req.Mapping, Edits: edits})
+	run, err := a.deps.Reruns.PrepareRerun(ctx, p, c.Param("id"), review.RerunRequest{Options: present(req.Options), Mapping: req.Mapping, Edits: edits, Review: req.Review})
 	if err != nil {
 		fail(c, err)
 		return

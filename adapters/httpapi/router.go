@@ -92,6 +92,8 @@ type Deps struct {
 	Review  *review.Reviewer
 	Confirm *review.Confirmer
 	Edits   *review.Editor
+	// Records serves a finished job's records, its spreadsheet.
+	Records *review.Records
 	Reruns  *review.Rerunner
 	// ImportSessions mints import sessions and authenticates their secrets.
 	ImportSessions *importsessions.Service

@@ -101,6 +101,7 @@ var jobRouteScopes = map[string]apikey.Scope{
 	"POST /:id/rerun":         apikey.JobsWrite,
 	"GET /:id/rejected-rows":  apikey.JobsRead,
 	"GET /:id/edits":          apikey.JobsRead,
+	"GET /:id/records":        apikey.JobsRead,
 	"POST /:id/edits":         apikey.JobsWrite,
 }
 

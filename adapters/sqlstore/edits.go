@@ -235,3 +235,16 @@ func (s *Edits) All(ctx context.Context, orgID, jobID string) ([]normalize.Edit,
 	}
 	return out, nil
 }
+
+// Version implements ports.JobEdits: the count of the job's edits and
+// the time of the last stored, in one indexed aggregate.
+func (s *Edits) Version(ctx context.Context, orgID, jobID string) (string, error) {
+	var n int64
+	var last sql.NullString
+	err := s.db.conn(ctx).NewSelect().TableExpr("job_edits").Where("job_id = ? AND org_id = ?", jobID, orgID).
+		ColumnExpr("COUNT(*)").ColumnExpr("CAST(MAX(updated_at) AS TEXT)").Scan(ctx, &n, &last)
+	if err != nil {
+		return "", translate(err, "job")
+	}
+	return strconv.FormatInt(n, 10) + "@" + last.String, nil
+}

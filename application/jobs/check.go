@@ -63,3 +63,51 @@ func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Optio
 	}
 	return normalize.CheckRows(ctx, in, rows)
 }
+
+// EachRow runs every row of a finished job's files again, as CheckRows
+// runs some, and hands each to fn in the files' order: how a job's
+// records index is built (review.Records). It takes one of the node's
+// check slots for the whole pass.
+func (s *Sources) EachRow(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, fn func(normalize.RowCheck) error) error {
+	sch, err := schema.Parse(j.Schema)
+	if err != nil {
+		return err
+	}
+	release, err := s.checks.Acquire(ctx, j.OrgID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	dir, remove, err := s.workdir(ctx, "records", j.ID)
+	if err != nil {
+		return err
+	}
+	defer remove()
+	paths, err := s.stage(ctx, j, dir)
+	if err != nil {
+		return sourceDeleted(err)
+	}
+	sources := make([]normalize.Source, len(j.Files))
+	for i, f := range j.Files {
+		if j.SourceType == job.SourceConnect {
+			sources[i].FileID = f.ID
+		}
+		sources[i].Open = func() (table.Reader, error) {
+			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.limits))
+		}
+	}
+	in := normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Edits: edits}
+	closeLists, err := s.openLists(ctx, j, &in)
+	if err != nil {
+		return err
+	}
+	defer closeLists()
+	return normalize.EachRow(ctx, in, fn)
+}
+
+// CheckSlot waits for one of the node's check slots for an organization's
+// work over a job's rows other than reading its files (a records index's
+// filter or sort): it shares the node with CheckRows and EachRow.
+func (s *Sources) CheckSlot(ctx context.Context, orgID string) (release func(), err error) {
+	return s.checks.Acquire(ctx, orgID)
+}

@@ -237,6 +237,9 @@ type RerunRequest struct {
 	Options []byte // a JSON object, or nil
 	Mapping map[string]*string
 	Edits   []normalize.Edit
+	// Review takes the rerun back to matching: it awaits its review with
+	// the original's mapping proposed, as options.review does.
+	Review bool
 }
 
 // Rerun is a rerun being made: its file is copied before the job exists,
@@ -393,6 +396,9 @@ func rerunOptions(orig job.Job, req RerunRequest) ([]byte, error) {
 	}
 	if _, ok := asked["review"]; !ok {
 		doc["review"] = json.RawMessage("false")
+	}
+	if req.Review {
+		doc["review"] = json.RawMessage("true")
 	}
 	b, err := json.Marshal(mc.mapping)
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 )
 
 // newEditCmds are the jobs subcommands that fix single cells (API.md
-// §5.6): rejected-rows, edit, edits.
+// §5.6): rejected-rows, records, edit, edits.
 func newEditCmds(asJSON *bool) []*cobra.Command {
-	return []*cobra.Command{newJobsRejectedRowsCmd(asJSON), newJobsEditCmd(asJSON), newJobsEditsCmd(asJSON)}
+	return []*cobra.Command{newJobsRejectedRowsCmd(asJSON), newJobsRecordsCmd(asJSON), newJobsEditCmd(asJSON), newJobsEditsCmd(asJSON)}
 }
 
 func newJobsEditCmd(asJSON *bool) *cobra.Command {
@@ -152,4 +152,49 @@ func rejectedRowLine(r *client.RejectedRow) string {
 		issues = append(issues, w)
 	}
 	return strings.TrimRight(fmt.Sprintf("%d\t%s\t%s\t%s", r.Row, file, state, strings.Join(issues, "; ")), "\t")
+}
+
+func newJobsRecordsCmd(asJSON *bool) *cobra.Command {
+	var q client.RecordsQuery
+	var most int
+	cmd := &cobra.Command{Use: "records ID [--status all|valid|rejected] [--field F] [--code C] [--q TEXT] [--sort F [--desc]] [--offset N] [--max N]",
+		Short: "List a succeeded job's records as they now come out, valid and rejected, filtered, searched or sorted", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient()
+			if err != nil {
+				return err
+			}
+			if most > 0 && most < 500 {
+				q.Limit = most // no more than needed in one page
+			}
+			n := 0
+			for r, err := range c.Records(cmd.Context(), args[0], q) {
+				if err != nil {
+					return err
+				}
+				if err := printRaw(cmd, *asJSON, r.Raw, recordLine(r)); err != nil {
+					return err
+				}
+				if n++; most > 0 && n == most {
+					return nil
+				}
+			}
+			return nil
+		}}
+	f := cmd.Flags()
+	f.StringVar(&q.Status, "status", "", "all (default), valid or rejected")
+	f.StringVar(&q.Field, "field", "", "only records with an issue of this field")
+	f.StringVar(&q.Code, "code", "", "only records with an issue of this code")
+	f.StringVar(&q.Q, "q", "", "only records with a cell containing this text (any case)")
+	f.StringVar(&q.Sort, "sort", "", "order by this field's typed value (nulls last)")
+	f.BoolVar(&q.Desc, "desc", false, "sort downwards")
+	f.Int64Var(&q.Offset, "offset", 0, "start at this position of the filtered, sorted list")
+	f.IntVar(&most, "max", 0, "list at most this many records (0: all)")
+	return cmd
+}
+
+// recordLine says a record: row, file, "valid" or "rejected", and its
+// issues with the values they are about.
+func recordLine(r *client.Record) string {
+	return rejectedRowLine(&client.RejectedRow{Row: r.Row, SourceFile: r.SourceFile, Valid: r.Valid, Issues: r.Issues})
 }

@@ -22,6 +22,7 @@ func TestRemote_editCells(t *testing.T) {
 			t.Setenv("TABNORM_API_URL", app.URL)
 			t.Setenv("TABNORM_API_KEY", app.Key(app.Org("Acme", identity.Normalize)))
 			jobID := remoteEditsJob(t)
+			remoteRecords(t, jobID)
 			remoteEdit(t, jobID)
 			remoteEditRerun(t, jobID)
 		})
@@ -91,5 +92,26 @@ func remoteEditRerun(t *testing.T, jobID string) {
 	}
 	if err != nil || json.Unmarshal([]byte(out), &rerun) != nil || rerun.Status != "succeeded" || rerun.Result.RowCount != 3 || rerun.Result.EditsApplied != 2 {
 		t.Fatalf("rerun: %v %q", err, out)
+	}
+}
+
+// remoteRecords lists every record, then the rejected ones from an
+// offset, at most one, and as JSON lines.
+func remoteRecords(t *testing.T, jobID string) {
+	t.Helper()
+	out, _, err := runRemote(t, "jobs", "records", jobID)
+	if err != nil || !strings.HasPrefix(out, "1\t-\tvalid\n2\t-\trejected\temail invalid_email: ") || !strings.Contains(out, "\n3\t-\trejected\t") {
+		t.Fatalf("records: %v\n%s", err, out)
+	}
+	out, _, err = runRemote(t, "jobs", "records", jobID, "--status", "rejected", "--offset", "1", "--max", "1", "--json")
+	var r struct {
+		Row   int64 `json:"row"`
+		Valid bool  `json:"valid"`
+	}
+	if err != nil || strings.Count(out, "\n") != 1 || json.Unmarshal([]byte(out), &r) != nil || r.Row != 3 || r.Valid {
+		t.Fatalf("records --status rejected --offset 1 --max 1 --json: %v %q", err, out)
+	}
+	if _, _, err := runRemote(t, "jobs", "records", jobID, "--sort", "nope"); exitCode(err) != 1 || !strings.Contains(err.Error(), "sort") {
+		t.Fatalf("records --sort nope: exit %d (%v)", exitCode(err), err)
 	}
 }

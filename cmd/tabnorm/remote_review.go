@@ -115,14 +115,14 @@ func newJobsInvalidValuesCmd(asJSON *bool) *cobra.Command {
 func newJobsRerunCmd(asJSON *bool) *cobra.Command {
 	var options string
 	var maps []string
-	var wait bool
-	cmd := &cobra.Command{Use: "rerun ID [--options FILE|JSON] [--map 'Source column=field'…] [--wait]", Short: "Run an ended job again on the same file(s), with options and mapping changed; with --wait, follow the new job", Args: cobra.ExactArgs(1),
+	var wait, backToMatching bool
+	cmd := &cobra.Command{Use: "rerun ID [--options FILE|JSON] [--map 'Source column=field'…] [--review] [--wait]", Short: "Run an ended job again on the same file(s), with options and mapping changed; with --wait, follow the new job", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := jsonArg("options", options)
 			if err != nil {
 				return err
 			}
-			req := client.RerunRequest{Options: o}
+			req := client.RerunRequest{Options: o, Review: backToMatching}
 			if len(maps) > 0 {
 				if req.Mapping, err = mappingArgs(maps); err != nil {
 					return err
@@ -144,6 +144,7 @@ func newJobsRerunCmd(asJSON *bool) *cobra.Command {
 	cmd.Flags().StringVar(&options, "options", "", "options over the original's, key by key: a JSON file or inline JSON")
 	cmd.Flags().StringArrayVar(&maps, "map", nil, "'Source column=field' over the original's mapping ('Column=' ignores it; repeat)")
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the new job until it ends (or awaits its review)")
+	cmd.Flags().BoolVar(&backToMatching, "review", false, "back to matching: the rerun awaits its review with the original's mapping proposed")
 	return cmd
 }
 

@@ -198,6 +198,12 @@ func remoteRerun(t *testing.T, r *reviewRun) {
 	if _, _, err := runRemote(t, "jobs", "rerun", r.jobID, "--map", "Nope=id"); exitCode(err) != 1 || !strings.HasPrefix(message(err), "invalid_mapping: ") {
 		t.Fatalf("rerun --map of a column the file lacks: exit %d, %q", exitCode(err), message(err))
 	}
+	// Back to matching: the rerun waits for its review.
+	out, _, err = runRemote(t, "jobs", "rerun", r.jobID, "--review", "--wait", "--json")
+	j.Status = ""
+	if err != nil || json.Unmarshal([]byte(out), &j) != nil || j.Status != "awaiting_review" || j.Source.RerunOf != r.jobID {
+		t.Fatalf("rerun --review --wait: %v %q", err, out)
+	}
 }
 
 // TestMappingArgs: 'Column=field' arguments, an empty field ignoring the

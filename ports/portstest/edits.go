@@ -27,6 +27,7 @@ func JobEdits(t *testing.T, open func(t *testing.T) Stores) {
 		{"list_pages_by_file_row_and_field", editsPages},
 		{"deleting_the_job_deletes_its_edits", editsDeletedWithJob},
 		{"put_joins_the_callers_transaction", editsInTx},
+		{"the_version_changes_with_every_put", editsVersion},
 	})
 }
 
@@ -280,5 +281,38 @@ func editsOfRows(t *testing.T, s Stores) {
 	ok(t, err)
 	if len(got) != 0 {
 		t.Fatalf("JobEdits.OfRows through another organization = %d edits; want none", len(got))
+	}
+}
+
+func editsVersion(t *testing.T, s Stores) {
+	ctx := context.Background()
+	org, other := seedOrg(t, s), seedOrg(t, s)
+	j := seedJob(t, s, org.ID, now)
+	none, err := s.JobEdits.Version(ctx, org.ID, j.ID)
+	ok(t, err)
+	seen := map[string]string{none: "no edits"}
+	for i, e := range []normalize.Edit{
+		{Row: 1, Field: "email", Value: str("a@x"), At: now},
+		{Row: 2, Field: "email", Value: str("b@x"), At: now},
+		{Row: 1, Field: "email", Value: str("c@x"), At: now.Add(time.Second)}, // a replaced cell: same count
+	} {
+		_, err := s.JobEdits.Put(ctx, org.ID, j.ID, []normalize.Edit{e}, ports.EditLimits{Count: 10})
+		ok(t, err)
+		v, err := s.JobEdits.Version(ctx, org.ID, j.ID)
+		ok(t, err)
+		if was, dup := seen[v]; dup {
+			t.Fatalf("JobEdits.Version after put %d = %q, the same as after %s", i+1, v, was)
+		}
+		seen[v] = fmt.Sprintf("put %d", i+1)
+	}
+	again, err := s.JobEdits.Version(ctx, org.ID, j.ID)
+	ok(t, err)
+	if seen[again] != "put 3" {
+		t.Fatalf("JobEdits.Version read twice = %q, want the same as after put 3", again)
+	}
+	theirs, err := s.JobEdits.Version(ctx, other.ID, j.ID)
+	ok(t, err)
+	if theirs != none {
+		t.Fatalf("JobEdits.Version through another organization = %q, want %q (no edits)", theirs, none)
 	}
 }

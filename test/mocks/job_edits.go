@@ -273,6 +273,64 @@ func (_c *JobEdits_Put_Call) RunAndReturn(run func(context.Context, string, stri
 	return _c
 }
 
+// Version provides a mock function with given fields: ctx, orgID, jobID
+func (_m *JobEdits) Version(ctx context.Context, orgID string, jobID string) (string, error) {
+	ret := _m.Called(ctx, orgID, jobID)
+
+	if len(ret) == 0 {
+		panic("no return value specified for Version")
+	}
+
+	var r0 string
+	var r1 error
+	if rf, ok := ret.Get(0).(func(context.Context, string, string) (string, error)); ok {
+		return rf(ctx, orgID, jobID)
+	}
+	if rf, ok := ret.Get(0).(func(context.Context, string, string) string); ok {
+		r0 = rf(ctx, orgID, jobID)
+	} else {
+		r0 = ret.Get(0).(string)
+	}
+
+	if rf, ok := ret.Get(1).(func(context.Context, string, string) error); ok {
+		r1 = rf(ctx, orgID, jobID)
+	} else {
+		r1 = ret.Error(1)
+	}
+
+	return r0, r1
+}
+
+// JobEdits_Version_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Version'
+type JobEdits_Version_Call struct {
+	*mock.Call
+}
+
+// Version is a helper method to define mock.On call
+//   - ctx context.Context
+//   - orgID string
+//   - jobID string
+func (_e *JobEdits_Expecter) Version(ctx interface{}, orgID interface{}, jobID interface{}) *JobEdits_Version_Call {
+	return &JobEdits_Version_Call{Call: _e.mock.On("Version", ctx, orgID, jobID)}
+}
+
+func (_c *JobEdits_Version_Call) Run(run func(ctx context.Context, orgID string, jobID string)) *JobEdits_Version_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		run(args[0].(context.Context), args[1].(string), args[2].(string))
+	})
+	return _c
+}
+
+func (_c *JobEdits_Version_Call) Return(_a0 string, _a1 error) *JobEdits_Version_Call {
+	_c.Call.Return(_a0, _a1)
+	return _c
+}
+
+func (_c *JobEdits_Version_Call) RunAndReturn(run func(context.Context, string, string) (string, error)) *JobEdits_Version_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // NewJobEdits creates a new instance of JobEdits. It also registers a testing interface on the mock and a cleanup function to assert the mocks expectations.
 // The first argument is typically a *testing.T value.
 func NewJobEdits(t interface {
