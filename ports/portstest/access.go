@@ -249,12 +249,12 @@ func auditFilters(t *testing.T, s Stores) {
 	list, _, err := s.AuditLog.List(ctx, org, identity.AuditFilter{Action: "webhook.delete"}, ports.Page{Limit: 10})
 	ok(t, err)
 	if len(list) != 1 || !list[0].Impersonating || list[0].ActorUserID != "usr_s" {
-		t.Fatalf("an impersonating staff member's entry came back as %+v", list)
+		t.Fatalf("AuditLog.List of an impersonating staff member's action = %+v; want it marked impersonating, by the staff member", list)
 	}
 	list, _, err = s.AuditLog.List(ctx, org, identity.AuditFilter{Action: "rows.export"}, ports.Page{Limit: 10})
 	ok(t, err)
 	if len(list) != 1 || list[0].ActorImportSessionID != "isn_c" || list[0].RequestID != "req_1" {
-		t.Fatalf("an import session's entry came back as %+v", list)
+		t.Fatalf("AuditLog.List of an import session's action = %+v; want the session and the request id", list)
 	}
 	// Pages: two at a time, newest first, then the rest.
 	first, next, err := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 2})
@@ -262,7 +262,7 @@ func auditFilters(t *testing.T, s Stores) {
 	rest, last, err := s.AuditLog.List(ctx, org, identity.AuditFilter{}, ports.Page{Limit: 2, Cursor: next})
 	ok(t, err)
 	if len(first) != 2 || next == "" || len(rest) != 2 || last != "" || first[0].Action != "webhook.delete" || rest[1].Action != "login" {
-		t.Fatalf("AuditLog.List by pages: %+v then %+v (next %q, last %q)", first, rest, next, last)
+		t.Fatalf("AuditLog.List by pages: %+v then %+v (next %q, last %q); want two newest first, then the two oldest and no cursor", first, rest, next, last)
 	}
 }
 

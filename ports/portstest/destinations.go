@@ -72,11 +72,11 @@ func destinationsList(t *testing.T, s Stores) {
 	}
 	first, next, err := s.Destinations.List(ctx, org.ID, ports.Page{Limit: 2})
 	if err != nil || len(first) != 2 || first[0].ID != want[0] || first[1].ID != want[1] || next == "" {
-		t.Fatalf("first page = %v, %q, %v; want the 2 newest and a cursor", first, next, err)
+		t.Fatalf("Destinations.List page 1 = %v, %q, %v; want the 2 newest and a cursor", first, next, err)
 	}
 	rest, next, err := s.Destinations.List(ctx, org.ID, ports.Page{Limit: 2, Cursor: next})
 	if err != nil || len(rest) != 1 || rest[0].ID != want[2] || next != "" {
-		t.Fatalf("second page = %v, %q, %v; want the oldest and no cursor", rest, next, err)
+		t.Fatalf("Destinations.List page 2 = %v, %q, %v; want the oldest and no cursor", rest, next, err)
 	}
 }
 
@@ -92,14 +92,14 @@ func destinationsUpdate(t *testing.T, s Stores) {
 	ok(t, err)
 	got, err := s.Destinations.Get(ctx, org.ID, d.ID)
 	if err != nil || got.Name != "lake" || got.Config["table"] != "people" || string(got.Sealed) != "new" || !got.UpdatedAt.Equal(later) {
-		t.Fatalf("after Update: %+v, %v", got, err)
+		t.Fatalf("Destinations.Get after Update = %+v, %v; want the new name, settings, sealed secrets and time", got, err)
 	}
 	boom := errors.New("boom")
 	if _, err := s.Destinations.Update(ctx, org.ID, d.ID, func(d *destination.Destination) error { d.Name = "lost"; return boom }); !errors.Is(err, boom) {
-		t.Fatalf("Update whose fn fails = %v, want its error", err)
+		t.Fatalf("Destinations.Update whose fn fails = %v, want its error", err)
 	}
 	if got, _ := s.Destinations.Get(ctx, org.ID, d.ID); got.Name != "lake" {
-		t.Fatalf("a failed Update wrote %q", got.Name)
+		t.Fatalf("Destinations.Get after a failed Update = name %q; want the name before it", got.Name)
 	}
 }
 
@@ -157,7 +157,7 @@ func pushesCreateThenGet(t *testing.T, s Stores) {
 	got, err := s.Pushes.Get(ctx, org.ID, p.ID)
 	if err != nil || got.Status != destination.Delivered || got.Attempts != 1 || got.Rows != 42 || got.Bytes != 4096 || got.DeliveredAt == nil ||
 		!got.DeliveredAt.Equal(later) || got.NextAt != nil {
-		t.Fatalf("after a delivered attempt: %+v, %v", got, err)
+		t.Fatalf("Pushes.Get after a delivered attempt = %+v, %v; want delivered, one attempt, its rows, bytes and time, nothing next", got, err)
 	}
 }
 
@@ -192,15 +192,15 @@ func pushesLists(t *testing.T, s Stores) {
 	c := seedPush(t, s, org.ID, d1.ID, id.New(id.Job))
 	ofJob, err := s.Pushes.OfJob(ctx, org.ID, jobID)
 	if err != nil || len(ofJob) != 2 || ofJob[0].ID != a.ID || ofJob[1].ID != b.ID {
-		t.Fatalf("OfJob = %v, %v; want the job's two deliveries, oldest first", ofJob, err)
+		t.Fatalf("Pushes.OfJob = %v, %v; want the job's two deliveries, oldest first", ofJob, err)
 	}
 	recent, next, err := s.Pushes.Recent(ctx, org.ID, d1.ID, ports.Page{Limit: 1})
 	if err != nil || len(recent) != 1 || recent[0].ID != c.ID || next == "" {
-		t.Fatalf("Recent = %v, %q, %v; want the newest of d1 and a cursor", recent, next, err)
+		t.Fatalf("Pushes.Recent = %v, %q, %v; want the newest of d1 and a cursor", recent, next, err)
 	}
 	recent, next, err = s.Pushes.Recent(ctx, org.ID, d1.ID, ports.Page{Limit: 1, Cursor: next})
 	if err != nil || len(recent) != 1 || recent[0].ID != a.ID || next != "" {
-		t.Fatalf("Recent page 2 = %v, %q, %v; want the oldest of d1", recent, next, err)
+		t.Fatalf("Pushes.Recent page 2 = %v, %q, %v; want the oldest of d1", recent, next, err)
 	}
 }
 
@@ -217,10 +217,10 @@ func pushesDue(t *testing.T, s Stores) {
 	ok(t, err)
 	due, err := s.Pushes.Due(ctx, now, 10)
 	if err != nil || len(due) != 1 || due[0].ID != pending.ID {
-		t.Fatalf("Due(now) = %v, %v; want only the pending one", due, err)
+		t.Fatalf("Pushes.Due(now) = %v, %v; want only the pending one", due, err)
 	}
 	due, err = s.Pushes.Due(ctx, now.Add(2*time.Hour), 10)
 	if err != nil || len(due) != 2 {
-		t.Fatalf("Due(after the claim lapsed) = %v, %v; want the pending and the lapsed one", due, err)
+		t.Fatalf("Pushes.Due(after the claim lapsed) = %v, %v; want the pending and the lapsed one", due, err)
 	}
 }

@@ -301,7 +301,7 @@ func editsVersion(t *testing.T, s Stores) {
 		v, err := s.JobEdits.Version(ctx, org.ID, j.ID)
 		ok(t, err)
 		if was, dup := seen[v]; dup {
-			t.Fatalf("JobEdits.Version after put %d = %q, the same as after %s", i+1, v, was)
+			t.Fatalf("JobEdits.Version after put %d = %q, the same as after %s; want a new version after every put", i+1, v, was)
 		}
 		seen[v] = fmt.Sprintf("put %d", i+1)
 	}

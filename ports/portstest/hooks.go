@@ -88,11 +88,11 @@ func hooksList(t *testing.T, s Stores) {
 	a, b, c := seedHook(t, s, org.ID, "a"), seedHook(t, s, org.ID, "b"), seedHook(t, s, org.ID, "c")
 	first, next, err := s.Hooks.List(ctx, org.ID, ports.Page{Limit: 2})
 	if err != nil || len(first) != 2 || first[0].ID != c.ID || first[1].ID != b.ID || next == "" {
-		t.Fatalf("Hooks.List page 1 = %+v, %q, %v", first, next, err)
+		t.Fatalf("Hooks.List page 1 = %+v, %q, %v; want the 2 newest and a cursor", first, next, err)
 	}
 	rest, next, err := s.Hooks.List(ctx, org.ID, ports.Page{Limit: 2, Cursor: next})
 	if err != nil || len(rest) != 1 || rest[0].ID != a.ID || next != "" {
-		t.Fatalf("Hooks.List page 2 = %+v, %q, %v", rest, next, err)
+		t.Fatalf("Hooks.List page 2 = %+v, %q, %v; want the oldest and no cursor", rest, next, err)
 	}
 }
 
@@ -111,7 +111,7 @@ func hooksUpdate(t *testing.T, s Stores) {
 	if err != nil || got.Name != "crm2" || got.URL != "https://new.example.com" || got.Timeout != 9*time.Second || got.Concurrency != 8 || got.Enabled ||
 		!bytes.Equal(got.SealedSecret, []byte{9, 9}) || !bytes.Equal(got.SealedPrevious, h.SealedSecret) || got.PreviousUntil == nil ||
 		!got.PreviousUntil.Equal(later) || !got.UpdatedAt.Equal(later) || !got.CreatedAt.Equal(now) {
-		t.Fatalf("after Hooks.Update: %+v, %v", got, err)
+		t.Fatalf("Hooks.Get after Hooks.Update = %+v, %v; want every changed setting, the secrets and the times", got, err)
 	}
 }
 

@@ -189,7 +189,7 @@ func schemasDestinations(t *testing.T, s Stores) {
 	}
 	got, err = s.Schemas.Get(context.Background(), org.ID, without.ID)
 	if err != nil || len(got.DestinationIDs) != 0 {
-		t.Fatalf("Schemas.Get of a schema without destinations = %+v, %v", got, err)
+		t.Fatalf("Schemas.Get of a schema without destinations = %+v, %v; want none", got, err)
 	}
 }
 
