@@ -16,7 +16,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/tabnorm/tabnorm/application/audit"
 	"github.com/tabnorm/tabnorm/domain"
 	"github.com/tabnorm/tabnorm/domain/hook"
 	"github.com/tabnorm/tabnorm/domain/id"
@@ -40,11 +42,13 @@ type Registry struct {
 	sealer ports.Sealer
 	tx     ports.Transactor
 	clock  ports.Clock
+	audit  ports.AuditLog
 }
 
-// NewRegistry returns the management of hooks.
-func NewRegistry(cfg Config, hooks ports.Hooks, sealer ports.Sealer, tx ports.Transactor, clock ports.Clock) *Registry {
-	return &Registry{cfg: cfg, hooks: hooks, sealer: sealer, tx: tx, clock: clock}
+// NewRegistry returns the management of hooks; each change is audited in
+// its transaction.
+func NewRegistry(cfg Config, hooks ports.Hooks, sealer ports.Sealer, tx ports.Transactor, clock ports.Clock, log ports.AuditLog) *Registry {
+	return &Registry{cfg: cfg, hooks: hooks, sealer: sealer, tx: tx, clock: clock, audit: log}
 }
 
 // Input is a new hook as the client sent it.
@@ -89,7 +93,10 @@ func (s *Registry) Create(ctx context.Context, p identity.Principal, in Input) (
 			return domain.Errorf(domain.ErrConflict, domain.CodeConflict,
 				"Your organization has %d hooks, the most it may have; delete one first.", len(have))
 		}
-		return nameTaken(s.hooks.Create(ctx, h), h.Name)
+		if err := nameTaken(s.hooks.Create(ctx, h), h.Name); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "hook.create", h.ID, h.CreatedAt)
 	})
 	if err != nil {
 		return hook.Hook{}, fmt.Errorf("create hook: %w", err)
@@ -197,7 +204,22 @@ func (s *Registry) Update(ctx context.Context, p identity.Principal, hookID stri
 		}
 	}
 	now := s.clock.Now()
-	out, err := s.hooks.Update(ctx, p.OrgID, hookID, func(h *hook.Hook) error {
+	var out hook.Hook
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if out, err = s.update(ctx, p.OrgID, hookID, in, next, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "hook.update", hookID, now)
+	})
+	if in.Name != nil {
+		err = nameTaken(err, next.Name)
+	}
+	return out, err
+}
+
+func (s *Registry) update(ctx context.Context, orgID, hookID string, in Patch, next hook.Hook, now time.Time) (hook.Hook, error) {
+	return s.hooks.Update(ctx, orgID, hookID, func(h *hook.Hook) error {
 		if in.Name != nil {
 			h.Name = next.Name
 		}
@@ -216,10 +238,6 @@ func (s *Registry) Update(ctx context.Context, p identity.Principal, hookID stri
 		h.UpdatedAt = now
 		return nil
 	})
-	if in.Name != nil {
-		err = nameTaken(err, next.Name)
-	}
-	return out, err
 }
 
 // Delete removes a hook. A schema that names it fails its next job's
@@ -228,7 +246,12 @@ func (s *Registry) Delete(ctx context.Context, p identity.Principal, hookID stri
 	if err := hook.CanManage(p); err != nil {
 		return err
 	}
-	return s.hooks.Delete(ctx, p.OrgID, hookID)
+	return s.tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.hooks.Delete(ctx, p.OrgID, hookID); err != nil {
+			return err
+		}
+		return audit.Record(ctx, s.audit, p, "hook.delete", hookID, s.clock.Now())
+	})
 }
 
 // RotateSecret gives the hook a new secret, returned once; the old one
@@ -238,11 +261,20 @@ func (s *Registry) RotateSecret(ctx context.Context, p identity.Principal, hookI
 		return hook.Hook{}, err
 	}
 	now := s.clock.Now()
-	return s.hooks.Update(ctx, p.OrgID, hookID, func(h *hook.Hook) error {
-		if err := Open(s.sealer, h); err != nil {
+	var out hook.Hook
+	err := s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.hooks.Update(ctx, p.OrgID, hookID, func(h *hook.Hook) error {
+			if err := Open(s.sealer, h); err != nil {
+				return err
+			}
+			h.Rotate(webhook.NewSecret(), now)
+			return s.seal(h)
+		})
+		if err != nil {
 			return err
 		}
-		h.Rotate(webhook.NewSecret(), now)
-		return s.seal(h)
+		return audit.Record(ctx, s.audit, p, "hook.rotate_secret", hookID, now)
 	})
+	return out, err
 }
