@@ -129,8 +129,17 @@ func (s *Store) Create(ctx context.Context, key string) (io.WriteCloser, error) 
 		w, err := s.bucket.NewWriter(ctx, key, &gcblob.WriterOptions{ContentType: "application/octet-stream"})
 		// A local store makes the key's folders, then its temporary file;
 		// a Delete or a Sweep that removes one of them, empty, in between
-		// fails a step, and the folders are made again.
-		if err != nil && s.dir != "" && attempt < 5 && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) {
+		// fails a step, and the folders are made again. Sweeps in a row
+		// can win several times: after the first tries, each waits a
+		// little longer, so the sweeper moves on.
+		if err != nil && s.dir != "" && attempt < 20 && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) {
+			if attempt > 3 {
+				select {
+				case <-time.After(time.Duration(attempt) * time.Millisecond):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
 			continue
 		}
 		return w, err
