@@ -395,6 +395,7 @@ func TestEdits_connectJob(t *testing.T) {
 			waitStatus(t, app, key, "/v1/jobs/"+waiting.ID, "awaiting_review")
 			k.do("POST", "/v1/connect/jobs/"+waiting.ID+"/edits", key, `{"edits":[{"row":1,"source_file":"`+a.ID+`","field":"email","value":"x@y.io"}]}`, 409, "job_not_finished")
 			k.do("GET", "/v1/connect/jobs/"+waiting.ID+"/rejected-rows", key, nil, 409, "job_not_finished")
+			k.do("GET", "/v1/connect/jobs/"+waiting.ID+"/records", key, nil, 409, "job_not_finished")
 			// An upload job is not served under /v1/connect/jobs.
 			var up jobView
 			k.send(upload(t, app, "people.csv", editsCSV, map[string]string{"schema": editsSchema}), key, 202, "").JSON(t, &up)

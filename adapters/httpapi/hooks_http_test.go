@@ -129,3 +129,35 @@ func hooksChangeRotateDelete(t *testing.T, h *hooks, created hookView) {
 	h.valid(t, "DELETE", "/v1/hooks/"+created.ID, h.admin, nil, 204)
 	expect(t, h.app.Do("GET", "/v1/hooks/"+created.ID, h.admin, nil), 404, "not_found")
 }
+
+// TestHooks_conflicts: a hook renamed to another's name is 409 conflict;
+// on PostgreSQL, a server started without TABNORM_SECRET_KEY cannot open
+// a hook's secret to rotate it (409 secret_key_required) and changes
+// nothing, while a rename still works.
+func TestHooks_conflicts(t *testing.T) {
+	t.Parallel()
+	target, ok := sqltest.Postgres(t)
+	if !ok {
+		t.Skip("*** SKIP: no PostgreSQL server ***")
+	}
+	keyed := apptest.Start(t, target, withSecretKey)
+	key := apptest.Caller{Key: keyed.Key(keyed.Org("Acme", identity.Normalize))}
+	var crm, erp hookView
+	keyed.Do("POST", "/v1/hooks", key, map[string]any{"name": "crm", "url": "https://crm.example.com/check"}).JSON(t, &crm)
+	res := keyed.Do("POST", "/v1/hooks", key, map[string]any{"name": "erp", "url": "https://erp.example.com/check"})
+	expect(t, res, 201, "")
+	res.JSON(t, &erp)
+	expect(t, keyed.Do("PATCH", "/v1/hooks/"+erp.ID, key, map[string]any{"name": "crm"}), 409, "conflict")
+
+	unkeyed := apptest.Start(t, target)
+	expect(t, unkeyed.Do("POST", "/v1/hooks/"+crm.ID+"/rotate-secret", key, nil), 409, "secret_key_required")
+	expect(t, unkeyed.Do("PATCH", "/v1/hooks/"+crm.ID, key, map[string]any{"name": "crm-2"}), 200, "")
+	// The secret the failed rotation did not touch still opens with the key.
+	var rotated hookView
+	res = keyed.Do("POST", "/v1/hooks/"+crm.ID+"/rotate-secret", key, nil)
+	expect(t, res, 200, "")
+	res.JSON(t, &rotated)
+	if rotated.PreviousSecretUntil == nil || rotated.Secret == crm.Secret {
+		t.Fatalf("a rotation after the refused one: %s", res.Body)
+	}
+}

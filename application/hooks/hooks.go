@@ -265,7 +265,10 @@ func (s *Registry) RotateSecret(ctx context.Context, p identity.Principal, hookI
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
 		out, err = s.hooks.Update(ctx, p.OrgID, hookID, func(h *hook.Hook) error {
-			if err := Open(s.sealer, h); err != nil {
+			if err := Open(s.sealer, h); errors.Is(err, ports.ErrNoSecretKey) {
+				return domain.Errorf(domain.ErrConflict, domain.CodeSecretKeyRequired,
+					"A hook's secret cannot be rotated: the server has no TABNORM_SECRET_KEY to open the current one with.")
+			} else if err != nil {
 				return err
 			}
 			h.Rotate(webhook.NewSecret(), now)
