@@ -36,6 +36,9 @@ type Error struct {
 	RetryAfter int
 	// Scope is the scope an API key lacked (insufficient_scope only).
 	Scope string
+	// Reason says which check failed, for codes that cover several
+	// (sso_failed).
+	Reason string
 }
 
 func (e *Error) Error() string {

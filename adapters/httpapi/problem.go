@@ -46,6 +46,10 @@ var statusOf = map[domain.Code]int{
 	domain.CodeWebhookDisabled:             http.StatusConflict,
 	domain.CodeWebhookLimitReached:         http.StatusConflict,
 	domain.CodeSecretKeyRequired:           http.StatusConflict,
+	domain.CodeSSORequired:                 http.StatusForbidden,
+	domain.CodeSSONotConfigured:            http.StatusNotFound,
+	domain.CodeSSODomainNotAllowed:         http.StatusForbidden,
+	domain.CodeSSOFailed:                   byKind,
 	domain.CodeEditLimitReached:            http.StatusConflict,
 	domain.CodeDeliveryPending:             http.StatusConflict,
 	domain.CodeConflict:                    http.StatusConflict,
@@ -96,8 +100,10 @@ type problem struct {
 	Detail    string      `json:"detail"`
 	RequestID string      `json:"request_id"`
 	// RequiredScope is the scope an API key lacked (insufficient_scope).
-	RequiredScope string         `json:"required_scope,omitempty"`
-	Errors        []problemField `json:"errors,omitempty"`
+	RequiredScope string `json:"required_scope,omitempty"`
+	// Reason says which check failed (sso_failed).
+	Reason string         `json:"reason,omitempty"`
+	Errors []problemField `json:"errors,omitempty"`
 }
 
 // toProblem maps any error to the problem a client sees. Internal errors
@@ -107,7 +113,7 @@ func toProblem(err error) (problem, bool) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &coded):
-		p := problem{Code: coded.Code, Detail: coded.Message, RequiredScope: coded.Scope}
+		p := problem{Code: coded.Code, Detail: coded.Message, RequiredScope: coded.Scope, Reason: coded.Reason}
 		for _, f := range coded.Fields {
 			p.Errors = append(p.Errors, problemField(f))
 		}

@@ -36,6 +36,8 @@ func stores(db *sqlstore.DB) portstest.Stores {
 		Destinations:      sqlstore.NewDestinations(db),
 		Pushes:            sqlstore.NewPushes(db),
 		Hooks:             sqlstore.NewHooks(db),
+		SSOConfigs:        sqlstore.NewSSOConfigs(db),
+		SSOFlows:          sqlstore.NewSSOFlows(db),
 	}
 }
 

@@ -56,6 +56,8 @@ type Stores struct {
 	Destinations      ports.Destinations
 	Pushes            ports.Pushes
 	Hooks             ports.Hooks
+	SSOConfigs        ports.SSOConfigs
+	SSOFlows          ports.SSOFlows
 }
 
 // Repositories runs the suite of every repository port against stores
@@ -92,6 +94,8 @@ func Repositories(t *testing.T, open func(t *testing.T) Stores) {
 		{"Destinations", Destinations},
 		{"Pushes", Pushes},
 		{"Hooks", Hooks},
+		{"SSOConfigs", SSOConfigs},
+		{"SSOFlows", SSOFlows},
 	} {
 		t.Run(suite.name, func(t *testing.T) {
 			t.Parallel() // each step opens its own stores
