@@ -74,8 +74,13 @@ type Config struct {
 	// The destinations: private addresses allowed, the delivery workers
 	// of a process and one organization's share of them.
 	DestinationAllowPrivate bool
-	DestinationWorkers      int
-	DestinationsPerOrg      int
+
+	// SSOAllowHTTPIssuer accepts http:// identity providers on loopback
+	// addresses (development and tests).
+	SSOAllowHTTPIssuer bool
+
+	DestinationWorkers int
+	DestinationsPerOrg int
 	// DestinationTimeout bounds one delivery attempt; an attempt whose
 	// worker died is made again twice that long after it started.
 	DestinationTimeout time.Duration
@@ -142,6 +147,7 @@ var Settings = []Setting{
 	{"TABNORM_MAX_WEBHOOKS_PER_ORG", "20", "webhook endpoints one organization may have; creating one more answers 409 `webhook_limit_reached`", whole(1, 10_000, func(c *Config) *int { return &c.MaxWebhooksPerOrg })},
 	{"TABNORM_WEBHOOK_WORKERS", "8", "webhook attempts a worker process makes at once, on a queue apart from the jobs'", whole(1, 1000, func(c *Config) *int { return &c.WebhookWorkers })},
 	{"TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", "2", "webhook attempts of one organization in flight at once, per worker process", whole(1, 1000, func(c *Config) *int { return &c.WebhooksPerOrg })},
+	{"TABNORM_SSO_ALLOW_HTTP_ISSUER", "false", "accept an organization's OpenID Connect issuer at http:// on a loopback address (a provider run beside the service in development); otherwise issuers are https", flag(func(c *Config) *bool { return &c.SSOAllowHTTPIssuer })},
 	{"TABNORM_DESTINATION_ALLOW_PRIVATE", "false", "allow destinations (databases, buckets, HTTP endpoints) at private and loopback addresses", flag(func(c *Config) *bool { return &c.DestinationAllowPrivate })},
 	{"TABNORM_DESTINATION_WORKERS", "4", "deliveries to destinations a worker process makes at once, on a queue apart from the jobs' and the webhooks'", whole(1, 1000, func(c *Config) *int { return &c.DestinationWorkers })},
 	{"TABNORM_DESTINATION_CONCURRENCY_PER_ORG", "2", "deliveries of one organization in flight at once, per worker process", whole(1, 1000, func(c *Config) *int { return &c.DestinationsPerOrg })},

@@ -25,6 +25,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
 	"github.com/tabnorm/tabnorm/adapters/importer"
 	"github.com/tabnorm/tabnorm/adapters/metrics"
+	"github.com/tabnorm/tabnorm/adapters/oidcrp"
 	"github.com/tabnorm/tabnorm/adapters/queue"
 	"github.com/tabnorm/tabnorm/adapters/sealing"
 	"github.com/tabnorm/tabnorm/adapters/spill"
@@ -44,6 +45,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/lists"
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/application/schemas"
+	"github.com/tabnorm/tabnorm/application/sso"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain/importsession"
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -121,6 +123,8 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewBlobOwners, fx.As(new(ports.BlobOwners))),
 		fx.Annotate(sqlstore.NewReviews, fx.As(new(ports.JobReviews))),
 		fx.Annotate(sqlstore.NewImportSessions, fx.As(new(ports.ImportSessions))),
+		fx.Annotate(sqlstore.NewSSOConfigs, fx.As(new(ports.SSOConfigs))),
+		fx.Annotate(sqlstore.NewSSOFlows, fx.As(new(ports.SSOFlows))),
 	),
 )
 
@@ -174,6 +178,9 @@ var Accounts = fx.Module("accounts", fx.Provide(
 	importsessions.NewService,
 	func() importsessions.TextKeys { return importer.IsTextKey },
 	newLicenseGate,
+	fx.Annotate(func(clock ports.Clock) *oidcrp.Provider { return oidcrp.New(oidcrp.Config{}, clock) }, fx.As(new(ports.SignInProvider))),
+	func(cfg Config) sso.Config { return sso.Config{AllowHTTPIssuer: cfg.SSOAllowHTTPIssuer} },
+	sso.NewService,
 	func(cfg Config, log ports.AuditLog, clock ports.Clock, logger *slog.Logger) *audit.Service {
 		return audit.NewService(audit.Config{Retention: cfg.AuditRetention}, log, clock, logger)
 	},
@@ -399,6 +406,7 @@ type apiDeps struct {
 	Records  *review.Records
 	Reruns   *review.Rerunner
 	Imports  *importsessions.Service
+	SSO      *sso.Service
 	License  license.Gate
 	Gate     *auth.Gate
 	Clock    ports.Clock
@@ -407,7 +415,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Audit: d.Audit, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Hooks: d.Hooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Records: d.Records, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Audit: d.Audit, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Hooks: d.Hooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Records: d.Records, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports, SSO: d.SSO})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

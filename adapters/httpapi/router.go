@@ -26,6 +26,7 @@ import (
 	"github.com/tabnorm/tabnorm/application/lists"
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/application/schemas"
+	"github.com/tabnorm/tabnorm/application/sso"
 	"github.com/tabnorm/tabnorm/application/webhooks"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/job"
@@ -97,7 +98,9 @@ type Deps struct {
 	Reruns  *review.Rerunner
 	// ImportSessions mints import sessions and authenticates their secrets.
 	ImportSessions *importsessions.Service
-	License        license.Gate
+	// SSO is single sign-on: its settings and the sign-ins through it.
+	SSO     *sso.Service
+	License license.Gate
 	// Gate decides who may use a product (the license's and the
 	// organizations' entitlements).
 	Gate  *auth.Gate
@@ -174,6 +177,9 @@ func New(cfg Config, deps Deps) *API {
 
 	authRoutes := r.Group("/auth", mw(a.licenseGate))
 	authRoutes.POST("/login", mw(a.loginRateLimit), a.login)
+	// GET only (no HEAD): a probe must not spend a sign-in's state.
+	authRoutes.GET("/sso/start", mw(a.loginRateLimit), a.ssoStart) // sso_handlers.go
+	authRoutes.GET("/sso/callback", a.ssoCallback)
 	sessionRoutes := authRoutes.Group("", mw(a.authenticate, requireSession, a.rateLimit, csrf))
 	get(sessionRoutes, "/me", a.me)
 	sessionRoutes.POST("/logout", a.logout)
@@ -192,6 +198,9 @@ func New(cfg Config, deps Deps) *API {
 	a.webhookRoutes(v1.Group("/webhooks", mw(a.v1Chain()...)))
 	a.destinationRoutes(v1.Group("/destinations", mw(a.v1Chain()...))) // destinations_handlers.go
 	get(v1, "/usage", mw(a.v1Chain()...), a.usage)
+	get(v1, "/sso", mw(a.v1Chain()...), a.getSSO) // sso_handlers.go
+	v1.PUT("/sso", mw(a.v1Chain()...), a.putSSO)
+	v1.DELETE("/sso", mw(a.v1Chain()...), a.deleteSSO)
 
 	normalizeRoutes := append(a.v1Chain(), a.entitled(identity.Normalize))
 	jobRoutes := v1.Group("/jobs", mw(normalizeRoutes...))

@@ -20,6 +20,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/id"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/session"
+	"github.com/tabnorm/tabnorm/domain/sso"
 	"github.com/tabnorm/tabnorm/ports"
 )
 
@@ -32,6 +33,7 @@ type Service struct {
 	keys     ports.APIKeys
 	sessions ports.Sessions
 	audit    ports.AuditLog
+	sso      ports.SSOConfigs
 	clock    ports.Clock
 	throttle *Throttle
 	keyGuard *keyGuard
@@ -40,8 +42,9 @@ type Service struct {
 
 // NewService returns the auth service.
 func NewService(creds ports.Credentials, orgs ports.Organizations, grants ports.Entitlements, users ports.Users, keys ports.APIKeys, sessions ports.Sessions,
-	audit ports.AuditLog, clock ports.Clock, throttle *Throttle, log *slog.Logger) *Service {
-	return &Service{creds: creds, orgs: orgs, grants: grants, users: users, keys: keys, sessions: sessions, audit: audit, clock: clock, throttle: throttle, keyGuard: newKeyGuard(), log: log}
+	audit ports.AuditLog, sso ports.SSOConfigs, clock ports.Clock, throttle *Throttle, log *slog.Logger) *Service {
+	return &Service{creds: creds, orgs: orgs, grants: grants, users: users, keys: keys, sessions: sessions, audit: audit, sso: sso, clock: clock, throttle: throttle,
+		keyGuard: newKeyGuard(), log: log}
 }
 
 var (
@@ -196,6 +199,10 @@ func (s *Service) Login(ctx context.Context, email, password string, c identity.
 		attempt.Abandon()
 		return Me{}, "", fmt.Errorf("find user: %w", err)
 	}
+	breakGlass, refused := s.passwordAllowed(ctx, normalized, user, err == nil, c)
+	if refused != nil {
+		return Me{}, "", refused
+	}
 	hash := identity.DummyHash()
 	if err == nil {
 		hash = user.PasswordHash
@@ -215,13 +222,61 @@ func (s *Service) Login(ctx context.Context, email, password string, c identity.
 		return Me{}, "", errBadCredentials
 	}
 	attempt.Succeeded()
+	if breakGlass {
+		s.record(ctx, identity.AuditEntry{OrgID: user.OrgID, ActorUserID: user.ID, Action: "login.break_glass", TargetID: user.ID}, c)
+	}
+	return s.signIn(ctx, user, "login", c)
+}
+
+// passwordAllowed applies the organization's single sign-on: when it
+// requires SSO, a password is refused (403 sso_required) before it is
+// checked, except to staff and the break-glass admin (breakGlass: that
+// sign-in is audited besides the login). An unknown address of a domain
+// that requires SSO is refused alike, so the answer tells nothing of
+// which accounts exist. A refusal counts as a failed attempt.
+func (s *Service) passwordAllowed(ctx context.Context, email string, user identity.User, found bool, c identity.Client) (breakGlass bool, refused error) {
+	var cfg sso.Config
+	var err error
+	if found {
+		cfg, err = s.sso.Get(ctx, user.OrgID)
+	} else {
+		cfg, err = s.sso.ByDomain(ctx, sso.DomainOf(email))
+	}
+	if errors.Is(err, domain.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read sso settings: %w", err)
+	}
+	if !found {
+		if cfg.Required {
+			return false, sso.ErrRequired
+		}
+		return false, nil
+	}
+	allowed, breakGlass := cfg.PasswordAllowed(user)
+	if !allowed {
+		s.record(ctx, identity.AuditEntry{OrgID: user.OrgID, ActorUserID: user.ID, Action: "login.password_refused", TargetID: user.ID}, c)
+		return false, sso.ErrRequired
+	}
+	return breakGlass, nil
+}
+
+// SignInAs starts a session for a user someone else authenticated (an
+// organization's identity provider), recorded as action, with the
+// client of ctx; the session is the one a password starts.
+func (s *Service) SignInAs(ctx context.Context, user identity.User, action string) (Me, string, error) {
+	return s.signIn(ctx, user, action, identity.ClientOf(ctx))
+}
+
+func (s *Service) signIn(ctx context.Context, user identity.User, action string, c identity.Client) (Me, string, error) {
 	now := s.clock.Now()
 	ses, token := session.New(user.ID, user.OrgID, now)
 	ses.IP, ses.UserAgent = c.IP, truncate(c.UserAgent, 512)
 	if err := s.sessions.Create(ctx, ses); err != nil {
 		return Me{}, "", fmt.Errorf("create session: %w", err)
 	}
-	s.record(ctx, identity.AuditEntry{OrgID: user.OrgID, ActorUserID: user.ID, Action: "login"}, c)
+	s.record(ctx, identity.AuditEntry{OrgID: user.OrgID, ActorUserID: user.ID, Action: action}, c)
 	me, err := s.me(ctx, user, ses)
 	return me, token, err
 }

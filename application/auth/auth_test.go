@@ -16,6 +16,7 @@ import (
 	"github.com/tabnorm/tabnorm/domain/entitlement"
 	"github.com/tabnorm/tabnorm/domain/identity"
 	"github.com/tabnorm/tabnorm/domain/session"
+	"github.com/tabnorm/tabnorm/domain/sso"
 	"github.com/tabnorm/tabnorm/test/mocks"
 )
 
@@ -38,7 +39,7 @@ func newFixture(t *testing.T) fixture {
 		keys: mocks.NewAPIKeys(t), sessions: mocks.NewSessions(t), audit: mocks.NewAuditLog(t)}
 	clock := mocks.NewClock(t)
 	clock.EXPECT().Now().Return(now).Maybe()
-	f.svc = auth.NewService(f.creds, f.orgs, f.grants, f.users, f.keys, f.sessions, f.audit, clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
+	f.svc = auth.NewService(f.creds, f.orgs, f.grants, f.users, f.keys, f.sessions, f.audit, noSSO{}, clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
 	return f
 }
 
@@ -318,3 +319,12 @@ func TestAuthenticateKey_throttlesFailuresPerAddress(t *testing.T) {
 		t.Fatalf("another address: %v", err)
 	}
 }
+
+// noSSO is the settings store of a service where no organization uses
+// single sign-on.
+type noSSO struct{}
+
+func (noSSO) Get(context.Context, string) (sso.Config, error)      { return sso.Config{}, domain.NotFound("sso") }
+func (noSSO) ByDomain(context.Context, string) (sso.Config, error) { return sso.Config{}, domain.NotFound("sso") }
+func (noSSO) Put(context.Context, sso.Config) error                { return nil }
+func (noSSO) Delete(context.Context, string) error                 { return domain.NotFound("sso") }

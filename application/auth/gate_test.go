@@ -81,7 +81,7 @@ func TestAuthenticate_anExpiredGrantStopsWorking(t *testing.T) {
 	creds, keys := mocks.NewCredentials(t), mocks.NewAPIKeys(t)
 	clock := movingClock(t, &at)
 	svc := auth.NewService(creds, mocks.NewOrganizations(t), mocks.NewEntitlements(t), mocks.NewUsers(t), keys, mocks.NewSessions(t),
-		mocks.NewAuditLog(t), clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
+		mocks.NewAuditLog(t), noSSO{}, clock, auth.DefaultThrottle(), slog.New(slog.DiscardHandler))
 	g := auth.NewGate(license.NewGate(false, "", nil), clock)
 	norm, _ := entitlement.Grant("ent_1", "org_1", identity.Normalize, entitlement.Admin, "tabnorm admin", now.Add(-time.Hour), &end)
 	conn, _ := entitlement.Grant("ent_2", "org_1", identity.Connect, entitlement.Admin, "tabnorm admin", now.Add(-time.Hour), nil)

@@ -71,6 +71,11 @@ func CheckPassword(encoded, password string) (bool, error) {
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 
+// NoPassword is the password hash of an account made by single sign-on:
+// no password matches it (CheckPassword refuses it as malformed), until
+// the operator resets one.
+const NoPassword = "!sso"
+
 // DummyHash is checked against when a login names an unknown email, so that
 // the answer takes as long as for a wrong password. It is made on first
 // use: hashing costs 64 MiB and a fifth of a second, which every command
