@@ -371,6 +371,11 @@ func TestSSO_settingsRefusals(t *testing.T) {
 	expect(t, w.app.Do("GET", "/v1/sso", apptest.Caller{}, nil), 401, "unauthenticated")
 	expect(t, w.app.Do("GET", "/v1/sso", apptest.Caller{Key: w.app.Key(w.acme)}, nil), 200, "")
 
+	// Starting sign-ins is limited per address like password sign-ins,
+	// in the same bucket: the admin's sign-in spent this one.
+	limited := startSSO(t, sqltest.SQLite(t), func(c *bootstrap.Config) { c.HTTP.LoginPerMinute = 1 })
+	expect(t, limited.app.Do("GET", "/auth/sso/start?org=nowhere.test", apptest.Caller{}, nil, "Accept", "application/json"), 429, "rate_limited")
+
 	if target, ok := postgresTarget(t); ok {
 		keyless := apptest.Start(t, target)
 		org := keyless.Org("Keyless")

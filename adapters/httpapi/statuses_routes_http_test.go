@@ -35,7 +35,7 @@ func guardOf(path string) (guard, identity.Product) {
 	switch {
 	case path == "/healthz" || path == "/readyz":
 		return guardNone, ""
-	case path == "/v1/openapi.json" || path == "/auth/login":
+	case path == "/v1/openapi.json" || path == "/auth/login" || strings.HasPrefix(path, "/auth/sso/"):
 		return guardLicense, ""
 	case strings.HasPrefix(path, "/auth/"):
 		return guardSession, ""

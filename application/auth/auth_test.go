@@ -324,7 +324,11 @@ func TestAuthenticateKey_throttlesFailuresPerAddress(t *testing.T) {
 // single sign-on.
 type noSSO struct{}
 
-func (noSSO) Get(context.Context, string) (sso.Config, error)      { return sso.Config{}, domain.NotFound("sso") }
-func (noSSO) ByDomain(context.Context, string) (sso.Config, error) { return sso.Config{}, domain.NotFound("sso") }
-func (noSSO) Put(context.Context, sso.Config) error                { return nil }
-func (noSSO) Delete(context.Context, string) error                 { return domain.NotFound("sso") }
+func (noSSO) Get(context.Context, string) (sso.Config, error) {
+	return sso.Config{}, domain.NotFound("sso")
+}
+func (noSSO) ByDomain(context.Context, string) (sso.Config, error) {
+	return sso.Config{}, domain.NotFound("sso")
+}
+func (noSSO) Put(context.Context, sso.Config) error { return nil }
+func (noSSO) Delete(context.Context, string) error  { return domain.NotFound("sso") }
