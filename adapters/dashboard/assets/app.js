@@ -16,6 +16,7 @@ import webhooks from './views/webhooks.js';
 import importSessions from './views/importsessions.js';
 import destinations from './views/destinations.js';
 import organizations from './views/organizations.js';
+import sso from './views/sso.js';
 
 // The same pages as dashboard.IsPage on the server.
 const routes = [
@@ -26,6 +27,7 @@ const routes = [
   [/^\/connect$/, connect],
   [/^\/admin\/keys$/, keys],
   [/^\/admin\/audit$/, audit],
+  [/^\/admin\/sso$/, sso],
   [/^\/webhooks$/, webhooks],
   [/^\/import-sessions(?:\/(imp_[A-Za-z0-9]+))?$/, importSessions],
   [/^\/destinations$/, destinations],
@@ -46,7 +48,7 @@ function header(me) {
     : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
   links.push(['/webhooks', 'Webhooks']);
   if (me.user.role === 'admin' && api.entitled(me, 'normalize')) links.push(['/import-sessions', 'Import sessions']);
-  if (me.user.role === 'admin') links.push(['/destinations', 'Destinations'], ['/admin/keys', 'API keys'], ['/admin/audit', 'Audit log']);
+  if (me.user.role === 'admin') links.push(['/destinations', 'Destinations'], ['/admin/keys', 'API keys'], ['/admin/audit', 'Audit log'], ['/admin/sso', 'Single sign-on']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);
   const here = location.pathname === '/' ? '/jobs' : location.pathname;
   const current = (href) => here === href || (href === '/import-sessions' && here.startsWith('/import-sessions/')) || (href === '/jobs' && here.startsWith('/jobs/') && here !== '/jobs/new');
