@@ -20,7 +20,7 @@ import (
 func newAdminCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "admin", Short: "Manage organizations, users and products"}
 	cmd.AddCommand(newCreateOrgCmd(), newCreateUserCmd(), newProductCmd("grant"), newProductCmd("revoke-product"), newListEntitlementsCmd(), newCreateKeyCmd(), newSetQuotaCmd(),
-		newListOrgsCmd(), newListKeysCmd(), newRevokeKeyCmd(), newListUsersCmd(), newResetPasswordCmd(), newDisableUserCmd(), newAuditCmd())
+		newListOrgsCmd(), newListKeysCmd(), newRevokeKeyCmd(), newListUsersCmd(), newResetPasswordCmd(), newDisableUserCmd(), newAuditCmd(), newSSOCmd())
 	return cmd
 }
 
