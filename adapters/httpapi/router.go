@@ -177,9 +177,8 @@ func New(cfg Config, deps Deps) *API {
 
 	authRoutes := r.Group("/auth", mw(a.licenseGate))
 	authRoutes.POST("/login", mw(a.loginRateLimit), a.login)
-	// GET only (no HEAD): a probe must not spend a sign-in's state.
-	authRoutes.GET("/sso/start", mw(a.loginRateLimit), a.ssoStart) // sso_handlers.go
-	authRoutes.GET("/sso/callback", a.ssoCallback)
+	get(authRoutes, "/sso/start", mw(a.loginRateLimit), a.ssoStart) // sso_handlers.go
+	get(authRoutes, "/sso/callback", a.ssoCallback)
 	sessionRoutes := authRoutes.Group("", mw(a.authenticate, requireSession, a.rateLimit, csrf))
 	get(sessionRoutes, "/me", a.me)
 	sessionRoutes.POST("/logout", a.logout)

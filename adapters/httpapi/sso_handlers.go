@@ -97,6 +97,10 @@ func (a *API) ssoRedirectURI(c *gin.Context) string {
 // ssoStart sends the browser to the provider of the organization named
 // by ?org= (a work e-mail address, its domain, or the organization's id).
 func (a *API) ssoStart(c *gin.Context) {
+	if c.Request.Method == http.MethodHead {
+		a.ssoProbe(c)
+		return
+	}
 	st, err := a.deps.SSO.Start(c.Request.Context(), c.Query("org"), a.ssoRedirectURI(c))
 	if err != nil {
 		a.ssoFailure(c, err)
@@ -111,6 +115,10 @@ func (a *API) ssoStart(c *gin.Context) {
 // ssoCallback finishes a sign-in: the session cookie is the one a
 // password sets, and the browser goes on to the dashboard.
 func (a *API) ssoCallback(c *gin.Context) {
+	if c.Request.Method == http.MethodHead {
+		a.ssoProbe(c)
+		return
+	}
 	browser, _ := c.Cookie(SSOCookie)
 	http.SetCookie(c.Writer, &http.Cookie{Name: SSOCookie, Value: "", Path: "/auth/sso", MaxAge: -1, HttpOnly: true, Secure: a.cfg.CookieSecure, SameSite: http.SameSiteLaxMode})
 	_, token, err := a.deps.SSO.Finish(c.Request.Context(), sso.Answer{State: c.Query("state"), Code: c.Query("code"), Error: c.Query("error"),
@@ -121,7 +129,24 @@ func (a *API) ssoCallback(c *gin.Context) {
 	}
 	a.setSessionCookie(c, token, int(session.MaxLifetime.Seconds()))
 	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, a.cfg.DashboardOrigin+"/")
+	c.Redirect(http.StatusFound, a.dashboardLink("/"))
+}
+
+// ssoProbe answers a HEAD of the sign-in routes: a redirect to the
+// sign-in page, and nothing started or spent (a link checker or a
+// prefetch must not use up a state).
+func (a *API) ssoProbe(c *gin.Context) {
+	c.Header("Cache-Control", "no-store")
+	c.Redirect(http.StatusFound, a.dashboardLink("/login"))
+}
+
+// dashboardLink is a dashboard path: relative when the dashboard is
+// served on the API's origin, absolute on its own origin otherwise.
+func (a *API) dashboardLink(path string) string {
+	if a.cfg.DashboardOrigin != "" && a.cfg.DashboardOrigin != a.cfg.BaseOrigin {
+		return a.cfg.DashboardOrigin + path
+	}
+	return path
 }
 
 // ssoFailure sends the browser to the dashboard's sign-in page, which
@@ -141,5 +166,5 @@ func (a *API) ssoFailure(c *gin.Context, err error) {
 		q.Set("sso_reason", p.Reason)
 	}
 	c.Header("Cache-Control", "no-store")
-	c.Redirect(http.StatusFound, a.cfg.DashboardOrigin+"/login?"+q.Encode())
+	c.Redirect(http.StatusFound, a.dashboardLink("/login?"+q.Encode()))
 }

@@ -26,6 +26,7 @@ func newSSOCmd() *cobra.Command {
 
 func newSSOSetCmd() *cobra.Command {
 	var orgID, domains string
+	var asJSON bool
 	var in domainsso.Input
 	cmd := &cobra.Command{
 		Use:   "set --org ID --issuer URL --client-id ID [--client-secret S] --domains a.com,b.com [--default-role member|admin] [--required] [--break-glass EMAIL]",
@@ -39,7 +40,7 @@ func newSSOSetCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printSSO(cmd, c)
+				return printSSO(cmd, c, asJSON)
 			}, &svc)
 		},
 	}
@@ -51,6 +52,7 @@ func newSSOSetCmd() *cobra.Command {
 	cmd.Flags().StringVar(&in.DefaultRole, "default-role", "member", "role of people on their first sign-in")
 	cmd.Flags().BoolVar(&in.Required, "required", false, "refuse passwords to members (staff and the break-glass admin excepted)")
 	cmd.Flags().StringVar(&in.BreakGlass, "break-glass", "", "an admin's address whose password keeps working")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the settings as JSON")
 	for _, f := range []string{"org", "issuer", "client-id", "domains"} {
 		_ = cmd.MarkFlagRequired(f)
 	}
@@ -59,6 +61,7 @@ func newSSOSetCmd() *cobra.Command {
 
 func newSSOShowCmd() *cobra.Command {
 	var orgID string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show --org ID",
 		Short: "Show an organization's single sign-on settings (never the secret)",
@@ -70,10 +73,11 @@ func newSSOShowCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printSSO(cmd, c)
+				return printSSO(cmd, c, asJSON)
 			}, &svc)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the settings as JSON")
 	cmd.Flags().StringVar(&orgID, "org", "", "organization id (required)")
 	_ = cmd.MarkFlagRequired("org")
 	return cmd
@@ -101,7 +105,28 @@ func newSSODeleteCmd() *cobra.Command {
 	return cmd
 }
 
-func printSSO(cmd *cobra.Command, c domainsso.Config) error {
+// ssoRecord is the settings as --json prints them: the API's fields but
+// the redirect URI, which depends on the server's base URL.
+type ssoRecord struct {
+	OrganizationID string   `json:"organization_id"`
+	Issuer         string   `json:"issuer"`
+	ClientID       string   `json:"client_id"`
+	ClientSecret   string   `json:"client_secret"`
+	AllowedDomains []string `json:"allowed_domains"`
+	DefaultRole    string   `json:"default_role"`
+	Required       bool     `json:"required"`
+	BreakGlassUser *string  `json:"break_glass_user"`
+}
+
+func printSSO(cmd *cobra.Command, c domainsso.Config, asJSON bool) error {
+	if asJSON {
+		var bg *string
+		if c.BreakGlass != "" {
+			bg = &c.BreakGlass
+		}
+		return printRecord(cmd, true, ssoRecord{OrganizationID: c.OrgID, Issuer: c.Issuer, ClientID: c.ClientID, ClientSecret: "set",
+			AllowedDomains: c.AllowedDomains, DefaultRole: string(c.DefaultRole), Required: c.Required, BreakGlassUser: bg}, "")
+	}
 	breakGlass := c.BreakGlass
 	if breakGlass == "" {
 		breakGlass = "-"

@@ -29,6 +29,14 @@ func TestSSOCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "allowed_domains acme.test,acme.example") || !strings.Contains(out, "required true") || strings.Contains(out, "s3cr3t-value") {
 		t.Fatalf("set: %q %v", out, err)
 	}
+	out, err = run(t, env, "admin", "sso", "show", "--org", org.ID, "--json")
+	var shown struct {
+		Issuer, ClientSecret string
+		Required             bool
+	}
+	if err != nil || json.Unmarshal([]byte(out), &shown) != nil || shown.Issuer != "https://login.acme.example" || !shown.Required || strings.Contains(out, "s3cr3t-value") {
+		t.Fatalf("show --json: %q %v", out, err)
+	}
 	out, err = run(t, env, "admin", "sso", "show", "--org", org.ID)
 	if err != nil || !strings.Contains(out, "issuer https://login.acme.example") || !strings.Contains(out, "client_secret set") || strings.Contains(out, "s3cr3t-value") {
 		t.Fatalf("show: %q %v", out, err)

@@ -103,4 +103,3 @@ func TestSSO(t *testing.T) {
 	member.login("bob@acme.test")
 	member.refusal("/admin/sso", "Only organization admins see and change single sign-on", "#sso-form", "/v1/sso", "insufficient_permissions")
 }
-
