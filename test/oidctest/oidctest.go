@@ -61,7 +61,7 @@ func Start(t testing.TB, redirectURI string, users ...User) *Provider {
 	st := &providerStorage{Storage: storage.NewStorageWithClients(store, clients), p: p}
 	router := exampleop.SetupServer(p.Issuer, st, nil, false, op.WithAllowInsecure())
 	srv := httptest.NewUnstartedServer(router)
-	srv.Listener.Close()
+	_ = srv.Listener.Close()
 	srv.Listener = l
 	srv.Start()
 	t.Cleanup(srv.Close)
