@@ -125,6 +125,8 @@ func hooksChangeRotateDelete(t *testing.T, h *hooks, created hookView) {
 		t.Fatalf("the stored secret is not sealed: %q", sealed)
 	}
 
+	hooksTestRefusals(t, h, created)
+
 	expect(t, h.app.Do("DELETE", "/v1/hooks/"+created.ID, h.member, nil), 403, "insufficient_permissions")
 	h.valid(t, "DELETE", "/v1/hooks/"+created.ID, h.admin, nil, 204)
 	expect(t, h.app.Do("GET", "/v1/hooks/"+created.ID, h.admin, nil), 404, "not_found")
@@ -151,6 +153,8 @@ func TestHooks_conflicts(t *testing.T) {
 
 	unkeyed := apptest.Start(t, target)
 	expect(t, unkeyed.Do("POST", "/v1/hooks/"+crm.ID+"/rotate-secret", key, nil), 409, "secret_key_required")
+	expect(t, unkeyed.Do("POST", "/v1/hooks/"+crm.ID+"/test", key, map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"a": "b"}}}}),
+		409, "secret_key_required")
 	expect(t, unkeyed.Do("PATCH", "/v1/hooks/"+crm.ID, key, map[string]any{"name": "crm-2"}), 200, "")
 	// The secret the failed rotation did not touch still opens with the key.
 	var rotated hookView
@@ -159,5 +163,38 @@ func TestHooks_conflicts(t *testing.T) {
 	res.JSON(t, &rotated)
 	if rotated.PreviousSecretUntil == nil || rotated.Secret == crm.Secret {
 		t.Fatalf("a rotation after the refused one: %s", res.Body)
+	}
+}
+
+// hooksTestRefusals: a sample batch is for admins and keys, in the hook's
+// organization, and well formed; and a hook whose address is private (one
+// registered while the operator allowed them) is not called: the answer
+// says the address was refused.
+func hooksTestRefusals(t *testing.T, h *hooks, created hookView) {
+	sample := map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"customer": "C-1", "n": 2, "ok": true, "none": nil}}}}
+	expect(t, h.app.Do("POST", "/v1/hooks/"+created.ID+"/test", h.member, sample), 403, "insufficient_permissions")
+	other := apptest.Caller{Key: h.app.Key(h.app.Org("Initech", identity.Normalize))}
+	expect(t, h.app.Do("POST", "/v1/hooks/"+created.ID+"/test", other, sample), 404, "not_found")
+	for _, bad := range []any{
+		map[string]any{"rows": []any{}},
+		map[string]any{"rows": []any{map[string]any{"row": 0, "values": map[string]any{"a": 1}}}},
+		map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"a": 1}}, map[string]any{"row": 1, "values": map[string]any{"a": 2}}}},
+		map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"a": []int{1}}}}},
+		map[string]any{"rows": []any{map[string]any{"row": 1}}},
+	} {
+		expect(t, h.app.Do("POST", "/v1/hooks/"+created.ID+"/test", h.admin, bad), 400, "invalid_request")
+	}
+	if _, err := h.w.app.DB.Bun.NewUpdate().Table("hooks").Set("url = ?", "https://127.0.0.1:9/check").Where("id = ?", created.ID).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Object, Status string
+		StatusCode     *int    `json:"status_code"`
+		Error          *string `json:"error"`
+		Rows           []any
+	}
+	h.valid(t, "POST", "/v1/hooks/"+created.ID+"/test", h.admin, sample, 200).JSON(t, &got)
+	if got.Object != "hook_test" || got.Status != "error" || got.StatusCode != nil || got.Error == nil || !strings.Contains(*got.Error, "refused") || len(got.Rows) != 0 {
+		t.Fatalf("a sample to a private address: %+v, want status error, the address refused", got)
 	}
 }

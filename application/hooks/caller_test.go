@@ -29,7 +29,7 @@ func callerOnMocks(t *testing.T, limits hooks.Limits) (hook.Row, *mocks.HookSend
 	h := hook.Hook{ID: "hook_1", OrgID: "org_a", Name: "crm", URL: "https://crm.example.com", Timeout: time.Second, Concurrency: 2, Enabled: true,
 		SealedSecret: []byte("x"), UpdatedAt: now}
 	store.EXPECT().Named(mock.Anything, "org_a", []string{"crm"}).Return([]hook.Hook{h}, nil).Maybe()
-	c := hooks.NewCaller(limits, store, sealer, sender, clock, observer)
+	c := hooks.NewCaller(limits, store, sealer, sender, clock, observer, hooks.NewOutcomes())
 	sch := &schema.Schema{Fields: []schema.Field{{Name: "email"}}, Hooks: []schema.HookUse{{Hook: "crm", Fields: []string{"email"}, BatchSize: 10, OnError: "fail_job"}}}
 	open := func() (*hookCall, error) {
 		uses, err := c.Open(context.Background(), "org_a", "job_1", sch)

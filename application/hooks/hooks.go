@@ -10,6 +10,10 @@
 //     jobs of its organization in this process, retries honouring
 //     Retry-After, a job's budget of hook time, a circuit breaker) and
 //     hands the engine what the answers say (normalize.RowHook).
+//   - Registry.Test (sample.go) sends one sample batch as a job would,
+//     through the same signing and judging of the answer (send, judge).
+//   - Outcomes (outcomes.go) keeps each hook's last batches, which the
+//     Caller adds and the Registry shows.
 package hooks
 
 import (
@@ -37,19 +41,27 @@ type Config struct {
 
 // Registry manages an organization's hooks.
 type Registry struct {
-	cfg    Config
-	hooks  ports.Hooks
-	sealer ports.Sealer
-	tx     ports.Transactor
-	clock  ports.Clock
-	audit  ports.AuditLog
+	cfg      Config
+	hooks    ports.Hooks
+	sealer   ports.Sealer
+	tx       ports.Transactor
+	clock    ports.Clock
+	audit    ports.AuditLog
+	sender   ports.HookSender
+	outcomes *Outcomes
 }
 
 // NewRegistry returns the management of hooks; each change is audited in
-// its transaction.
-func NewRegistry(cfg Config, hooks ports.Hooks, sealer ports.Sealer, tx ports.Transactor, clock ports.Clock, log ports.AuditLog) *Registry {
-	return &Registry{cfg: cfg, hooks: hooks, sealer: sealer, tx: tx, clock: clock, audit: log}
+// its transaction. sender sends a sample batch (Test); outcomes are the
+// hooks' last batches, which Recent reads.
+func NewRegistry(cfg Config, hooks ports.Hooks, sealer ports.Sealer, tx ports.Transactor, clock ports.Clock, log ports.AuditLog,
+	sender ports.HookSender, outcomes *Outcomes) *Registry {
+	return &Registry{cfg: cfg, hooks: hooks, sealer: sealer, tx: tx, clock: clock, audit: log, sender: sender, outcomes: outcomes}
 }
+
+// Recent returns a hook's last batches on this node, newest first (the
+// hook was read in the caller's organization first).
+func (s *Registry) Recent(hookID string) []Outcome { return s.outcomes.Of(hookID) }
 
 // Input is a new hook as the client sent it.
 type Input struct {
@@ -250,6 +262,7 @@ func (s *Registry) Delete(ctx context.Context, p identity.Principal, hookID stri
 		if err := s.hooks.Delete(ctx, p.OrgID, hookID); err != nil {
 			return err
 		}
+		s.outcomes.forget(hookID)
 		return audit.Record(ctx, s.audit, p, "hook.delete", hookID, s.clock.Now())
 	})
 }

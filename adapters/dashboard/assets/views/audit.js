@@ -7,7 +7,7 @@ import { busy, h, notice, problem, show, slot, table, when } from '../ui.js';
 // ACTIONS are the actions the log records (docs/API.md §4.8).
 const ACTIONS = ['login', 'login_failed', 'logout', 'api_key.create', 'api_key.revoke', 'impersonation.start', 'impersonation.stop',
   'user.create', 'user.reset_password', 'user.disable', 'entitlement.grant', 'entitlement.revoke', 'webhook.create', 'webhook.update',
-  'webhook.delete', 'webhook.rotate_secret', 'destination.create', 'destination.update', 'destination.delete', 'hook.create', 'hook.update', 'hook.delete', 'hook.rotate_secret', 'import_session.create', 'import_session.revoke', 'rows.export', 'audit.export', 'quota.set'];
+  'webhook.delete', 'webhook.rotate_secret', 'destination.create', 'destination.update', 'destination.delete', 'hook.create', 'hook.update', 'hook.delete', 'hook.rotate_secret', 'hook.test', 'import_session.create', 'import_session.revoke', 'rows.export', 'audit.export', 'quota.set'];
 
 export default async function audit(main, { me }) {
   if (me.user.role !== 'admin') {
