@@ -331,7 +331,10 @@ var Destinations = fx.Module("destinations", fx.Provide(
 var Hooks = fx.Options(
 	fx.Module("hooks", fx.Provide(
 		fx.Annotate(sqlstore.NewHooks, fx.As(new(ports.Hooks))),
-		func(cfg Config) hooks.Config { return hooks.Config{AllowPrivate: cfg.WebhookAllowPrivate} },
+		func(cfg Config) hooks.Config {
+			return hooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, DefaultTimeout: cfg.HookTimeout, DefaultConcurrency: cfg.HookConcurrency,
+				AnswerBytesPerRow: cfg.HookLimits.AnswerBytesPerRow}
+		},
 		func(cfg Config) ports.HookSender { return webhook.NewHookSender(cfg.WebhookAllowPrivate) },
 		hooks.NewOutcomes,
 		hooks.NewRegistry,

@@ -38,6 +38,9 @@ type Limits struct {
 	// OrgBudget is the hook time one organization's jobs may spend in an
 	// hour on this node (0: 1 hour).
 	OrgBudget time.Duration
+	// AnswerBytesPerRow is what an answer may hold a row, beyond 64 KiB
+	// (0: hook.DefaultAnswerBytesPerRow); a longer answer fails the batch.
+	AnswerBytesPerRow int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -45,6 +48,7 @@ func (l Limits) withDefaults() Limits {
 	l.MaxRetryAfter = cmp.Or(l.MaxRetryAfter, 10*time.Second)
 	l.JobBudget = cmp.Or(l.JobBudget, 10*time.Minute)
 	l.OrgBudget = cmp.Or(l.OrgBudget, time.Hour)
+	l.AnswerBytesPerRow = cmp.Or(l.AnswerBytesPerRow, hook.DefaultAnswerBytesPerRow)
 	return l
 }
 
@@ -301,13 +305,14 @@ func (k *call) attempts(ctx context.Context, rows []hook.Row, body []byte) ([]ho
 // attempt makes one request. retryIn < 0: the failure is final; else how
 // long to wait before the next attempt.
 func (k *call) attempt(ctx context.Context, rows []hook.Row, body []byte) (answers []hook.Answer, retryIn time.Duration, t tried, err error) {
-	resp, err := send(ctx, k.c.sender, k.h, k.c.clock.Now(), rows, body)
+	capped := hook.MaxAnswerBytes(len(rows), k.c.limits.AnswerBytesPerRow)
+	resp, err := send(ctx, k.c.sender, k.h, k.c.clock.Now(), capped, body)
 	if err != nil {
 		return nil, -1, tried{outcome: "error"}, err
 	}
 	okJob := k.job.spend(resp.Latency)
 	okOrg := k.c.spend(k.h.OrgID, resp.Latency)
-	j := judge(resp, rows, k.fields, k.schemaFields)
+	j := judge(resp, rows, capped, k.fields, k.schemaFields)
 	k.observe(j.outcome, resp.Latency)
 	retry := j.retryIn
 	if j.err != nil && retry >= 0 && (!okJob || !okOrg) {
@@ -321,13 +326,13 @@ func (k *call) attempt(ctx context.Context, rows []hook.Row, body []byte) (answe
 }
 
 // send signs a batch's body with the hook's secrets and makes one request.
-func send(ctx context.Context, sender ports.HookSender, h hook.Hook, now time.Time, rows []hook.Row, body []byte) (ports.HookResponse, error) {
+func send(ctx context.Context, sender ports.HookSender, h hook.Hook, now time.Time, maxAnswer int64, body []byte) (ports.HookResponse, error) {
 	msgID := id.New("hkb")
 	sig, err := webhook.Sign(h.Secrets(now), msgID, now, body)
 	if err != nil {
 		return ports.HookResponse{}, err
 	}
-	return sender.Call(ctx, ports.HookRequest{URL: h.URL, Body: body, Timeout: h.Timeout, MaxAnswer: hook.MaxAnswerBytes(len(rows)),
+	return sender.Call(ctx, ports.HookRequest{URL: h.URL, Body: body, Timeout: h.Timeout, MaxAnswer: maxAnswer,
 		Headers: map[string]string{"webhook-id": msgID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}}), nil
 }
 
@@ -343,13 +348,13 @@ type judgement struct {
 
 // judge reads a response: an answer taken, or why the batch failed and
 // whether it may be tried again (429, 5xx, no answer).
-func judge(resp ports.HookResponse, rows []hook.Row, fields, schemaFields []string) judgement {
+func judge(resp ports.HookResponse, rows []hook.Row, maxAnswer int64, fields, schemaFields []string) judgement {
 	j := judgement{outcome: "failed", retryIn: -1}
 	switch {
 	case resp.Error != "":
 		j.outcome, j.retryIn, j.err = "error", backoff(""), errors.New(resp.Error)
 	case resp.TooLarge:
-		j.outcome, j.err = "refused", fmt.Errorf("its answer is longer than %d bytes", hook.MaxAnswerBytes(len(rows)))
+		j.outcome, j.err = "refused", fmt.Errorf("its answer is longer than %d bytes", maxAnswer)
 	case resp.StatusCode == 429 || resp.StatusCode >= 500:
 		j.retryIn, j.err = backoff(resp.RetryAfter), fmt.Errorf("it answered %d", resp.StatusCode)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:

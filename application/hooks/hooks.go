@@ -37,6 +37,14 @@ type Config struct {
 	// webhooks (TABNORM_WEBHOOK_ALLOW_PRIVATE); the sender enforces it
 	// again when connecting.
 	AllowPrivate bool
+	// DefaultTimeout and DefaultConcurrency are a new hook's timeout and
+	// concurrency when it asks for none (0: hook.DefaultTimeout, 5 s, and
+	// hook.DefaultConcurrency, 4; TABNORM_HOOK_TIMEOUT and
+	// TABNORM_HOOK_CONCURRENCY).
+	DefaultTimeout     time.Duration
+	DefaultConcurrency int
+	// AnswerBytesPerRow caps an answer to a sample as Limits caps a job's.
+	AnswerBytesPerRow int64
 }
 
 // Registry manages an organization's hooks.
@@ -88,8 +96,14 @@ func (s *Registry) Create(ctx context.Context, p identity.Principal, in Input) (
 	if h.Timeout, err = hook.ParseTimeout(in.TimeoutMS); err != nil {
 		return hook.Hook{}, err
 	}
+	if in.TimeoutMS == 0 && s.cfg.DefaultTimeout > 0 {
+		h.Timeout = s.cfg.DefaultTimeout
+	}
 	if h.Concurrency, err = hook.ParseConcurrency(in.Concurrency); err != nil {
 		return hook.Hook{}, err
+	}
+	if in.Concurrency == 0 && s.cfg.DefaultConcurrency > 0 {
+		h.Concurrency = s.cfg.DefaultConcurrency
 	}
 	if err := s.seal(&h); err != nil {
 		return hook.Hook{}, err
@@ -209,10 +223,16 @@ func (s *Registry) Update(ctx context.Context, p identity.Principal, hookID stri
 		if next.Timeout, err = hook.ParseTimeout(*in.TimeoutMS); err != nil {
 			return hook.Hook{}, err
 		}
+		if *in.TimeoutMS == 0 && s.cfg.DefaultTimeout > 0 {
+			next.Timeout = s.cfg.DefaultTimeout
+		}
 	}
 	if in.Concurrency != nil {
 		if next.Concurrency, err = hook.ParseConcurrency(*in.Concurrency); err != nil {
 			return hook.Hook{}, err
+		}
+		if *in.Concurrency == 0 && s.cfg.DefaultConcurrency > 0 {
+			next.Concurrency = s.cfg.DefaultConcurrency
 		}
 	}
 	now := s.clock.Now()

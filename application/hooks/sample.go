@@ -66,11 +66,12 @@ func (s *Registry) Test(ctx context.Context, p identity.Principal, hookID string
 		return SampleAnswer{}, err
 	}
 	body := hook.Batch{Type: hook.ValidateType, Hook: h.Name, Rows: rows}.Encode()
-	resp, err := send(ctx, s.sender, h, now, rows, body)
+	capped := hook.MaxAnswerBytes(len(rows), s.cfg.AnswerBytesPerRow)
+	resp, err := send(ctx, s.sender, h, now, capped, body)
 	if err != nil {
 		return SampleAnswer{}, err
 	}
-	j := judge(resp, rows, fields, fields)
+	j := judge(resp, rows, capped, fields, fields)
 	out := SampleAnswer{Status: j.outcome, StatusCode: resp.StatusCode, Duration: resp.Latency, Answers: j.answers}
 	if j.err != nil {
 		out.Error = j.err.Error()

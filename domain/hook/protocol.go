@@ -33,9 +33,19 @@ const (
 	Skip     = "skip"      // a job-level warning only
 )
 
-// MaxAnswerBytes bounds the answer to a batch of n rows: 64 KiB and 4 KiB
-// a row. A longer answer fails the batch.
-func MaxAnswerBytes(n int) int64 { return 64<<10 + int64(n)*4<<10 }
+// DefaultAnswerBytesPerRow is what an answer may hold a row by default
+// (TABNORM_HOOK_ANSWER_BYTES_PER_ROW).
+const DefaultAnswerBytesPerRow = 4 << 10
+
+// MaxAnswerBytes bounds the answer to a batch of n rows: 64 KiB and
+// perRow bytes a row (0: DefaultAnswerBytesPerRow). A longer answer fails
+// the batch.
+func MaxAnswerBytes(n int, perRow int64) int64 {
+	if perRow <= 0 {
+		perRow = DefaultAnswerBytesPerRow
+	}
+	return 64<<10 + int64(n)*perRow
+}
 
 // Row is one row of a batch: its number in the file and the values of the
 // fields the declaration lists, as the job's rows hold them: one JSON
