@@ -161,7 +161,7 @@ func TestHooks_run(t *testing.T) {
 				scriptStep[*hooked]{"hostile_answers_are_refused", hooksHostile},
 				scriptStep[*hooked]{"a_wrong_secret_fails_and_a_rotated_one_still_signs", hooksSignatures},
 				scriptStep[*hooked]{"a_sample_batch_gets_the_hooks_answer_or_failure", hooksSample},
-				scriptStep[*hooked]{"metrics_count_the_requests_by_outcome_only", hooksMetrics},
+				scriptStep[*hooked]{"metrics_count_the_requests_by_outcome_and_by_hook_id", hooksMetrics},
 			)
 		})
 	}
@@ -470,6 +470,16 @@ func hooksMetrics(t *testing.T, h *hooked) {
 	}
 	if len(lines) != 4 || strings.Contains(joined, "crm") {
 		t.Fatalf("the series are not bounded by outcome: %s", joined)
+	}
+	// Per hook: its id (never its name) and the outcome; its latency.
+	for _, want := range []string{`tabnorm_hook_requests_total{hook="` + h.hook.ID + `",outcome="succeeded"} `,
+		`tabnorm_hook_requests_total{hook="` + h.hook.ID + `",outcome="refused"} `, `tabnorm_hook_request_latency_seconds_count{hook="` + h.hook.ID + `"} `} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s…", want)
+		}
+	}
+	if strings.Contains(string(body), `hook="crm"`) {
+		t.Error("a hook's name is a label")
 	}
 }
 

@@ -380,7 +380,7 @@ func backoff(retryAfter string) time.Duration {
 
 func (k *call) observe(outcome string, d time.Duration) {
 	if k.c.observer != nil {
-		k.c.observer.HookCalled(outcome, d)
+		k.c.observer.HookCalled(k.h.ID, outcome, d)
 	}
 }
 

@@ -58,7 +58,7 @@ func TestCaller_retriesThenBreaker(t *testing.T) {
 		}
 		return ports.HookResponse{StatusCode: 503, RetryAfter: "3600", Latency: time.Millisecond}
 	})
-	observer.EXPECT().HookCalled("failed", time.Millisecond)
+	observer.EXPECT().HookCalled(mock.Anything, "failed", time.Millisecond)
 	call, err := open()
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestCaller_retriesThenBreaker(t *testing.T) {
 func TestCaller_jobBudget(t *testing.T) {
 	row, sender, observer, open := callerOnMocks(t, hooks.Limits{JobBudget: 50 * time.Millisecond})
 	sender.EXPECT().Call(mock.Anything, mock.Anything).Return(ports.HookResponse{StatusCode: 200, Body: []byte(`{"rows":[]}`), Latency: 60 * time.Millisecond}).Once()
-	observer.EXPECT().HookCalled("succeeded", 60*time.Millisecond).Once()
+	observer.EXPECT().HookCalled(mock.Anything, "succeeded", 60*time.Millisecond).Once()
 	call, err := open()
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestCaller_jobBudget(t *testing.T) {
 func TestCaller_orgBudget(t *testing.T) {
 	row, sender, observer, open := callerOnMocks(t, hooks.Limits{OrgBudget: 50 * time.Millisecond})
 	sender.EXPECT().Call(mock.Anything, mock.Anything).Return(ports.HookResponse{StatusCode: 200, Body: []byte(`{"rows":[]}`), Latency: 60 * time.Millisecond}).Once()
-	observer.EXPECT().HookCalled("succeeded", 60*time.Millisecond).Once()
+	observer.EXPECT().HookCalled(mock.Anything, "succeeded", 60*time.Millisecond).Once()
 	first, err := open()
 	if err != nil {
 		t.Fatal(err)
