@@ -67,7 +67,10 @@ func BenchmarkEngineHook(b *testing.B) {
 		defer func() { busy.Add(int64(time.Since(begun))) }()
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
-		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		for m := most.Load(); n > m; m = most.Load() {
+			if most.CompareAndSwap(m, n) {
+				break
+			}
 		}
 		var batch hook.Batch
 		_ = json.NewDecoder(r.Body).Decode(&batch)
