@@ -45,11 +45,11 @@ func (s *Registry) Test(ctx context.Context, p identity.Principal, hookID string
 	if err := hook.CanManage(p); err != nil {
 		return SampleAnswer{}, err
 	}
-	fields, err := sampleFields(rows)
+	h, err := s.hooks.Get(ctx, p.OrgID, hookID) // another organization's hook is not found, whatever the sample
 	if err != nil {
 		return SampleAnswer{}, err
 	}
-	h, err := s.hooks.Get(ctx, p.OrgID, hookID)
+	fields, err := sampleFields(rows)
 	if err != nil {
 		return SampleAnswer{}, err
 	}
