@@ -24,6 +24,7 @@ import (
 	"github.com/tabnorm/tabnorm/adapters/sqlstore"
 	"github.com/tabnorm/tabnorm/adapters/tracing"
 	"github.com/tabnorm/tabnorm/application/hooks"
+	"github.com/tabnorm/tabnorm/domain/hook"
 )
 
 // Config is every setting of API.md §11, validated.
@@ -59,9 +60,11 @@ type Config struct {
 	// SecretKeys seal the secrets organizations give us (newest first);
 	// none: the key file beside an SQLite database, or no sealing at all.
 	SecretKeys [][]byte
-	// HookLimits bound the calls to validation hooks (not settings yet:
-	// the defaults of hooks.Limits; tests shorten them).
-	HookLimits hooks.Limits
+	// HookLimits bound the calls to validation hooks (TABNORM_HOOK_*);
+	// HookTimeout and HookConcurrency are a new hook's when it sets none.
+	HookLimits      hooks.Limits
+	HookTimeout     time.Duration
+	HookConcurrency int
 	// StartTimeout bounds start-up once the migrations are in place.
 	StartTimeout time.Duration
 	// JobWorkers is how many jobs a worker process runs at once (0: one
@@ -148,6 +151,13 @@ var Settings = []Setting{
 	{"TABNORM_WEBHOOK_WORKERS", "8", "webhook attempts a worker process makes at once, on a queue apart from the jobs'", whole(1, 1000, func(c *Config) *int { return &c.WebhookWorkers })},
 	{"TABNORM_WEBHOOK_CONCURRENCY_PER_ORG", "2", "webhook attempts of one organization in flight at once, per worker process", whole(1, 1000, func(c *Config) *int { return &c.WebhooksPerOrg })},
 	{"TABNORM_SSO_ALLOW_HTTP_ISSUER", "false", "accept an organization's OpenID Connect issuer at http:// on a loopback address (a provider run beside the service in development); otherwise issuers are https", flag(func(c *Config) *bool { return &c.SSOAllowHTTPIssuer })},
+	{"TABNORM_HOOK_CONCURRENCY", "4", "requests in flight at once to a validation hook that sets no `concurrency` (1 to 16), shared by its organization's jobs on a node", whole(1, hook.MaxConcurrency, func(c *Config) *int { return &c.HookConcurrency })},
+	{"TABNORM_HOOK_TIMEOUT", "5s", "how long one request to a validation hook that sets no `timeout_ms` may take (100ms to 30s)", readHookTimeout},
+	{"TABNORM_HOOK_ANSWER_BYTES_PER_ROW", "4096", "bytes a validation hook's answer may hold a row of its batch, beyond 64 KiB; a longer answer fails the batch", size(256, 1<<20, func(c *Config) *int64 { return &c.HookLimits.AnswerBytesPerRow })},
+	{"TABNORM_HOOK_JOB_BUDGET", "10m", "hook time one job may spend, all its requests to validation hooks together; past it each batch fails and `on_error` decides", period(func(c *Config) *time.Duration { return &c.HookLimits.JobBudget })},
+	{"TABNORM_HOOK_ORG_BUDGET", "1h", "hook time one organization's jobs may spend in an hour, per node", period(func(c *Config) *time.Duration { return &c.HookLimits.OrgBudget })},
+	{"TABNORM_HOOK_ATTEMPTS", "3", "tries of a batch whose validation hook answers 429 or 5xx or does not answer", whole(1, 10, func(c *Config) *int { return &c.HookLimits.Attempts })},
+	{"TABNORM_HOOK_MAX_RETRY_AFTER", "10s", "longest `Retry-After` of a validation hook waited before a batch is tried again", period(func(c *Config) *time.Duration { return &c.HookLimits.MaxRetryAfter })},
 	{"TABNORM_DESTINATION_ALLOW_PRIVATE", "false", "allow destinations (databases, buckets, HTTP endpoints) at private and loopback addresses", flag(func(c *Config) *bool { return &c.DestinationAllowPrivate })},
 	{"TABNORM_DESTINATION_WORKERS", "4", "deliveries to destinations a worker process makes at once, on a queue apart from the jobs' and the webhooks'", whole(1, 1000, func(c *Config) *int { return &c.DestinationWorkers })},
 	{"TABNORM_DESTINATION_CONCURRENCY_PER_ORG", "2", "deliveries of one organization in flight at once, per worker process", whole(1, 1000, func(c *Config) *int { return &c.DestinationsPerOrg })},
@@ -311,6 +321,15 @@ func period(field func(*Config) *time.Duration) func(*parser, Setting, *Config) 
 
 func oneOf(field func(*Config) *string, allowed ...string) func(*parser, Setting, *Config) {
 	return func(p *parser, s Setting, c *Config) { *field(c) = p.oneOf(s.Name, s.Default, allowed...) }
+}
+
+// readHookTimeout bounds a hook's default timeout as timeout_ms is.
+func readHookTimeout(p *parser, s Setting, c *Config) {
+	def, _ := parseDuration(s.Default)
+	c.HookTimeout = p.duration(s.Name, def)
+	if c.HookTimeout < hook.MinTimeout || c.HookTimeout > hook.MaxTimeout {
+		p.fail(s.Name, "want a duration from %s to %s", hook.MinTimeout, hook.MaxTimeout)
+	}
 }
 
 // readJobWorkers defaults to one more worker than the CPUs.

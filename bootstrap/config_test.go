@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/application/hooks"
 )
 
 func env(kv map[string]string) (func(string) string, []string) {
@@ -39,6 +40,10 @@ func TestLoad_defaults(t *testing.T) {
 	if cfg.HTTP.RateLimit != (httpapi.RateLimit{PerSecond: 20, Burst: 100}) || cfg.LicenseRequired {
 		t.Fatalf("other defaults: %+v", cfg)
 	}
+	if cfg.HookTimeout != 5*time.Second || cfg.HookConcurrency != 4 || cfg.HookLimits != (hooks.Limits{Attempts: 3, MaxRetryAfter: 10 * time.Second,
+		JobBudget: 10 * time.Minute, OrgBudget: time.Hour, AnswerBytesPerRow: 4096}) {
+		t.Fatalf("hook defaults: %s %d %+v", cfg.HookTimeout, cfg.HookConcurrency, cfg.HookLimits)
+	}
 }
 
 func TestLoad_values(t *testing.T) {
@@ -54,6 +59,14 @@ func TestLoad_values(t *testing.T) {
 
 		"TABNORM_RATE_LIMIT_PER_SECOND": "2.5",
 		"TABNORM_RATE_LIMIT_BURST":      "7",
+
+		"TABNORM_HOOK_CONCURRENCY":          "8",
+		"TABNORM_HOOK_TIMEOUT":              "2s",
+		"TABNORM_HOOK_ANSWER_BYTES_PER_ROW": "1024",
+		"TABNORM_HOOK_JOB_BUDGET":           "2m",
+		"TABNORM_HOOK_ORG_BUDGET":           "20m",
+		"TABNORM_HOOK_ATTEMPTS":             "5",
+		"TABNORM_HOOK_MAX_RETRY_AFTER":      "30s",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +77,10 @@ func TestLoad_values(t *testing.T) {
 	}
 	if cfg.HTTP.RateLimit != (httpapi.RateLimit{PerSecond: 2.5, Burst: 7}) {
 		t.Fatalf("rate limit: %+v", cfg.HTTP.RateLimit)
+	}
+	if cfg.HookTimeout != 2*time.Second || cfg.HookConcurrency != 8 || cfg.HookLimits != (hooks.Limits{Attempts: 5, MaxRetryAfter: 30 * time.Second,
+		JobBudget: 2 * time.Minute, OrgBudget: 20 * time.Minute, AnswerBytesPerRow: 1024}) {
+		t.Fatalf("hooks: %s %d %+v", cfg.HookTimeout, cfg.HookConcurrency, cfg.HookLimits)
 	}
 }
 
@@ -91,6 +108,8 @@ func TestLoad_rejectsBadValues(t *testing.T) {
 		"grace under a job":   {map[string]string{"TABNORM_ORPHAN_GRACE": "2h", "TABNORM_JOB_TIMEOUT": "3h"}, "TABNORM_ORPHAN_GRACE: 2h0m0s is shorter than 3h0m0s"},
 		"short secret key":    {map[string]string{"TABNORM_SECRET_KEY": "c2hvcnQ="}, "TABNORM_SECRET_KEY"},
 		"second key broken":   {map[string]string{"TABNORM_SECRET_KEY": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=,zzz!"}, "TABNORM_SECRET_KEY"},
+		"hook timeout long":   {map[string]string{"TABNORM_HOOK_TIMEOUT": "1m"}, "TABNORM_HOOK_TIMEOUT: want a duration from 100ms to 30s"},
+		"hook concurrency":    {map[string]string{"TABNORM_HOOK_CONCURRENCY": "17"}, "TABNORM_HOOK_CONCURRENCY"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -338,10 +338,15 @@ var Destinations = fx.Module("destinations", fx.Provide(
 var Hooks = fx.Options(
 	fx.Module("hooks", fx.Provide(
 		fx.Annotate(sqlstore.NewHooks, fx.As(new(ports.Hooks))),
-		func(cfg Config) hooks.Config { return hooks.Config{AllowPrivate: cfg.WebhookAllowPrivate} },
+		func(cfg Config) hooks.Config {
+			return hooks.Config{AllowPrivate: cfg.WebhookAllowPrivate, DefaultTimeout: cfg.HookTimeout, DefaultConcurrency: cfg.HookConcurrency,
+				AnswerBytesPerRow: cfg.HookLimits.AnswerBytesPerRow}
+		},
+		func(cfg Config) ports.HookSender { return webhook.NewHookSender(cfg.WebhookAllowPrivate) },
+		hooks.NewOutcomes,
 		hooks.NewRegistry,
-		func(cfg Config, store ports.Hooks, sealer ports.Sealer, clock ports.Clock, m *metrics.Metrics) *hooks.Caller {
-			return hooks.NewCaller(cfg.HookLimits, store, sealer, webhook.NewHookSender(cfg.WebhookAllowPrivate), clock, m)
+		func(cfg Config, store ports.Hooks, sealer ports.Sealer, sender ports.HookSender, clock ports.Clock, m *metrics.Metrics, o *hooks.Outcomes) *hooks.Caller {
+			return hooks.NewCaller(cfg.HookLimits, store, sealer, sender, clock, m, o)
 		},
 	)),
 	// Outside the module: a module's decorations reach only its own scope.

@@ -56,8 +56,9 @@ type HookSender interface {
 }
 
 // HookObserver hears of every request to a hook this process made, for
-// the operator's metrics. outcome is succeeded (an answer taken), refused
-// (an answer not taken), failed (another status) or error (no answer).
+// the operator's metrics: the hook's id, and outcome succeeded (an answer
+// taken), refused (an answer not taken), failed (another status) or error
+// (no answer).
 type HookObserver interface {
-	HookCalled(outcome string, latency time.Duration)
+	HookCalled(hookID, outcome string, latency time.Duration)
 }

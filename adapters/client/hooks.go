@@ -19,20 +19,76 @@ import (
 // Hook is a validation hook: the organization's own service that checks,
 // and may correct, a job's rows while it runs (API.md §9a, docs/hooks.md).
 type Hook struct {
-	ID                  string          `json:"id"`
-	Name                string          `json:"name"`
-	URL                 string          `json:"url"`
-	TimeoutMS           int64           `json:"timeout_ms"`
-	Concurrency         int             `json:"concurrency"`
-	Enabled             bool            `json:"enabled"`
-	PreviousSecretUntil *time.Time      `json:"previous_secret_until"`
-	Secret              string          `json:"secret,omitempty"` // only when created or rotated
-	Created             time.Time       `json:"created_at"`
-	Updated             time.Time       `json:"updated_at"`
-	Raw                 json.RawMessage `json:"-"`
+	ID                  string     `json:"id"`
+	Name                string     `json:"name"`
+	URL                 string     `json:"url"`
+	TimeoutMS           int64      `json:"timeout_ms"`
+	Concurrency         int        `json:"concurrency"`
+	Enabled             bool       `json:"enabled"`
+	PreviousSecretUntil *time.Time `json:"previous_secret_until"`
+	Secret              string     `json:"secret,omitempty"` // only when created or rotated
+	Created             time.Time  `json:"created_at"`
+	Updated             time.Time  `json:"updated_at"`
+	// RecentBatches are its last batches of jobs on the node that
+	// answered, newest first.
+	RecentBatches []HookBatchOutcome `json:"recent_batches"`
+	Raw           json.RawMessage    `json:"-"`
 }
 
 func (h *Hook) keep(raw []byte) { h.Raw = raw }
+
+// HookBatchOutcome is how one of a hook's recent batches went: Status is
+// succeeded, refused, failed, error or not_sent; Error says why it failed.
+type HookBatchOutcome struct {
+	At        time.Time `json:"at"`
+	Status    string    `json:"status"`
+	LatencyMS int64     `json:"latency_ms"`
+	Rows      int       `json:"rows"`
+	Error     *string   `json:"error"`
+}
+
+// HookSampleRow is a row of a sample batch: a row number (from 1, once
+// each) and its values (strings, numbers, booleans or nil).
+type HookSampleRow struct {
+	Row    int64          `json:"row"`
+	Values map[string]any `json:"values"`
+}
+
+// HookTest is what a hook made of a sample batch. Status is succeeded (an
+// answer taken), refused (an answer a job would refuse), failed (a status
+// other than 2xx) or error (no answer); Error says why a job's batch would
+// have failed.
+type HookTest struct {
+	Hook       string        `json:"hook"`
+	Status     string        `json:"status"`
+	StatusCode *int          `json:"status_code"`
+	DurationMS int64         `json:"duration_ms"`
+	Rows       []HookTestRow `json:"rows"`
+	Error      *string       `json:"error"`
+	// Raw is the answer as the server sent it.
+	Raw json.RawMessage `json:"-"`
+}
+
+func (t *HookTest) keep(raw []byte) { t.Raw = raw }
+
+// HookTestRow is the hook's answer for one sample row: its issues, and its
+// corrections as the cell text a job would read (nil: emptied).
+type HookTestRow struct {
+	Row    int64              `json:"row"`
+	Issues []HookIssue        `json:"issues"`
+	Values map[string]*string `json:"values"`
+}
+
+// TestHook sends a hook one signed sample batch, as a job would, and
+// returns its answer; the hook's failure is in the answer, not an error.
+func (c *Client) TestHook(ctx context.Context, id string, rows []HookSampleRow) (*HookTest, error) {
+	b, err := jsonBody(map[string]any{"rows": rows})
+	if err != nil {
+		return nil, err
+	}
+	var t HookTest
+	return &t, c.call(ctx, request{method: http.MethodPost, path: hookPath(id) + "/test", body: b, contentType: "application/json"}, &t)
+}
 
 // HookParams is a new hook: the name schemas call it by, its https URL,
 // and optionally its timeout per request and its concurrency.

@@ -59,6 +59,16 @@ func TestHookHandler_endToEnd(t *testing.T) {
 	if r := j.Result; r.RowCount != 1 || r.RejectedCount != 1 || len(r.Hooks) != 1 || r.Hooks[0].Hook != "crm" || r.Hooks[0].ValuesChanged != 1 || r.Hooks[0].Issues != 1 {
 		t.Fatalf("result: %+v", r)
 	}
+	// A sample batch gets the same answer, and the job's batch is among
+	// the hook's recent ones.
+	tried, err := c.TestHook(ctx, h.ID, []client.HookSampleRow{{Row: 1, Values: map[string]any{"customer": "acme"}}, {Row: 2, Values: map[string]any{"customer": "ghost"}}})
+	if err != nil || tried.Status != "succeeded" || tried.Error != nil || len(tried.Rows) != 2 || tried.Rows[0].Values["customer"] == nil ||
+		*tried.Rows[0].Values["customer"] != "ACME-001" || len(tried.Rows[1].Issues) != 1 || tried.Rows[1].Issues[0].Code != "unknown_customer" {
+		t.Fatalf("TestHook: %+v %v", tried, err)
+	}
+	if got, err := c.GetHook(ctx, h.ID); err != nil || len(got.RecentBatches) != 1 || got.RecentBatches[0].Status != "succeeded" || got.RecentBatches[0].Rows != 2 {
+		t.Fatalf("the hook's recent batches: %+v %v", got, err)
+	}
 	var listed int
 	for x, err := range c.Hooks(ctx, client.ListParams{}) {
 		if err != nil || x.Secret != "" {

@@ -80,7 +80,7 @@ func Shell(apiBase string) ([]byte, error) {
 
 // page matches the dashboard's pages: the same list as the routes in
 // assets/app.js. Other paths stay the API's (a problem+json 404).
-var page = regexp.MustCompile(`^/(|login|jobs|jobs/new|jobs/[A-Za-z0-9_]+|schemas|connect|admin/keys|admin/audit|admin/sso|webhooks|destinations|import-sessions|import-sessions/imp_[A-Za-z0-9]+|staff/organizations)$`)
+var page = regexp.MustCompile(`^/(|login|jobs|jobs/new|jobs/[A-Za-z0-9_]+|schemas|connect|admin/keys|admin/audit|admin/sso|webhooks|hooks|destinations|import-sessions|import-sessions/imp_[A-Za-z0-9]+|staff/organizations)$`)
 
 // IsPage tells whether a request path is a dashboard page.
 func IsPage(p string) bool { return page.MatchString(p) }

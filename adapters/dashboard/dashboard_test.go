@@ -110,10 +110,10 @@ func TestIsPage(t *testing.T) {
 	t.Parallel()
 	for p, want := range map[string]bool{
 		"/": true, "/login": true, "/jobs": true, "/jobs/new": true, "/jobs/job_01jz8k2m3n": true,
-		"/schemas": true, "/connect": true, "/admin/keys": true, "/admin/audit": true, "/webhooks": true, "/destinations": true, "/staff/organizations": true,
+		"/schemas": true, "/connect": true, "/admin/keys": true, "/admin/audit": true, "/webhooks": true, "/hooks": true, "/destinations": true, "/staff/organizations": true,
 		"/import-sessions": true, "/import-sessions/imp_01m8f": true, "/import-sessions/job_1": false, "/import-sessions/": false,
 		"/nope": false, "/jobs/": false, "/jobs/a/b": false, "/v1/jobs": false, "/auth/me": false,
-		"/admin": false, "/webhooks/": false, "/assets/app.js": false, "/login/": false, "/jobs/x.y": false,
+		"/admin": false, "/webhooks/": false, "/hooks/": false, "/assets/app.js": false, "/login/": false, "/jobs/x.y": false,
 	} {
 		if got := IsPage(p); got != want {
 			t.Errorf("IsPage(%q) = %v, want %v", p, got, want)

@@ -2,8 +2,11 @@ package httpapi_test
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
@@ -125,6 +128,8 @@ func hooksChangeRotateDelete(t *testing.T, h *hooks, created hookView) {
 		t.Fatalf("the stored secret is not sealed: %q", sealed)
 	}
 
+	hooksTestRefusals(t, h, created)
+
 	expect(t, h.app.Do("DELETE", "/v1/hooks/"+created.ID, h.member, nil), 403, "insufficient_permissions")
 	h.valid(t, "DELETE", "/v1/hooks/"+created.ID, h.admin, nil, 204)
 	expect(t, h.app.Do("GET", "/v1/hooks/"+created.ID, h.admin, nil), 404, "not_found")
@@ -151,6 +156,8 @@ func TestHooks_conflicts(t *testing.T) {
 
 	unkeyed := apptest.Start(t, target)
 	expect(t, unkeyed.Do("POST", "/v1/hooks/"+crm.ID+"/rotate-secret", key, nil), 409, "secret_key_required")
+	expect(t, unkeyed.Do("POST", "/v1/hooks/"+crm.ID+"/test", key, map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"a": "b"}}}}),
+		409, "secret_key_required")
 	expect(t, unkeyed.Do("PATCH", "/v1/hooks/"+crm.ID, key, map[string]any{"name": "crm-2"}), 200, "")
 	// The secret the failed rotation did not touch still opens with the key.
 	var rotated hookView
@@ -159,5 +166,76 @@ func TestHooks_conflicts(t *testing.T) {
 	res.JSON(t, &rotated)
 	if rotated.PreviousSecretUntil == nil || rotated.Secret == crm.Secret {
 		t.Fatalf("a rotation after the refused one: %s", res.Body)
+	}
+}
+
+// hooksTestRefusals: a sample batch is for admins and keys, in the hook's
+// organization, and well formed; and a hook whose address is private (one
+// registered while the operator allowed them) is not called: the answer
+// says the address was refused.
+func hooksTestRefusals(t *testing.T, h *hooks, created hookView) {
+	sample := map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"customer": "C-1", "n": 2, "ok": true, "none": nil}}}}
+	expect(t, h.app.Do("POST", "/v1/hooks/"+created.ID+"/test", h.member, sample), 403, "insufficient_permissions")
+	other := apptest.Caller{Key: h.app.Key(h.app.Org("Initech", identity.Normalize))}
+	expect(t, h.app.Do("POST", "/v1/hooks/"+created.ID+"/test", other, sample), 404, "not_found")
+	for _, bad := range []any{
+		map[string]any{"rows": []any{}},
+		map[string]any{"rows": []any{map[string]any{"row": 0, "values": map[string]any{"a": 1}}}},
+		map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"a": 1}}, map[string]any{"row": 1, "values": map[string]any{"a": 2}}}},
+		map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"a": []int{1}}}}},
+		map[string]any{"rows": []any{map[string]any{"row": 1}}},
+	} {
+		expect(t, h.app.Do("POST", "/v1/hooks/"+created.ID+"/test", h.admin, bad), 400, "invalid_request")
+	}
+	if _, err := h.w.app.DB.Bun.NewUpdate().Table("hooks").Set("url = ?", "https://127.0.0.1:9/check").Where("id = ?", created.ID).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Object, Status string
+		StatusCode     *int    `json:"status_code"`
+		Error          *string `json:"error"`
+		Rows           []any
+	}
+	h.valid(t, "POST", "/v1/hooks/"+created.ID+"/test", h.admin, sample, 200).JSON(t, &got)
+	if got.Object != "hook_test" || got.Status != "error" || got.StatusCode != nil || got.Error == nil || !strings.Contains(*got.Error, "refused") || len(got.Rows) != 0 {
+		t.Fatalf("a sample to a private address: %+v, want status error, the address refused", got)
+	}
+}
+
+// TestHooks_settings: the TABNORM_HOOK_* settings reach the hooks: a new
+// hook's default timeout and concurrency, the attempts a failing batch
+// gets, and the cap on an answer (for a job's batch and for a sample).
+func TestHooks_settings(t *testing.T) {
+	t.Parallel()
+	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) {
+		c.WebhookAllowPrivate, c.HookTimeout, c.HookConcurrency = true, 2*time.Second, 2
+		c.HookLimits.Attempts, c.HookLimits.AnswerBytesPerRow = 1, 256
+	})
+	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}
+	srv := newHookServer(t)
+	var h hookView
+	res := app.Do("POST", "/v1/hooks", key, map[string]any{"name": "crm", "url": srv.URL})
+	expect(t, res, 201, "")
+	res.JSON(t, &h)
+	if h.TimeoutMS != 2000 || h.Concurrency != 2 {
+		t.Fatalf("a hook that sets neither: timeout_ms %d, concurrency %d; want the settings' 2000 and 2", h.TimeoutMS, h.Concurrency)
+	}
+	hk := &hooked{app: app, key: key, srv: srv, hook: h}
+	srv.set(h.Secret, func(w http.ResponseWriter, _ batchIn) { http.Error(w, "down", http.StatusServiceUnavailable) })
+	if j := hk.run(t, "once", "skip", "id,email,customer\n1,a@example.com,ok\n"); j.Status != "succeeded" || srv.requests.Load() != 1 {
+		t.Fatalf("with TABNORM_HOOK_ATTEMPTS=1 a 503 was tried %d times (job %s)", srv.requests.Load(), j.Status)
+	}
+	big := func(w http.ResponseWriter, _ batchIn) { // 66 KiB: under the default cap of a row, over 64 KiB + 256 bytes
+		_, _ = io.WriteString(w, `{"rows":[],"pad":"`+strings.Repeat("x", 66<<10)+`"}`)
+	}
+	srv.set(h.Secret, big)
+	j := hk.run(t, "big", "fail_job", "id,email,customer\n1,a@example.com,ok\n")
+	if j.Status != "failed" || j.Error == nil || !strings.Contains(j.Error.Message, "longer than 65792 bytes") {
+		t.Fatalf("a 66 KiB answer to one row with TABNORM_HOOK_ANSWER_BYTES_PER_ROW=256: %+v %+v", j, j.Error)
+	}
+	var sample hookTestView
+	app.Do("POST", "/v1/hooks/"+h.ID+"/test", key, map[string]any{"rows": []any{map[string]any{"row": 1, "values": map[string]any{"customer": "ok"}}}}).JSON(t, &sample)
+	if sample.Status != "refused" || sample.Error == nil || !strings.Contains(*sample.Error, "longer than 65792 bytes") {
+		t.Fatalf("a sample's 66 KiB answer: %+v", sample)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	validator "github.com/pb33f/libopenapi-validator"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
@@ -116,6 +117,7 @@ type hookedJob struct {
 // hooked is the state of the hooks' run script: one app, one customer
 // hook server.
 type hooked struct {
+	v    validator.Validator
 	app  *apptest.App
 	key  apptest.Caller
 	srv  *hookServer
@@ -145,7 +147,7 @@ func TestHooks_run(t *testing.T) {
 		t.Run(target.Name, func(t *testing.T) {
 			t.Parallel()
 			app := apptest.Start(t, target, withSecretKey, func(c *bootstrap.Config) { c.WebhookAllowPrivate, c.MetricsAddr = true, "127.0.0.1:0" })
-			h := &hooked{app: app, key: apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}, srv: newHookServer(t)}
+			h := &hooked{v: openAPIValidator(t), app: app, key: apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize))}, srv: newHookServer(t)}
 			res := app.Do("POST", "/v1/hooks", h.key, map[string]any{"name": "crm", "url": h.srv.URL + "/validate", "timeout_ms": 1000})
 			expect(t, res, 201, "")
 			res.JSON(t, &h.hook)
@@ -158,7 +160,8 @@ func TestHooks_run(t *testing.T) {
 				scriptStep[*hooked]{"a_slow_hook_times_out", hooksSlow},
 				scriptStep[*hooked]{"hostile_answers_are_refused", hooksHostile},
 				scriptStep[*hooked]{"a_wrong_secret_fails_and_a_rotated_one_still_signs", hooksSignatures},
-				scriptStep[*hooked]{"metrics_count_the_requests_by_outcome_only", hooksMetrics},
+				scriptStep[*hooked]{"a_sample_batch_gets_the_hooks_answer_or_failure", hooksSample},
+				scriptStep[*hooked]{"metrics_count_the_requests_by_outcome_and_by_hook_id", hooksMetrics},
 			)
 		})
 	}
@@ -467,5 +470,116 @@ func hooksMetrics(t *testing.T, h *hooked) {
 	}
 	if len(lines) != 4 || strings.Contains(joined, "crm") {
 		t.Fatalf("the series are not bounded by outcome: %s", joined)
+	}
+	// Per hook: its id (never its name) and the outcome; its latency.
+	for _, want := range []string{`tabnorm_hook_requests_total{hook="` + h.hook.ID + `",outcome="succeeded"} `,
+		`tabnorm_hook_requests_total{hook="` + h.hook.ID + `",outcome="refused"} `, `tabnorm_hook_request_latency_seconds_count{hook="` + h.hook.ID + `"} `} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s…", want)
+		}
+	}
+	if strings.Contains(string(body), `hook="crm"`) {
+		t.Error("a hook's name is a label")
+	}
+}
+
+type hookTestView struct {
+	Object, Hook, Status string
+	StatusCode           *int  `json:"status_code"`
+	DurationMS           int64 `json:"duration_ms"`
+	Rows                 []struct {
+		Row    int64
+		Issues []struct{ Field, Severity, Code, Message string }
+		Values map[string]*string
+	}
+	Error *string
+}
+
+// hooksSample: POST /v1/hooks/{id}/test sends a signed sample batch to the
+// real hook server and returns its answer (issues, corrections) or why a
+// job's batch would have failed (a refused answer, a redirect not
+// followed, a receiver with another secret); each attempt is audited, and
+// the hook's recent batches (the jobs') are on the hook.
+func hooksSample(t *testing.T, h *hooked) {
+	var before struct {
+		RecentBatches []struct {
+			Status    string
+			LatencyMS int64 `json:"latency_ms"`
+			Rows      int
+			At        string
+		} `json:"recent_batches"`
+	}
+	(&hooks{app: h.app, v: h.v}).valid(t, "GET", "/v1/hooks/"+h.hook.ID, h.key, nil, 200).JSON(t, &before)
+	if len(before.RecentBatches) == 0 || before.RecentBatches[0].Status != "succeeded" || before.RecentBatches[0].Rows != 1 || before.RecentBatches[0].At == "" {
+		t.Fatalf("the hook's recent batches after the jobs: %+v", before.RecentBatches)
+	}
+	sample := map[string]any{"rows": []any{
+		map[string]any{"row": 1, "values": map[string]any{"customer": "nope", "email": "a@example.com"}},
+		map[string]any{"row": 2, "values": map[string]any{"customer": "fixme", "email": "b@example.com"}},
+		map[string]any{"row": 3, "values": map[string]any{"customer": "ok", "email": nil}},
+	}}
+	test := func(want string) hookTestView {
+		t.Helper()
+		var out hookTestView
+		(&hooks{app: h.app, v: h.v}).valid(t, "POST", "/v1/hooks/"+h.hook.ID+"/test", h.key, sample, 200).JSON(t, &out)
+		if out.Object != "hook_test" || out.Hook != h.hook.ID || out.Status != want {
+			t.Fatalf("a sample: %+v, want status %s", out, want)
+		}
+		return out
+	}
+	h.srv.set(h.hook.Secret, func(w http.ResponseWriter, b batchIn) {
+		var rows []any
+		for _, r := range b.Rows {
+			switch string(r.Values["customer"]) {
+			case `"nope"`:
+				rows = append(rows, map[string]any{"row": r.Row, "issues": []any{map[string]any{"field": "customer", "severity": "error", "code": "unknown_customer", "message": "No such customer"}}})
+			case `"fixme"`:
+				rows = append(rows, map[string]any{"row": r.Row, "values": map[string]any{"email": "fixed@example.com", "customer": nil}})
+			}
+		}
+		answerJSON(w, map[string]any{"rows": rows})
+	})
+	got := test("succeeded")
+	if got.StatusCode == nil || *got.StatusCode != 200 || got.Error != nil || len(got.Rows) != 2 ||
+		got.Rows[0].Row != 1 || len(got.Rows[0].Issues) != 1 || got.Rows[0].Issues[0].Code != "unknown_customer" ||
+		got.Rows[1].Row != 2 || got.Rows[1].Values["email"] == nil || *got.Rows[1].Values["email"] != "fixed@example.com" ||
+		got.Rows[1].Values["customer"] != nil || len(got.Rows[1].Values) != 2 {
+		t.Fatalf("the answer to a sample: %+v", got)
+	}
+	h.srv.mu.Lock()
+	sent := h.srv.batches
+	h.srv.mu.Unlock()
+	if len(sent) != 1 || sent[0].Type != "rows.validate" || sent[0].JobID != "" || sent[0].Hook != h.hook.Name || len(sent[0].Rows) != 3 ||
+		string(sent[0].Rows[2].Values["email"]) != "null" || h.srv.badSigs.Load() != 0 {
+		t.Fatalf("the hook received %+v (%d bad signatures), want the 3 sample rows, signed, job_id empty", sent, h.srv.badSigs.Load())
+	}
+	h.srv.set(h.hook.Secret, func(w http.ResponseWriter, _ batchIn) {
+		answerJSON(w, map[string]any{"rows": []any{map[string]any{"row": 99, "issues": []any{map[string]any{"severity": "error", "code": "x", "message": "x"}}}}})
+	})
+	if got := test("refused"); got.Error == nil || !strings.Contains(*got.Error, "did not hold") || len(got.Rows) != 0 {
+		t.Fatalf("an answer for other rows: %+v", got)
+	}
+	h.srv.set(h.hook.Secret, func(w http.ResponseWriter, _ batchIn) {
+		w.Header().Set("Location", "http://169.254.169.254/latest/meta-data")
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	})
+	if got := test("failed"); got.StatusCode == nil || *got.StatusCode != 307 || got.Error == nil || !strings.Contains(*got.Error, "answered 307") {
+		t.Fatalf("a redirect: %+v", got)
+	}
+	h.srv.set("whsec_"+strings.Repeat("A", 43)+"=", func(w http.ResponseWriter, _ batchIn) { answerJSON(w, map[string]any{"rows": []any{}}) })
+	if got := test("failed"); got.StatusCode == nil || *got.StatusCode != 401 || h.srv.badSigs.Load() != 1 {
+		t.Fatalf("a receiver with another secret: %+v", got)
+	}
+
+	var after struct {
+		RecentBatches []struct{ Status string } `json:"recent_batches"`
+	}
+	h.app.Do("GET", "/v1/hooks/"+h.hook.ID, h.key, nil).JSON(t, &after)
+	if len(after.RecentBatches) != len(before.RecentBatches) {
+		t.Fatalf("the samples changed the hook's recent batches: %d, then %d", len(before.RecentBatches), len(after.RecentBatches))
+	}
+	events, _ := auditPage(t, h.app, h.key, "?action=hook.test")
+	if len(events) != 4 || events[0].Action != "hook.test" || events[0].TargetID == nil || *events[0].TargetID != h.hook.ID {
+		t.Fatalf("the samples' audit: %+v, want 4 hook.test events on the hook", events)
 	}
 }

@@ -66,6 +66,7 @@ var routeScopes = map[string]apikey.Scope{
 	"PATCH /v1/hooks/:id":                 apikey.WebhooksWrite,
 	"DELETE /v1/hooks/:id":                apikey.WebhooksWrite,
 	"POST /v1/hooks/:id/rotate-secret":    apikey.WebhooksWrite,
+	"POST /v1/hooks/:id/test":             apikey.WebhooksWrite,
 	"GET /v1/import-sessions/funnel":      apikey.ImportSessionsWrite,
 	"GET /v1/destinations":                apikey.DestinationsWrite,
 	"POST /v1/destinations":               apikey.DestinationsWrite,

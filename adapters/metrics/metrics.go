@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,6 +48,11 @@ type Metrics struct {
 	pushBytes   *prometheus.CounterVec
 	pushTime    *prometheus.HistogramVec
 	hookCalls   *prometheus.HistogramVec
+	// byHook counts each hook's requests by outcome and times them, under
+	// a label bounded by hookLabels.
+	byHook     *prometheus.CounterVec
+	byHookTime *prometheus.HistogramVec
+	hookLabels *boundedLabels
 }
 
 var (
@@ -89,8 +95,14 @@ func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
 		pushTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_destination_attempt_duration_seconds",
 			Help: "Time a delivery attempt to a destination took, by destination type.", Buckets: prometheus.ExponentialBuckets(0.05, 2, 16)}, []string{"type"}),
 		hookCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_hook_request_duration_seconds",
-			Help:    "Time a request to a validation hook took, by outcome (succeeded: an answer taken; refused: an answer not taken; failed: another status; error: no answer). Hooks are the organizations' own, so they are not a label.",
+			Help:    "Time a request to a validation hook took, by outcome (succeeded: an answer taken; refused: an answer not taken; failed: another status; error: no answer). Per hook: tabnorm_hook_requests_total and tabnorm_hook_request_latency_seconds.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"outcome"}),
+		byHook: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tabnorm_hook_requests_total",
+			Help: "Requests to validation hooks by hook id and outcome; the first 100 hooks this process called have their own series, the others share hook=\"other\"."}, []string{"hook", "outcome"}),
+		byHookTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tabnorm_hook_request_latency_seconds",
+			Help:    "Time a request to a validation hook took, by hook id (the first 100 this process called; the others share hook=\"other\").",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14)}, []string{"hook"}),
+		hookLabels: &boundedLabels{most: MaxHookSeries, seen: map[string]bool{}},
 	}
 	for _, o := range []string{"succeeded", "failed", "error"} {
 		m.attempts.WithLabelValues(o) // each outcome's series exists from the start, at 0
@@ -99,7 +111,7 @@ func New(counts Counts, pool prometheus.Collector, log *slog.Logger) *Metrics {
 		m.hookCalls.WithLabelValues(o)
 	}
 	reg.MustRegister(m.requests, m.jobs, m.queueWait, m.rows, m.subscribers, m.refusals, m.attempts, m.attemptTime,
-		m.pushes, m.pushRows, m.pushBytes, m.pushTime, m.hookCalls, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.pushes, m.pushRows, m.pushBytes, m.pushTime, m.hookCalls, m.byHook, m.byHookTime, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pool != nil {
 		reg.MustRegister(pool)
 	}
@@ -164,14 +176,43 @@ func (m *Metrics) DeliveryAttempted(outcome string, latency time.Duration) {
 	m.attemptTime.Observe(latency.Seconds())
 }
 
+// MaxHookSeries is how many hooks have series of their own in
+// tabnorm_hook_requests_total and tabnorm_hook_request_latency_seconds;
+// hooks are the organizations' own, so the label is bounded.
+const MaxHookSeries = 100
+
+// boundedLabels gives the first most values their own label, and the
+// rest "other".
+type boundedLabels struct {
+	mu   sync.Mutex
+	most int
+	seen map[string]bool
+}
+
+func (b *boundedLabels) label(v string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.seen[v] {
+		return v
+	}
+	if len(b.seen) < b.most {
+		b.seen[v] = true
+		return v
+	}
+	return "other"
+}
+
 // HookCalled records one request to a validation hook.
-func (m *Metrics) HookCalled(outcome string, latency time.Duration) {
+func (m *Metrics) HookCalled(hookID, outcome string, latency time.Duration) {
 	switch outcome {
 	case "succeeded", "refused", "failed", "error":
 	default:
 		outcome = "error"
 	}
 	m.hookCalls.WithLabelValues(outcome).Observe(latency.Seconds())
+	h := m.hookLabels.label(hookID)
+	m.byHook.WithLabelValues(h, outcome).Inc()
+	m.byHookTime.WithLabelValues(h).Observe(latency.Seconds())
 }
 
 // WebhookCounts is what the collector also reads when the counts have it:

@@ -23,7 +23,12 @@ var _ ports.HookSender = (*HookSender)(nil)
 
 // NewHookSender returns the sender of the validation hooks' batches.
 func NewHookSender(allowPrivate bool) *HookSender {
-	return &HookSender{allowPrivate: allowPrivate, userAgent: "tabnorm-hooks", client: newClient(allowPrivate, hook.MaxTimeout)}
+	client := newClient(allowPrivate, hook.MaxTimeout)
+	// A hook has up to its concurrency requests in flight: as many
+	// connections stay open for it, where a webhook's two would make every
+	// further request connect (and shake hands) again.
+	client.Transport.(*http.Transport).MaxIdleConnsPerHost = hook.MaxConcurrency
+	return &HookSender{allowPrivate: allowPrivate, userAgent: "tabnorm-hooks", client: client}
 }
 
 // Call makes one request.

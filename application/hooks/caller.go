@@ -3,7 +3,6 @@ package hooks
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -39,6 +38,9 @@ type Limits struct {
 	// OrgBudget is the hook time one organization's jobs may spend in an
 	// hour on this node (0: 1 hour).
 	OrgBudget time.Duration
+	// AnswerBytesPerRow is what an answer may hold a row, beyond 64 KiB
+	// (0: hook.DefaultAnswerBytesPerRow); a longer answer fails the batch.
+	AnswerBytesPerRow int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -46,6 +48,7 @@ func (l Limits) withDefaults() Limits {
 	l.MaxRetryAfter = cmp.Or(l.MaxRetryAfter, 10*time.Second)
 	l.JobBudget = cmp.Or(l.JobBudget, 10*time.Minute)
 	l.OrgBudget = cmp.Or(l.OrgBudget, time.Hour)
+	l.AnswerBytesPerRow = cmp.Or(l.AnswerBytesPerRow, hook.DefaultAnswerBytesPerRow)
 	return l
 }
 
@@ -57,6 +60,7 @@ type Caller struct {
 	sender   ports.HookSender
 	clock    ports.Clock
 	observer ports.HookObserver
+	outcomes *Outcomes
 
 	mu    sync.Mutex
 	state map[string]*hookState // by hook id, shared by the jobs of this process
@@ -80,9 +84,10 @@ type orgBudget struct {
 	spent time.Duration
 }
 
-// NewCaller returns the caller of hooks; observer may be nil.
-func NewCaller(limits Limits, hooks ports.Hooks, sealer ports.Sealer, sender ports.HookSender, clock ports.Clock, observer ports.HookObserver) *Caller {
-	return &Caller{limits: limits.withDefaults(), hooks: hooks, sealer: sealer, sender: sender, clock: clock, observer: observer,
+// NewCaller returns the caller of hooks; observer may be nil. Each
+// batch's outcome is added to outcomes.
+func NewCaller(limits Limits, hooks ports.Hooks, sealer ports.Sealer, sender ports.HookSender, clock ports.Clock, observer ports.HookObserver, outcomes *Outcomes) *Caller {
+	return &Caller{limits: limits.withDefaults(), hooks: hooks, sealer: sealer, sender: sender, clock: clock, observer: observer, outcomes: outcomes,
 		state: map[string]*hookState{}, orgs: map[string]*orgBudget{}}
 }
 
@@ -224,14 +229,9 @@ func (k *call) Check(ctx context.Context, rows []hook.Row) (answers []hook.Answe
 }
 
 func (k *call) check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
-	if k.job.spent() {
-		return nil, fmt.Errorf("the job's budget of hook time (%s) is spent", k.c.limits.JobBudget)
-	}
-	if !k.c.spend(k.h.OrgID, 0) {
-		return nil, fmt.Errorf("the organization's hook time for this hour (%s) is spent", k.c.limits.OrgBudget)
-	}
-	if until, open := k.breakerOpen(); open {
-		return nil, fmt.Errorf("the hook failed %d batches in a row; it gets no request until %s", webhook.BreakerAfter, until.UTC().Format(time.RFC3339))
+	if err := k.mayCall(); err != nil {
+		k.c.outcomes.add(k.h.ID, Outcome{At: k.c.clock.Now(), Status: "not_sent", Rows: len(rows), Error: err.Error()})
+		return nil, err
 	}
 	select {
 	case k.state.slots <- struct{}{}:
@@ -239,82 +239,134 @@ func (k *call) check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error
 		return nil, ctx.Err()
 	}
 	defer func() { <-k.state.slots }()
-	body, err := json.Marshal(hook.Batch{Type: hook.ValidateType, JobID: k.jobID, Hook: k.h.Name, Rows: rows})
-	if err != nil {
-		return nil, err
-	}
-	answers, err := k.attempts(ctx, rows, body)
+	body := hook.Batch{Type: hook.ValidateType, JobID: k.jobID, Hook: k.h.Name, Rows: rows}.Encode()
+	answers, last, err := k.attempts(ctx, rows, body)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	k.record(err == nil)
+	out := Outcome{At: k.c.clock.Now(), Status: last.outcome, Latency: last.latency, Rows: len(rows)}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	k.c.outcomes.add(k.h.ID, out)
 	return answers, err
 }
 
+// mayCall refuses a batch before any request: a budget spent, or the
+// breaker open.
+func (k *call) mayCall() error {
+	if k.job.spent() {
+		return fmt.Errorf("the job's budget of hook time (%s) is spent", k.c.limits.JobBudget)
+	}
+	if !k.c.spend(k.h.OrgID, 0) {
+		return fmt.Errorf("the organization's hook time for this hour (%s) is spent", k.c.limits.OrgBudget)
+	}
+	if until, open := k.breakerOpen(); open {
+		return fmt.Errorf("the hook failed %d batches in a row; it gets no request until %s", webhook.BreakerAfter, until.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// tried is how an attempt went.
+type tried struct {
+	outcome string
+	latency time.Duration
+}
+
 // attempts tries the batch until an answer is taken, a failure is final
-// or the attempts are spent.
-func (k *call) attempts(ctx context.Context, rows []hook.Row, body []byte) ([]hook.Answer, error) {
+// or the attempts are spent; it returns how the last attempt went.
+func (k *call) attempts(ctx context.Context, rows []hook.Row, body []byte) ([]hook.Answer, tried, error) {
 	lim := k.c.limits
 	var last error
+	var t tried
 	for attempt := 1; attempt <= lim.Attempts; attempt++ {
-		answers, retryIn, err := k.attempt(ctx, rows, body)
+		answers, retryIn, at, err := k.attempt(ctx, rows, body)
+		t = at
 		if err == nil || retryIn < 0 {
-			return answers, err
+			return answers, t, err
 		}
 		last = err
 		if attempt == lim.Attempts {
 			break
 		}
 		wait := min(retryIn, lim.MaxRetryAfter)
-		t := time.NewTimer(wait)
+		timer := time.NewTimer(wait)
 		select {
-		case <-t.C:
+		case <-timer.C:
 		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
+			timer.Stop()
+			return nil, t, ctx.Err()
 		}
 	}
-	return nil, fmt.Errorf("%w (after %d attempts)", last, lim.Attempts)
+	return nil, t, fmt.Errorf("%w (after %d attempts)", last, lim.Attempts)
 }
 
 // attempt makes one request. retryIn < 0: the failure is final; else how
 // long to wait before the next attempt.
-func (k *call) attempt(ctx context.Context, rows []hook.Row, body []byte) (answers []hook.Answer, retryIn time.Duration, err error) {
-	now := k.c.clock.Now()
-	msgID := id.New("hkb")
-	sig, err := webhook.Sign(k.h.Secrets(now), msgID, now, body)
+func (k *call) attempt(ctx context.Context, rows []hook.Row, body []byte) (answers []hook.Answer, retryIn time.Duration, t tried, err error) {
+	capped := hook.MaxAnswerBytes(len(rows), k.c.limits.AnswerBytesPerRow)
+	resp, err := send(ctx, k.c.sender, k.h, k.c.clock.Now(), capped, body)
 	if err != nil {
-		return nil, -1, err
+		return nil, -1, tried{outcome: "error"}, err
 	}
-	resp := k.c.sender.Call(ctx, ports.HookRequest{URL: k.h.URL, Body: body, Timeout: k.h.Timeout, MaxAnswer: hook.MaxAnswerBytes(len(rows)),
-		Headers: map[string]string{"webhook-id": msgID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}})
 	okJob := k.job.spend(resp.Latency)
 	okOrg := k.c.spend(k.h.OrgID, resp.Latency)
-	outcome, retry := "failed", time.Duration(-1)
-	defer func() { k.observe(outcome, resp.Latency) }()
-	switch {
-	case resp.Error != "":
-		outcome, retry, err = "error", backoff(""), errors.New(resp.Error)
-	case resp.TooLarge:
-		outcome, err = "refused", fmt.Errorf("its answer is longer than %d bytes", hook.MaxAnswerBytes(len(rows)))
-	case resp.StatusCode == 429 || resp.StatusCode >= 500:
-		retry, err = backoff(resp.RetryAfter), fmt.Errorf("it answered %d", resp.StatusCode)
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		err = fmt.Errorf("it answered %d", resp.StatusCode) // a redirect is not followed
-	default:
-		answers, err = hook.ParseAnswer(resp.Body, rows, k.fields, k.schemaFields)
-		outcome = "succeeded"
-		if err != nil {
-			outcome = "refused"
-		}
-	}
-	if err != nil && retry >= 0 && (!okJob || !okOrg) {
+	j := judge(resp, rows, capped, k.fields, k.schemaFields)
+	k.observe(j.outcome, resp.Latency)
+	retry := j.retryIn
+	if j.err != nil && retry >= 0 && (!okJob || !okOrg) {
 		retry = -1 // no time left for another attempt
 	}
+	err = j.err
 	if !okOrg && err != nil {
 		err = fmt.Errorf("%w; the organization's hook time for this hour (%s) is spent", err, k.c.limits.OrgBudget)
 	}
-	return answers, retry, err
+	return j.answers, retry, tried{outcome: j.outcome, latency: resp.Latency}, err
+}
+
+// send signs a batch's body with the hook's secrets and makes one request.
+func send(ctx context.Context, sender ports.HookSender, h hook.Hook, now time.Time, maxAnswer int64, body []byte) (ports.HookResponse, error) {
+	msgID := id.New("hkb")
+	sig, err := webhook.Sign(h.Secrets(now), msgID, now, body)
+	if err != nil {
+		return ports.HookResponse{}, err
+	}
+	return sender.Call(ctx, ports.HookRequest{URL: h.URL, Body: body, Timeout: h.Timeout, MaxAnswer: maxAnswer,
+		Headers: map[string]string{"webhook-id": msgID, "webhook-timestamp": strconv.FormatInt(now.Unix(), 10), "webhook-signature": sig}}), nil
+}
+
+// judgement is what a response to a batch means.
+type judgement struct {
+	// outcome is ports.HookObserver's: succeeded, refused, failed or error.
+	outcome string
+	answers []hook.Answer
+	// retryIn < 0: a failure is final; else the wait before trying again.
+	retryIn time.Duration
+	err     error
+}
+
+// judge reads a response: an answer taken, or why the batch failed and
+// whether it may be tried again (429, 5xx, no answer).
+func judge(resp ports.HookResponse, rows []hook.Row, maxAnswer int64, fields, schemaFields []string) judgement {
+	j := judgement{outcome: "failed", retryIn: -1}
+	switch {
+	case resp.Error != "":
+		j.outcome, j.retryIn, j.err = "error", backoff(""), errors.New(resp.Error)
+	case resp.TooLarge:
+		j.outcome, j.err = "refused", fmt.Errorf("its answer is longer than %d bytes", maxAnswer)
+	case resp.StatusCode == 429 || resp.StatusCode >= 500:
+		j.retryIn, j.err = backoff(resp.RetryAfter), fmt.Errorf("it answered %d", resp.StatusCode)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		j.err = fmt.Errorf("it answered %d", resp.StatusCode) // a redirect is not followed
+	default:
+		j.answers, j.err = hook.ParseAnswer(resp.Body, rows, fields, schemaFields)
+		j.outcome = "succeeded"
+		if j.err != nil {
+			j.outcome = "refused"
+		}
+	}
+	return j
 }
 
 // backoff is how long to wait before trying again: the Retry-After in
@@ -328,7 +380,7 @@ func backoff(retryAfter string) time.Duration {
 
 func (k *call) observe(outcome string, d time.Duration) {
 	if k.c.observer != nil {
-		k.c.observer.HookCalled(outcome, d)
+		k.c.observer.HookCalled(k.h.ID, outcome, d)
 	}
 }
 

@@ -29,7 +29,7 @@ func callerOnMocks(t *testing.T, limits hooks.Limits) (hook.Row, *mocks.HookSend
 	h := hook.Hook{ID: "hook_1", OrgID: "org_a", Name: "crm", URL: "https://crm.example.com", Timeout: time.Second, Concurrency: 2, Enabled: true,
 		SealedSecret: []byte("x"), UpdatedAt: now}
 	store.EXPECT().Named(mock.Anything, "org_a", []string{"crm"}).Return([]hook.Hook{h}, nil).Maybe()
-	c := hooks.NewCaller(limits, store, sealer, sender, clock, observer)
+	c := hooks.NewCaller(limits, store, sealer, sender, clock, observer, hooks.NewOutcomes())
 	sch := &schema.Schema{Fields: []schema.Field{{Name: "email"}}, Hooks: []schema.HookUse{{Hook: "crm", Fields: []string{"email"}, BatchSize: 10, OnError: "fail_job"}}}
 	open := func() (*hookCall, error) {
 		uses, err := c.Open(context.Background(), "org_a", "job_1", sch)
@@ -58,7 +58,7 @@ func TestCaller_retriesThenBreaker(t *testing.T) {
 		}
 		return ports.HookResponse{StatusCode: 503, RetryAfter: "3600", Latency: time.Millisecond}
 	})
-	observer.EXPECT().HookCalled("failed", time.Millisecond)
+	observer.EXPECT().HookCalled(mock.Anything, "failed", time.Millisecond)
 	call, err := open()
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestCaller_retriesThenBreaker(t *testing.T) {
 func TestCaller_jobBudget(t *testing.T) {
 	row, sender, observer, open := callerOnMocks(t, hooks.Limits{JobBudget: 50 * time.Millisecond})
 	sender.EXPECT().Call(mock.Anything, mock.Anything).Return(ports.HookResponse{StatusCode: 200, Body: []byte(`{"rows":[]}`), Latency: 60 * time.Millisecond}).Once()
-	observer.EXPECT().HookCalled("succeeded", 60*time.Millisecond).Once()
+	observer.EXPECT().HookCalled(mock.Anything, "succeeded", 60*time.Millisecond).Once()
 	call, err := open()
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestCaller_jobBudget(t *testing.T) {
 func TestCaller_orgBudget(t *testing.T) {
 	row, sender, observer, open := callerOnMocks(t, hooks.Limits{OrgBudget: 50 * time.Millisecond})
 	sender.EXPECT().Call(mock.Anything, mock.Anything).Return(ports.HookResponse{StatusCode: 200, Body: []byte(`{"rows":[]}`), Latency: 60 * time.Millisecond}).Once()
-	observer.EXPECT().HookCalled("succeeded", 60*time.Millisecond).Once()
+	observer.EXPECT().HookCalled(mock.Anything, "succeeded", 60*time.Millisecond).Once()
 	first, err := open()
 	if err != nil {
 		t.Fatal(err)

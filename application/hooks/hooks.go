@@ -10,6 +10,10 @@
 //     jobs of its organization in this process, retries honouring
 //     Retry-After, a job's budget of hook time, a circuit breaker) and
 //     hands the engine what the answers say (normalize.RowHook).
+//   - Registry.Test (sample.go) sends one sample batch as a job would,
+//     through the same signing and judging of the answer (send, judge).
+//   - Outcomes (outcomes.go) keeps each hook's last batches, which the
+//     Caller adds and the Registry shows.
 package hooks
 
 import (
@@ -33,23 +37,39 @@ type Config struct {
 	// webhooks (TABNORM_WEBHOOK_ALLOW_PRIVATE); the sender enforces it
 	// again when connecting.
 	AllowPrivate bool
+	// DefaultTimeout and DefaultConcurrency are a new hook's timeout and
+	// concurrency when it asks for none (0: hook.DefaultTimeout, 5 s, and
+	// hook.DefaultConcurrency, 4; TABNORM_HOOK_TIMEOUT and
+	// TABNORM_HOOK_CONCURRENCY).
+	DefaultTimeout     time.Duration
+	DefaultConcurrency int
+	// AnswerBytesPerRow caps an answer to a sample as Limits caps a job's.
+	AnswerBytesPerRow int64
 }
 
 // Registry manages an organization's hooks.
 type Registry struct {
-	cfg    Config
-	hooks  ports.Hooks
-	sealer ports.Sealer
-	tx     ports.Transactor
-	clock  ports.Clock
-	audit  ports.AuditLog
+	cfg      Config
+	hooks    ports.Hooks
+	sealer   ports.Sealer
+	tx       ports.Transactor
+	clock    ports.Clock
+	audit    ports.AuditLog
+	sender   ports.HookSender
+	outcomes *Outcomes
 }
 
 // NewRegistry returns the management of hooks; each change is audited in
-// its transaction.
-func NewRegistry(cfg Config, hooks ports.Hooks, sealer ports.Sealer, tx ports.Transactor, clock ports.Clock, log ports.AuditLog) *Registry {
-	return &Registry{cfg: cfg, hooks: hooks, sealer: sealer, tx: tx, clock: clock, audit: log}
+// its transaction. sender sends a sample batch (Test); outcomes are the
+// hooks' last batches, which Recent reads.
+func NewRegistry(cfg Config, hooks ports.Hooks, sealer ports.Sealer, tx ports.Transactor, clock ports.Clock, log ports.AuditLog,
+	sender ports.HookSender, outcomes *Outcomes) *Registry {
+	return &Registry{cfg: cfg, hooks: hooks, sealer: sealer, tx: tx, clock: clock, audit: log, sender: sender, outcomes: outcomes}
 }
+
+// Recent returns a hook's last batches on this node, newest first (the
+// hook was read in the caller's organization first).
+func (s *Registry) Recent(hookID string) []Outcome { return s.outcomes.Of(hookID) }
 
 // Input is a new hook as the client sent it.
 type Input struct {
@@ -76,8 +96,14 @@ func (s *Registry) Create(ctx context.Context, p identity.Principal, in Input) (
 	if h.Timeout, err = hook.ParseTimeout(in.TimeoutMS); err != nil {
 		return hook.Hook{}, err
 	}
+	if in.TimeoutMS == 0 && s.cfg.DefaultTimeout > 0 {
+		h.Timeout = s.cfg.DefaultTimeout
+	}
 	if h.Concurrency, err = hook.ParseConcurrency(in.Concurrency); err != nil {
 		return hook.Hook{}, err
+	}
+	if in.Concurrency == 0 && s.cfg.DefaultConcurrency > 0 {
+		h.Concurrency = s.cfg.DefaultConcurrency
 	}
 	if err := s.seal(&h); err != nil {
 		return hook.Hook{}, err
@@ -197,10 +223,16 @@ func (s *Registry) Update(ctx context.Context, p identity.Principal, hookID stri
 		if next.Timeout, err = hook.ParseTimeout(*in.TimeoutMS); err != nil {
 			return hook.Hook{}, err
 		}
+		if *in.TimeoutMS == 0 && s.cfg.DefaultTimeout > 0 {
+			next.Timeout = s.cfg.DefaultTimeout
+		}
 	}
 	if in.Concurrency != nil {
 		if next.Concurrency, err = hook.ParseConcurrency(*in.Concurrency); err != nil {
 			return hook.Hook{}, err
+		}
+		if *in.Concurrency == 0 && s.cfg.DefaultConcurrency > 0 {
+			next.Concurrency = s.cfg.DefaultConcurrency
 		}
 	}
 	now := s.clock.Now()
@@ -250,6 +282,7 @@ func (s *Registry) Delete(ctx context.Context, p identity.Principal, hookID stri
 		if err := s.hooks.Delete(ctx, p.OrgID, hookID); err != nil {
 			return err
 		}
+		s.outcomes.forget(hookID)
 		return audit.Record(ctx, s.audit, p, "hook.delete", hookID, s.clock.Now())
 	})
 }

@@ -31,7 +31,7 @@ func auditedRegistry(t *testing.T) (*hooks.Registry, *mocks.Hooks, *mocks.Sealer
 	store, sealer, tx, clock, trail := mocks.NewHooks(t), mocks.NewSealer(t), mocks.NewTransactor(t), mocks.NewClock(t), mocks.NewAuditLog(t)
 	tx.EXPECT().InTx(mock.Anything, mock.Anything).RunAndReturn(func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }).Maybe()
 	clock.EXPECT().Now().Return(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)).Maybe()
-	return hooks.NewRegistry(hooks.Config{}, store, sealer, tx, clock, trail), store, sealer, trail
+	return hooks.NewRegistry(hooks.Config{}, store, sealer, tx, clock, trail, nil, hooks.NewOutcomes()), store, sealer, trail
 }
 
 // Every change of a hook is audited in its transaction: when the record

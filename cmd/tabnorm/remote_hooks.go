@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -48,7 +52,7 @@ func newHooksCmd() *cobra.Command {
 			return h, hookLine(h), nil
 		}
 	}
-	cmd.AddCommand(newHooksCreateCmd(&asJSON), newHooksListCmd(&asJSON),
+	cmd.AddCommand(newHooksCreateCmd(&asJSON), newHooksListCmd(&asJSON), newHooksTestCmd(&asJSON),
 		one("get", "Show a hook (never its secret)", func(cmd *cobra.Command, c *client.Client, id string) (*client.Hook, string, error) {
 			h, err := c.GetHook(cmd.Context(), id)
 			if err != nil {
@@ -115,4 +119,72 @@ func newHooksListCmd(asJSON *bool) *cobra.Command {
 		}
 		return nil
 	}}
+}
+
+// errHookTestFailed: the hook's answer to a sample would fail a job's batch.
+var errHookTestFailed = errors.New("the hook's answer would fail a job's batch")
+
+func newHooksTestCmd(asJSON *bool) *cobra.Command {
+	var rows string
+	test := &cobra.Command{Use: "test ID --rows JSON", Short: "Send a hook a signed sample batch and print its answer; exits 1 when a job's batch would fail",
+		Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+			var sample []client.HookSampleRow
+			if err := json.Unmarshal([]byte(rows), &sample); err != nil {
+				return usage(fmt.Errorf(`--rows must be a JSON array like [{"row":1,"values":{"email":"a@example.com"}}]: %w`, err))
+			}
+			c, err := newClient()
+			if err != nil {
+				return err
+			}
+			ans, err := c.TestHook(cmd.Context(), args[0], sample)
+			if err != nil {
+				return err
+			}
+			if err := printRaw(cmd, *asJSON, ans.Raw, hookTestLines(ans)); err != nil {
+				return err
+			}
+			if ans.Status != "succeeded" {
+				return &exitError{code: 1, err: fmt.Errorf("%w: %s", errHookTestFailed, ans.Status)}
+			}
+			return nil
+		}}
+	test.Flags().StringVar(&rows, "rows", "", `the sample rows, a JSON array of {"row":N,"values":{…}} (1 to 100)`)
+	_ = test.MarkFlagRequired("rows")
+	return test
+}
+
+// hookTestLines prints a sample's answer: the status, then each row's
+// issues and corrections, or why a job's batch would fail.
+func hookTestLines(t *client.HookTest) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", t.Status)
+	if t.StatusCode != nil {
+		fmt.Fprintf(&b, " (%d)", *t.StatusCode)
+	}
+	fmt.Fprintf(&b, " in %d ms", t.DurationMS)
+	if t.Error != nil {
+		fmt.Fprintf(&b, ": %s", *t.Error)
+	}
+	for _, r := range t.Rows {
+		for _, is := range r.Issues {
+			field := ""
+			if is.Field != "" {
+				field = " " + is.Field
+			}
+			fmt.Fprintf(&b, "\nrow %d%s: %s %s: %s", r.Row, field, is.Severity, is.Code, is.Message)
+		}
+		fields := make([]string, 0, len(r.Values))
+		for f := range r.Values {
+			fields = append(fields, f)
+		}
+		sort.Strings(fields)
+		for _, f := range fields {
+			v := "null"
+			if r.Values[f] != nil {
+				v = fmt.Sprintf("%q", *r.Values[f])
+			}
+			fmt.Fprintf(&b, "\nrow %d %s: corrected to %s", r.Row, f, v)
+		}
+	}
+	return b.String()
 }

@@ -2,9 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/adapters/client"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -13,7 +19,8 @@ import (
 
 // TestRemote_hooks drives every hooks command against a real server:
 // create (the secret printed once), list, get, disable, enable,
-// rotate-secret and delete.
+// rotate-secret, test (a sample batch to a dead hook and to a real one)
+// and delete.
 func TestRemote_hooks(t *testing.T) {
 	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) {
 		c.WebhookAllowPrivate = true
@@ -50,6 +57,35 @@ func TestRemote_hooks(t *testing.T) {
 	}
 	if out := run("hooks", "rotate-secret", id); !strings.Contains(out, "\nsecret whsec_") {
 		t.Fatalf("rotate-secret printed %q", out)
+	}
+	// A sample: nothing listens at the hook's address, so a job's batch
+	// would fail (exit 1); a real hook on loopback answers.
+	out, _, err := runRemote(t, "hooks", "test", id, "--rows", `[{"row":1,"values":{"customer":"acme"}}]`)
+	if exitCode(err) != 1 || !errors.Is(err, errHookTestFailed) || !strings.HasPrefix(out, "error in ") {
+		t.Fatalf("a sample to a dead hook: exit %d (%v), printed %q", exitCode(err), err, out)
+	}
+	if _, _, err := runRemote(t, "hooks", "test", id, "--rows", `{"row":1}`); exitCode(err) != 2 {
+		t.Fatalf("--rows not an array: exit %d (%v), want 2", exitCode(err), err)
+	}
+	var secret atomic.Value
+	secret.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		client.HookHandler(func(_ context.Context, b client.HookBatch) (client.HookAnswer, error) {
+			var ans client.HookAnswer
+			for _, r := range b.Rows {
+				ans.Rows = append(ans.Rows, client.HookRowAnswer{Row: r.Row, Values: map[string]any{"customer": "ACME-001"},
+					Issues: []client.HookIssue{{Field: "customer", Severity: "warning", Code: "renamed", Message: "Renamed"}}})
+			}
+			return ans, nil
+		}, secret.Load().(string)).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	erp := run("hooks", "create", "erp", srv.URL)
+	erpID, _, _ := strings.Cut(erp, "\t")
+	secret.Store(erp[strings.Index(erp, "whsec_") : strings.Index(erp, "whsec_")+len("whsec_")+44])
+	out = run("hooks", "test", erpID, "--rows", `[{"row":7,"values":{"customer":"acme"}}]`)
+	if !strings.HasPrefix(out, "succeeded (200) in ") || !strings.Contains(out, "\nrow 7 customer: warning renamed: Renamed\nrow 7 customer: corrected to \"ACME-001\"") {
+		t.Fatalf("a sample to a real hook printed %q", out)
 	}
 	if out := run("hooks", "delete", id); out != "deleted "+id+"\n" {
 		t.Fatalf("delete printed %q", out)

@@ -10,7 +10,7 @@ import (
 func sentRows(nums ...int64) []Row {
 	out := make([]Row, len(nums))
 	for i, n := range nums {
-		out[i] = Row{Row: n, Values: map[string]json.RawMessage{"email": json.RawMessage(`"a@b.c"`)}}
+		out[i] = Row{Row: n, Values: json.RawMessage(`{"email":"a@b.c"}`)}
 	}
 	return out
 }
@@ -52,5 +52,23 @@ func TestParseAnswer_refuses(t *testing.T) {
 		if _, ok := errors.AsType[*ErrAnswer](err); !ok {
 			t.Errorf("%s: err = %v, want the answer refused", name, err)
 		}
+	}
+}
+
+// TestBatch_Encode: the hand-written body decodes as json.Marshal's would,
+// with each row's values as sent and a row without values as {}.
+func TestBatch_Encode(t *testing.T) {
+	b := Batch{Type: ValidateType, JobID: "job_1", Hook: "crm \"q\"", Rows: []Row{
+		{Row: 2, Values: json.RawMessage(`{"email":"a@b.c","n":1.5,"ok":true,"x":null}`)}, {Row: 9}}}
+	var back Batch
+	if err := json.Unmarshal(b.Encode(), &back); err != nil {
+		t.Fatalf("Encode wrote invalid JSON: %v\n%s", err, b.Encode())
+	}
+	if back.Type != ValidateType || back.JobID != "job_1" || back.Hook != b.Hook || len(back.Rows) != 2 || back.Rows[1].Row != 9 ||
+		string(back.Rows[0].Values) != string(b.Rows[0].Values) || string(back.Rows[1].Values) != "{}" {
+		t.Fatalf("decoded %+v, want %+v", back, b)
+	}
+	if v := back.Rows[0].Value("n"); string(v) != "1.5" || back.Rows[0].Value("none") != nil {
+		t.Fatalf("Value(n) = %s, want 1.5 and nil for a field not sent", v)
 	}
 }

@@ -139,7 +139,7 @@ var AuditActions = []string{
 	"login", "login_failed", "logout", "api_key.create", "api_key.revoke",
 	"impersonation.start", "impersonation.stop", "user.create", "user.reset_password", "user.disable", "user.role_change",
 	"entitlement.grant", "entitlement.revoke", "webhook.create", "webhook.update", "webhook.delete", "webhook.rotate_secret",
-	"destination.create", "destination.update", "destination.delete", "hook.create", "hook.update", "hook.delete", "hook.rotate_secret",
+	"destination.create", "destination.update", "destination.delete", "hook.create", "hook.update", "hook.delete", "hook.rotate_secret", "hook.test",
 	"import_session.create", "import_session.revoke", "rows.export", "audit.export", "quota.set",
 }
 

@@ -1,8 +1,8 @@
 package normalize
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -104,13 +104,20 @@ func (p *plan) runHook(ctx context.Context, b *batch, i int) bool {
 	use := &p.hooks[i]
 	st := &b.hooks.stats[i]
 	st.Name = use.Name
+	keys := make([][]byte, len(use.Fields))
+	for k, f := range use.Fields {
+		keys[k] = appendJSONString(nil, f)
+	}
 	rows := make([]hook.Row, 0, min(len(b.rows), use.BatchSize))
+	// values holds the rows' values of one request; a request's rows
+	// share it, and the next request gets its own (a hook may keep them).
+	var values []byte
 	flush := func() bool {
 		if len(rows) == 0 {
 			return true
 		}
 		ok := p.sendHook(ctx, b, i, rows)
-		rows = rows[:0]
+		rows, values = rows[:0:0], nil
 		return ok
 	}
 	for k := range b.rows {
@@ -118,7 +125,16 @@ func (p *plan) runHook(ctx context.Context, b *batch, i int) bool {
 		if !ro.ok {
 			continue
 		}
-		rows = append(rows, hook.Row{Row: ro.number, Values: p.hookValues(b.json[ro.start:ro.end], use.Fields)})
+		if values == nil { // room for the request's rows, guessed from this one's
+			per := ro.end - ro.start
+			if len(keys) > 0 {
+				per = min(per, 16+48*len(keys))
+			}
+			values = make([]byte, 0, per*min(len(b.rows)-k, use.BatchSize))
+		}
+		start := len(values)
+		values = appendHookValues(values, b.json[ro.start:ro.end], keys)
+		rows = append(rows, hook.Row{Row: ro.number, Values: values[start:len(values):len(values)]})
 		if len(rows) == use.BatchSize && !flush() {
 			return false
 		}
@@ -126,23 +142,100 @@ func (p *plan) runHook(ctx context.Context, b *batch, i int) bool {
 	return flush()
 }
 
-// hookValues picks the listed fields of a row's JSON.
-func (p *plan) hookValues(row []byte, fields []string) map[string]json.RawMessage {
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(row, &all); err != nil {
-		panic("a row's JSON does not read back: " + err.Error()) // written by appendRow
+// appendHookValues appends the JSON object of a row's members whose keys
+// (quoted, as JSON) are in keys, in the row's order; with no keys, every
+// member but _extra. row is a JSON object as appendRow writes it; the
+// members are copied as they are, without decoding them.
+func appendHookValues(dst, row []byte, keys [][]byte) []byte {
+	dst = append(dst, '{')
+	first := true
+	i := skipSpace(row, 0) + 1 // past '{'
+	for {
+		i = skipSpace(row, i)
+		if i < len(row) && row[i] == ',' {
+			i = skipSpace(row, i+1)
+		}
+		if i >= len(row) || row[i] == '}' {
+			return append(dst, '}')
+		}
+		keyStart := i
+		i = skipJSONValue(row, i) // the key, a string
+		key := row[keyStart:i]
+		i = skipSpace(row, i) + 1 // past ':'
+		i = skipSpace(row, i)
+		valStart := i
+		i = skipJSONValue(row, i)
+		if !wanted(key, keys) {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, key...)
+		dst = append(dst, ':')
+		dst = append(dst, row[valStart:i]...)
 	}
-	delete(all, "_extra")
-	if len(fields) == 0 {
-		return all
+}
+
+var extraKey = []byte(`"_extra"`)
+
+func wanted(key []byte, keys [][]byte) bool {
+	if len(keys) == 0 {
+		return !bytes.Equal(key, extraKey)
 	}
-	out := make(map[string]json.RawMessage, len(fields))
-	for _, f := range fields {
-		if v, ok := all[f]; ok {
-			out[f] = v
+	for _, k := range keys {
+		if bytes.Equal(key, k) {
+			return true
 		}
 	}
-	return out
+	return false
+}
+
+func skipSpace(js []byte, i int) int {
+	for i < len(js) && (js[i] == ' ' || js[i] == '\t' || js[i] == '\n' || js[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipJSONValue returns the index past the JSON value at js[i] (valid
+// JSON: the run wrote it).
+func skipJSONValue(js []byte, i int) int {
+	depth := 0
+	for i < len(js) {
+		switch c := js[i]; c {
+		case '"':
+			i++
+			for i < len(js) && js[i] != '"' {
+				if js[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			i++
+		case ',', ':', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+			i++
+		default:
+			i++
+		}
+		if depth == 0 && i > 0 && (js[i-1] == '"' || js[i-1] == '}' || js[i-1] == ']') {
+			return i
+		}
+	}
+	return i
 }
 
 // sendHook makes one request and takes its answer; false when the job
@@ -206,7 +299,9 @@ func (p *plan) hookCorrect(hw *hookWork, row int64, name string, rows []hook.Row
 	before := "null"
 	for _, r := range rows {
 		if r.Row == row {
-			before = string(r.Values[c.Field])
+			if v := r.Value(c.Field); v != nil {
+				before = string(v)
+			}
 			break
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,16 +22,17 @@ import (
 // httpHook calls a hook server over HTTP with at most `slots` requests in
 // flight, as the application's caller does (without its signing).
 type httpHook struct {
-	url   string
-	slots chan struct{}
+	url    string
+	slots  chan struct{}
+	client *http.Client
 }
 
 func (h httpHook) Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
 	h.slots <- struct{}{}
 	defer func() { <-h.slots }()
-	body, _ := json.Marshal(hook.Batch{Type: hook.ValidateType, Hook: "bench", Rows: rows})
+	body := hook.Batch{Type: hook.ValidateType, Hook: "bench", Rows: rows}.Encode()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
-	res, err := http.DefaultClient.Do(req)
+	res, err := h.client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -58,10 +60,23 @@ func BenchmarkEngineHook(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var inFlight, most atomic.Int32
+	var hookTime, busy atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		begun := time.Now()
+		defer func() { busy.Add(int64(time.Since(begun))) }()
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for m := most.Load(); n > m; m = most.Load() {
+			if most.CompareAndSwap(m, n) {
+				break
+			}
+		}
 		var batch hook.Batch
 		_ = json.NewDecoder(r.Body).Decode(&batch)
-		time.Sleep(time.Duration(len(batch.Rows)) * 20 * time.Millisecond / 1000)
+		d := time.Duration(len(batch.Rows)) * 20 * time.Millisecond / 1000
+		hookTime.Add(int64(d))
+		time.Sleep(d)
 		_, _ = io.WriteString(w, `{"rows":[]}`)
 	}))
 	defer srv.Close()
@@ -69,10 +84,14 @@ func BenchmarkEngineHook(b *testing.B) {
 	o, _ := ParseOptions(ModeNormalize, nil)
 	for _, withHook := range []bool{false, true} {
 		b.Run(fmt.Sprintf("hook=%v", withHook), func(b *testing.B) {
+			most.Store(0)
+			hookTime.Store(0)
+			busy.Store(0)
 			var hooks []HookUse
 			if withHook {
 				hooks = []HookUse{{Name: "bench", Fields: []string{"email"}, BatchSize: 1000, OnError: hook.FailJob,
-					Hook: httpHook{url: srv.URL, slots: make(chan struct{}, 4)}}}
+					Hook: httpHook{url: srv.URL, slots: make(chan struct{}, 4),
+						client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}}}
 			}
 			for b.Loop() {
 				src := Source{Open: func() (table.Reader, error) { return &memReader{rows: rows}, nil }}
@@ -81,6 +100,11 @@ func BenchmarkEngineHook(b *testing.B) {
 				if err != nil || res.RowCount == 0 {
 					b.Fatalf("%v %+v", err, res)
 				}
+			}
+			if withHook {
+				b.ReportMetric(float64(most.Load()), "max_in_flight")
+				b.ReportMetric(time.Duration(hookTime.Load()).Seconds()/float64(b.N), "hook_s/op")
+				b.ReportMetric(time.Duration(busy.Load()).Seconds()/float64(b.N), "hook_busy_s/op")
 			}
 		})
 	}

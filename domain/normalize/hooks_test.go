@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ func TestRun_hookIssuesAndCorrections(t *testing.T) {
 		mu.Unlock()
 		var out []hook.Answer
 		for _, r := range rows {
-			switch string(r.Values["customer"]) {
+			switch string(r.Value("customer")) {
 			case `"nope"`:
 				out = append(out, hook.Answer{Row: r.Row, Issues: []hook.Issue{{Field: "customer", Severity: "error", Code: "unknown_customer", Message: "No such customer"}}})
 			case `"old"`:
@@ -93,13 +94,13 @@ func TestRun_hookIssuesAndCorrections(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if len(sent) != 4 || string(sent[0].Values["email"]) != `"a@example.com"` {
+	if len(sent) != 4 || string(sent[0].Value("email")) != `"a@example.com"` {
 		t.Fatalf("sent: %+v", sent)
 	}
 	var nums []int64
 	for _, s := range sent {
 		nums = append(nums, s.Row)
-		if _, has := s.Values["id"]; has {
+		if s.Value("id") != nil {
 			t.Fatalf("a field not listed was sent: %+v", s)
 		}
 	}
@@ -211,5 +212,42 @@ func TestRun_hookOnError(t *testing.T) {
 	if r.err != nil || len(r.rows) != 2 || len(r.issues) != 1 || r.issues[0]["row"] != nil || r.issues[0]["code"] != "hook_unavailable" ||
 		len(r.res.FileIssues) != 1 {
 		t.Fatalf("skip: %v %v", r.err, r.issues)
+	}
+}
+
+// TestAppendHookValues: picking a row's members by scanning its JSON
+// gives what decoding the row and keeping the listed fields gives.
+func TestAppendHookValues(t *testing.T) {
+	rows := []string{
+		`{"id":1,"email":"a@b.c","name":"q\"u,o}t:e\\","tags":["a","b]"],"obj":{"k":{"n":[1,2]}},"n":-1.5e3,"ok":false,"nil":null,"_extra":{"x":"y"}}` + "\n",
+		`{ "email" : null , "id" : 2 }`,
+		`{}`,
+	}
+	cases := [][]string{nil, {"email"}, {"name", "tags", "obj"}, {"n", "ok", "nil", "absent"}}
+	for _, row := range rows {
+		var all map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(row), &all); err != nil {
+			t.Fatal(err)
+		}
+		for _, fields := range cases {
+			keys := make([][]byte, len(fields))
+			for i, f := range fields {
+				keys[i] = appendJSONString(nil, f)
+			}
+			got := appendHookValues([]byte("prefix"), []byte(row), keys)
+			var back map[string]json.RawMessage
+			if err := json.Unmarshal(got[len("prefix"):], &back); err != nil {
+				t.Fatalf("row %s fields %v: invalid JSON %s: %v", row, fields, got, err)
+			}
+			want := map[string]json.RawMessage{}
+			for k, v := range all {
+				if fields == nil && k != "_extra" || slices.Contains(fields, k) {
+					want[k] = v
+				}
+			}
+			if fmt.Sprint(back) != fmt.Sprint(want) {
+				t.Fatalf("row %s fields %v: got %s, want %v", row, fields, got, want)
+			}
+		}
 	}
 }

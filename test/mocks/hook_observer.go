@@ -21,9 +21,9 @@ func (_m *HookObserver) EXPECT() *HookObserver_Expecter {
 	return &HookObserver_Expecter{mock: &_m.Mock}
 }
 
-// HookCalled provides a mock function with given fields: outcome, latency
-func (_m *HookObserver) HookCalled(outcome string, latency time.Duration) {
-	_m.Called(outcome, latency)
+// HookCalled provides a mock function with given fields: hookID, outcome, latency
+func (_m *HookObserver) HookCalled(hookID string, outcome string, latency time.Duration) {
+	_m.Called(hookID, outcome, latency)
 }
 
 // HookObserver_HookCalled_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'HookCalled'
@@ -32,15 +32,16 @@ type HookObserver_HookCalled_Call struct {
 }
 
 // HookCalled is a helper method to define mock.On call
+//   - hookID string
 //   - outcome string
 //   - latency time.Duration
-func (_e *HookObserver_Expecter) HookCalled(outcome interface{}, latency interface{}) *HookObserver_HookCalled_Call {
-	return &HookObserver_HookCalled_Call{Call: _e.mock.On("HookCalled", outcome, latency)}
+func (_e *HookObserver_Expecter) HookCalled(hookID interface{}, outcome interface{}, latency interface{}) *HookObserver_HookCalled_Call {
+	return &HookObserver_HookCalled_Call{Call: _e.mock.On("HookCalled", hookID, outcome, latency)}
 }
 
-func (_c *HookObserver_HookCalled_Call) Run(run func(outcome string, latency time.Duration)) *HookObserver_HookCalled_Call {
+func (_c *HookObserver_HookCalled_Call) Run(run func(hookID string, outcome string, latency time.Duration)) *HookObserver_HookCalled_Call {
 	_c.Call.Run(func(args mock.Arguments) {
-		run(args[0].(string), args[1].(time.Duration))
+		run(args[0].(string), args[1].(string), args[2].(time.Duration))
 	})
 	return _c
 }
@@ -50,7 +51,7 @@ func (_c *HookObserver_HookCalled_Call) Return() *HookObserver_HookCalled_Call {
 	return _c
 }
 
-func (_c *HookObserver_HookCalled_Call) RunAndReturn(run func(string, time.Duration)) *HookObserver_HookCalled_Call {
+func (_c *HookObserver_HookCalled_Call) RunAndReturn(run func(string, string, time.Duration)) *HookObserver_HookCalled_Call {
 	_c.Run(run)
 	return _c
 }

@@ -13,6 +13,7 @@ import connect from './views/connect.js';
 import keys from './views/keys.js';
 import audit from './views/audit.js';
 import webhooks from './views/webhooks.js';
+import hooks from './views/hooks.js';
 import importSessions from './views/importsessions.js';
 import destinations from './views/destinations.js';
 import organizations from './views/organizations.js';
@@ -29,6 +30,7 @@ const routes = [
   [/^\/admin\/audit$/, audit],
   [/^\/admin\/sso$/, sso],
   [/^\/webhooks$/, webhooks],
+  [/^\/hooks$/, hooks],
   [/^\/import-sessions(?:\/(imp_[A-Za-z0-9]+))?$/, importSessions],
   [/^\/destinations$/, destinations],
   [/^\/staff\/organizations$/, organizations],
@@ -47,6 +49,7 @@ function header(me) {
     ? [['/jobs', 'Jobs'], ['/jobs/new', 'New job'], ['/schemas', 'Schemas'], ['/connect', 'Connect']]
     : [['/jobs', 'Jobs'], ['/connect', 'Connect']];
   links.push(['/webhooks', 'Webhooks']);
+  if (api.entitled(me, 'normalize')) links.push(['/hooks', 'Hooks']);
   if (me.user.role === 'admin' && api.entitled(me, 'normalize')) links.push(['/import-sessions', 'Import sessions']);
   if (me.user.role === 'admin') links.push(['/destinations', 'Destinations'], ['/admin/keys', 'API keys'], ['/admin/audit', 'Audit log'], ['/admin/sso', 'Single sign-on']);
   if (me.user.is_staff && !me.impersonating) links.push(['/staff/organizations', 'Organizations']);

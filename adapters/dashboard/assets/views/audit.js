@@ -8,7 +8,7 @@ import { busy, h, notice, problem, show, slot, table, when } from '../ui.js';
 const ACTIONS = ['login', 'login_failed', 'logout', 'api_key.create', 'api_key.revoke', 'impersonation.start', 'impersonation.stop',
   'user.create', 'user.reset_password', 'user.disable', 'entitlement.grant', 'entitlement.revoke', 'sso.configured', 'sso.changed', 'sso.deleted',
   'login.sso', 'login.sso_failed', 'user.create_sso', 'login.password_refused', 'login.break_glass', 'webhook.create', 'webhook.update',
-  'webhook.delete', 'webhook.rotate_secret', 'destination.create', 'destination.update', 'destination.delete', 'hook.create', 'hook.update', 'hook.delete', 'hook.rotate_secret', 'import_session.create', 'import_session.revoke', 'rows.export', 'audit.export', 'quota.set'];
+  'webhook.delete', 'webhook.rotate_secret', 'destination.create', 'destination.update', 'destination.delete', 'hook.create', 'hook.update', 'hook.delete', 'hook.rotate_secret', 'hook.test', 'import_session.create', 'import_session.revoke', 'rows.export', 'audit.export', 'quota.set'];
 
 export default async function audit(main, { me }) {
   if (me.user.role !== 'admin') {
