@@ -58,6 +58,9 @@ type Input struct {
 	// Edits are a person's values for single cells (edits.go), read
 	// instead of the file's, before coercion, one a cell.
 	Edits []Edit
+	// Replacements are find-and-replace operations over fields' cells
+	// (replace.go), applied with the edits in step order.
+	Replacements []Replacement
 	// Hooks are the validation hooks the schema names (hooks.go), in its
 	// order, opened by the application.
 	Hooks []HookUse
