@@ -281,7 +281,7 @@ func CheckRows(ctx context.Context, in Input, rows map[string][]int64) (out []Ro
 	if in.Schema == nil || in.Mode == ModeInfer {
 		return nil, fail(domain.CodeInvalidSchema, "checking rows needs a target schema")
 	}
-	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, MaxRows: 1 << 62, MaxIssues: 1 << 62,
+	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, Replacements: in.Replacements, MaxRows: 1 << 62, MaxIssues: 1 << 62,
 		Lists: in.Lists, Hooks: checkHooks(in.Hooks)}, Output{Rows: io.Discard, Issues: io.Discard})
 	defer w.closeIndexes()
 	for _, src := range in.Sources {

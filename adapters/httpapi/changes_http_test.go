@@ -1,0 +1,176 @@
+package httpapi_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
+	"github.com/tabnorm/tabnorm/domain/identity"
+	"github.com/tabnorm/tabnorm/test/apptest"
+)
+
+type replacementView struct {
+	Object  string  `json:"object"`
+	ID      *string `json:"id"`
+	Field   string  `json:"field"`
+	Status  string  `json:"status"`
+	Matched int64   `json:"matched"`
+}
+
+type historyView struct {
+	Data []struct {
+		Step    int64  `json:"step"`
+		Kind    string `json:"kind"`
+		Cells   int64  `json:"cells"`
+		Summary string `json:"summary"`
+		Undone  bool   `json:"undone"`
+	} `json:"data"`
+	CanUndo bool `json:"can_undo"`
+	CanRedo bool `json:"can_redo"`
+}
+
+// steps says each step as "step:kind", "~" marking an undone one.
+func (h historyView) steps() string {
+	var out []string
+	for _, s := range h.Data {
+		x := strconv.FormatInt(s.Step, 10) + ":" + s.Kind
+		if s.Undone {
+			x += "~"
+		}
+		out = append(out, x)
+	}
+	return strings.Join(out, " ")
+}
+
+// TestChanges_replaceUndoRedo: a replacement counts its matches (a
+// preview stores nothing), changes the records at once, and is a step of
+// the job's history beside an edit request; undo and redo walk the steps
+// (409 at either end), a new step discards the undone ones, and a rerun
+// applies what is in force; refused for bad requests, unfinished jobs and
+// another organization (404); on both databases.
+func TestChanges_replaceUndoRedo(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.Start(t, target)
+			org := app.Org("Acme", identity.Normalize)
+			k := newChecked(t, app)
+			key := apptest.Caller{Key: app.Key(org)}
+			other := apptest.Caller{Key: app.Key(app.Org("Other", identity.Normalize))}
+			var created jobView
+			k.send(upload(t, app, "people.csv", editsCSV, map[string]string{"schema": editsSchema}), key, 202, "").JSON(t, &created)
+			if done := waitJob(t, app, key, created.ID); done.Status != "succeeded" {
+				t.Fatalf("job %s", done.Status)
+			}
+			base := "/v1/jobs/" + created.ID
+			r := recordsReader{t: t, k: k, key: key, path: base + "/records"}
+			history := func() historyView {
+				var h historyView
+				k.do("GET", base+"/history", key, nil, 200, "").JSON(t, &h)
+				return h
+			}
+			var rep replacementView
+			k.do("POST", base+"/replacements", key, `{"field":"email","find":"X.IO","replace":"example.com","match":"contains","preview":true}`, 200, "").JSON(t, &rep)
+			if rep.Object != "replacement" || rep.ID != nil || rep.Matched != 5 || rep.Status != "all" {
+				t.Fatalf("preview %+v, want 5 matched and no id", rep)
+			}
+			if h := history(); h.steps() != "" || h.CanUndo || h.CanRedo {
+				t.Fatalf("history after a preview %q, want none", h.steps())
+			}
+			k.do("POST", base+"/replacements", key, `{"field":"email","find":"^(bob)@x$","replace":"$1@x.io","match":"regex","status":"rejected"}`, 200, "").JSON(t, &rep)
+			if rep.ID == nil || !strings.HasPrefix(*rep.ID, "rpl_") || rep.Matched != 1 {
+				t.Fatalf("replacement %+v, want an id and 1 matched", rep)
+			}
+			if got := r.get("").rows(); got != "1:true 2:true! 3:true 4:false 5:false 6:false" {
+				t.Fatalf("records after a replacement %q", got)
+			}
+			if v := r.get("?q=bob@x.io"); v.rows() != "2:true!" || *v.Data[0].Cells["email"] != "bob@x.io" || v.Data[0].Edited[0] != "email" {
+				t.Fatalf("the replaced cell %+v", v.Data)
+			}
+			k.do("POST", base+"/edits", key, `{"edits":[{"row":4,"field":"active","value":"yes"}]}`, 200, "")
+			if h := history(); h.steps() != "1:replacement 2:edits" || !h.CanUndo || h.CanRedo || h.Data[0].Cells != 1 || h.Data[1].Summary != "1 cell edited" {
+				t.Fatalf("history %+v", h)
+			}
+			var step struct {
+				Object string `json:"object"`
+				Step   int64  `json:"step"`
+				Undone bool   `json:"undone"`
+			}
+			k.do("POST", base+"/undo", key, nil, 200, "").JSON(t, &step)
+			if step.Object != "history_step" || step.Step != 2 || !step.Undone {
+				t.Fatalf("undo %+v, want step 2 undone", step)
+			}
+			if got := r.get("").rows(); got != "1:true 2:true! 3:true 4:false 5:false 6:false" {
+				t.Fatalf("records after undoing the edit %q", got)
+			}
+			k.do("POST", base+"/undo", key, nil, 200, "")
+			if got := r.get("").rows(); got != "1:true 2:false 3:true 4:false 5:false 6:false" {
+				t.Fatalf("records after undoing both %q", got)
+			}
+			k.do("POST", base+"/undo", key, nil, 409, "nothing_to_undo")
+			k.do("POST", base+"/redo", key, nil, 200, "").JSON(t, &step)
+			if step.Step != 1 || step.Undone {
+				t.Fatalf("redo %+v, want step 1 applied", step)
+			}
+			if h := history(); h.steps() != "1:replacement 2:edits~" || !h.CanRedo {
+				t.Fatalf("history after a redo %q", h.steps())
+			}
+			if got := r.get("?status=rejected").rows(); got != "4:false 5:false 6:false" {
+				t.Fatalf("rejected after the redo %q", got)
+			}
+			// A new step discards the undone edit.
+			k.do("POST", base+"/replacements", key, `{"field":"active","find":"vielleicht","replace":"no"}`, 200, "").JSON(t, &rep)
+			if h := history(); h.steps() != "1:replacement 3:replacement" || h.CanRedo {
+				t.Fatalf("history after a new step %q", h.steps())
+			}
+			k.do("POST", base+"/redo", key, nil, 409, "nothing_to_redo")
+			if got := r.get("?status=rejected").rows(); got != "5:false 6:false" {
+				t.Fatalf("rejected after two replacements %q", got)
+			}
+			// A rerun applies the replacements in force and keeps them as its history.
+			var rerun jobView
+			k.do("POST", base+"/rerun", key, nil, 202, "").JSON(t, &rerun)
+			if done := waitJob(t, app, key, rerun.ID); done.Status != "succeeded" {
+				t.Fatalf("rerun %s", done.Status)
+			}
+			if got := (recordsReader{t: t, k: k, key: key, path: "/v1/jobs/" + rerun.ID + "/records"}).get("?status=rejected").rows(); got != "5:false 6:false" {
+				t.Fatalf("the rerun's rejected records %q", got)
+			}
+			var rh historyView
+			k.do("GET", "/v1/jobs/"+rerun.ID+"/history", key, nil, 200, "").JSON(t, &rh)
+			if rh.steps() != "1:replacement 3:replacement" {
+				t.Fatalf("the rerun's history %q", rh.steps())
+			}
+			changesRefused(t, k, base, key, other)
+			var waiting jobView
+			k.send(upload(t, app, "people.csv", editsCSV, map[string]string{"schema": editsSchema, "options": `{"review":true}`}), key, 202, "").JSON(t, &waiting)
+			waitStatus(t, app, key, "/v1/jobs/"+waiting.ID, "awaiting_review")
+			k.do("POST", "/v1/jobs/"+waiting.ID+"/replacements", key, `{"field":"email","find":"a","replace":"b"}`, 409, "job_not_finished")
+			k.do("POST", "/v1/jobs/"+waiting.ID+"/undo", key, nil, 409, "job_not_finished")
+		})
+	}
+}
+
+// changesRefused: a bad replacement is 400 at its member; another
+// organization's job is 404 on every route.
+func changesRefused(t *testing.T, k *checked, base string, key, other apptest.Caller) {
+	t.Helper()
+	for _, c := range []struct{ body, field string }{
+		{`{"field":"email","find":"(","replace":"x","match":"regex"}`, "find"},
+		{`{"field":"email","find":"` + strings.Repeat("a", 1001) + `","replace":"x"}`, "find"},
+		{`{"field":"nope","find":"a","replace":"x"}`, "field"},
+		{`{"field":"email","find":"a","replace":"x","match":"fuzzy"}`, "match"},
+		{`{"field":"email","find":"a","replace":"x","status":"valid"}`, "status"},
+	} {
+		res := k.do("POST", base+"/replacements", key, c.body, 400, "invalid_request")
+		if !strings.Contains(res.Body, `"field":"`+c.field+`"`) {
+			t.Errorf("%s: %s, want a problem at %s", c.body, res.Body, c.field)
+		}
+	}
+	k.do("POST", base+"/replacements", other, `{"field":"email","find":"a","replace":"x"}`, 404, "not_found")
+	k.do("GET", base+"/history", other, nil, 404, "not_found")
+	k.do("POST", base+"/undo", other, nil, 404, "not_found")
+	k.do("POST", base+"/redo", other, nil, 404, "not_found")
+}
