@@ -167,7 +167,7 @@ func cellColumn(i int) string { return "cells/" + strconv.Itoa(i) + ".bin" }
 type indexBuild struct {
 	sch    *schema.Schema
 	files  map[string]uint32 // a file's index in the job's files
-	keys   []string // the fields as keys of values' JSON text
+	keys   []string          // the fields as keys of values' JSON text
 	w      map[string]*indexWriter
 	counts indexCounts
 	off    int64
