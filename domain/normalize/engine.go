@@ -24,6 +24,10 @@ import (
 type Source struct {
 	FileID string // "" for a single-file job
 	Open   func() (table.Reader, error)
+	// OpenRaw, when set, opens the file as Open does but reading every
+	// row as a record (no header, nothing skipped above it): where a
+	// review's sample takes its first rows (Sample.FirstRows).
+	OpenRaw func() (table.Reader, error)
 }
 
 // Progress is what a run has done so far.
