@@ -174,3 +174,46 @@ func changesRefused(t *testing.T, k *checked, base string, key, other apptest.Ca
 	k.do("POST", base+"/undo", other, nil, 404, "not_found")
 	k.do("POST", base+"/redo", other, nil, 404, "not_found")
 }
+
+// TestChanges_connectJob: a connect job over two files has the routes
+// under /v1/connect/jobs; a replacement of rejected rows keeps each row
+// with its file, and fixes exactly those rows; on both databases.
+func TestChanges_connectJob(t *testing.T) {
+	t.Parallel()
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			t.Parallel()
+			app := apptest.Start(t, target)
+			k := newChecked(t, app)
+			key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect))}
+			a := addFile(t, app, key, "a.csv", "ID,E-mail,Joined\n1,ann@,31/01/2024\n2,bob@,01/02/2024\n")
+			b := addFile(t, app, key, "b.csv", "ID,E-mail,Joined\n3,cy@,31/01/2024\n")
+			j, _, _ := connectJob(t, app, key, a.ID, b.ID)
+			path := "/v1/connect/jobs/" + j.ID
+			var rep replacementView
+			k.do("POST", path+"/replacements", key, `{"field":"email","find":"@$","replace":"@x.io","match":"regex","status":"rejected"}`, 200, "").JSON(t, &rep)
+			if rep.Matched != 3 {
+				t.Fatalf("replacement %+v, want 3 matched", rep)
+			}
+			var records recordsView
+			k.do("GET", path+"/records", key, nil, 200, "").JSON(t, &records)
+			if records.rows() != "1:true! 2:true! 1:true!" || *records.Data[2].SourceFile != b.ID || *records.Data[2].Cells["email"] != "cy@x.io" {
+				t.Fatalf("records after the replacement %q", records.rows())
+			}
+			var h historyView
+			k.do("GET", path+"/history", key, nil, 200, "").JSON(t, &h)
+			if h.steps() != "1:replacement" {
+				t.Fatalf("history %q", h.steps())
+			}
+			k.do("POST", path+"/undo", key, nil, 200, "")
+			k.do("POST", path+"/undo", key, nil, 409, "nothing_to_undo")
+			k.do("POST", path+"/redo", key, nil, 200, "")
+			k.do("POST", path+"/redo", key, nil, 409, "nothing_to_redo")
+			res := k.do("POST", "/v1/connect/jobs", key, map[string]any{"file_ids": []string{a.ID}, "schema": jsonRaw(peopleSchema), "options": map[string]any{"review": true}}, 202, "")
+			var waiting jobView
+			res.JSON(t, &waiting)
+			waitStatus(t, app, key, "/v1/connect/jobs/"+waiting.ID, "awaiting_review")
+			k.do("POST", "/v1/connect/jobs/"+waiting.ID+"/replacements", key, `{"field":"email","find":"a","replace":"b"}`, 409, "job_not_finished")
+		})
+	}
+}
