@@ -64,92 +64,126 @@ func TestChanges_replaceUndoRedo(t *testing.T) {
 			if done := waitJob(t, app, key, created.ID); done.Status != "succeeded" {
 				t.Fatalf("job %s", done.Status)
 			}
-			base := "/v1/jobs/" + created.ID
-			r := recordsReader{t: t, k: k, key: key, path: base + "/records"}
-			history := func() historyView {
-				var h historyView
-				k.do("GET", base+"/history", key, nil, 200, "").JSON(t, &h)
-				return h
-			}
-			var rep replacementView
-			k.do("POST", base+"/replacements", key, `{"field":"email","find":"X.IO","replace":"example.com","match":"contains","preview":true}`, 200, "").JSON(t, &rep)
-			if rep.Object != "replacement" || rep.ID != nil || rep.Matched != 5 || rep.Status != "all" {
-				t.Fatalf("preview %+v, want 5 matched and no id", rep)
-			}
-			if h := history(); h.steps() != "" || h.CanUndo || h.CanRedo {
-				t.Fatalf("history after a preview %q, want none", h.steps())
-			}
-			k.do("POST", base+"/replacements", key, `{"field":"email","find":"^(bob)@x$","replace":"$1@x.io","match":"regex","status":"rejected"}`, 200, "").JSON(t, &rep)
-			if rep.ID == nil || !strings.HasPrefix(*rep.ID, "rpl_") || rep.Matched != 1 {
-				t.Fatalf("replacement %+v, want an id and 1 matched", rep)
-			}
-			if got := r.get("").rows(); got != "1:true 2:true! 3:true 4:false 5:false 6:false" {
-				t.Fatalf("records after a replacement %q", got)
-			}
-			if v := r.get("?q=bob@x.io"); v.rows() != "2:true!" || *v.Data[0].Cells["email"] != "bob@x.io" || v.Data[0].Edited[0] != "email" {
-				t.Fatalf("the replaced cell %+v", v.Data)
-			}
-			k.do("POST", base+"/edits", key, `{"edits":[{"row":4,"field":"active","value":"yes"}]}`, 200, "")
-			if h := history(); h.steps() != "1:replacement 2:edits" || !h.CanUndo || h.CanRedo || h.Data[0].Cells != 1 || h.Data[1].Summary != "1 cell edited" {
-				t.Fatalf("history %+v", h)
-			}
-			var step struct {
-				Object string `json:"object"`
-				Step   int64  `json:"step"`
-				Undone bool   `json:"undone"`
-			}
-			k.do("POST", base+"/undo", key, nil, 200, "").JSON(t, &step)
-			if step.Object != "history_step" || step.Step != 2 || !step.Undone {
-				t.Fatalf("undo %+v, want step 2 undone", step)
-			}
-			if got := r.get("").rows(); got != "1:true 2:true! 3:true 4:false 5:false 6:false" {
-				t.Fatalf("records after undoing the edit %q", got)
-			}
-			k.do("POST", base+"/undo", key, nil, 200, "")
-			if got := r.get("").rows(); got != "1:true 2:false 3:true 4:false 5:false 6:false" {
-				t.Fatalf("records after undoing both %q", got)
-			}
-			k.do("POST", base+"/undo", key, nil, 409, "nothing_to_undo")
-			k.do("POST", base+"/redo", key, nil, 200, "").JSON(t, &step)
-			if step.Step != 1 || step.Undone {
-				t.Fatalf("redo %+v, want step 1 applied", step)
-			}
-			if h := history(); h.steps() != "1:replacement 2:edits~" || !h.CanRedo {
-				t.Fatalf("history after a redo %q", h.steps())
-			}
-			if got := r.get("?status=rejected").rows(); got != "4:false 5:false 6:false" {
-				t.Fatalf("rejected after the redo %q", got)
-			}
-			// A new step discards the undone edit.
-			k.do("POST", base+"/replacements", key, `{"field":"active","find":"vielleicht","replace":"no"}`, 200, "").JSON(t, &rep)
-			if h := history(); h.steps() != "1:replacement 3:replacement" || h.CanRedo {
-				t.Fatalf("history after a new step %q", h.steps())
-			}
-			k.do("POST", base+"/redo", key, nil, 409, "nothing_to_redo")
-			if got := r.get("?status=rejected").rows(); got != "5:false 6:false" {
-				t.Fatalf("rejected after two replacements %q", got)
-			}
-			// A rerun applies the replacements in force and keeps them as its history.
-			var rerun jobView
-			k.do("POST", base+"/rerun", key, nil, 202, "").JSON(t, &rerun)
-			if done := waitJob(t, app, key, rerun.ID); done.Status != "succeeded" {
-				t.Fatalf("rerun %s", done.Status)
-			}
-			if got := (recordsReader{t: t, k: k, key: key, path: "/v1/jobs/" + rerun.ID + "/records"}).get("?status=rejected").rows(); got != "5:false 6:false" {
-				t.Fatalf("the rerun's rejected records %q", got)
-			}
-			var rh historyView
-			k.do("GET", "/v1/jobs/"+rerun.ID+"/history", key, nil, 200, "").JSON(t, &rh)
-			if rh.steps() != "1:replacement 3:replacement" {
-				t.Fatalf("the rerun's history %q", rh.steps())
-			}
-			changesRefused(t, k, base, key, other)
+			c := changesCase{t: t, k: k, app: app, key: key, base: "/v1/jobs/" + created.ID}
+			c.r = recordsReader{t: t, k: k, key: key, path: c.base + "/records"}
+			c.replaceAndEdit()
+			c.undoRedo()
+			c.newStepAndRerun()
+			changesRefused(t, k, c.base, key, other)
 			var waiting jobView
 			k.send(upload(t, app, "people.csv", editsCSV, map[string]string{"schema": editsSchema, "options": `{"review":true}`}), key, 202, "").JSON(t, &waiting)
 			waitStatus(t, app, key, "/v1/jobs/"+waiting.ID, "awaiting_review")
 			k.do("POST", "/v1/jobs/"+waiting.ID+"/replacements", key, `{"field":"email","find":"a","replace":"b"}`, 409, "job_not_finished")
 			k.do("POST", "/v1/jobs/"+waiting.ID+"/undo", key, nil, 409, "job_not_finished")
 		})
+	}
+}
+
+// changesCase is a finished job whose changes a test walks through.
+type changesCase struct {
+	t    *testing.T
+	k    *checked
+	app  *apptest.App
+	key  apptest.Caller
+	base string
+	r    recordsReader
+}
+
+func (c changesCase) history() historyView {
+	c.t.Helper()
+	var h historyView
+	c.k.do("GET", c.base+"/history", c.key, nil, 200, "").JSON(c.t, &h)
+	return h
+}
+
+type stepView struct {
+	Object string `json:"object"`
+	Step   int64  `json:"step"`
+	Undone bool   `json:"undone"`
+}
+
+// replaceAndEdit: a preview counts and stores nothing; a regex
+// replacement of the rejected rows fixes row 2 at once; an edit is the
+// second step.
+func (c changesCase) replaceAndEdit() {
+	t := c.t
+	var rep replacementView
+	c.k.do("POST", c.base+"/replacements", c.key, `{"field":"email","find":"X.IO","replace":"example.com","match":"contains","preview":true}`, 200, "").JSON(t, &rep)
+	if rep.Object != "replacement" || rep.ID != nil || rep.Matched != 5 || rep.Status != "all" {
+		t.Fatalf("preview %+v, want 5 matched and no id", rep)
+	}
+	if h := c.history(); h.steps() != "" || h.CanUndo || h.CanRedo {
+		t.Fatalf("history after a preview %q, want none", h.steps())
+	}
+	c.k.do("POST", c.base+"/replacements", c.key, `{"field":"email","find":"^(bob)@x$","replace":"$1@x.io","match":"regex","status":"rejected"}`, 200, "").JSON(t, &rep)
+	if rep.ID == nil || !strings.HasPrefix(*rep.ID, "rpl_") || rep.Matched != 1 {
+		t.Fatalf("replacement %+v, want an id and 1 matched", rep)
+	}
+	if got := c.r.get("").rows(); got != "1:true 2:true! 3:true 4:false 5:false 6:false" {
+		t.Fatalf("records after a replacement %q", got)
+	}
+	if v := c.r.get("?q=bob@x.io"); v.rows() != "2:true!" || *v.Data[0].Cells["email"] != "bob@x.io" || v.Data[0].Edited[0] != "email" {
+		t.Fatalf("the replaced cell %+v", v.Data)
+	}
+	c.k.do("POST", c.base+"/edits", c.key, `{"edits":[{"row":4,"field":"active","value":"yes"}]}`, 200, "")
+	if h := c.history(); h.steps() != "1:replacement 2:edits" || !h.CanUndo || h.CanRedo || h.Data[0].Cells != 1 || h.Data[1].Summary != "1 cell edited" {
+		t.Fatalf("history %+v", h)
+	}
+}
+
+// undoRedo: undo walks back to the start (409 past it), redo applies
+// step 1 again, and the records follow.
+func (c changesCase) undoRedo() {
+	t := c.t
+	var step stepView
+	c.k.do("POST", c.base+"/undo", c.key, nil, 200, "").JSON(t, &step)
+	if step.Object != "history_step" || step.Step != 2 || !step.Undone {
+		t.Fatalf("undo %+v, want step 2 undone", step)
+	}
+	if got := c.r.get("").rows(); got != "1:true 2:true! 3:true 4:false 5:false 6:false" {
+		t.Fatalf("records after undoing the edit %q", got)
+	}
+	c.k.do("POST", c.base+"/undo", c.key, nil, 200, "")
+	if got := c.r.get("").rows(); got != "1:true 2:false 3:true 4:false 5:false 6:false" {
+		t.Fatalf("records after undoing both %q", got)
+	}
+	c.k.do("POST", c.base+"/undo", c.key, nil, 409, "nothing_to_undo")
+	c.k.do("POST", c.base+"/redo", c.key, nil, 200, "").JSON(t, &step)
+	if step.Step != 1 || step.Undone {
+		t.Fatalf("redo %+v, want step 1 applied", step)
+	}
+	if h := c.history(); h.steps() != "1:replacement 2:edits~" || !h.CanRedo {
+		t.Fatalf("history after a redo %q", h.steps())
+	}
+	if got := c.r.get("?status=rejected").rows(); got != "4:false 5:false 6:false" {
+		t.Fatalf("rejected after the redo %q", got)
+	}
+}
+
+// newStepAndRerun: a new step discards the undone edit; a rerun applies
+// the replacements in force and keeps them as its history.
+func (c changesCase) newStepAndRerun() {
+	t := c.t
+	c.k.do("POST", c.base+"/replacements", c.key, `{"field":"active","find":"vielleicht","replace":"no"}`, 200, "")
+	if h := c.history(); h.steps() != "1:replacement 3:replacement" || h.CanRedo {
+		t.Fatalf("history after a new step %q", h.steps())
+	}
+	c.k.do("POST", c.base+"/redo", c.key, nil, 409, "nothing_to_redo")
+	if got := c.r.get("?status=rejected").rows(); got != "5:false 6:false" {
+		t.Fatalf("rejected after two replacements %q", got)
+	}
+	var rerun jobView
+	c.k.do("POST", c.base+"/rerun", c.key, nil, 202, "").JSON(t, &rerun)
+	if done := waitJob(t, c.app, c.key, rerun.ID); done.Status != "succeeded" {
+		t.Fatalf("rerun %s", done.Status)
+	}
+	if got := (recordsReader{t: t, k: c.k, key: c.key, path: "/v1/jobs/" + rerun.ID + "/records"}).get("?status=rejected").rows(); got != "5:false 6:false" {
+		t.Fatalf("the rerun's rejected records %q", got)
+	}
+	var rh historyView
+	c.k.do("GET", "/v1/jobs/"+rerun.ID+"/history", c.key, nil, 200, "").JSON(t, &rh)
+	if rh.steps() != "1:replacement 3:replacement" {
+		t.Fatalf("the rerun's history %q", rh.steps())
 	}
 }
 

@@ -251,6 +251,26 @@ func (b *indexBuild) add(c normalize.RowCheck) error {
 	if _, err := b.w[indexIssues].Write(b.text); err != nil {
 		return err
 	}
+	if err := b.addCells(c); err != nil {
+		return err
+	}
+	for i, k := range b.keys {
+		v := memberOf(c.Values, k)
+		var n [4]byte
+		binary.LittleEndian.PutUint32(n[:], uint32(len(v)))
+		w := b.w[fieldColumn(i)]
+		if _, err := w.Write(n[:]); err != nil {
+			return err
+		}
+		if _, err := w.Write(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addCells writes a record's key (row and file) and each field's cell.
+func (b *indexBuild) addCells(c normalize.RowCheck) error {
 	var key [12]byte
 	binary.LittleEndian.PutUint64(key[:8], uint64(c.Row))
 	binary.LittleEndian.PutUint32(key[8:], b.files[c.SourceFile])
@@ -271,18 +291,6 @@ func (b *indexBuild) add(c normalize.RowCheck) error {
 			if _, err := w.WriteString(*v); err != nil {
 				return err
 			}
-		}
-	}
-	for i, k := range b.keys {
-		v := memberOf(c.Values, k)
-		var n [4]byte
-		binary.LittleEndian.PutUint32(n[:], uint32(len(v)))
-		w := b.w[fieldColumn(i)]
-		if _, err := w.Write(n[:]); err != nil {
-			return err
-		}
-		if _, err := w.Write(v); err != nil {
-			return err
 		}
 	}
 	return nil
