@@ -112,6 +112,7 @@ var SQLStore = fx.Module("sqlstore",
 		fx.Annotate(sqlstore.NewSchemas, fx.As(new(ports.Schemas))),
 		fx.Annotate(sqlstore.NewLists, fx.As(new(ports.Lists))),
 		fx.Annotate(sqlstore.NewEdits, fx.As(new(ports.JobEdits))),
+		fx.Annotate(sqlstore.NewHistory, fx.As(new(ports.JobHistory))),
 		fx.Annotate(sqlstore.NewIdempotency, fx.As(new(ports.Idempotency))),
 		fx.Annotate(sqlstore.NewLearnedMappings, fx.As(new(ports.LearnedMappings))),
 		fx.Annotate(sqlstore.NewFiles, fx.As(new(ports.Files))),
@@ -293,6 +294,7 @@ var Review = fx.Module("review", fx.Provide(
 	review.NewExpirer,
 	review.NewEditor,
 	review.NewRecords,
+	review.NewChanges,
 	review.NewRerunner,
 ))
 
@@ -409,6 +411,7 @@ type apiDeps struct {
 	Confirm  *review.Confirmer
 	Edits    *review.Editor
 	Records  *review.Records
+	Changes  *review.Changes
 	Reruns   *review.Rerunner
 	Imports  *importsessions.Service
 	SSO      *sso.Service
@@ -420,7 +423,7 @@ type apiDeps struct {
 
 func newAPI(lc fx.Lifecycle, cfg Config, d apiDeps, out Output, _ Migrated) *httpapi.API {
 	log := d.Log
-	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Audit: d.Audit, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Hooks: d.Hooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Records: d.Records, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports, SSO: d.SSO})
+	api := httpapi.New(cfg.HTTP, httpapi.Deps{Log: log, Readiness: readiness{d.DB, d.Blob}, Auth: d.Auth, Keys: d.Keys, Audit: d.Audit, JobReader: d.Jobs, JobCreator: d.Create, JobCanceler: d.Cancel, Connect: d.Connect, Schemas: d.Schemas, Lists: d.Lists, Idempotency: d.Idem, Webhooks: d.Webhooks, Hooks: d.Hooks, Destinations: d.Dests, Review: d.Review, Confirm: d.Confirm, Edits: d.Edits, Records: d.Records, Changes: d.Changes, Reruns: d.Reruns, License: d.License, Gate: d.Gate, Clock: d.Clock, Observer: d.Metrics, ImportSessions: d.Imports, SSO: d.SSO})
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := api.Start(ctx); err != nil {

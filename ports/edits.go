@@ -23,11 +23,34 @@ type JobEdits interface {
 	OfRows(ctx context.Context, orgID, jobID string, rows map[string][]int64) ([]normalize.Edit, error)
 	// All returns every edit of a job, ordered by file, row and field.
 	All(ctx context.Context, orgID, jobID string) ([]normalize.Edit, error)
-	// Version is an opaque token that changes whenever a job's edits do
-	// (one stored, replaced or removed): what a job's records index is
-	// keyed by. A job of another organization, or with no edits, has the
-	// version of no edits.
+	// Delete removes the edits of some cells of a job, if it has them
+	// (joining the context's transaction): how undo restores a cell that
+	// had no edit.
+	Delete(ctx context.Context, orgID, jobID string, cells []normalize.EditKey) error
+	// Replacements returns a job's replacements in force (the replacement
+	// steps of its history not undone), in step order: what a run applies
+	// with its edits.
+	Replacements(ctx context.Context, orgID, jobID string) ([]normalize.Replacement, error)
+	// Version is an opaque token that changes whenever a job's edits or
+	// replacements in force do (one stored, replaced, removed, undone or
+	// redone): what a job's records index is keyed by. A job of another
+	// organization, or with no edits, has the version of no edits.
 	Version(ctx context.Context, orgID, jobID string) (string, error)
+}
+
+// JobHistory stores the steps of finished jobs' histories
+// (normalize.History): each edit request and each replacement.
+type JobHistory interface {
+	// Steps returns a job's steps, oldest first; a job of another
+	// organization has none.
+	Steps(ctx context.Context, orgID, jobID string) (normalize.History, error)
+	// Add stores a new step of a job, after deleting its undone steps,
+	// joining the context's transaction. A job of another organization is
+	// not found.
+	Add(ctx context.Context, orgID, jobID string, step normalize.HistoryStep) error
+	// SetUndone marks a step undone or not (joining the context's
+	// transaction); a step the job does not have is not found.
+	SetUndone(ctx context.Context, orgID, jobID string, step int64, undone bool) error
 }
 
 // EditLimits bound what Put may leave stored. An edit's bytes are those

@@ -20,6 +20,7 @@ func (a *API) editRoutes(g *gin.RouterGroup) {
 	g.POST("/:id/edits", a.addEdits)
 	get(g, "/:id/rejected-rows", a.rejectedRows)
 	get(g, "/:id/records", a.records) // records_handlers.go
+	a.changeRoutes(g)                 // changes_handlers.go
 }
 
 // editRequestJSON is one edit as a request gives it: value must be there,

@@ -55,6 +55,10 @@ var importSessionActions = map[string]importsession.Action{
 	"GET /v1/jobs/:id/edits":                  importsession.ReadJob,
 	"GET /v1/jobs/:id/records":                importsession.ReadJob,
 	"POST /v1/jobs/:id/edits":                 importsession.ReviewJob,
+	"POST /v1/jobs/:id/replacements":          importsession.ReviewJob,
+	"GET /v1/jobs/:id/history":                importsession.ReadJob,
+	"POST /v1/jobs/:id/undo":                  importsession.ReviewJob,
+	"POST /v1/jobs/:id/redo":                  importsession.ReviewJob,
 }
 
 // routeAction is the action of a route, as the rule of a client secret

@@ -40,6 +40,10 @@ var secretMayUse = map[string]bool{
 	"POST /v1/jobs/{id}/edits":                true,
 	"GET /v1/jobs/{id}/rejected-rows":         true,
 	"GET /v1/jobs/{id}/records":               true,
+	"POST /v1/jobs/{id}/replacements":         true,
+	"GET /v1/jobs/{id}/history":               true,
+	"POST /v1/jobs/{id}/undo":                 true,
+	"POST /v1/jobs/{id}/redo":                 true,
 }
 
 // sessionWorld is an organization with a session, a job in it, a job

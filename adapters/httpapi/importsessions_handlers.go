@@ -90,6 +90,7 @@ type ImportSessionJSON struct {
 	Locale         string            `json:"locale"`
 	Theme          ThemeJSON         `json:"theme"`
 	Texts          map[string]string `json:"texts"`
+	SubmitPolicy   submitPolicyJSON  `json:"submit_policy"`
 	CreatedAt      string            `json:"created_at"`
 	ExpiresAt      string            `json:"expires_at"`
 	RevokedAt      *string           `json:"revoked_at"`
@@ -119,6 +120,10 @@ func (a *API) importSessionJSON(c *gin.Context, s importsession.Session, jobs *i
 	if out.Texts == nil {
 		out.Texts = map[string]string{}
 	}
+	out.SubmitPolicy = submitPolicyJSON{InvalidRows: s.SubmitPolicy.InvalidRows, MinValidRows: s.SubmitPolicy.MinValidRows}
+	if out.SubmitPolicy.InvalidRows == "" {
+		out.SubmitPolicy.InvalidRows = importsession.DropInvalid
+	}
 	if s.SchemaID != "" {
 		out.SchemaID = &s.SchemaID
 	}
@@ -139,6 +144,14 @@ type createImportSessionRequest struct {
 	Locale         string            `json:"locale"`
 	Theme          ThemeJSON         `json:"theme"`
 	Texts          map[string]string `json:"texts"`
+	SubmitPolicy   submitPolicyJSON  `json:"submit_policy"`
+}
+
+// submitPolicyJSON is a session's submit_policy: what its submit asks of
+// its final jobs.
+type submitPolicyJSON struct {
+	InvalidRows  string `json:"invalid_rows"`
+	MinValidRows int64  `json:"min_valid_rows"`
 }
 
 // createImportSession mints a session. It takes no Idempotency-Key: a
@@ -152,7 +165,8 @@ func (a *API) createImportSession(c *gin.Context) {
 	}
 	ses, secret, err := a.deps.ImportSessions.Create(c.Request.Context(), principal(c), importsessions.Input{
 		SchemaID: req.SchemaID, Schema: req.Schema, Options: req.Options, AllowedOrigins: req.AllowedOrigins, ExpiresIn: req.ExpiresIn,
-		Metadata: req.Metadata, MaxJobs: req.MaxJobs, Locale: req.Locale, Theme: req.Theme.domain(), Texts: req.Texts})
+		Metadata: req.Metadata, MaxJobs: req.MaxJobs, Locale: req.Locale, Theme: req.Theme.domain(), Texts: req.Texts,
+		SubmitPolicy: importsession.SubmitPolicy{InvalidRows: req.SubmitPolicy.InvalidRows, MinValidRows: req.SubmitPolicy.MinValidRows}})
 	if err != nil {
 		fail(c, err)
 		return

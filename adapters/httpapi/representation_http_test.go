@@ -223,7 +223,8 @@ func TestRepresentation_compression(t *testing.T) {
 // unknown id's 404, or the route's 401 without credentials.
 func TestRepresentation_headOnEveryGet(t *testing.T) {
 	t.Parallel()
-	// Two requests an operation: more than the default burst of one key.
+	// One key calls every GET route twice, more than a burst of its rate
+	// limit: the limit is not what this test checks.
 	app := apptest.Start(t, sqltest.SQLite(t), func(c *bootstrap.Config) { c.HTTP.RateLimit.Burst = 1000 })
 	key := apptest.Caller{Key: app.Key(app.Org("Acme", identity.Normalize, identity.Connect))}
 	for _, op := range operations(t) {

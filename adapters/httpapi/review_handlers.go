@@ -53,7 +53,8 @@ func (a *API) getReview(c *gin.Context) {
 // reviewChange is the body of PATCH …/review: the sheet of the job's
 // workbooks to read the sample from.
 type reviewChange struct {
-	Sheet *string `json:"sheet"`
+	Sheet     *string `json:"sheet"`
+	HeaderRow *int    `json:"header_row"`
 }
 
 func (a *API) patchReview(c *gin.Context) {
@@ -62,18 +63,27 @@ func (a *API) patchReview(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if req.Sheet == nil { // an unknown job is 404 before its body is 400, as on every route
+	if req.Sheet == nil && req.HeaderRow == nil { // an unknown job is 404 before its body is 400, as on every route
 		if _, err := a.deps.JobReader.Get(c.Request.Context(), principal(c), c.Param("id")); err != nil {
 			fail(c, err)
 			return
 		}
-		fail(c, errMissing("sheet", "Send the sheet to read the sample from as sheet: {\"sheet\": \"Sheet name\"}."))
+		fail(c, errMissing("sheet", "Send the sheet to read the sample from as sheet: {\"sheet\": \"Sheet name\"}, or the header's row as header_row."))
 		return
 	}
-	v, err := a.deps.Review.ChooseSheet(c.Request.Context(), principal(c), c.Param("id"), *req.Sheet)
-	if err != nil {
-		fail(c, err)
-		return
+	var v review.View
+	var err error
+	if req.Sheet != nil {
+		if v, err = a.deps.Review.ChooseSheet(c.Request.Context(), principal(c), c.Param("id"), *req.Sheet); err != nil {
+			fail(c, err)
+			return
+		}
+	}
+	if req.HeaderRow != nil {
+		if v, err = a.deps.Review.ChooseHeaderRow(c.Request.Context(), principal(c), c.Param("id"), *req.HeaderRow); err != nil {
+			fail(c, err)
+			return
+		}
 	}
 	c.JSON(http.StatusOK, newReviewJSON(v))
 }

@@ -20,6 +20,9 @@ type reviewDocJSON struct {
 	IssueCounts    []reviewCountJSON   `json:"issue_counts"`
 	Preview        []reviewRowJSON     `json:"preview"`
 	Sheets         []reviewSheetJSON   `json:"sheets"`
+	HeaderRow      int                 `json:"header_row"`
+	FirstRows      [][]string          `json:"first_rows"`
+	HeaderUnsure   bool                `json:"header_unsure"`
 }
 
 type reviewSheetJSON struct {
@@ -126,6 +129,14 @@ func newReviewDocJSON(r review.Review) reviewDocJSON {
 			return reviewRowJSON{Row: p.Row, SourceFile: p.SourceFile, Valid: p.Valid, Values: p.Values,
 				Issues: convert(p.Issues, func(is review.Issue) reviewIssueJSON { return reviewIssueJSON(is) })}
 		}),
-		Sheets: convert(r.Sheets, func(s review.Sheet) reviewSheetJSON { return reviewSheetJSON(s) }),
+		Sheets:    convert(r.Sheets, func(s review.Sheet) reviewSheetJSON { return reviewSheetJSON(s) }),
+		HeaderRow: r.HeaderRow, FirstRows: firstRows(r.FirstRows), HeaderUnsure: r.HeaderUnsure,
 	}
+}
+
+func firstRows(rows [][]string) [][]string {
+	if rows == nil {
+		return [][]string{}
+	}
+	return rows
 }

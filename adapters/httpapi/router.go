@@ -95,6 +95,9 @@ type Deps struct {
 	Edits   *review.Editor
 	// Records serves a finished job's records, its spreadsheet.
 	Records *review.Records
+	// Changes are a finished job's replacements, and its history with
+	// undo and redo.
+	Changes *review.Changes
 	Reruns  *review.Rerunner
 	// ImportSessions mints import sessions and authenticates their secrets.
 	ImportSessions *importsessions.Service

@@ -107,6 +107,10 @@ var jobRouteScopes = map[string]apikey.Scope{
 	"GET /:id/edits":          apikey.JobsRead,
 	"GET /:id/records":        apikey.JobsRead,
 	"POST /:id/edits":         apikey.JobsWrite,
+	"POST /:id/replacements":  apikey.JobsWrite,
+	"GET /:id/history":        apikey.JobsRead,
+	"POST /:id/undo":          apikey.JobsWrite,
+	"POST /:id/redo":          apikey.JobsWrite,
 }
 
 func init() {

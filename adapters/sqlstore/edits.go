@@ -26,10 +26,11 @@ type editRow struct {
 	Field         string    `bun:"field,pk"`
 	Value         *string   `bun:"value"`
 	UpdatedAt     time.Time `bun:"updated_at"`
+	Step          int64     `bun:"step"`
 }
 
 func toEditDomain(r editRow) normalize.Edit {
-	return normalize.Edit{Row: r.RowNumber, SourceFile: r.SourceFile, Field: r.Field, Value: r.Value, At: r.UpdatedAt.UTC()}
+	return normalize.Edit{Row: r.RowNumber, SourceFile: r.SourceFile, Field: r.Field, Value: r.Value, At: r.UpdatedAt.UTC(), Step: r.Step}
 }
 
 // Edits implements ports.JobEdits.
@@ -116,11 +117,11 @@ func (s *Edits) upsert(ctx context.Context, orgID, jobID string, edits []normali
 		part := edits[start:min(len(edits), start+editBatch)]
 		rows := make([]editRow, len(part))
 		for i, e := range part {
-			rows[i] = editRow{JobID: jobID, OrgID: orgID, SourceFile: e.SourceFile, RowNumber: e.Row, Field: e.Field, Value: e.Value, UpdatedAt: e.At.UTC()}
+			rows[i] = editRow{JobID: jobID, OrgID: orgID, SourceFile: e.SourceFile, RowNumber: e.Row, Field: e.Field, Value: e.Value, UpdatedAt: e.At.UTC(), Step: e.Step}
 		}
 		_, err := tx.NewInsert().Model(&rows).
 			On("CONFLICT (job_id, source_file, row_number, field) DO UPDATE").
-			Set("value = EXCLUDED.value").Set("updated_at = EXCLUDED.updated_at").Exec(ctx)
+			Set("value = EXCLUDED.value").Set("updated_at = EXCLUDED.updated_at").Set("step = EXCLUDED.step").Exec(ctx)
 		if err != nil {
 			return err
 		}
@@ -246,5 +247,50 @@ func (s *Edits) Version(ctx context.Context, orgID, jobID string) (string, error
 	if err != nil {
 		return "", translate(err, "job")
 	}
-	return strconv.FormatInt(n, 10) + "@" + last.String, nil
+	var steps []int64
+	err = s.db.conn(ctx).NewSelect().TableExpr("job_history").Column("step").
+		Where("job_id = ? AND org_id = ? AND kind = ? AND undone = ?", jobID, orgID, normalize.StepReplacement, false).OrderExpr("step").Scan(ctx, &steps)
+	if err != nil {
+		return "", translate(err, "job")
+	}
+	v := strconv.FormatInt(n, 10) + "@" + last.String
+	for _, st := range steps {
+		v += "/r" + strconv.FormatInt(st, 10)
+	}
+	return v, nil
+}
+
+// Delete implements ports.JobEdits.
+func (s *Edits) Delete(ctx context.Context, orgID, jobID string, cells []normalize.EditKey) error {
+	tx := s.db.conn(ctx)
+	for _, c := range cells {
+		_, err := tx.NewDelete().TableExpr("job_edits").
+			Where("job_id = ? AND org_id = ? AND source_file = ? AND row_number = ? AND field = ?", jobID, orgID, c.SourceFile, c.Row, c.Field).Exec(ctx)
+		if err != nil {
+			return translate(err, "job")
+		}
+	}
+	return nil
+}
+
+// Replacements implements ports.JobEdits: the job's history's
+// replacement steps not undone.
+func (s *Edits) Replacements(ctx context.Context, orgID, jobID string) ([]normalize.Replacement, error) {
+	var rows []historyRow
+	err := s.db.conn(ctx).NewSelect().Model(&rows).
+		Where("job_id = ? AND org_id = ? AND kind = ? AND undone = ?", jobID, orgID, normalize.StepReplacement, false).OrderExpr("step").Scan(ctx)
+	if err != nil {
+		return nil, translate(err, "job")
+	}
+	out := make([]normalize.Replacement, 0, len(rows))
+	for _, r := range rows {
+		st, err := toStepDomain(r)
+		if err != nil {
+			return nil, err
+		}
+		if st.Replacement != nil {
+			out = append(out, *st.Replacement)
+		}
+	}
+	return out, nil
 }

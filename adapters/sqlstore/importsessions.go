@@ -30,6 +30,7 @@ type importSessionRow struct {
 	Locale         string     `bun:"locale"`
 	Theme          string     `bun:"theme"`
 	Texts          string     `bun:"texts"`
+	SubmitPolicy   string     `bun:"submit_policy"`
 	CreatedBy      string     `bun:"created_by"`
 	CreatedAt      time.Time  `bun:"created_at"`
 	ExpiresAt      time.Time  `bun:"expires_at"`
@@ -91,7 +92,8 @@ func toImportSessionRow(s importsession.Session) importSessionRow {
 	if len(s.Texts) > 0 {
 		texts, _ = json.Marshal(s.Texts)
 	}
-	return importSessionRow{ID: s.ID, OrgID: s.OrgID, Hash: s.Hash[:], SchemaID: s.SchemaID, Schema: optString(s.Schema),
+	policy, _ := json.Marshal(submitPolicyJSON(s.SubmitPolicy))
+	return importSessionRow{SubmitPolicy: string(policy), ID: s.ID, OrgID: s.OrgID, Hash: s.Hash[:], SchemaID: s.SchemaID, Schema: optString(s.Schema),
 		Options: string(s.Options), AllowedOrigins: string(origins), Metadata: string(s.Metadata), MaxJobs: s.MaxJobs,
 		Locale: s.Locale, Theme: string(theme), Texts: string(texts), CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt.UTC(), ExpiresAt: s.ExpiresAt.UTC(),
 		RevokedAt: utcPtr(s.RevokedAt), SubmittedAt: utcPtr(s.SubmittedAt), OpenedAt: utcPtr(s.OpenedAt)}
@@ -115,7 +117,20 @@ func toImportSessionDomain(r importSessionRow) (importsession.Session, error) {
 			return importsession.Session{}, fmt.Errorf("import session %s: read its texts column: %w", r.ID, err)
 		}
 	}
+	if r.SubmitPolicy != "" && r.SubmitPolicy != "{}" {
+		var p submitPolicyJSON
+		if err := json.Unmarshal([]byte(r.SubmitPolicy), &p); err != nil {
+			return importsession.Session{}, fmt.Errorf("import session %s: read its submit_policy column: %w", r.ID, err)
+		}
+		s.SubmitPolicy = importsession.SubmitPolicy(p)
+	}
 	return s, nil
+}
+
+// submitPolicyJSON is the submit_policy column's document.
+type submitPolicyJSON struct {
+	InvalidRows  string `json:"invalid_rows,omitempty"`
+	MinValidRows int64  `json:"min_valid_rows,omitempty"`
 }
 
 // ImportSessions implements ports.ImportSessions.
@@ -195,7 +210,7 @@ func (s *ImportSessions) Update(ctx context.Context, orgID, id string, fn func(*
 // organization's current grants come back as extra rows.
 func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (importsession.Session, []entitlement.Entitlement, error) {
 	rows, err := s.db.conn(ctx).QueryContext(ctx, `
-		SELECT s.id, s.org_id, s.schema_id, s.schema, s.options, s.allowed_origins, s.metadata, s.max_jobs, s.locale, s.theme, s.texts,
+		SELECT s.id, s.org_id, s.schema_id, s.schema, s.options, s.allowed_origins, s.metadata, s.max_jobs, s.locale, s.theme, s.texts, s.submit_policy,
 		       s.created_by, s.created_at, s.expires_at, s.revoked_at, s.submitted_at, s.opened_at, `+grantColumns+`
 		FROM import_sessions s LEFT JOIN entitlements e ON e.org_id = s.org_id AND e.revoked_at IS NULL
 		WHERE s.hash = ?`, h[:])
@@ -208,7 +223,7 @@ func (s *ImportSessions) ByHash(ctx context.Context, h importsession.Hash) (impo
 	found := false
 	for rows.Next() {
 		var g grantCols
-		if err := rows.Scan(append([]any{&r.ID, &r.OrgID, &r.SchemaID, &r.Schema, &r.Options, &r.AllowedOrigins, &r.Metadata, &r.MaxJobs, &r.Locale, &r.Theme, &r.Texts,
+		if err := rows.Scan(append([]any{&r.ID, &r.OrgID, &r.SchemaID, &r.Schema, &r.Options, &r.AllowedOrigins, &r.Metadata, &r.MaxJobs, &r.Locale, &r.Theme, &r.Texts, &r.SubmitPolicy,
 			&r.CreatedBy, &r.CreatedAt, &r.ExpiresAt, &r.RevokedAt, &r.SubmittedAt, &r.OpenedAt}, g.dest()...)...); err != nil {
 			return importsession.Session{}, nil, translate(err, importSessionWhat)
 		}

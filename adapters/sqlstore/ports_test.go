@@ -33,6 +33,7 @@ func stores(db *sqlstore.DB) portstest.Stores {
 		BlobOwners:        sqlstore.NewBlobOwners(db),
 		JobReviews:        sqlstore.NewReviews(db),
 		JobEdits:          sqlstore.NewEdits(db),
+		JobHistory:        sqlstore.NewHistory(db),
 		Destinations:      sqlstore.NewDestinations(db),
 		Pushes:            sqlstore.NewPushes(db),
 		Hooks:             sqlstore.NewHooks(db),

@@ -23,6 +23,9 @@ type reviewDoc struct {
 	IssueCounts    []reviewCount     `json:"issue_counts"`
 	Preview        []reviewRowDoc    `json:"preview"`
 	Sheets         []reviewSheet     `json:"sheets"`
+	HeaderRow      int               `json:"header_row"`
+	FirstRows      [][]string        `json:"first_rows,omitempty"`
+	HeaderUnsure   bool              `json:"header_unsure,omitempty"`
 }
 
 type reviewSheet struct {
@@ -133,7 +136,8 @@ func encodeReview(r *review.Review) (*string, error) {
 			return reviewRowDoc{Row: p.Row, SourceFile: p.SourceFile, Valid: p.Valid, Values: p.Values,
 				Issues: convert(p.Issues, func(is review.Issue) reviewIssue { return reviewIssue(is) })}
 		}),
-		Sheets: convert(r.Sheets, func(s review.Sheet) reviewSheet { return reviewSheet(s) }),
+		Sheets:    convert(r.Sheets, func(s review.Sheet) reviewSheet { return reviewSheet(s) }),
+		HeaderRow: r.HeaderRow, FirstRows: r.FirstRows, HeaderUnsure: r.HeaderUnsure,
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
@@ -166,7 +170,11 @@ func decodeReview(s *string) (*review.Review, error) {
 			return review.PreviewRow{Row: p.Row, SourceFile: p.SourceFile, Valid: p.Valid, Values: p.Values,
 				Issues: convert(p.Issues, func(is reviewIssue) review.Issue { return review.Issue(is) })}
 		}),
-		Sheets: convert(doc.Sheets, func(s reviewSheet) review.Sheet { return review.Sheet(s) }),
+		Sheets:    convert(doc.Sheets, func(s reviewSheet) review.Sheet { return review.Sheet(s) }),
+		HeaderRow: doc.HeaderRow, FirstRows: doc.FirstRows, HeaderUnsure: doc.HeaderUnsure,
+	}
+	if r.FirstRows == nil { // a review stored before first rows were kept
+		r.FirstRows = [][]string{}
 	}
 	if r.Sheets == nil { // a review stored before sheets were listed
 		r.Sheets = []review.Sheet{}

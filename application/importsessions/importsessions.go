@@ -65,6 +65,7 @@ type Input struct {
 	Locale         string
 	Theme          importsession.Theme
 	Texts          map[string]string
+	SubmitPolicy   importsession.SubmitPolicy
 }
 
 // canMint allows an API key or an organization admin's session: the
@@ -133,6 +134,13 @@ func (s *Service) settings(ctx context.Context, orgID string, in Input) (imports
 		return ses, err
 	}
 	ses.Texts = in.Texts
+	if errs := in.SubmitPolicy.Check("submit_policy"); len(errs) > 0 {
+		return ses, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "The submit policy is not valid; see errors.", Fields: errs}
+	}
+	ses.SubmitPolicy = in.SubmitPolicy
+	if ses.SubmitPolicy.InvalidRows == "" {
+		ses.SubmitPolicy.InvalidRows = importsession.DropInvalid
+	}
 	if ses.Metadata, err = metadata(in.Metadata); err != nil {
 		return ses, err
 	}
@@ -469,6 +477,9 @@ func (s *Service) Submit(ctx context.Context, p identity.Principal) (importsessi
 			return err
 		}
 		sum = summarize(ses, js)
+		if err := ses.SubmitPolicy.Allows(sum.RowsValid, sum.RowsRejected); err != nil {
+			return err // the transaction leaves the session open
+		}
 		if err := s.pushes.Submitted(ctx, js); err != nil {
 			return err
 		}

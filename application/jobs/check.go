@@ -11,11 +11,11 @@ import (
 
 // CheckRows runs some rows of a finished job's files again, as its run
 // read them but with opts (the run's, with its decided mapping, date
-// orders and decimal marks) and edits applied: which rows, by the file id
+// orders and decimal marks) and edits and replacements applied: which rows, by the file id
 // issues name ("" for an uploaded file), in rows. The files are read up
 // to the last row asked for, in one of the node's check slots, which
 // organizations share (Gate). A file gone from storage is source_deleted.
-func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, rows map[string][]int64) ([]normalize.RowCheck, error) {
+func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, repl []normalize.Replacement, rows map[string][]int64) ([]normalize.RowCheck, error) {
 	sch, err := schema.Parse(j.Schema)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Optio
 			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.limits))
 		}
 	}
-	in := normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Edits: edits}
+	in := normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Edits: edits, Replacements: repl}
 	closeLists, err := s.openLists(ctx, j, &in)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func (s *Sources) CheckRows(ctx context.Context, j job.Job, opts normalize.Optio
 // runs some, and hands each to fn in the files' order: how a job's
 // records index is built (review.Records). It takes one of the node's
 // check slots for the whole pass.
-func (s *Sources) EachRow(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, fn func(normalize.RowCheck) error) error {
+func (s *Sources) EachRow(ctx context.Context, j job.Job, opts normalize.Options, edits []normalize.Edit, repl []normalize.Replacement, fn func(normalize.RowCheck) error) error {
 	sch, err := schema.Parse(j.Schema)
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func (s *Sources) EachRow(ctx context.Context, j job.Job, opts normalize.Options
 			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.limits))
 		}
 	}
-	in := normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Edits: edits}
+	in := normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Edits: edits, Replacements: repl}
 	closeLists, err := s.openLists(ctx, j, &in)
 	if err != nil {
 		return err

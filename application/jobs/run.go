@@ -302,13 +302,17 @@ func (r *Runner) input(ctx context.Context, j job.Job, paths []string) (normaliz
 		}
 	}
 	var edits []normalize.Edit
+	var repl []normalize.Replacement
 	if r.edits != nil && j.Mode != normalize.ModeInfer {
 		if edits, err = r.edits.All(ctx, j.OrgID, j.ID); err != nil {
 			return normalize.Input{}, err
 		}
+		if repl, err = r.edits.Replacements(ctx, j.OrgID, j.ID); err != nil {
+			return normalize.Input{}, err
+		}
 	}
 	return normalize.Input{Mode: j.Mode, Schema: sch, Options: opts, Sources: sources, Learned: learned, MaxRows: r.cfg.MaxRows,
-		NewIndex: r.cfg.NewIndex, Edits: edits}, nil
+		NewIndex: r.cfg.NewIndex, Edits: edits, Replacements: repl}, nil
 }
 
 // results are the blobs a run writes its rows and issues to.

@@ -110,15 +110,15 @@ func TestSources_CheckRows(t *testing.T) {
 	opts := normalize.Options{Mapping: normalize.Mapping{"Name": "name", "E-mail": "email"}}
 	fixed := "bob@x.io"
 	edits := []normalize.Edit{{Row: 2, Field: "email", Value: &fixed}}
-	checks, err := f.sources.CheckRows(ctx, j, opts, edits, map[string][]int64{"": {1, 2}})
+	checks, err := f.sources.CheckRows(ctx, j, opts, edits, nil, map[string][]int64{"": {1, 2}})
 	if err != nil || len(checks) != 2 || !checks[0].Found || !checks[0].Valid || !checks[1].Valid || strings.Join(checks[1].Edited, ",") != "email" {
 		t.Fatalf("CheckRows = %+v, %v", checks, err)
 	}
-	if checks, err := f.sources.CheckRows(ctx, j, opts, nil, map[string][]int64{"": {2}}); err != nil || len(checks) != 1 || checks[0].Valid {
+	if checks, err := f.sources.CheckRows(ctx, j, opts, nil, nil, map[string][]int64{"": {2}}); err != nil || len(checks) != 1 || checks[0].Valid {
 		t.Fatalf("CheckRows without the edit = %+v, %v", checks, err)
 	}
 	gone := succeededJob("job_gone")
-	if _, err := f.sources.CheckRows(ctx, gone, opts, nil, map[string][]int64{"": {1}}); domain.CodeOf(err) != "source_deleted" {
+	if _, err := f.sources.CheckRows(ctx, gone, opts, nil, nil, map[string][]int64{"": {1}}); domain.CodeOf(err) != "source_deleted" {
 		t.Fatalf("a job whose file is gone: %v", err)
 	}
 }
@@ -144,16 +144,16 @@ func TestSources_CheckRowsShareTheNode(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if _, err := f.sources.CheckRows(short, mine, opts, nil, map[string][]int64{"": {1}}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := f.sources.CheckRows(short, mine, opts, nil, nil, map[string][]int64{"": {1}}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a check past the organization's share ran: %v", err)
 	}
-	if checks, err := f.sources.CheckRows(ctx, other, opts, nil, map[string][]int64{"": {1}}); err != nil || len(checks) != 1 {
+	if checks, err := f.sources.CheckRows(ctx, other, opts, nil, nil, map[string][]int64{"": {1}}); err != nil || len(checks) != 1 {
 		t.Fatalf("another organization's check: %+v %v", checks, err)
 	}
 	for _, release := range held {
 		release()
 	}
-	if checks, err := f.sources.CheckRows(ctx, mine, opts, nil, map[string][]int64{"": {1}}); err != nil || len(checks) != 1 {
+	if checks, err := f.sources.CheckRows(ctx, mine, opts, nil, nil, map[string][]int64{"": {1}}); err != nil || len(checks) != 1 {
 		t.Fatalf("after the slots were given back: %+v %v", checks, err)
 	}
 }

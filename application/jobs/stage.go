@@ -87,6 +87,10 @@ func (s *Sources) open(ctx context.Context, j job.Job, paths []string, opts norm
 	for i, f := range j.Files {
 		sources[i] = normalize.Source{Open: func() (table.Reader, error) {
 			return s.tables.Open(ctx, paths[i], f.Filename, opts.ReadOptions(s.limits))
+		}, OpenRaw: func() (table.Reader, error) {
+			raw := opts
+			raw.HeaderRow, raw.SkipRows, raw.FooterRows = normalize.HeaderNone, 0, table.FooterNone
+			return s.tables.Open(ctx, paths[i], f.Filename, raw.ReadOptions(s.limits))
 		}}
 		if j.SourceType == job.SourceConnect { // issues and mappings name the file they come from
 			sources[i].FileID = f.ID

@@ -29,14 +29,17 @@ type Editor struct {
 	cfg     Config
 	jobs    ports.Jobs
 	edits   ports.JobEdits
+	history ports.JobHistory
 	read    *jobs.Reader
 	sources *jobs.Sources
+	tx      ports.Transactor
 	clock   ports.Clock
 }
 
 // NewEditor returns the editing of finished jobs.
-func NewEditor(cfg Config, jobsRepo ports.Jobs, edits ports.JobEdits, read *jobs.Reader, sources *jobs.Sources, clock ports.Clock) *Editor {
-	return &Editor{cfg: cfg, jobs: jobsRepo, edits: edits, read: read, sources: sources, clock: clock}
+func NewEditor(cfg Config, jobsRepo ports.Jobs, edits ports.JobEdits, history ports.JobHistory, read *jobs.Reader, sources *jobs.Sources, tx ports.Transactor,
+	clock ports.Clock) *Editor {
+	return &Editor{cfg: cfg, jobs: jobsRepo, edits: edits, history: history, read: read, sources: sources, tx: tx, clock: clock}
 }
 
 // Fixing cells: a person gives one row's cell of a succeeded job a value
@@ -62,7 +65,11 @@ type EditsAdded struct {
 // editable returns the job a person may edit, and its schema: a succeeded
 // job of mode normalize or validate.
 func (s *Editor) editable(ctx context.Context, p identity.Principal, a importsession.Action, jobID string) (job.Job, *schema.Schema, error) {
-	j, err := s.jobs.Get(ctx, p.OrgID, jobID)
+	return editableJob(ctx, s.jobs, p, a, jobID)
+}
+
+func editableJob(ctx context.Context, jobsRepo ports.Jobs, p identity.Principal, a importsession.Action, jobID string) (job.Job, *schema.Schema, error) {
+	j, err := jobsRepo.Get(ctx, p.OrgID, jobID)
 	if err != nil {
 		return j, nil, err
 	}
@@ -142,7 +149,9 @@ func firstNonEmpty(a, b string) string {
 // edited row again with the job's edits and these: an edit of a row the
 // file does not have is refused, with nothing stored. The same cell given
 // twice is one edit, the last value winning; a cell edited before takes
-// the new value. A job holds at most normalize.MaxEdits edits.
+// the new value. A job holds at most normalize.MaxEdits edits. The
+// request is one step of the job's history (changes.go), which keeps the
+// cells' edits before it, for undo; it discards the undone steps.
 func (s *Editor) AddEdits(ctx context.Context, p identity.Principal, jobID string, edits []normalize.Edit) (EditsAdded, error) {
 	j, sch, err := s.editable(ctx, p, importsession.ReviewJob, jobID)
 	if err != nil {
@@ -157,9 +166,13 @@ func (s *Editor) AddEdits(ctx context.Context, p identity.Principal, jobID strin
 	if errs := normalize.CheckEdits("edits", edits, sch, jobFiles(j)); len(errs) > 0 {
 		return EditsAdded{}, invalidEdits(errs)
 	}
-	at := s.clock.Now()
+	steps, err := s.history.Steps(ctx, p.OrgID, j.ID)
+	if err != nil {
+		return EditsAdded{}, err
+	}
+	at, step := s.clock.Now(), steps.NextStep(0)
 	for i := range edits {
-		edits[i].At = at
+		edits[i].At, edits[i].Step = at, step
 	}
 	given := normalize.MergeEdits(edits)
 	// Only the edited rows' stored edits are read: a check of a row needs
@@ -184,7 +197,15 @@ func (s *Editor) AddEdits(ctx context.Context, p identity.Principal, jobID strin
 	if err := s.carryRunIssues(ctx, p, j, sch, checks); err != nil {
 		return EditsAdded{}, err
 	}
-	total, err := s.edits.Put(ctx, p.OrgID, j.ID, given, s.cfg.editLimits())
+	total := 0
+	err = s.tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if total, err = s.edits.Put(ctx, p.OrgID, j.ID, given, s.cfg.editLimits()); err != nil {
+			return err
+		}
+		return s.history.Add(ctx, p.OrgID, j.ID, normalize.HistoryStep{Step: step, Kind: normalize.StepEdits, At: at, Cells: int64(len(given)),
+			Summary: normalize.EditsSummary(len(given)), Before: editsOfCells(stored, given), After: given})
+	})
 	if err != nil {
 		return EditsAdded{}, err
 	}
@@ -197,6 +218,22 @@ func (s *Editor) AddEdits(ctx context.Context, p identity.Principal, jobID strin
 
 var errMissingEdits = &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: `Send the cells to change as edits: [{"row":3,"source_file":null,"field":"email","value":"…"}].`,
 	Fields: []domain.FieldError{{Field: "edits", Message: "required, at least one"}}}
+
+// editsOfCells are the edits of stored that are of the cells of given:
+// what an edits step keeps to undo.
+func editsOfCells(stored, given []normalize.Edit) []normalize.Edit {
+	cells := map[normalize.EditKey]bool{}
+	for _, e := range given {
+		cells[e.Key()] = true
+	}
+	var out []normalize.Edit
+	for _, e := range stored {
+		if cells[e.Key()] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 type rowKey struct {
 	file string
@@ -231,7 +268,11 @@ func (s *Editor) checkRows(ctx context.Context, j job.Job, all []normalize.Edit,
 	if err != nil {
 		return nil, err
 	}
-	checks, err := s.sources.CheckRows(ctx, j, opts, all, rows)
+	repl, err := s.edits.Replacements(ctx, j.OrgID, j.ID)
+	if err != nil {
+		return nil, err
+	}
+	checks, err := s.sources.CheckRows(ctx, j, opts, all, repl, rows)
 	if err != nil {
 		return nil, err
 	}

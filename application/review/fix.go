@@ -36,6 +36,7 @@ type Rerunner struct {
 	jobs    ports.Jobs
 	schemas ports.Schemas
 	edits   ports.JobEdits
+	history ports.JobHistory
 	blobs   ports.BlobStore
 	create  *jobs.Creator
 	connect *connect.Service
@@ -45,9 +46,10 @@ type Rerunner struct {
 }
 
 // NewRerunner returns the rerunning of jobs.
-func NewRerunner(cfg Config, jobsRepo ports.Jobs, schemas ports.Schemas, edits ports.JobEdits, blobs ports.BlobStore, create *jobs.Creator,
+func NewRerunner(cfg Config, jobsRepo ports.Jobs, schemas ports.Schemas, edits ports.JobEdits, history ports.JobHistory, blobs ports.BlobStore, create *jobs.Creator,
 	conn *connect.Service, tx ports.Transactor, clock ports.Clock, log *slog.Logger) *Rerunner {
-	return &Rerunner{cfg: cfg, jobs: jobsRepo, schemas: schemas, edits: edits, blobs: blobs, create: create, connect: conn, tx: tx, clock: clock, log: log}
+	return &Rerunner{cfg: cfg, jobs: jobsRepo, schemas: schemas, edits: edits, history: history, blobs: blobs, create: create, connect: conn, tx: tx,
+		clock: clock, log: log}
 }
 
 // Fixing values: a finished job's rejected values of a field are counted
@@ -250,8 +252,11 @@ type Rerun struct {
 	params jobs.Params
 	copied bool
 	// edits are the original's edits and the request's, which the rerun
-	// holds and applies.
+	// holds and applies; steps the original's history's steps not undone,
+	// and the request's edits as one more, which the rerun's history
+	// holds, so its replacements apply and undo works as on the original.
 	edits []normalize.Edit
+	steps normalize.History
 }
 
 // PrepareRerun checks a rerun of a finished job and readies its files: an
@@ -276,11 +281,11 @@ func (s *Rerunner) PrepareRerun(ctx context.Context, p identity.Principal, jobID
 	if err != nil {
 		return nil, err
 	}
-	edits, err := s.rerunEdits(ctx, orig, req.Edits)
+	edits, steps, err := s.rerunEdits(ctx, orig, req.Edits)
 	if err != nil {
 		return nil, err
 	}
-	r := &Rerun{orig: orig, edits: edits, params: jobs.Params{Mode: string(orig.Mode), Options: options, Name: orig.Name,
+	r := &Rerun{orig: orig, edits: edits, steps: steps, params: jobs.Params{Mode: string(orig.Mode), Options: options, Name: orig.Name,
 		ImportSessionID: orig.ImportSessionID, Metadata: orig.Metadata}} // a rerun stays in its import session
 	switch {
 	case orig.SchemaID != "":
@@ -314,11 +319,20 @@ func (s *Rerunner) SubmitRerun(ctx context.Context, p identity.Principal, r *Rer
 	var out job.Job
 	err := s.tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		if out, err = s.submitRerun(ctx, p, r); err != nil || len(r.edits) == 0 {
+		if out, err = s.submitRerun(ctx, p, r); err != nil {
 			return err
 		}
-		_, err = s.edits.Put(ctx, p.OrgID, out.ID, r.edits, s.cfg.editLimits())
-		return err
+		if len(r.edits) > 0 {
+			if _, err = s.edits.Put(ctx, p.OrgID, out.ID, r.edits, s.cfg.editLimits()); err != nil {
+				return err
+			}
+		}
+		for _, st := range r.steps {
+			if err := s.history.Add(ctx, p.OrgID, out.ID, st); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return job.Job{}, err
@@ -540,34 +554,49 @@ func detectedMapping(raw []byte) normalize.Mapping {
 // rerunEdits are a rerun's edits: the original's, then the request's,
 // which win cell by cell. The request's are checked against the schema and
 // the files, not against the files' rows (the run reports an edit of a
-// row no file has as edit_not_applied).
-func (s *Rerunner) rerunEdits(ctx context.Context, orig job.Job, asked []normalize.Edit) ([]normalize.Edit, error) {
+// row no file has as edit_not_applied). The rerun's history is the
+// original's steps not undone and the request's edits as a step after
+// them.
+func (s *Rerunner) rerunEdits(ctx context.Context, orig job.Job, asked []normalize.Edit) ([]normalize.Edit, normalize.History, error) {
 	if orig.Mode == normalize.ModeInfer || orig.Schema == nil {
 		if len(asked) > 0 {
-			return nil, domain.Invalid("A job in infer mode has no schema whose fields could be edited.")
+			return nil, nil, domain.Invalid("A job in infer mode has no schema whose fields could be edited.")
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
-	if len(asked) > 0 {
-		sch, err := schema.Parse(orig.Schema)
-		if err != nil {
-			return nil, fmt.Errorf("schema of job %s: %w", orig.ID, err)
-		}
-		if errs := normalize.CheckEdits("edits", asked, sch, jobFiles(orig)); len(errs) > 0 {
-			return nil, invalidEdits(errs)
-		}
-		at := s.clock.Now()
-		for i := range asked {
-			asked[i].At = at
+	h, err := s.history.Steps(ctx, orig.OrgID, orig.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var steps normalize.History
+	for _, st := range h {
+		if !st.Undone {
+			steps = append(steps, st)
 		}
 	}
 	stored, err := s.edits.All(ctx, orig.OrgID, orig.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if len(asked) > 0 {
+		sch, err := schema.Parse(orig.Schema)
+		if err != nil {
+			return nil, nil, fmt.Errorf("schema of job %s: %w", orig.ID, err)
+		}
+		if errs := normalize.CheckEdits("edits", asked, sch, jobFiles(orig)); len(errs) > 0 {
+			return nil, nil, invalidEdits(errs)
+		}
+		at, step := s.clock.Now(), steps.NextStep(0)
+		for i := range asked {
+			asked[i].At, asked[i].Step = at, step
+		}
+		given := normalize.MergeEdits(asked)
+		steps = append(steps, normalize.HistoryStep{Step: step, Kind: normalize.StepEdits, At: at, Cells: int64(len(given)),
+			Summary: normalize.EditsSummary(len(given)), Before: editsOfCells(stored, given), After: given})
 	}
 	all := normalize.MergeEdits(stored, asked)
 	if len(all) > normalize.MaxEdits {
-		return nil, tooManyEdits(len(all))
+		return nil, nil, tooManyEdits(len(all))
 	}
-	return all, nil
+	return all, steps, nil
 }

@@ -217,6 +217,11 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	f.tables.EXPECT().Open(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(openStaged).Maybe()
 
 	edits := f.editsMock()
+	// The history's behaviour is the repository's (portstest) and the
+	// API's (adapters/httpapi); here every job's history is empty.
+	history := mocks.NewJobHistory(t)
+	history.EXPECT().Steps(mock.Anything, mock.Anything, mock.Anything).Return(nil, nil).Maybe()
+	history.EXPECT().Add(mock.Anything, mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
 
 	log := slog.New(slog.DiscardHandler)
 	jcfg := jobs.Config{}
@@ -231,8 +236,8 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		Reviewer:  NewReviewer(cfg, f.jobs, sources, learned, f.blobs, render, log),
 		Confirmer: NewConfirmer(f.jobs, create, learned, tx, clock),
 		Expirer:   NewExpirer(cfg, f.jobs, f.reviews, outbox, tx, clock, log),
-		Editor:    NewEditor(cfg, f.jobs, edits, read, sources, clock),
-		Rerunner:  NewRerunner(cfg, f.jobs, schemas, edits, f.blobs, create, conn, tx, clock, log),
+		Editor:    NewEditor(cfg, f.jobs, edits, history, read, sources, tx, clock),
+		Rerunner:  NewRerunner(cfg, f.jobs, schemas, edits, history, f.blobs, create, conn, tx, clock, log),
 	}
 	return f
 }
@@ -258,6 +263,7 @@ func (f *fixture) editsMock() *mocks.JobEdits {
 		}).Maybe()
 
 	edits.EXPECT().List(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(f.listEdits).Maybe()
+	edits.EXPECT().Replacements(mock.Anything, mock.Anything, mock.Anything).Return(nil, nil).Maybe()
 	edits.EXPECT().OfRows(mock.Anything, mock.Anything, mock.Anything, mock.Anything).RunAndReturn(
 		func(_ context.Context, _, jobID string, rows map[string][]int64) ([]normalize.Edit, error) {
 			f.mu.Lock()

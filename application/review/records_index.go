@@ -44,6 +44,11 @@ import (
 //   - fields/<i>.bin: field i's value of each record, as the JSON text of
 //     values holds it, each after its length (4 bytes), which a sort by
 //     the field reads;
+//   - cells/<i>.bin: field i's cell of each record, its text as the
+//     record's cells hold it, after its length plus one (4 bytes; 0 for
+//     no cell), which a replacement's count reads (changes.go);
+//   - keys.bin: each record's row (8 bytes) and file (4, its index in
+//     the job's files), which a replacement of rejected rows reads;
 //   - index.json: the counts, written last: an index without it is not
 //     finished.
 //
@@ -58,6 +63,10 @@ type index struct {
 }
 
 const (
+	// indexFormat changes the versions' names when the blobs an index
+	// holds change: an index of an older format is built again.
+	indexFormat  = "2\x00"
+	indexKeys    = "keys.bin"
 	indexMeta    = "index.json"
 	indexRecords = "records.jsonl"
 	entrySize    = 16
@@ -69,7 +78,7 @@ const (
 )
 
 func newIndex(blobs ports.BlobStore, j job.Job, editsVersion string) *index {
-	sum := sha256.Sum256([]byte(editsVersion))
+	sum := sha256.Sum256([]byte(indexFormat + editsVersion))
 	root := "org/" + j.OrgID + "/jobs/" + j.ID + "/records/"
 	return &index{blobs: blobs, root: root, prefix: root + hex.EncodeToString(sum[:8]) + "/"}
 }
@@ -151,11 +160,14 @@ type indexCounts struct {
 
 func fieldColumn(i int) string { return "fields/" + strconv.Itoa(i) + ".bin" }
 
+func cellColumn(i int) string { return "cells/" + strconv.Itoa(i) + ".bin" }
+
 // indexBuild is the writing of an index: its blobs, and where the next
 // record goes.
 type indexBuild struct {
 	sch    *schema.Schema
-	keys   []string // the fields as keys of values' JSON text
+	files  map[string]uint32 // a file's index in the job's files
+	keys   []string          // the fields as keys of values' JSON text
 	w      map[string]*indexWriter
 	counts indexCounts
 	off    int64
@@ -164,13 +176,16 @@ type indexBuild struct {
 	text   []byte
 }
 
-func (ix *index) startBuild(ctx context.Context, sch *schema.Schema) (*indexBuild, error) {
-	b := &indexBuild{sch: sch, w: map[string]*indexWriter{}}
+func (ix *index) startBuild(ctx context.Context, sch *schema.Schema, files []string) (*indexBuild, error) {
+	b := &indexBuild{sch: sch, w: map[string]*indexWriter{}, files: map[string]uint32{}}
+	for i, f := range files {
+		b.files[f] = uint32(i)
+	}
 	b.enc = json.NewEncoder(&b.buf)
 	b.enc.SetEscapeHTML(false)
-	names := []string{indexRecords, "lists/all.bin", "lists/valid.bin", "lists/rejected.bin", indexSearch, indexIssues}
+	names := []string{indexRecords, "lists/all.bin", "lists/valid.bin", "lists/rejected.bin", indexSearch, indexIssues, indexKeys}
 	for i, f := range sch.Fields {
-		names = append(names, fieldColumn(i))
+		names = append(names, fieldColumn(i), cellColumn(i))
 		b.keys = append(b.keys, string(jsonText(f.Name)))
 	}
 	for _, n := range names {
@@ -236,6 +251,9 @@ func (b *indexBuild) add(c normalize.RowCheck) error {
 	if _, err := b.w[indexIssues].Write(b.text); err != nil {
 		return err
 	}
+	if err := b.addCells(c); err != nil {
+		return err
+	}
 	for i, k := range b.keys {
 		v := memberOf(c.Values, k)
 		var n [4]byte
@@ -246,6 +264,33 @@ func (b *indexBuild) add(c normalize.RowCheck) error {
 		}
 		if _, err := w.Write(v); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// addCells writes a record's key (row and file) and each field's cell.
+func (b *indexBuild) addCells(c normalize.RowCheck) error {
+	var key [12]byte
+	binary.LittleEndian.PutUint64(key[:8], uint64(c.Row))
+	binary.LittleEndian.PutUint32(key[8:], b.files[c.SourceFile])
+	if _, err := b.w[indexKeys].Write(key[:]); err != nil {
+		return err
+	}
+	for i, f := range b.sch.Fields {
+		var n [4]byte
+		v := c.Cells[f.Name]
+		if v != nil {
+			binary.LittleEndian.PutUint32(n[:], uint32(len(*v))+1)
+		}
+		w := b.w[cellColumn(i)]
+		if _, err := w.Write(n[:]); err != nil {
+			return err
+		}
+		if v != nil {
+			if _, err := w.WriteString(*v); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -295,6 +340,10 @@ func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Jo
 	if err != nil {
 		return err
 	}
+	repl, err := s.edits.Replacements(ctx, j.OrgID, j.ID)
+	if err != nil {
+		return err
+	}
 	opts, err := checkOptions(j)
 	if err != nil {
 		return err
@@ -303,7 +352,7 @@ func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Jo
 	if err != nil {
 		return err
 	}
-	b, err := ix.startBuild(ctx, sch)
+	b, err := ix.startBuild(ctx, sch, jobFiles(j))
 	if err != nil {
 		return err
 	}
@@ -327,7 +376,7 @@ func (s *Records) buildIndex(ctx context.Context, p identity.Principal, j job.Jo
 		written <- err
 	}()
 	batch := make([]normalize.RowCheck, 0, indexBatch)
-	err = s.sources.EachRow(ctx, j, opts, edits, func(c normalize.RowCheck) error {
+	err = s.sources.EachRow(ctx, j, opts, edits, repl, func(c normalize.RowCheck) error {
 		if batch = append(batch, c); len(batch) == indexBatch {
 			rows <- batch
 			batch = make([]normalize.RowCheck, 0, indexBatch)
@@ -664,6 +713,11 @@ type indexColumn struct {
 	r     *bufio.Reader
 	rc    io.Closer
 	lines bool
+	// cells reads a cell column (a length plus one, 0 for no cell: null
+	// says so); fixed a column of values of that many bytes.
+	cells bool
+	null  bool
+	fixed int
 	next  uint32 // the position of the record read next
 	cur   []byte // the record at the position asked for last
 	buf   []byte
@@ -707,11 +761,18 @@ func (c *indexColumn) line(keep bool) error {
 }
 
 func (c *indexColumn) value(keep bool) error {
-	var n [4]byte
-	if _, err := io.ReadFull(c.r, n[:]); err != nil {
-		return err
+	size := c.fixed
+	if size == 0 {
+		var n [4]byte
+		if _, err := io.ReadFull(c.r, n[:]); err != nil {
+			return err
+		}
+		size = int(binary.LittleEndian.Uint32(n[:]))
 	}
-	size := int(binary.LittleEndian.Uint32(n[:]))
+	if c.cells {
+		c.null = size == 0
+		size = max(size-1, 0)
+	}
 	if !keep {
 		_, err := c.r.Discard(size)
 		return err

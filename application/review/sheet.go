@@ -37,10 +37,52 @@ func (s *Reviewer) ChooseSheet(ctx context.Context, p identity.Principal, jobID,
 	if err := checkSheet(samples, sheet); err != nil {
 		return View{}, err
 	}
-	st.options.Sheet = sheet
+	return s.reread(ctx, p, j, st, before, func(o *normalize.Options) { o.Sheet = sheet }, func(err error) error { return unreadableSheet(sheet, err) })
+}
+
+// ChooseHeaderRow reads the sample of a job awaiting review again with
+// another row of its files as the header (1-based, counted after
+// options.skip_rows; 0: no header row, the columns named by position),
+// and computes the review of it. The row becomes the job's
+// options.header_row, so the confirmed run reads the files with it.
+func (s *Reviewer) ChooseHeaderRow(ctx context.Context, p identity.Principal, jobID string, row int) (View, error) {
+	j, st, err := s.awaitingReview(ctx, p, jobID)
+	if err != nil {
+		return View{}, err
+	}
+	if row < 0 || row > table.MaxHeaderRow {
+		msg := fmt.Sprintf("must be 0 (no header row) to %d", table.MaxHeaderRow)
+		return View{}, &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: "The header row " + msg + ".",
+			Fields: []domain.FieldError{{Field: "header_row", Message: msg}}}
+	}
+	before, err := s.sampleBytes(ctx, j)
+	if err != nil {
+		return View{}, err
+	}
+	h := normalize.HeaderRow(row)
+	if row == 0 {
+		h = normalize.HeaderNone
+	}
+	return s.reread(ctx, p, j, st, before, func(o *normalize.Options) { o.HeaderRow = h }, func(err error) error {
+		var f *normalize.Failure
+		if !errors.As(err, &f) || f.Code == domain.CodeInternalError {
+			return err
+		}
+		msg := fmt.Sprintf("The files cannot be read with row %d as the header: %s", row, f.Message)
+		return &domain.Error{Kind: domain.ErrInvalid, Code: domain.CodeInvalidRequest, Message: msg, Fields: []domain.FieldError{{Field: "header_row", Message: f.Message}}}
+	})
+}
+
+// reread reads a job's sample again with its options changed by set, and
+// stores the review of it with those options; unreadable says why the
+// files could not be read so.
+func (s *Reviewer) reread(ctx context.Context, p identity.Principal, j job.Job, st settings, before []byte, set func(*normalize.Options),
+	unreadable func(error) error) (View, error) {
+	jobID := j.ID
+	set(&st.options)
 	fresh, err := s.sources.Resample(ctx, j, st.options)
 	if err != nil {
-		return View{}, unreadableSheet(sheet, err)
+		return View{}, unreadable(err)
 	}
 	stored, err := normalize.MarshalSamples(fresh)
 	if err != nil {
@@ -64,7 +106,7 @@ func (s *Reviewer) ChooseSheet(ctx context.Context, p identity.Principal, jobID,
 		if err != nil {
 			return err
 		}
-		st.options.Sheet = sheet
+		set(&st.options)
 		rev, err := normalize.RunReview(ctx, normalize.ReviewInput{Mode: st.mode, Schema: st.schema, Options: st.options, Learned: learned, Samples: fresh, Lists: lists})
 		if err != nil {
 			return err

@@ -115,3 +115,39 @@ func remoteRecords(t *testing.T, jobID string) {
 		t.Fatalf("records --sort nope: exit %d (%v)", exitCode(err), err)
 	}
 }
+
+// TestRemote_replaceUndoRedo drives replace (a preview, then stored),
+// history, undo and redo against a real server.
+func TestRemote_replaceUndoRedo(t *testing.T) {
+	for _, target := range sqltest.Targets(t) {
+		t.Run(target.Name, func(t *testing.T) {
+			app := apptest.Start(t, target)
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv("TABNORM_API_URL", app.URL)
+			t.Setenv("TABNORM_API_KEY", app.Key(app.Org("Acme", identity.Normalize)))
+			jobID := remoteEditsJob(t)
+			out, _, err := runRemote(t, "jobs", "replace", jobID, "--field", "email", "--find", "@$", "--replace", "@x.io", "--match", "regex", "--preview")
+			if err != nil || out != "(preview)\t2 matched\n" {
+				t.Fatalf("replace --preview: %v %q", err, out)
+			}
+			out, _, err = runRemote(t, "jobs", "replace", jobID, "--field", "email", "--find", "@$", "--replace", "@x.io", "--match", "regex", "--rejected")
+			if err != nil || !strings.HasPrefix(out, "rpl_") || !strings.HasSuffix(out, "\t2 matched\n") {
+				t.Fatalf("replace: %v %q", err, out)
+			}
+			out, _, err = runRemote(t, "jobs", "history", jobID)
+			if err != nil || out != "1\treplacement\tdone\temail: @$ → @x.io (2 cells)\n" {
+				t.Fatalf("history: %v %q", err, out)
+			}
+			if out, _, err = runRemote(t, "jobs", "undo", jobID); err != nil || !strings.HasPrefix(out, "1\treplacement\tundone\t") {
+				t.Fatalf("undo: %v %q", err, out)
+			}
+			if _, _, err := runRemote(t, "jobs", "undo", jobID); exitCode(err) != 1 || !strings.Contains(err.Error(), "nothing_to_undo") {
+				t.Fatalf("undo again: exit %d (%v)", exitCode(err), err)
+			}
+			if out, _, err = runRemote(t, "jobs", "redo", jobID); err != nil || !strings.HasPrefix(out, "1\treplacement\tdone\t") {
+				t.Fatalf("redo: %v %q", err, out)
+			}
+		})
+	}
+}

@@ -79,6 +79,7 @@ func newJobsCmd() *cobra.Command {
 	cmd.AddCommand(list, rows, newErrorsWorkbookCmd())
 	cmd.AddCommand(newReviewCmds(&asJSON)...)
 	cmd.AddCommand(newEditCmds(&asJSON)...)
+	cmd.AddCommand(newChangeCmds(&asJSON)...)
 	return cmd
 }
 

@@ -29,6 +29,8 @@ const (
 	Destination = "dst"
 	Push        = "psh"
 	Hook        = "hook"
+	// Replacement is a find-and-replace over a job's field.
+	Replacement = "rpl"
 )
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"

@@ -64,6 +64,7 @@ type Session struct {
 	Locale         string // one of Locales, or Auto
 	Theme          Theme
 	Texts          map[string]string // the importer's words this session overrides, by message key
+	SubmitPolicy   SubmitPolicy      // what its submit asks of its final jobs (submit.go)
 	Hash           Hash
 	CreatedBy      string // the API key or user that minted it
 	CreatedAt      time.Time

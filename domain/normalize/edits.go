@@ -39,6 +39,9 @@ type Edit struct {
 	Value *string
 	// At is when the edit was made.
 	At time.Time
+	// Step is the step of the job's history it was made in, which orders
+	// it among the job's replacements (replace.go); 0 is before them all.
+	Step int64
 }
 
 // EditKey is the cell an edit is about: one edit a cell, the last wins.
@@ -132,6 +135,10 @@ type cellEdit struct {
 	value string
 	null  bool
 	hook  bool // a validation hook's correction, not a person's edit
+	// step orders the edit among replacements; replaced says a
+	// replacement made it, not a person's edit.
+	step     int64
+	replaced bool
 }
 
 // editOf returns the row's edit of field f, or nil.
@@ -164,7 +171,7 @@ func (w *writer) planEdits(p *plan) {
 			p.edits = map[int64][]cellEdit{}
 			p.unapplied = map[int64]bool{}
 		}
-		ce := cellEdit{field: f, null: e.Value == nil}
+		ce := cellEdit{field: f, null: e.Value == nil, step: e.Step}
 		if e.Value != nil {
 			ce.value = *e.Value
 		}
@@ -274,7 +281,7 @@ func CheckRows(ctx context.Context, in Input, rows map[string][]int64) (out []Ro
 	if in.Schema == nil || in.Mode == ModeInfer {
 		return nil, fail(domain.CodeInvalidSchema, "checking rows needs a target schema")
 	}
-	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, MaxRows: 1 << 62, MaxIssues: 1 << 62,
+	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, Replacements: in.Replacements, MaxRows: 1 << 62, MaxIssues: 1 << 62,
 		Lists: in.Lists, Hooks: checkHooks(in.Hooks)}, Output{Rows: io.Discard, Issues: io.Discard})
 	defer w.closeIndexes()
 	for _, src := range in.Sources {
@@ -368,6 +375,9 @@ func (p *plan) rowCheck(b *batch, rec *table.Record, ro *rowOut) RowCheck {
 		rc.Issues = append(rc.Issues, issueJSON(is))
 	}
 	ed := p.edits[ro.number]
+	if rec.RowIssue == nil {
+		ed = p.replaced(ro.number, rec.Cells, ed)
+	}
 	for c, f := range p.to {
 		if f < 0 {
 			continue

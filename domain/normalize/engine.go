@@ -24,6 +24,10 @@ import (
 type Source struct {
 	FileID string // "" for a single-file job
 	Open   func() (table.Reader, error)
+	// OpenRaw, when set, opens the file as Open does but reading every
+	// row as a record (no header, nothing skipped above it): where a
+	// review's sample takes its first rows (Sample.FirstRows).
+	OpenRaw func() (table.Reader, error)
 }
 
 // Progress is what a run has done so far.
@@ -58,6 +62,9 @@ type Input struct {
 	// Edits are a person's values for single cells (edits.go), read
 	// instead of the file's, before coercion, one a cell.
 	Edits []Edit
+	// Replacements are find-and-replace operations over fields' cells
+	// (replace.go), applied with the edits in step order.
+	Replacements []Replacement
 	// Hooks are the validation hooks the schema names (hooks.go), in its
 	// order, opened by the application.
 	Hooks []HookUse

@@ -48,6 +48,8 @@ type plan struct {
 	// rows whose edits no written row took yet (edits.go).
 	edits     map[int64][]cellEdit
 	unapplied map[int64]bool
+	// repl are the run's replacements in step order (replace.go).
+	repl []planReplacer
 	// hooks are the validation hooks each processed batch goes through
 	// (hooks.go; nil: none, and the pipeline has no hook stage).
 	hooks []HookUse
@@ -204,6 +206,9 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 		p.pk = append(p.pk, s.Index(k))
 	}
 	w.planEdits(p)
+	if err := w.planReplacements(p); err != nil {
+		return nil, err
+	}
 	p.hooks = w.in.Hooks
 	if err := w.planStage(p); err != nil {
 		return nil, err

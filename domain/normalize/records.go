@@ -20,7 +20,7 @@ func EachRow(ctx context.Context, in Input, fn func(RowCheck) error) (err error)
 	if in.Schema == nil || in.Mode == ModeInfer {
 		return fail(domain.CodeInvalidSchema, "reading records needs a target schema")
 	}
-	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, MaxRows: 1 << 62, MaxIssues: 1 << 62,
+	w := newWriter(Input{Mode: in.Mode, Schema: in.Schema, Options: in.Options, Learned: in.Learned, Edits: in.Edits, Replacements: in.Replacements, MaxRows: 1 << 62, MaxIssues: 1 << 62,
 		Lists: in.Lists}, Output{Rows: discard{}, Issues: discard{}})
 	defer w.closeIndexes()
 	for _, src := range in.Sources {

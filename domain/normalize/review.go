@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -83,6 +85,7 @@ func RunReview(ctx context.Context, in ReviewInput) (rev review.Review, err erro
 	}
 	s := in.Schema
 	rev = review.Review{Columns: []review.Column{}, UnmappedFields: []string{}, Blocking: []review.Blocker{}, IssueCounts: []review.IssueCount{}, Preview: []review.PreviewRow{}, Sheets: sheetsOf(in.Samples)}
+	rev.HeaderRow, rev.FirstRows, rev.HeaderUnsure = headerOf(in.Samples, in.Options)
 	mappedAnywhere := make([]bool, len(s.Fields))
 	relax := map[string]bool{} // required fields some file leaves unmapped
 	skip := make([]bool, len(in.Samples))
@@ -393,3 +396,40 @@ var (
 	_ table.Reader    = (*sampleReader)(nil)
 	_ table.Describer = (*describedSample)(nil)
 )
+
+// headerOf is the header row the first sample was read with (0: none),
+// the file's first rows, and whether the header is unsure: detected (not
+// chosen in options.header_row) and below the first row, or with a cell
+// that is empty, repeated or a number, as a data row's would be.
+func headerOf(samples []Sample, o Options) (int, [][]string, bool) {
+	if len(samples) == 0 {
+		return 0, [][]string{}, false
+	}
+	smp := samples[0]
+	rows := smp.FirstRows
+	if rows == nil {
+		rows = [][]string{}
+	}
+	row := 1
+	switch {
+	case o.HeaderRow == HeaderNone:
+		return 0, rows, false
+	case o.HeaderRow > 0:
+		return int(o.HeaderRow) + o.SkipRows, rows, false
+	case smp.Detection != nil:
+		row = smp.Detection.HeaderRow
+	}
+	if row == 0 {
+		return 0, rows, true // detected as having no header: a person should check
+	}
+	unsure := row != 1+o.SkipRows
+	seen := map[string]bool{}
+	for _, h := range smp.Header {
+		k := strings.ToLower(strings.TrimSpace(h))
+		if _, err := strconv.ParseFloat(k, 64); k == "" || seen[k] || err == nil {
+			unsure = true
+		}
+		seen[k] = true
+	}
+	return row, rows, unsure
+}

@@ -36,6 +36,7 @@ func (p *plan) process(b *batch, seed maphash.Seed) {
 		if p.edits != nil {
 			ed = p.edits[ro.number]
 		}
+		ed = p.replaced(ro.number, rec.Cells, ed)
 		if b.hooks.edits != nil {
 			ed = withHookEdits(ed, b.hooks.edits[ro.number])
 		}
@@ -105,7 +106,7 @@ func (p *plan) coerceCells(rec *table.Record, ed []cellEdit, ro *rowOut, vals []
 		if ed != nil { // an edit, instead of the file's value and value_map
 			if e := editOf(ed, f); e != nil {
 				s, present, edited = e.value, !e.null, true
-				if !e.hook {
+				if !e.hook && !e.replaced {
 					ro.edited++
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tabnorm/tabnorm/domain/table"
 )
@@ -37,6 +38,53 @@ type Sample struct {
 	// Sheets are a workbook's sheets, for choosing another; nil for a
 	// file of another format.
 	Sheets []table.Sheet
+	// FirstRows are the file's (or sheet's) first FirstRowsCount rows as
+	// they are, the header and any rows above it included, each cell cut
+	// to FirstRowCellBytes: what a person picks the header row from.
+	FirstRows [][]string
+}
+
+// The bounds of Sample.FirstRows.
+const (
+	FirstRowsCount    = 10
+	FirstRowCellBytes = 64
+	firstRowCells     = 100
+)
+
+// readFirstRows reads the first rows of a file as they are.
+func readFirstRows(src Source) [][]string {
+	if src.OpenRaw == nil {
+		return nil
+	}
+	r, err := src.OpenRaw()
+	if err != nil {
+		return nil // the sample's own read reports a file it cannot read
+	}
+	defer func() { _ = r.Close() }()
+	out := [][]string{}
+	for len(out) < FirstRowsCount {
+		rec, err := r.Next()
+		if err != nil || rec.RowIssue != nil {
+			break
+		}
+		row := make([]string, 0, min(len(rec.Cells), firstRowCells))
+		for _, c := range rec.Cells[:min(len(rec.Cells), firstRowCells)] {
+			row = append(row, cutUTF8(c, FirstRowCellBytes))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// cutUTF8 cuts s to at most n bytes, on a character's boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n])
 }
 
 // ReadSamples reads the header and first records of every source. A
@@ -68,7 +116,7 @@ func readSample(ctx context.Context, src Source, budget int) (s Sample, size int
 		return s, 0, readerFailure(ctx, err, src.FileID)
 	}
 	defer func() { _ = r.Close() }()
-	s = Sample{FileID: src.FileID, Format: r.Format(), Header: append([]string(nil), r.Header()...)}
+	s = Sample{FileID: src.FileID, Format: r.Format(), Header: append([]string(nil), r.Header()...), FirstRows: readFirstRows(src)}
 	if d, ok := r.(table.Describer); ok {
 		det := d.Detection()
 		s.Detection = &det
@@ -154,6 +202,7 @@ type sampleJSON struct {
 	Records   []sampleRecJSON `json:"records"`
 	Complete  bool            `json:"complete"`
 	Sheets    []sheetJSON     `json:"sheets,omitempty"`
+	FirstRows [][]string      `json:"first_rows,omitempty"`
 }
 
 type sheetJSON struct {
@@ -194,7 +243,7 @@ type cellIssueJSON struct {
 func MarshalSamples(samples []Sample) ([]byte, error) {
 	out := make([]sampleJSON, len(samples))
 	for i, s := range samples {
-		sj := sampleJSON{FileID: s.FileID, Format: s.Format, Header: s.Header, Complete: s.Complete, Records: make([]sampleRecJSON, len(s.Records))}
+		sj := sampleJSON{FileID: s.FileID, Format: s.Format, Header: s.Header, Complete: s.Complete, Records: make([]sampleRecJSON, len(s.Records)), FirstRows: s.FirstRows}
 		for _, sh := range s.Sheets {
 			sj.Sheets = append(sj.Sheets, sheetJSON(sh))
 		}
@@ -225,7 +274,7 @@ func UnmarshalSamples(b []byte) ([]Sample, error) {
 	}
 	out := make([]Sample, len(in))
 	for i, sj := range in {
-		s := Sample{FileID: sj.FileID, Format: sj.Format, Header: sj.Header, Complete: sj.Complete, Records: make([]table.Record, len(sj.Records))}
+		s := Sample{FileID: sj.FileID, Format: sj.Format, Header: sj.Header, Complete: sj.Complete, Records: make([]table.Record, len(sj.Records)), FirstRows: sj.FirstRows}
 		for _, sh := range sj.Sheets {
 			s.Sheets = append(s.Sheets, table.Sheet(sh))
 		}

@@ -53,6 +53,7 @@ type Stores struct {
 	BlobOwners        ports.BlobOwners
 	JobReviews        ports.JobReviews
 	JobEdits          ports.JobEdits
+	JobHistory        ports.JobHistory
 	Destinations      ports.Destinations
 	Pushes            ports.Pushes
 	Hooks             ports.Hooks
@@ -91,6 +92,7 @@ func Repositories(t *testing.T, open func(t *testing.T) Stores) {
 		{"BlobOwners", BlobOwners},
 		{"JobReviews", JobReviews},
 		{"JobEdits", JobEdits},
+		{"JobHistory", JobHistory},
 		{"Destinations", Destinations},
 		{"Pushes", Pushes},
 		{"Hooks", Hooks},

@@ -84,6 +84,55 @@ func (_c *JobEdits_All_Call) RunAndReturn(run func(context.Context, string, stri
 	return _c
 }
 
+// Delete provides a mock function with given fields: ctx, orgID, jobID, cells
+func (_m *JobEdits) Delete(ctx context.Context, orgID string, jobID string, cells []normalize.EditKey) error {
+	ret := _m.Called(ctx, orgID, jobID, cells)
+
+	if len(ret) == 0 {
+		panic("no return value specified for Delete")
+	}
+
+	var r0 error
+	if rf, ok := ret.Get(0).(func(context.Context, string, string, []normalize.EditKey) error); ok {
+		r0 = rf(ctx, orgID, jobID, cells)
+	} else {
+		r0 = ret.Error(0)
+	}
+
+	return r0
+}
+
+// JobEdits_Delete_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Delete'
+type JobEdits_Delete_Call struct {
+	*mock.Call
+}
+
+// Delete is a helper method to define mock.On call
+//   - ctx context.Context
+//   - orgID string
+//   - jobID string
+//   - cells []normalize.EditKey
+func (_e *JobEdits_Expecter) Delete(ctx interface{}, orgID interface{}, jobID interface{}, cells interface{}) *JobEdits_Delete_Call {
+	return &JobEdits_Delete_Call{Call: _e.mock.On("Delete", ctx, orgID, jobID, cells)}
+}
+
+func (_c *JobEdits_Delete_Call) Run(run func(ctx context.Context, orgID string, jobID string, cells []normalize.EditKey)) *JobEdits_Delete_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		run(args[0].(context.Context), args[1].(string), args[2].(string), args[3].([]normalize.EditKey))
+	})
+	return _c
+}
+
+func (_c *JobEdits_Delete_Call) Return(_a0 error) *JobEdits_Delete_Call {
+	_c.Call.Return(_a0)
+	return _c
+}
+
+func (_c *JobEdits_Delete_Call) RunAndReturn(run func(context.Context, string, string, []normalize.EditKey) error) *JobEdits_Delete_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
 // List provides a mock function with given fields: ctx, orgID, jobID, page
 func (_m *JobEdits) List(ctx context.Context, orgID string, jobID string, page ports.Page) ([]normalize.Edit, string, error) {
 	ret := _m.Called(ctx, orgID, jobID, page)
@@ -269,6 +318,66 @@ func (_c *JobEdits_Put_Call) Return(total int, err error) *JobEdits_Put_Call {
 }
 
 func (_c *JobEdits_Put_Call) RunAndReturn(run func(context.Context, string, string, []normalize.Edit, ports.EditLimits) (int, error)) *JobEdits_Put_Call {
+	_c.Call.Return(run)
+	return _c
+}
+
+// Replacements provides a mock function with given fields: ctx, orgID, jobID
+func (_m *JobEdits) Replacements(ctx context.Context, orgID string, jobID string) ([]normalize.Replacement, error) {
+	ret := _m.Called(ctx, orgID, jobID)
+
+	if len(ret) == 0 {
+		panic("no return value specified for Replacements")
+	}
+
+	var r0 []normalize.Replacement
+	var r1 error
+	if rf, ok := ret.Get(0).(func(context.Context, string, string) ([]normalize.Replacement, error)); ok {
+		return rf(ctx, orgID, jobID)
+	}
+	if rf, ok := ret.Get(0).(func(context.Context, string, string) []normalize.Replacement); ok {
+		r0 = rf(ctx, orgID, jobID)
+	} else {
+		if ret.Get(0) != nil {
+			r0 = ret.Get(0).([]normalize.Replacement)
+		}
+	}
+
+	if rf, ok := ret.Get(1).(func(context.Context, string, string) error); ok {
+		r1 = rf(ctx, orgID, jobID)
+	} else {
+		r1 = ret.Error(1)
+	}
+
+	return r0, r1
+}
+
+// JobEdits_Replacements_Call is a *mock.Call that shadows Run/Return methods with type explicit version for method 'Replacements'
+type JobEdits_Replacements_Call struct {
+	*mock.Call
+}
+
+// Replacements is a helper method to define mock.On call
+//   - ctx context.Context
+//   - orgID string
+//   - jobID string
+func (_e *JobEdits_Expecter) Replacements(ctx interface{}, orgID interface{}, jobID interface{}) *JobEdits_Replacements_Call {
+	return &JobEdits_Replacements_Call{Call: _e.mock.On("Replacements", ctx, orgID, jobID)}
+}
+
+func (_c *JobEdits_Replacements_Call) Run(run func(ctx context.Context, orgID string, jobID string)) *JobEdits_Replacements_Call {
+	_c.Call.Run(func(args mock.Arguments) {
+		run(args[0].(context.Context), args[1].(string), args[2].(string))
+	})
+	return _c
+}
+
+func (_c *JobEdits_Replacements_Call) Return(_a0 []normalize.Replacement, _a1 error) *JobEdits_Replacements_Call {
+	_c.Call.Return(_a0, _a1)
+	return _c
+}
+
+func (_c *JobEdits_Replacements_Call) RunAndReturn(run func(context.Context, string, string) ([]normalize.Replacement, error)) *JobEdits_Replacements_Call {
 	_c.Call.Return(run)
 	return _c
 }

@@ -33,6 +33,13 @@ type Review struct {
 	// Sheets are the sheets of the workbooks among the files, for
 	// choosing another (options.sheet); empty for other formats.
 	Sheets []Sheet
+	// HeaderRow is the 1-based row of the first file's header the sample
+	// was read with (0: no header row); FirstRows that file's first rows
+	// as they are, for choosing another (options.header_row); HeaderUnsure
+	// says the detection was not sure of it.
+	HeaderRow    int
+	FirstRows    [][]string
+	HeaderUnsure bool
 }
 
 // Sheet is one sheet of a workbook: its rows with a value (all of them
