@@ -60,7 +60,7 @@ const (
 // numbers could be many fields.
 var kindStrength = map[string]float64{
 	kindEmail: 0.95, kindUUID: 0.95, kindURI: 0.9, kindDateTime: 0.85, kindDate: 0.8, kindPhone: 0.85,
-	kindCountry: 0.85, kindCurrency: 0.85, kindBoolean: 0.6, kindTime: 0.7, kindYear: 0.45, kindPostal: 0.5,
+	kindCountry: 0.85, kindCurrency: 0.85, kindWeek: 0.8, kindBoolean: 0.6, kindTime: 0.7, kindYear: 0.45, kindPostal: 0.5,
 	kindNumber: 0.4, kindInteger: 0.35, kindIdentifier: 0.4, kindPersonName: 0.35, kindGivenName: 0.3,
 	kindWords: 0.2, kindCompany: 0.8, kindStreet: 0.8, kindAddress: 0.5, kindText: 0.1,
 	kindEnum: 0.9, kindPattern: 0.7, kindList: 0.9,
@@ -152,6 +152,13 @@ func fieldKind(ix *synonymIndex, f schema.Field, concepts map[*concept]bool) str
 	} else {
 		for c := range concepts {
 			kind = c.kind
+		}
+	}
+	if kind == "" && f.Type == schema.String {
+		// A text field named by one concept of the vocabulary that says
+		// its kind of value (week holds 2020-W11).
+		if ts := vocab().terms(f.Name); len(ts) == 1 {
+			kind = vocab().kind[ts[0].id]
 		}
 	}
 	if f.Type == schema.String && (kind == kindInteger || kind == kindNumber) {
@@ -716,7 +723,7 @@ func (m *Matcher) sure(mp *mapper, ps pairScore) bool {
 
 // uniqueKinds are the kinds of value that tell a field when the schema
 // has one field of the kind: a column of dates is its only date field.
-var uniqueKinds = map[string]bool{kindDate: true, kindDateTime: true, kindEmail: true, kindPhone: true, kindURI: true,
+var uniqueKinds = map[string]bool{kindDate: true, kindDateTime: true, kindWeek: true, kindEmail: true, kindPhone: true, kindURI: true,
 	kindUUID: true, kindCountry: true, kindCurrency: true, kindBoolean: true}
 
 // onlyOfItsKind says the values decide a pair its header cannot: nine in

@@ -32,6 +32,7 @@ const (
 	kindNumber     = "number"
 	kindBoolean    = "boolean"
 	kindYear       = "year"
+	kindWeek       = "week" // an ISO 8601 week: 2020-W11
 	kindPostal     = "postal"
 	kindPersonName = "personname"
 	kindGivenName  = "givenname"
@@ -50,7 +51,7 @@ const (
 
 // profileKinds are the kinds a value is classified as, each a bit.
 var profileKinds = []string{kindEmail, kindPhone, kindCountry, kindCurrency, kindUUID, kindURI, kindDate, kindDateTime, kindTime,
-	kindInteger, kindNumber, kindBoolean, kindYear, kindPostal, kindPersonName, kindGivenName, kindWords, kindStreet, kindAddress,
+	kindInteger, kindNumber, kindBoolean, kindYear, kindWeek, kindPostal, kindPersonName, kindGivenName, kindWords, kindStreet, kindAddress,
 	kindIdentifier, kindText, kindCompany}
 
 // maxProfileDistinct bounds the distinct values a profile keeps (with
@@ -76,7 +77,7 @@ type profile struct {
 
 // tellingKinds are kinds whose values say plainly what a column is; a
 // column mostly of one of them contradicts a field of another kind.
-var tellingKinds = []string{kindEmail, kindURI, kindUUID, kindDateTime, kindDate, kindPhone, kindCurrency, kindNumber}
+var tellingKinds = []string{kindEmail, kindURI, kindUUID, kindDateTime, kindDate, kindWeek, kindPhone, kindCurrency, kindNumber}
 
 // profileValues profiles a column's non-missing, trimmed values.
 func profileValues(values []string) *profile {
@@ -200,6 +201,25 @@ func (c *valueShape) times() {
 	if _, _, _, _, _, ok := coerce.ParseTime(c.v); ok && !date && strings.Contains(c.v, ":") {
 		c.add(kindTime)
 	}
+	if isoWeek(c.v) {
+		c.add(kindWeek)
+	}
+}
+
+// isoWeek says a value is an ISO 8601 week: 2020-W11, 2020W11, 2020-W11-3.
+func isoWeek(v string) bool {
+	if len(v) < 7 || len(v) > 10 || !coerce.AllDigits(v[:4]) {
+		return false
+	}
+	rest := strings.TrimPrefix(v[4:], "-")
+	if len(rest) < 3 || rest[0] != 'W' && rest[0] != 'w' || !coerce.AllDigits(rest[1:3]) {
+		return false
+	}
+	if wk := rest[1:3]; wk < "01" || wk > "53" {
+		return false
+	}
+	day := strings.TrimPrefix(rest[3:], "-")
+	return day == "" || len(day) == 1 && day >= "1" && day <= "7"
 }
 
 // numbers: phone numbers, whole and other numbers, years, postal codes.
