@@ -314,11 +314,12 @@ type columnEvidence struct {
 	// field: a header made of a field's own words (0.95) outranks a
 	// synonym of another field.
 	literal float64
-	// own is the vocabulary score of the header against each field.
-	own     []float64
-	norm    string // the header as HeaderKey reads it
-	generic bool
-	profile *profile
+	// own is the vocabulary score of the header against each field, raw
+	// the words' alone (before a year or a distinctive word counts).
+	own, raw []float64
+	norm     string // the header as HeaderKey reads it
+	generic  bool
+	profile  *profile
 }
 
 // scorePair scores one column–field pair.
@@ -328,16 +329,16 @@ func scorePair(col, field int, ce *columnEvidence, e *expectation) pairScore {
 	if !ce.generic {
 		ps.header, ps.headerBy = headerScoreKeys(ce.norm, e.keys)
 		own = ce.own[field]
-		if ps.header >= fuzzyThreshold && own < 0.2 && wordsDiffer(ce.terms, e.terms) {
+		if ps.header >= fuzzyThreshold && ce.raw[field] < 0.2 && wordsDiffer(ce.terms, e.terms) {
 			// Spelled alike for a shared word only (period_duration and
 			// period_description): the likeness is not the field.
 			ps.header = math.Min(ps.header, headerLed+0.1)
 		}
-		if own < headerLed && codeOf(ce.terms, e.terms) && codeValues(ce.profile) {
+		if ce.raw[field] < headerLed && codeOf(ce.terms, e.terms) && codeValues(ce.profile) {
 			// A header naming a place over a column of codes names the
 			// place's code field (departement holding 01, 2A for
 			// department_code).
-			own = 0.9
+			own = max(own, 0.9)
 		}
 		if own > ps.header {
 			ps.header, ps.headerBy = own, MethodSynonym
@@ -590,13 +591,22 @@ func NewMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 		terms := vocab().terms(h)
 		literal := 0.0
 		own := make([]float64, len(s.Fields))
+		raw := make([]float64, len(s.Fields))
 		if !generic {
 			for j := range s.Fields {
-				own[j] = vocabScore(terms, m.expect[j].terms)
-				literal = max(literal, own[j])
+				raw[j] = vocabScore(terms, m.expect[j].terms)
 			}
 		}
-		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, own: own,
+		copy(own, raw)
+		if m.yearField(h, own) {
+			generic = false // a year that names a field says something
+		} else if !generic {
+			m.distinctive(terms, own)
+		}
+		for j := range s.Fields {
+			literal = max(literal, own[j])
+		}
+		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, own: own, raw: raw,
 			norm: HeaderKey(h), generic: generic, profile: profileValues(vals)}
 		m.pairs[c] = make([]pairScore, len(s.Fields))
 		for j := range s.Fields {
@@ -604,6 +614,102 @@ func NewMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 		}
 	}
 	return m
+}
+
+// distinctiveScore is the header evidence of a header whose words name
+// only part of a field, but a part no other field of the schema has
+// (Públicos for public_beds beside private_beds and total): enough to
+// lead, not to map without values that confirm it.
+const distinctiveScore = 0.7
+
+// yearScore is the header evidence of a header that is a year, for the
+// one field whose name holds that year (2019 for density_2019).
+const yearScore = 0.9
+
+// yearField says a header is a year that names the only field whose
+// name holds that year (a wide table's 2019 for density_2019), and
+// scores it so in own.
+func (m *Matcher) yearField(h string, own []float64) bool {
+	y := strings.TrimSpace(h)
+	if len(y) != 4 || y < "1800" || y > "2100" || !allDigits(y) {
+		return false
+	}
+	at := -1
+	for j, f := range m.s.Fields {
+		for _, w := range headerWords(f.Name) {
+			if w == y && f.Compute == "" {
+				if at >= 0 && at != j {
+					return false // two fields hold the year
+				}
+				at = j
+			}
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	own[at] = max(own[at], yearScore)
+	return true
+}
+
+// distinctive raises a header's vocabulary score for a field (own, by
+// field) where the words alone leave it short: a header whose telling
+// words are a part of one field's words, and of no other field's, names
+// that field at distinctiveScore. The rest of the header must not
+// outweigh what it shares with the field, nor name another field.
+func (m *Matcher) distinctive(terms []term, own []float64) {
+	fields := m.s.Fields
+	has := func(f [][]term, id string) bool {
+		for _, sp := range f {
+			for _, t := range sp {
+				if t.id == id {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for j := range fields {
+		if own[j] >= headerLed || own[j] == 0 || fields[j].Compute != "" {
+			continue
+		}
+		var shared, rest float64
+		unique := true
+		for _, t := range terms {
+			if !has(m.expect[j].terms, t.id) {
+				rest += t.weight
+				continue
+			}
+			if t.weight < 1 || strings.HasPrefix(t.id, "=") {
+				continue // a light or unknown word tells nothing apart
+			}
+			shared += t.weight
+			for k, g := range fields {
+				if k != j && g.Compute == "" && has(m.expect[k].terms, t.id) {
+					unique = false
+				}
+			}
+		}
+		if shared == 0 || !unique || rest > shared {
+			continue
+		}
+		named := false
+		for k := range fields {
+			named = named || k != j && own[k] >= headerLed
+		}
+		if !named {
+			own[j] = distinctiveScore
+		}
+	}
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // assign maps the columns and fields still free, best pair first, when a
