@@ -92,6 +92,7 @@ type pairScore struct {
 	matched    string
 	support    float64 // values × strength
 	excluded   bool    // the values contradict the field
+	placeCode  bool    // a header naming a place over codes, for the place's code field
 	other      bool    // the header names another concept
 }
 
@@ -339,6 +340,7 @@ func scorePair(col, field int, ce *columnEvidence, e *expectation) pairScore {
 			// place's code field (departement holding 01, 2A for
 			// department_code).
 			own = max(own, 0.9)
+			ps.placeCode = true
 		}
 		if own > ps.header {
 			ps.header, ps.headerBy = own, MethodSynonym
@@ -397,6 +399,12 @@ func scorePair(col, field int, ce *columnEvidence, e *expectation) pairScore {
 	}
 	if ps.other {
 		s = conf * 0.5
+	}
+	if ps.headerBy == MethodFuzzy && a >= headerLed && ps.matched != kindAny && ps.matched != kindEmpty && ps.values < 0.3 {
+		// A name spelled like the field's over values that do not fit it
+		// (Contratante, a text, for contract_number, an identifier) is
+		// left to a person.
+		s = math.Min(s, autoThreshold-0.05)
 	}
 	ps.score = math.Max(0, math.Min(0.99, s))
 	return ps
@@ -601,6 +609,7 @@ func NewMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 		if m.yearField(h, own) {
 			generic = false // a year that names a field says something
 		} else if !generic {
+			m.bareName(h, own)
 			m.distinctive(terms, own)
 		}
 		for j := range s.Fields {
@@ -609,8 +618,20 @@ func NewMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, own: own, raw: raw,
 			norm: HeaderKey(h), generic: generic, profile: profileValues(vals)}
 		m.pairs[c] = make([]pairScore, len(s.Fields))
+		placeCode := false
 		for j := range s.Fields {
 			m.pairs[c][j] = scorePair(c, j, &m.columns[c], &m.expect[j])
+			placeCode = placeCode || m.pairs[c][j].placeCode
+		}
+		if placeCode {
+			// The header names a place and its code field takes the codes:
+			// the place's own field (department beside department_code)
+			// is left to a person.
+			for j := range s.Fields {
+				if ps := &m.pairs[c][j]; !ps.placeCode && raw[j] >= 0.9 {
+					ps.score = math.Min(ps.score, ps.header*0.7)
+				}
+			}
 		}
 	}
 	return m
@@ -652,6 +673,39 @@ func (m *Matcher) yearField(h string, own []float64) bool {
 	return true
 }
 
+// bareScore is the header evidence of a header that is a field's name
+// without its light words (R for r_value).
+const bareScore = 0.85
+
+// bareName scores, in own, the one field whose name without its light
+// words (value, number, total) is the header: R is r_value.
+func (m *Matcher) bareName(h string, own []float64) {
+	key := HeaderKey(h)
+	if key == "" {
+		return
+	}
+	at := -1
+	for j, f := range m.s.Fields {
+		words := headerWords(f.Name)
+		var kept []string
+		for _, w := range words {
+			if id, ok := vocab().lookup(w); !ok || vocab().weight[id] == 0 {
+				kept = append(kept, w)
+			}
+		}
+		if len(kept) == 0 || len(kept) == len(words) || strings.Join(kept, "") != key || f.Compute != "" {
+			continue
+		}
+		if at >= 0 {
+			return // two fields read so
+		}
+		at = j
+	}
+	if at >= 0 {
+		own[at] = max(own[at], bareScore)
+	}
+}
+
 // distinctive raises a header's vocabulary score for a field (own, by
 // field) where the words alone leave it short: a header whose telling
 // words are a part of one field's words, and of no other field's, names
@@ -674,7 +728,7 @@ func (m *Matcher) distinctive(terms []term, own []float64) {
 			continue
 		}
 		var shared, rest float64
-		unique := true
+		unique := false
 		for _, t := range terms {
 			if !has(m.expect[j].terms, t.id) {
 				rest += t.weight
@@ -684,11 +738,13 @@ func (m *Matcher) distinctive(terms []term, own []float64) {
 				continue // a light or unknown word tells nothing apart
 			}
 			shared += t.weight
+			alone := true
 			for k, g := range fields {
 				if k != j && g.Compute == "" && has(m.expect[k].terms, t.id) {
-					unique = false
+					alone = false
 				}
 			}
+			unique = unique || alone
 		}
 		if shared == 0 || !unique || rest > shared {
 			continue

@@ -384,6 +384,22 @@ func dateKinds(v string) (date, datetime bool) {
 // phoneShaped says a value is written as a phone number: 7 to 15 digits
 // with the punctuation of phone numbers, and an international prefix, a
 // leading zero or some punctuation to tell it from a plain number.
+// thousandsGrouped says a value is a whole number grouped by thousands
+// with points, as German, Spanish or Italian write it (4.500.000): a first
+// group of one to three digits, not 0, then groups of three.
+func thousandsGrouped(v string) bool {
+	groups := strings.Split(v, ".")
+	if len(groups) < 3 || len(groups[0]) == 0 || len(groups[0]) > 3 || groups[0][0] == '0' {
+		return false
+	}
+	for i, g := range groups {
+		if !coerce.AllDigits(g) || i > 0 && len(g) != 3 {
+			return false
+		}
+	}
+	return true
+}
+
 func phoneShaped(v string, digits, letters int) bool {
 	if digits < 7 || digits > 15 {
 		return false
@@ -407,6 +423,9 @@ func phoneShaped(v string, digits, letters int) bool {
 		}
 	}
 	if strings.Count(v, ".") == 1 && !strings.Contains(v, " ") { // 1234567.89
+		return false
+	}
+	if thousandsGrouped(v) { // 4.500.000 is an amount
 		return false
 	}
 	return punct || v[0] == '0' || v[0] == '+'
