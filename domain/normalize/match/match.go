@@ -956,7 +956,36 @@ func (m *Matcher) Candidates(c int, learned map[string]string) []Candidate {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Confidence > out[j].Confidence })
-	return out
+	if len(out) >= fillCandidates {
+		return out
+	}
+	// Fewer than three: the likeliest of the weaker pairs fill the list,
+	// so a person still sees where the column may go.
+	var weak []Candidate
+	for j, f := range m.s.Fields {
+		ps := m.pairs[c][j]
+		if !ps.excluded && ps.score >= fillThreshold && ps.score < proposalThreshold && !candidateOf(out, f.Name) {
+			weak = append(weak, Candidate{Field: f.Name, Method: ps.method(), Confidence: round2(ps.score), Evidence: ps.evidence()})
+		}
+	}
+	sort.SliceStable(weak, func(i, j int) bool { return weak[i].Confidence > weak[j].Confidence })
+	return append(out, weak[:min(len(weak), fillCandidates-len(out))]...)
+}
+
+// fillCandidates is how many candidates a column's list is filled up to
+// with pairs under proposalThreshold, each of at least fillThreshold.
+const (
+	fillCandidates = 3
+	fillThreshold  = 0.1
+)
+
+func candidateOf(cs []Candidate, field string) bool {
+	for _, c := range cs {
+		if c.Field == field {
+			return true
+		}
+	}
+	return false
 }
 
 // alternativeThreshold is the similarity above which a field is offered
