@@ -48,6 +48,12 @@ type reviewColumnJSON struct {
 	Ignored      bool                  `json:"ignored"`
 	Alternatives []reviewCandidateJSON `json:"alternatives"`
 	Values       []string              `json:"values"`
+	Warnings     []reviewWarningJSON   `json:"warnings"`
+}
+
+type reviewWarningJSON struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 type reviewCandidateJSON struct {
@@ -116,6 +122,7 @@ func newReviewDocJSON(r review.Review) reviewDocJSON {
 		Columns: convert(r.Columns, func(c review.Column) reviewColumnJSON {
 			return reviewColumnJSON{SourceFile: c.SourceFile, SourceColumn: c.SourceColumn, Field: c.Field, Method: c.Method, Confidence: c.Confidence,
 				Evidence: (*evidenceJSON)(c.Evidence), Ignored: c.Ignored, Values: c.Values,
+				Warnings: warningsJSON(c.Warnings),
 				Alternatives: convert(c.Alternatives, func(a match.Candidate) reviewCandidateJSON {
 					return reviewCandidateJSON{Field: a.Field, Method: a.Method, Confidence: a.Confidence, Evidence: (*evidenceJSON)(a.Evidence)}
 				})}
@@ -128,4 +135,14 @@ func newReviewDocJSON(r review.Review) reviewDocJSON {
 		}),
 		Sheets: convert(r.Sheets, func(s review.Sheet) reviewSheetJSON { return reviewSheetJSON(s) }),
 	}
+}
+
+// warningsJSON are a column's warnings; [] for a review stored before
+// columns had them.
+func warningsJSON(ws []review.Warning) []reviewWarningJSON {
+	out := make([]reviewWarningJSON, len(ws))
+	for i, w := range ws {
+		out[i] = reviewWarningJSON(w)
+	}
+	return out
 }
