@@ -80,6 +80,9 @@ type expectation struct {
 	list     ListLookup
 	terms    [][]term // its name, title and aliases read as words
 	keys     []string // its name and aliases as HeaderKey reads them
+	// bare is its name without its light words (r for r_value), "" when
+	// it has none or is nothing else.
+	bare string
 }
 
 // pairScore is one column–field pair scored.
@@ -124,6 +127,7 @@ func expectations(s *schema.Schema, lists map[string]ListLookup) []expectation {
 			}
 		}
 		e.kind = fieldKind(ix, f, e.concepts)
+		e.bare = bareKey(f.Name)
 		if len(f.Constraints.Enum) > 0 {
 			e.enum = map[string]bool{}
 			for _, v := range f.Constraints.Enum {
@@ -686,14 +690,7 @@ func (m *Matcher) bareName(h string, own []float64) {
 	}
 	at := -1
 	for j, f := range m.s.Fields {
-		words := headerWords(f.Name)
-		var kept []string
-		for _, w := range words {
-			if id, ok := vocab().lookup(w); !ok || vocab().weight[id] == 0 {
-				kept = append(kept, w)
-			}
-		}
-		if len(kept) == 0 || len(kept) == len(words) || strings.Join(kept, "") != key || f.Compute != "" {
+		if m.expect[j].bare != key || f.Compute != "" {
 			continue
 		}
 		if at >= 0 {
@@ -704,6 +701,22 @@ func (m *Matcher) bareName(h string, own []float64) {
 	if at >= 0 {
 		own[at] = max(own[at], bareScore)
 	}
+}
+
+// bareKey is a field name without its light words, as HeaderKey reads
+// it; "" when it has no light word or only light words.
+func bareKey(name string) string {
+	words := headerWords(name)
+	var kept []string
+	for _, w := range words {
+		if id, ok := vocab().lookup(w); !ok || vocab().weight[id] == 0 {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 || len(kept) == len(words) {
+		return ""
+	}
+	return strings.Join(kept, "")
 }
 
 // distinctive raises a header's vocabulary score for a field (own, by
