@@ -332,23 +332,7 @@ func scorePair(col, field int, ce *columnEvidence, e *expectation) pairScore {
 	ps := pairScore{col: col, field: field, headerBy: MethodFuzzy}
 	own := 0.0 // how well the header's own words name this field
 	if !ce.generic {
-		ps.header, ps.headerBy = headerScoreKeys(ce.norm, e.keys)
-		own = ce.own[field]
-		if ps.header >= fuzzyThreshold && ce.raw[field] < 0.2 && wordsDiffer(ce.terms, e.terms) {
-			// Spelled alike for a shared word only (period_duration and
-			// period_description): the likeness is not the field.
-			ps.header = math.Min(ps.header, headerLed+0.1)
-		}
-		if ce.raw[field] < headerLed && codeOf(ce.terms, e.terms) && codeValues(ce.profile) {
-			// A header naming a place over a column of codes names the
-			// place's code field (departement holding 01, 2A for
-			// department_code).
-			own = max(own, 0.9)
-			ps.placeCode = true
-		}
-		if own > ps.header {
-			ps.header, ps.headerBy = own, MethodSynonym
-		}
+		own = ps.headerWords(ce, e)
 	}
 	// A synonym of this field may not outrank a field the header's own
 	// words name (Aantal is a count before a cumulative count, provincia
@@ -412,6 +396,29 @@ func scorePair(col, field int, ce *columnEvidence, e *expectation) pairScore {
 	}
 	ps.score = math.Max(0, math.Min(0.99, s))
 	return ps
+}
+
+// headerWords sets the pair's header evidence from the header's spelling
+// and its words, and returns how well its own words name the field.
+func (p *pairScore) headerWords(ce *columnEvidence, e *expectation) float64 {
+	p.header, p.headerBy = headerScoreKeys(ce.norm, e.keys)
+	own := ce.own[p.field]
+	if p.header >= fuzzyThreshold && ce.raw[p.field] < 0.2 && wordsDiffer(ce.terms, e.terms) {
+		// Spelled alike for a shared word only (period_duration and
+		// period_description): the likeness is not the field.
+		p.header = math.Min(p.header, headerLed+0.1)
+	}
+	if ce.raw[p.field] < headerLed && codeOf(ce.terms, e.terms) && codeValues(ce.profile) {
+		// A header naming a place over a column of codes names the
+		// place's code field (departement holding 01, 2A for
+		// department_code).
+		own = max(own, 0.9)
+		p.placeCode = true
+	}
+	if own > p.header {
+		p.header, p.headerBy = own, MethodSynonym
+	}
+	return own
 }
 
 // wordsDiffer says a header and a field each have a word of the
@@ -726,40 +733,8 @@ func bareKey(name string) string {
 // outweigh what it shares with the field, nor name another field.
 func (m *Matcher) distinctive(terms []term, own []float64) {
 	fields := m.s.Fields
-	has := func(f [][]term, id string) bool {
-		for _, sp := range f {
-			for _, t := range sp {
-				if t.id == id {
-					return true
-				}
-			}
-		}
-		return false
-	}
 	for j := range fields {
-		if own[j] >= headerLed || own[j] == 0 || fields[j].Compute != "" {
-			continue
-		}
-		var shared, rest float64
-		unique := false
-		for _, t := range terms {
-			if !has(m.expect[j].terms, t.id) {
-				rest += t.weight
-				continue
-			}
-			if t.weight < 1 || strings.HasPrefix(t.id, "=") {
-				continue // a light or unknown word tells nothing apart
-			}
-			shared += t.weight
-			alone := true
-			for k, g := range fields {
-				if k != j && g.Compute == "" && has(m.expect[k].terms, t.id) {
-					alone = false
-				}
-			}
-			unique = unique || alone
-		}
-		if shared == 0 || !unique || rest > shared {
+		if own[j] >= headerLed || own[j] == 0 || fields[j].Compute != "" || !m.tellsApart(terms, j) {
 			continue
 		}
 		named := false
@@ -770,6 +745,47 @@ func (m *Matcher) distinctive(terms []term, own []float64) {
 			own[j] = distinctiveScore
 		}
 	}
+}
+
+// tellsApart says a header's words share with field j a telling word no
+// other field has, and what they share outweighs the rest of the header.
+func (m *Matcher) tellsApart(terms []term, j int) bool {
+	var shared, rest float64
+	unique := false
+	for _, t := range terms {
+		if !hasTerm(m.expect[j].terms, t.id) {
+			rest += t.weight
+			continue
+		}
+		if t.weight < 1 || strings.HasPrefix(t.id, "=") {
+			continue // a light or unknown word tells nothing apart
+		}
+		shared += t.weight
+		unique = unique || m.onlyField(t.id, j)
+	}
+	return shared > 0 && unique && rest <= shared
+}
+
+// onlyField says no field but j (and computed ones) has the concept id.
+func (m *Matcher) onlyField(id string, j int) bool {
+	for k, g := range m.s.Fields {
+		if k != j && g.Compute == "" && hasTerm(m.expect[k].terms, id) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasTerm says one of a field's spellings has the concept id.
+func hasTerm(f [][]term, id string) bool {
+	for _, sp := range f {
+		for _, t := range sp {
+			if t.id == id {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func allDigits(s string) bool {

@@ -3,6 +3,7 @@ package match
 import (
 	_ "embed"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 
@@ -236,9 +237,16 @@ func (v *vocabulary) split(w string) []string {
 	if best[n] < 2 {
 		return nil
 	}
+	return v.parts(w, from, ids)
+}
+
+// parts are the concepts of a compound's split, in order (from and ids as
+// split found them); nil for a short compound (under seven letters) none
+// of whose parts is an abbreviation.
+func (v *vocabulary) parts(w string, from []int, ids []string) []string {
 	var parts []string
-	short := n < 7 // a short compound needs an abbreviation among its parts
-	for i := n; i > 0; i = from[i] {
+	short := len(w) < 7
+	for i := len(w); i > 0; i = from[i] {
 		if ids[i] != "" {
 			parts = append(parts, ids[i])
 			short = short && !v.abbr[w[from[i]:i]]
@@ -247,9 +255,7 @@ func (v *vocabulary) split(w string) []string {
 	if short {
 		return nil
 	}
-	for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
-		parts[l], parts[r] = parts[r], parts[l]
-	}
+	slices.Reverse(parts)
 	return parts
 }
 
