@@ -62,6 +62,15 @@ type ReviewColumn struct {
 	Ignored      bool          `json:"ignored"`  // mapped to null on purpose
 	Alternatives []Alternative `json:"alternatives"`
 	Values       []string      `json:"values"` // up to 5 distinct values of the sample
+	// Warnings are what the run would warn of the column's mapping:
+	// fuzzy_mapping, content_mapping, synonym_mapping, ambiguous_mapping.
+	Warnings []ReviewWarning `json:"warnings"`
+}
+
+// ReviewWarning is one warning about a column's mapping.
+type ReviewWarning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // Alternative is another field a column could map to, best first.

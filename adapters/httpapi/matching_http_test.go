@@ -19,7 +19,7 @@ const matchingCSV = "ID,Courriel,Column 3,Contact\n1,ann@x.io,2024-01-31,a@y.io\
 // column its values decide, says why in mapping[].evidence and warns of
 // the content mapping; the review of the same file ranks the same way
 // and offers the e-mail field to the column whose header says otherwise,
-// on both databases.
+// each column with the warnings of its mapping, on both databases.
 func TestJobs_contentMapping(t *testing.T) {
 	t.Parallel()
 	for _, target := range sqltest.Targets(t) {
@@ -59,37 +59,57 @@ func TestJobs_contentMapping(t *testing.T) {
 				t.Fatalf("issues %s", errs)
 			}
 
-			k.send(upload(t, app, "people.csv", matchingCSV, map[string]string{"schema": peopleSchema, "options": `{"review":true}`}), key, 202, "").JSON(t, &created)
-			waitStatus(t, app, key, "/v1/jobs/"+created.ID, "awaiting_review")
-			var rev struct {
-				Columns []struct {
-					SourceColumn string  `json:"source_column"`
-					Field        *string `json:"field"`
-					Evidence     *struct {
-						Header, Values float64
-						Matched        string
-					} `json:"evidence"`
-					Alternatives []struct {
-						Field, Method string
-						Confidence    float64
-						Evidence      struct {
-							Header, Values float64
-							Matched        string
-						}
-					} `json:"alternatives"`
-				} `json:"columns"`
-			}
-			k.do("GET", "/v1/jobs/"+created.ID+"/review", key, nil, 200, "").JSON(t, &rev)
-			if c := rev.Columns[1]; c.Field == nil || *c.Field != "email" || c.Evidence == nil || c.Evidence.Matched != "email" || c.Evidence.Header != 0.95 {
-				t.Fatalf("Courriel %+v", c)
-			}
-			c := rev.Columns[3]
-			if c.Field != nil || len(c.Alternatives) == 0 {
-				t.Fatalf("Contact %+v", c)
-			}
-			if a := c.Alternatives[0]; a.Field != "email" || a.Method != "content" || a.Confidence >= 0.85 || a.Evidence.Matched != "email" || a.Evidence.Values != 1 {
-				t.Fatalf("Contact's alternative %+v", a)
-			}
+			checkContentReview(t, app, k, key)
 		})
+	}
+}
+
+// checkContentReview: the review of matchingCSV ranks as the run does,
+// offers the e-mail field to Contact, and gives each column the warnings
+// of its mapping.
+func checkContentReview(t *testing.T, app *apptest.App, k *checked, key apptest.Caller) {
+	t.Helper()
+	var created jobView
+	k.send(upload(t, app, "people.csv", matchingCSV, map[string]string{"schema": peopleSchema, "options": `{"review":true}`}), key, 202, "").JSON(t, &created)
+	waitStatus(t, app, key, "/v1/jobs/"+created.ID, "awaiting_review")
+	var rev struct {
+		Columns []struct {
+			SourceColumn string  `json:"source_column"`
+			Field        *string `json:"field"`
+			Evidence     *struct {
+				Header, Values float64
+				Matched        string
+			} `json:"evidence"`
+			Alternatives []struct {
+				Field, Method string
+				Confidence    float64
+				Evidence      struct {
+					Header, Values float64
+					Matched        string
+				}
+			} `json:"alternatives"`
+			Warnings []struct {
+				Code, Message string
+			} `json:"warnings"`
+		} `json:"columns"`
+	}
+	k.do("GET", "/v1/jobs/"+created.ID+"/review", key, nil, 200, "").JSON(t, &rev)
+	if c := rev.Columns[1]; c.Field == nil || *c.Field != "email" || c.Evidence == nil || c.Evidence.Matched != "email" || c.Evidence.Header != 0.95 {
+		t.Fatalf("Courriel %+v", c)
+	}
+	c := rev.Columns[3]
+	if c.Field != nil || len(c.Alternatives) == 0 {
+		t.Fatalf("Contact %+v", c)
+	}
+	if a := c.Alternatives[0]; a.Field != "email" || a.Method != "content" || a.Confidence >= 0.85 || a.Evidence.Matched != "email" || a.Evidence.Values != 1 {
+		t.Fatalf("Contact's alternative %+v", a)
+	}
+	// Each column carries the warnings the run gives of its mapping,
+	// kept with the review in the database.
+	if w := rev.Columns[2].Warnings; len(w) != 1 || w[0].Code != "content_mapping" || !strings.Contains(w[0].Message, `Column "Column 3" was mapped to field "joined" by its values`) {
+		t.Fatalf("Column 3's warnings %+v", w)
+	}
+	if w := rev.Columns[1].Warnings; w == nil || len(w) != 0 {
+		t.Fatalf("Courriel's warnings %+v, want []", w)
 	}
 }

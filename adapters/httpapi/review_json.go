@@ -51,6 +51,12 @@ type reviewColumnJSON struct {
 	Ignored      bool                  `json:"ignored"`
 	Alternatives []reviewCandidateJSON `json:"alternatives"`
 	Values       []string              `json:"values"`
+	Warnings     []reviewWarningJSON   `json:"warnings"`
+}
+
+type reviewWarningJSON struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 type reviewCandidateJSON struct {
@@ -119,6 +125,7 @@ func newReviewDocJSON(r review.Review) reviewDocJSON {
 		Columns: convert(r.Columns, func(c review.Column) reviewColumnJSON {
 			return reviewColumnJSON{SourceFile: c.SourceFile, SourceColumn: c.SourceColumn, Field: c.Field, Method: c.Method, Confidence: c.Confidence,
 				Evidence: (*evidenceJSON)(c.Evidence), Ignored: c.Ignored, Values: c.Values,
+				Warnings: warningsJSON(c.Warnings),
 				Alternatives: convert(c.Alternatives, func(a match.Candidate) reviewCandidateJSON {
 					return reviewCandidateJSON{Field: a.Field, Method: a.Method, Confidence: a.Confidence, Evidence: (*evidenceJSON)(a.Evidence)}
 				})}
@@ -139,4 +146,14 @@ func firstRows(rows [][]string) [][]string {
 		return [][]string{}
 	}
 	return rows
+}
+
+// warningsJSON are a column's warnings; [] for a review stored before
+// columns had them.
+func warningsJSON(ws []review.Warning) []reviewWarningJSON {
+	out := make([]reviewWarningJSON, len(ws))
+	for i, w := range ws {
+		out[i] = reviewWarningJSON(w)
+	}
+	return out
 }

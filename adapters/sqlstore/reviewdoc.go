@@ -54,6 +54,12 @@ type reviewColumnDoc struct {
 	Ignored      bool                 `json:"ignored"`
 	Alternatives []reviewCandidateDoc `json:"alternatives"`
 	Values       []string             `json:"values"`
+	Warnings     []reviewWarningDoc   `json:"warnings,omitempty"`
+}
+
+type reviewWarningDoc struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 type reviewCandidateDoc struct {
@@ -126,6 +132,7 @@ func encodeReview(r *review.Review) (*string, error) {
 		Columns: convert(r.Columns, func(c review.Column) reviewColumnDoc {
 			return reviewColumnDoc{SourceFile: c.SourceFile, SourceColumn: c.SourceColumn, Field: c.Field, Method: c.Method, Confidence: c.Confidence,
 				Evidence: (*evidenceDoc)(c.Evidence), Ignored: c.Ignored, Values: c.Values,
+				Warnings: convert(c.Warnings, func(w review.Warning) reviewWarningDoc { return reviewWarningDoc(w) }),
 				Alternatives: convert(c.Alternatives, func(a match.Candidate) reviewCandidateDoc {
 					return reviewCandidateDoc{Field: a.Field, Method: a.Method, Confidence: a.Confidence, Evidence: (*evidenceDoc)(a.Evidence)}
 				})}
@@ -160,6 +167,7 @@ func decodeReview(s *string) (*review.Review, error) {
 		Columns: convert(doc.Columns, func(c reviewColumnDoc) review.Column {
 			return review.Column{SourceFile: c.SourceFile, SourceColumn: c.SourceColumn, Field: c.Field, Method: c.Method, Confidence: c.Confidence,
 				Evidence: (*match.Evidence)(c.Evidence), Ignored: c.Ignored, Values: c.Values,
+				Warnings: convert(c.Warnings, func(w reviewWarningDoc) review.Warning { return review.Warning(w) }),
 				Alternatives: convert(c.Alternatives, func(a reviewCandidateDoc) match.Candidate {
 					return match.Candidate{Field: a.Field, Method: a.Method, Confidence: a.Confidence, Evidence: (*match.Evidence)(a.Evidence)}
 				})}

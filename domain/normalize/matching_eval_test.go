@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,6 +27,10 @@ const (
 	goalRecall    = 0.90
 	goalTop3      = 0.97
 )
+
+// madeUpReached are the set's figures reached (precision, recall, top-3
+// recall): a change may not lose them.
+var madeUpReached = [3]float64{1, 0.924, 1}
 
 const matchingDir = "../../test/testdata/matching"
 
@@ -111,6 +116,11 @@ func TestMatching_evaluationSet(t *testing.T) {
 	if all.precision() < goalPrecision || all.recall() < goalRecall || all.top3Recall() < goalTop3 {
 		t.Errorf("below the goals (precision %.2f, recall %.2f, top-3 %.2f): precision %.3f, recall %.3f, top-3 %.3f",
 			goalPrecision, goalRecall, goalTop3, all.precision(), all.recall(), all.top3Recall())
+	}
+	// No loss: the figures reached on the set hold.
+	if f := all.figures(); f[0] < madeUpReached[0] || f[1] < madeUpReached[1] || f[2] < madeUpReached[2] {
+		t.Errorf("below the figures reached (precision %.3f, recall %.3f, top-3 %.3f): %.3f, %.3f, %.3f",
+			madeUpReached[0], madeUpReached[1], madeUpReached[2], f[0], f[1], f[2])
 	}
 }
 
@@ -228,19 +238,22 @@ func reviewProposals(t *testing.T, mf matchingFile, smp *Sample, sch *schema.Sch
 // out: no rule is tuned on it, and its misses are not logged.
 const realMatchingDir = "../../test/testdata/matching-real"
 
-// The goals on real files, and the floors the test holds until the
-// matcher reaches them: the figures reached, so that a change that loses
-// ground fails.
-const (
-	goalRealPrecision = 0.98
-	goalRealRecall    = 0.85
-	goalRealTop3      = 0.95
-)
+// The goals on the held-out split b of real files: the test fails under
+// them. Where the matcher does not reach a goal yet, realHeldOutGaps holds
+// the figure it reached instead: the test fails under that figure, and
+// fails once the goal is reached so that the gap is taken out (the gap is
+// reported in docs/engine.md). The tuned split a holds the figures it
+// reached, so that a change that loses ground there fails too.
+var realGoals = [3]float64{0.98, 0.85, 0.95} // precision, recall, top-3 recall
 
-var realFloors = map[string][3]float64{ // split: precision, recall, top-3 recall
-	"a": {0.98, 0.78, 0.94},
-	"b": {0.99, 0.73, 0.91},
+var realHeldOutGaps = map[int]float64{ // metric (1 recall, 2 top-3): figure reached
+	1: 0.757,
+	2: 0.940,
 }
+
+var realTunedFloors = [3]float64{0.995, 0.893, 0.973}
+
+var realMetricNames = [3]string{"precision", "recall", "top-3 recall"}
 
 type realMatchingFile struct {
 	File      string            `json:"file"`
@@ -391,16 +404,39 @@ func TestMatching_realFiles(t *testing.T) {
 	if decoys > 0 {
 		t.Errorf("%d columns mapped to a decoy field", decoys)
 	}
-	for _, k := range []string{"a", "b"} {
-		tl := tallies[k]
-		reached := tl.precision() >= goalRealPrecision && tl.recall() >= goalRealRecall && tl.top3Recall() >= goalRealTop3
-		t.Logf("split %s reaches the goals (precision %.2f, recall %.2f, top-3 %.2f): %v", k, goalRealPrecision, goalRealRecall, goalRealTop3, reached)
-	}
-	for _, k := range []string{"a", "b"} {
-		tl, floor := tallies[k], realFloors[k]
-		if tl.precision() < floor[0] || tl.recall() < floor[1] || tl.top3Recall() < floor[2] {
-			t.Errorf("split %s below its floor (precision %.2f, recall %.2f, top-3 %.2f): precision %.3f, recall %.3f, top-3 %.3f",
-				k, floor[0], floor[1], floor[2], tl.precision(), tl.recall(), tl.top3Recall())
+	checkRealGoals(t, tallies)
+}
+
+// checkRealGoals fails under the goals on the held-out split (or, for a
+// goal in realHeldOutGaps, under the figure reached), and under the
+// figures reached on the tuned split.
+func checkRealGoals(t *testing.T, tallies map[string]*matchingTally) {
+	t.Helper()
+	for i, got := range tallies["b"].figures() {
+		want, gap := realGoals[i], false
+		if reached, ok := realHeldOutGaps[i]; ok {
+			want, gap = reached, true
+			t.Logf("held-out split b: %s %.3f, under the goal %.2f by %.3f", realMetricNames[i], got, realGoals[i], realGoals[i]-got)
+		}
+		switch {
+		case got < want-1e-9 && gap:
+			t.Errorf("held-out split b: %s %.3f, below the %.3f reached before (goal %.2f)", realMetricNames[i], got, want, realGoals[i])
+		case got < want-1e-9:
+			t.Errorf("held-out split b: %s %.3f, below the goal %.2f", realMetricNames[i], got, want)
+		case gap && got >= realGoals[i]:
+			t.Errorf("held-out split b: %s %.3f reaches the goal %.2f: take it out of realHeldOutGaps", realMetricNames[i], got, realGoals[i])
 		}
 	}
+	for i, got := range tallies["a"].figures() {
+		if got < realTunedFloors[i]-1e-9 {
+			t.Errorf("tuned split a: %s %.3f, below the %.3f reached", realMetricNames[i], got, realTunedFloors[i])
+		}
+	}
+}
+
+// figures are a tally's precision, recall and top-3 recall, rounded to
+// three places as the log shows them.
+func (tl *matchingTally) figures() [3]float64 {
+	r := func(f float64) float64 { return math.Round(f*1000) / 1000 }
+	return [3]float64{r(tl.precision()), r(tl.recall()), r(tl.top3Recall())}
 }

@@ -115,16 +115,21 @@ func (w *writer) fileWarnings(fileID string, d table.Detection) {
 // each of them; and of each synonym mapping another column contested.
 func (w *writer) ambiguousMappings(fileID string, ambiguities []match.Ambiguity) {
 	for _, a := range ambiguities {
-		if !a.Mapped {
-			w.issue(Issue{SourceFile: fileID, Field: a.Field, Severity: warning, Code: "ambiguous_mapping",
-				Message: fmt.Sprintf("Columns %q of %s name field %q equally well (confidence %.2f): none was mapped. Pick one with options.mapping.",
-					a.Columns, where(fileID), a.Field, a.Confidences[0])})
-			continue
-		}
-		w.issue(Issue{SourceFile: fileID, Column: a.Columns[0], Field: a.Field, Severity: warning, Code: "synonym_mapping",
-			Message: fmt.Sprintf("Column %q was mapped to field %q as a synonym (confidence %.2f), though column %q names it too (%.2f); check it, or map it explicitly.",
-				a.Columns[0], a.Field, a.Confidences[0], a.Columns[1:], a.Confidences[1])})
+		w.issue(ambiguityIssue(fileID, a))
 	}
+}
+
+// ambiguityIssue is the warning of one ambiguity: ambiguous_mapping for
+// a field left open, synonym_mapping for a contested synonym mapping.
+func ambiguityIssue(fileID string, a match.Ambiguity) Issue {
+	if !a.Mapped {
+		return Issue{SourceFile: fileID, Field: a.Field, Severity: warning, Code: "ambiguous_mapping",
+			Message: fmt.Sprintf("Columns %q of %s name field %q equally well (confidence %.2f): none was mapped. Pick one with options.mapping.",
+				a.Columns, where(fileID), a.Field, a.Confidences[0])}
+	}
+	return Issue{SourceFile: fileID, Column: a.Columns[0], Field: a.Field, Severity: warning, Code: "synonym_mapping",
+		Message: fmt.Sprintf("Column %q was mapped to field %q as a synonym (confidence %.2f), though column %q names it too (%.2f); check it, or map it explicitly.",
+			a.Columns[0], a.Field, a.Confidences[0], a.Columns[1:], a.Confidences[1])}
 }
 
 func where(fileID string) string {
@@ -219,15 +224,24 @@ func (w *writer) plan(ctx context.Context, src Source, r table.Reader) (*plan, e
 // mappingWarning warns of a mapping a person should check: one made by
 // a header's likeness to the field's name, or by the column's values.
 func (w *writer) mappingWarning(fileID string, e match.Entry) {
+	if is, ok := mappingWarningIssue(fileID, e); ok {
+		w.issue(is)
+	}
+}
+
+// mappingWarningIssue is the warning of a mapping made by likeness or by
+// values; false for the other methods.
+func mappingWarningIssue(fileID string, e match.Entry) (Issue, bool) {
 	switch e.Method {
 	case match.MethodFuzzy:
-		w.issue(Issue{SourceFile: fileID, Column: e.SourceColumn, Field: e.Field, Severity: warning, Code: "fuzzy_mapping",
-			Message: fmt.Sprintf("Column %q was mapped to field %q by similarity (%.2f); check it, or map it explicitly.", e.SourceColumn, e.Field, e.Confidence)})
+		return Issue{SourceFile: fileID, Column: e.SourceColumn, Field: e.Field, Severity: warning, Code: "fuzzy_mapping",
+			Message: fmt.Sprintf("Column %q was mapped to field %q by similarity (%.2f); check it, or map it explicitly.", e.SourceColumn, e.Field, e.Confidence)}, true
 	case match.MethodContent:
-		w.issue(Issue{SourceFile: fileID, Column: e.SourceColumn, Field: e.Field, Severity: warning, Code: "content_mapping",
+		return Issue{SourceFile: fileID, Column: e.SourceColumn, Field: e.Field, Severity: warning, Code: "content_mapping",
 			Message: fmt.Sprintf("Column %q was mapped to field %q by its values (%.0f%% read as %s; confidence %.2f); check it, or map it explicitly.",
-				e.SourceColumn, e.Field, 100*e.Evidence.Values, e.Evidence.Matched, e.Confidence)})
+				e.SourceColumn, e.Field, 100*e.Evidence.Values, e.Evidence.Matched, e.Confidence)}, true
 	}
+	return Issue{}, false
 }
 
 // unmappedFields warns of each field (not computed) that matches no column

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,8 +159,10 @@ func addSample(r *review.Review, smp *Sample, in ReviewInput, mappedAnywhere []b
 	}
 	values := sampleValues(smp)
 	mapped := make([]bool, len(s.Fields))
+	ambiguities := mt.Ambiguities()
 	for c, e := range entries {
-		col := review.Column{SourceFile: optional(smp.FileID), SourceColumn: e.SourceColumn, Values: values[c], Alternatives: []match.Candidate{}}
+		col := review.Column{SourceFile: optional(smp.FileID), SourceColumn: e.SourceColumn, Values: values[c], Alternatives: []match.Candidate{},
+			Warnings: columnWarnings(smp.FileID, e, to[c] >= 0, ambiguities)}
 		if f, ok := in.Options.Mapping[e.SourceColumn]; ok && f == "" {
 			col.Ignored = true
 		}
@@ -188,6 +191,27 @@ func addSample(r *review.Review, smp *Sample, in ReviewInput, mappedAnywhere []b
 			Message: fmt.Sprintf("No column of %s maps to a field: every row would be empty.", where(smp.FileID))})
 	}
 	return some
+}
+
+// columnWarnings are the warnings the run would give of one column's
+// mapping (mapped says the column maps to e.Field): a mapping by likeness
+// or values, a synonym mapping another column contests, and a field it
+// names as well as other columns do.
+func columnWarnings(fileID string, e match.Entry, mapped bool, ambiguities []match.Ambiguity) []review.Warning {
+	out := []review.Warning{}
+	if mapped {
+		if is, ok := mappingWarningIssue(fileID, e); ok {
+			out = append(out, review.Warning{Code: is.Code, Message: is.Message})
+		}
+	}
+	for _, a := range ambiguities {
+		if a.Mapped && (!mapped || a.Columns[0] != e.SourceColumn || a.Field != e.Field) || !a.Mapped && !slices.Contains(a.Columns, e.SourceColumn) {
+			continue
+		}
+		is := ambiguityIssue(fileID, a)
+		out = append(out, review.Warning{Code: is.Code, Message: is.Message})
+	}
+	return out
 }
 
 // relaxRequired is s with the fields in relax no longer required, or s

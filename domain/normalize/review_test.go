@@ -322,3 +322,33 @@ func TestSamples_budget(t *testing.T) {
 		t.Fatalf("records per file %v", got)
 	}
 }
+
+// TestRunReview_columnWarnings: each column carries the warnings the run
+// would give of its mapping: fuzzy_mapping for a likeness, and
+// ambiguous_mapping on every column that names a field as well as
+// another (none mapped, the field proposed first for each).
+func TestRunReview_columnWarnings(t *testing.T) {
+	t.Parallel()
+	rev := reviewOf(t, `{"fields":[{"name":"region_code"},{"name":"email","type":"string","format":"email"},{"name":"deaths","type":"integer"}]}`, "",
+		source("", []string{"codice_regione", "cod_regione", "Emial", "deceduti"}, []string{"13", "13", "ann@x.io", "4"}, []string{"14", "14", "bob@x.io", "5"}, []string{"15", "15", "cy@x.io", "7"}))
+	codes := func(c review.Column) string {
+		var out []string
+		for _, w := range c.Warnings {
+			out = append(out, w.Code+": "+w.Message)
+		}
+		return strings.Join(out, " | ")
+	}
+	for _, h := range []string{"codice_regione", "cod_regione"} {
+		c := reviewColumn(t, rev, h)
+		if c.Field != nil || len(c.Alternatives) == 0 || c.Alternatives[0].Field != "region_code" ||
+			!strings.HasPrefix(codes(c), "ambiguous_mapping: ") || !strings.Contains(codes(c), `["codice_regione" "cod_regione"]`) {
+			t.Errorf("%s: field %v, alternatives %+v, warnings %s", h, c.Field, c.Alternatives, codes(c))
+		}
+	}
+	if c := reviewColumn(t, rev, "Emial"); c.Field == nil || *c.Field != "email" || !strings.HasPrefix(codes(c), "fuzzy_mapping: ") {
+		t.Errorf("Emial: warnings %s", codes(c))
+	}
+	if c := reviewColumn(t, rev, "deceduti"); c.Warnings == nil || len(c.Warnings) != 0 {
+		t.Errorf("deceduti: warnings %#v", c.Warnings)
+	}
+}

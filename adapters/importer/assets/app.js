@@ -338,7 +338,33 @@ function fieldNames() {
   return sch && sch.fields ? sch.fields.map((f) => f.name) : [];
 }
 
-// Step 2: match columns, with the engine's alternatives and sample values.
+// checks say what a column's warning asks the person to check.
+const checks = {
+  fuzzy_mapping: () => t("match.check.fuzzy_mapping"),
+  content_mapping: () => t("match.check.content_mapping"),
+  synonym_mapping: () => t("match.check.synonym_mapping"),
+  ambiguous_mapping: (col) => t("match.check.ambiguous_mapping", { field: (col.alternatives || [])[0] ? col.alternatives[0].field : "" }),
+};
+
+// columnNotes are what the review says of a column's match, in the
+// person's words: why the engine matched it (how well its name and its
+// examples fit, for a match it made) and what to check (its warnings);
+// null when there is nothing to say.
+function columnNotes(col) {
+  const items = [];
+  const ev = col.evidence;
+  if (col.field && ev) {
+    if (ev.header > 0) items.push(el("li", { text: t("match.why.header", { header: Math.round(ev.header * 100) }) }));
+    if (ev.matched !== "any" && ev.matched !== "empty") items.push(el("li", { text: t("match.why.values", { values: Math.round(ev.values * 100) }) }));
+  }
+  for (const w of col.warnings || []) {
+    if (checks[w.code]) items.push(el("li", { class: "tn-check", "data-code": w.code, text: checks[w.code](col) }));
+  }
+  return items.length ? items : null;
+}
+
+// Step 2: match columns, with the engine's alternatives and sample values,
+// why it matched each column and what to check.
 function matchStep(review) {
   const fields = fieldNames();
   const rows = review.columns.map((col, i) => {
@@ -358,10 +384,13 @@ function matchStep(review) {
         if (again) again.focus();
       } catch (err) { fail(err); }
     });
+    const notes = columnNotes(col);
+    if (notes) select.setAttribute("aria-describedby", "tn-col-" + i + "-notes");
     return el("tr", {},
       el("th", { scope: "row", "data-label": t("match.column"), text: col.source_column }),
       el("td", { class: "tn-samples", "data-label": t("match.samples"), text: (col.values || []).join(", ") }),
-      el("td", { "data-label": t("match.field") }, select));
+      el("td", { "data-label": t("match.field") }, select,
+        notes && el("ul", { class: "tn-col-notes", id: "tn-col-" + i + "-notes" }, ...notes)));
   });
   const table = el("div", { class: "tn-table-wrap" }, el("table", {},
     el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("match.column") }), el("th", { scope: "col", text: t("match.samples") }), el("th", { scope: "col", text: t("match.field") }))),

@@ -60,7 +60,7 @@ const (
 // numbers could be many fields.
 var kindStrength = map[string]float64{
 	kindEmail: 0.95, kindUUID: 0.95, kindURI: 0.9, kindDateTime: 0.85, kindDate: 0.8, kindPhone: 0.85,
-	kindCountry: 0.85, kindCurrency: 0.85, kindBoolean: 0.6, kindTime: 0.7, kindYear: 0.45, kindPostal: 0.5,
+	kindCountry: 0.85, kindCurrency: 0.85, kindWeek: 0.8, kindBoolean: 0.6, kindTime: 0.7, kindYear: 0.45, kindPostal: 0.5,
 	kindNumber: 0.4, kindInteger: 0.35, kindIdentifier: 0.4, kindPersonName: 0.35, kindGivenName: 0.3,
 	kindWords: 0.2, kindCompany: 0.8, kindStreet: 0.8, kindAddress: 0.5, kindText: 0.1,
 	kindEnum: 0.9, kindPattern: 0.7, kindList: 0.9,
@@ -80,6 +80,9 @@ type expectation struct {
 	list     ListLookup
 	terms    [][]term // its name, title and aliases read as words
 	keys     []string // its name and aliases as HeaderKey reads them
+	// bare is its name without its light words (r for r_value), "" when
+	// it has none or is nothing else.
+	bare string
 }
 
 // pairScore is one column–field pair scored.
@@ -92,6 +95,7 @@ type pairScore struct {
 	matched    string
 	support    float64 // values × strength
 	excluded   bool    // the values contradict the field
+	placeCode  bool    // a header naming a place over codes, for the place's code field
 	other      bool    // the header names another concept
 }
 
@@ -123,6 +127,7 @@ func expectations(s *schema.Schema, lists map[string]ListLookup) []expectation {
 			}
 		}
 		e.kind = fieldKind(ix, f, e.concepts)
+		e.bare = bareKey(f.Name)
 		if len(f.Constraints.Enum) > 0 {
 			e.enum = map[string]bool{}
 			for _, v := range f.Constraints.Enum {
@@ -152,6 +157,13 @@ func fieldKind(ix *synonymIndex, f schema.Field, concepts map[*concept]bool) str
 	} else {
 		for c := range concepts {
 			kind = c.kind
+		}
+	}
+	if kind == "" && f.Type == schema.String {
+		// A text field named by one concept of the vocabulary that says
+		// its kind of value (week holds 2020-W11).
+		if ts := vocab().terms(f.Name); len(ts) == 1 {
+			kind = vocab().kind[ts[0].id]
 		}
 	}
 	if f.Type == schema.String && (kind == kindInteger || kind == kindNumber) {
@@ -307,11 +319,12 @@ type columnEvidence struct {
 	// field: a header made of a field's own words (0.95) outranks a
 	// synonym of another field.
 	literal float64
-	// own is the vocabulary score of the header against each field.
-	own     []float64
-	norm    string // the header as HeaderKey reads it
-	generic bool
-	profile *profile
+	// own is the vocabulary score of the header against each field, raw
+	// the words' alone (before a year or a distinctive word counts).
+	own, raw []float64
+	norm     string // the header as HeaderKey reads it
+	generic  bool
+	profile  *profile
 }
 
 // scorePair scores one column–field pair.
@@ -319,22 +332,7 @@ func scorePair(col, field int, ce *columnEvidence, e *expectation) pairScore {
 	ps := pairScore{col: col, field: field, headerBy: MethodFuzzy}
 	own := 0.0 // how well the header's own words name this field
 	if !ce.generic {
-		ps.header, ps.headerBy = headerScoreKeys(ce.norm, e.keys)
-		own = ce.own[field]
-		if ps.header >= fuzzyThreshold && own < 0.2 && wordsDiffer(ce.terms, e.terms) {
-			// Spelled alike for a shared word only (period_duration and
-			// period_description): the likeness is not the field.
-			ps.header = math.Min(ps.header, headerLed+0.1)
-		}
-		if own < headerLed && codeOf(ce.terms, e.terms) && codeValues(ce.profile) {
-			// A header naming a place over a column of codes names the
-			// place's code field (departement holding 01, 2A for
-			// department_code).
-			own = 0.9
-		}
-		if own > ps.header {
-			ps.header, ps.headerBy = own, MethodSynonym
-		}
+		own = ps.headerWords(ce, e)
 	}
 	// A synonym of this field may not outrank a field the header's own
 	// words name (Aantal is a count before a cumulative count, provincia
@@ -390,8 +388,37 @@ func scorePair(col, field int, ce *columnEvidence, e *expectation) pairScore {
 	if ps.other {
 		s = conf * 0.5
 	}
+	if ps.headerBy == MethodFuzzy && a >= headerLed && ps.matched != kindAny && ps.matched != kindEmpty && ps.values < 0.3 {
+		// A name spelled like the field's over values that do not fit it
+		// (Contratante, a text, for contract_number, an identifier) is
+		// left to a person.
+		s = math.Min(s, autoThreshold-0.05)
+	}
 	ps.score = math.Max(0, math.Min(0.99, s))
 	return ps
+}
+
+// headerWords sets the pair's header evidence from the header's spelling
+// and its words, and returns how well its own words name the field.
+func (p *pairScore) headerWords(ce *columnEvidence, e *expectation) float64 {
+	p.header, p.headerBy = headerScoreKeys(ce.norm, e.keys)
+	own := ce.own[p.field]
+	if p.header >= fuzzyThreshold && ce.raw[p.field] < 0.2 && wordsDiffer(ce.terms, e.terms) {
+		// Spelled alike for a shared word only (period_duration and
+		// period_description): the likeness is not the field.
+		p.header = math.Min(p.header, headerLed+0.1)
+	}
+	if ce.raw[p.field] < headerLed && codeOf(ce.terms, e.terms) && codeValues(ce.profile) {
+		// A header naming a place over a column of codes names the
+		// place's code field (departement holding 01, 2A for
+		// department_code).
+		own = max(own, 0.9)
+		p.placeCode = true
+	}
+	if own > p.header {
+		p.header, p.headerBy = own, MethodSynonym
+	}
+	return own
 }
 
 // wordsDiffer says a header and a field each have a word of the
@@ -583,20 +610,191 @@ func NewMatcher(header []string, values [][]string, s *schema.Schema, lists map[
 		terms := vocab().terms(h)
 		literal := 0.0
 		own := make([]float64, len(s.Fields))
+		raw := make([]float64, len(s.Fields))
 		if !generic {
 			for j := range s.Fields {
-				own[j] = vocabScore(terms, m.expect[j].terms)
-				literal = max(literal, own[j])
+				raw[j] = vocabScore(terms, m.expect[j].terms)
 			}
 		}
-		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, own: own,
+		copy(own, raw)
+		if m.yearField(h, own) {
+			generic = false // a year that names a field says something
+		} else if !generic {
+			m.bareName(h, own)
+			m.distinctive(terms, own)
+		}
+		for j := range s.Fields {
+			literal = max(literal, own[j])
+		}
+		m.columns[c] = columnEvidence{hits: hits, terms: terms, named: literal >= headerLed, literal: literal, own: own, raw: raw,
 			norm: HeaderKey(h), generic: generic, profile: profileValues(vals)}
 		m.pairs[c] = make([]pairScore, len(s.Fields))
+		placeCode := false
 		for j := range s.Fields {
 			m.pairs[c][j] = scorePair(c, j, &m.columns[c], &m.expect[j])
+			placeCode = placeCode || m.pairs[c][j].placeCode
+		}
+		if placeCode {
+			// The header names a place and its code field takes the codes:
+			// the place's own field (department beside department_code)
+			// is left to a person.
+			for j := range s.Fields {
+				if ps := &m.pairs[c][j]; !ps.placeCode && raw[j] >= 0.9 {
+					ps.score = math.Min(ps.score, ps.header*0.7)
+				}
+			}
 		}
 	}
 	return m
+}
+
+// distinctiveScore is the header evidence of a header whose words name
+// only part of a field, but a part no other field of the schema has
+// (Públicos for public_beds beside private_beds and total): enough to
+// lead, not to map without values that confirm it.
+const distinctiveScore = 0.7
+
+// yearScore is the header evidence of a header that is a year, for the
+// one field whose name holds that year (2019 for density_2019).
+const yearScore = 0.9
+
+// yearField says a header is a year that names the only field whose
+// name holds that year (a wide table's 2019 for density_2019), and
+// scores it so in own.
+func (m *Matcher) yearField(h string, own []float64) bool {
+	y := strings.TrimSpace(h)
+	if len(y) != 4 || y < "1800" || y > "2100" || !allDigits(y) {
+		return false
+	}
+	at := -1
+	for j, f := range m.s.Fields {
+		for _, w := range headerWords(f.Name) {
+			if w == y && f.Compute == "" {
+				if at >= 0 && at != j {
+					return false // two fields hold the year
+				}
+				at = j
+			}
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	own[at] = max(own[at], yearScore)
+	return true
+}
+
+// bareScore is the header evidence of a header that is a field's name
+// without its light words (R for r_value).
+const bareScore = 0.85
+
+// bareName scores, in own, the one field whose name without its light
+// words (value, number, total) is the header: R is r_value.
+func (m *Matcher) bareName(h string, own []float64) {
+	key := HeaderKey(h)
+	if key == "" {
+		return
+	}
+	at := -1
+	for j, f := range m.s.Fields {
+		if m.expect[j].bare != key || f.Compute != "" {
+			continue
+		}
+		if at >= 0 {
+			return // two fields read so
+		}
+		at = j
+	}
+	if at >= 0 {
+		own[at] = max(own[at], bareScore)
+	}
+}
+
+// bareKey is a field name without its light words, as HeaderKey reads
+// it; "" when it has no light word or only light words.
+func bareKey(name string) string {
+	words := headerWords(name)
+	var kept []string
+	for _, w := range words {
+		if id, ok := vocab().lookup(w); !ok || vocab().weight[id] == 0 {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 || len(kept) == len(words) {
+		return ""
+	}
+	return strings.Join(kept, "")
+}
+
+// distinctive raises a header's vocabulary score for a field (own, by
+// field) where the words alone leave it short: a header whose telling
+// words are a part of one field's words, and of no other field's, names
+// that field at distinctiveScore. The rest of the header must not
+// outweigh what it shares with the field, nor name another field.
+func (m *Matcher) distinctive(terms []term, own []float64) {
+	fields := m.s.Fields
+	for j := range fields {
+		if own[j] >= headerLed || own[j] == 0 || fields[j].Compute != "" || !m.tellsApart(terms, j) {
+			continue
+		}
+		named := false
+		for k := range fields {
+			named = named || k != j && own[k] >= headerLed
+		}
+		if !named {
+			own[j] = distinctiveScore
+		}
+	}
+}
+
+// tellsApart says a header's words share with field j a telling word no
+// other field has, and what they share outweighs the rest of the header.
+func (m *Matcher) tellsApart(terms []term, j int) bool {
+	var shared, rest float64
+	unique := false
+	for _, t := range terms {
+		if !hasTerm(m.expect[j].terms, t.id) {
+			rest += t.weight
+			continue
+		}
+		if t.weight < 1 || strings.HasPrefix(t.id, "=") {
+			continue // a light or unknown word tells nothing apart
+		}
+		shared += t.weight
+		unique = unique || m.onlyField(t.id, j)
+	}
+	return shared > 0 && unique && rest <= shared
+}
+
+// onlyField says no field but j (and computed ones) has the concept id.
+func (m *Matcher) onlyField(id string, j int) bool {
+	for k, g := range m.s.Fields {
+		if k != j && g.Compute == "" && hasTerm(m.expect[k].terms, id) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasTerm says one of a field's spellings has the concept id.
+func hasTerm(f [][]term, id string) bool {
+	for _, sp := range f {
+		for _, t := range sp {
+			if t.id == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // assign maps the columns and fields still free, best pair first, when a
@@ -716,7 +914,7 @@ func (m *Matcher) sure(mp *mapper, ps pairScore) bool {
 
 // uniqueKinds are the kinds of value that tell a field when the schema
 // has one field of the kind: a column of dates is its only date field.
-var uniqueKinds = map[string]bool{kindDate: true, kindDateTime: true, kindEmail: true, kindPhone: true, kindURI: true,
+var uniqueKinds = map[string]bool{kindDate: true, kindDateTime: true, kindWeek: true, kindEmail: true, kindPhone: true, kindURI: true,
 	kindUUID: true, kindCountry: true, kindCurrency: true, kindBoolean: true}
 
 // onlyOfItsKind says the values decide a pair its header cannot: nine in
@@ -787,7 +985,36 @@ func (m *Matcher) Candidates(c int, learned map[string]string) []Candidate {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Confidence > out[j].Confidence })
-	return out
+	if len(out) >= fillCandidates {
+		return out
+	}
+	// Fewer than three: the likeliest of the weaker pairs fill the list,
+	// so a person still sees where the column may go.
+	var weak []Candidate
+	for j, f := range m.s.Fields {
+		ps := m.pairs[c][j]
+		if !ps.excluded && ps.score >= fillThreshold && ps.score < proposalThreshold && !candidateOf(out, f.Name) {
+			weak = append(weak, Candidate{Field: f.Name, Method: ps.method(), Confidence: round2(ps.score), Evidence: ps.evidence()})
+		}
+	}
+	sort.SliceStable(weak, func(i, j int) bool { return weak[i].Confidence > weak[j].Confidence })
+	return append(out, weak[:min(len(weak), fillCandidates-len(out))]...)
+}
+
+// fillCandidates is how many candidates a column's list is filled up to
+// with pairs under proposalThreshold, each of at least fillThreshold.
+const (
+	fillCandidates = 3
+	fillThreshold  = 0.1
+)
+
+func candidateOf(cs []Candidate, field string) bool {
+	for _, c := range cs {
+		if c.Field == field {
+			return true
+		}
+	}
+	return false
 }
 
 // alternativeThreshold is the similarity above which a field is offered

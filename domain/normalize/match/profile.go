@@ -32,6 +32,7 @@ const (
 	kindNumber     = "number"
 	kindBoolean    = "boolean"
 	kindYear       = "year"
+	kindWeek       = "week" // an ISO 8601 week: 2020-W11
 	kindPostal     = "postal"
 	kindPersonName = "personname"
 	kindGivenName  = "givenname"
@@ -50,7 +51,7 @@ const (
 
 // profileKinds are the kinds a value is classified as, each a bit.
 var profileKinds = []string{kindEmail, kindPhone, kindCountry, kindCurrency, kindUUID, kindURI, kindDate, kindDateTime, kindTime,
-	kindInteger, kindNumber, kindBoolean, kindYear, kindPostal, kindPersonName, kindGivenName, kindWords, kindStreet, kindAddress,
+	kindInteger, kindNumber, kindBoolean, kindYear, kindWeek, kindPostal, kindPersonName, kindGivenName, kindWords, kindStreet, kindAddress,
 	kindIdentifier, kindText, kindCompany}
 
 // maxProfileDistinct bounds the distinct values a profile keeps (with
@@ -76,7 +77,7 @@ type profile struct {
 
 // tellingKinds are kinds whose values say plainly what a column is; a
 // column mostly of one of them contradicts a field of another kind.
-var tellingKinds = []string{kindEmail, kindURI, kindUUID, kindDateTime, kindDate, kindPhone, kindCurrency, kindNumber}
+var tellingKinds = []string{kindEmail, kindURI, kindUUID, kindDateTime, kindDate, kindWeek, kindPhone, kindCurrency, kindNumber}
 
 // profileValues profiles a column's non-missing, trimmed values.
 func profileValues(values []string) *profile {
@@ -200,6 +201,25 @@ func (c *valueShape) times() {
 	if _, _, _, _, _, ok := coerce.ParseTime(c.v); ok && !date && strings.Contains(c.v, ":") {
 		c.add(kindTime)
 	}
+	if isoWeek(c.v) {
+		c.add(kindWeek)
+	}
+}
+
+// isoWeek says a value is an ISO 8601 week: 2020-W11, 2020W11, 2020-W11-3.
+func isoWeek(v string) bool {
+	if len(v) < 7 || len(v) > 10 || !coerce.AllDigits(v[:4]) {
+		return false
+	}
+	rest := strings.TrimPrefix(v[4:], "-")
+	if len(rest) < 3 || rest[0] != 'W' && rest[0] != 'w' || !coerce.AllDigits(rest[1:3]) {
+		return false
+	}
+	if wk := rest[1:3]; wk < "01" || wk > "53" {
+		return false
+	}
+	day := strings.TrimPrefix(rest[3:], "-")
+	return day == "" || len(day) == 1 && day >= "1" && day <= "7"
 }
 
 // numbers: phone numbers, whole and other numbers, years, postal codes.
@@ -364,6 +384,22 @@ func dateKinds(v string) (date, datetime bool) {
 // phoneShaped says a value is written as a phone number: 7 to 15 digits
 // with the punctuation of phone numbers, and an international prefix, a
 // leading zero or some punctuation to tell it from a plain number.
+// thousandsGrouped says a value is a whole number grouped by thousands
+// with points, as German, Spanish or Italian write it (4.500.000): a first
+// group of one to three digits, not 0, then groups of three.
+func thousandsGrouped(v string) bool {
+	groups := strings.Split(v, ".")
+	if len(groups) < 3 || len(groups[0]) == 0 || len(groups[0]) > 3 || groups[0][0] == '0' {
+		return false
+	}
+	for i, g := range groups {
+		if !coerce.AllDigits(g) || i > 0 && len(g) != 3 {
+			return false
+		}
+	}
+	return true
+}
+
 func phoneShaped(v string, digits, letters int) bool {
 	if digits < 7 || digits > 15 {
 		return false
@@ -387,6 +423,9 @@ func phoneShaped(v string, digits, letters int) bool {
 		}
 	}
 	if strings.Count(v, ".") == 1 && !strings.Contains(v, " ") { // 1234567.89
+		return false
+	}
+	if thousandsGrouped(v) { // 4.500.000 is an amount
 		return false
 	}
 	return punct || v[0] == '0' || v[0] == '+'

@@ -3,6 +3,7 @@ package match
 import (
 	_ "embed"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 
@@ -50,6 +51,8 @@ type vocabulary struct {
 	weight  map[string]float64         // concept id → weight, when not 1
 	stop    map[string]bool            // words that say nothing (of, de, der)
 	close   map[string]map[string]bool // concepts that may name one another's values (a day, a date)
+	kind    map[string]string          // concept id → the kind of value it holds (week), when it says one
+	abbr    map[string]bool            // folded words listed as abbreviations
 	longest int                        // the longest word's length, bounding compound search
 }
 
@@ -61,14 +64,23 @@ var vocab = sync.OnceValue(func() *vocabulary {
 	if err := json.Unmarshal(vocabularyJSON, &doc); err != nil {
 		panic("vocabulary.json: " + err.Error()) // embedded: TestVocabulary_data reads it
 	}
-	v := &vocabulary{byWord: map[string]string{}, weight: map[string]float64{}, stop: keySet(doc.Stopwords), close: map[string]map[string]bool{}}
+	v := &vocabulary{byWord: map[string]string{}, weight: map[string]float64{}, stop: keySet(doc.Stopwords), close: map[string]map[string]bool{},
+		kind: map[string]string{}, abbr: map[string]bool{}}
 	for _, raw := range doc.Concepts {
-		var id string
+		var id, kind string
 		var light bool
-		var near []string
+		var near, abbr []string
 		_ = json.Unmarshal(raw["id"], &id)
 		_ = json.Unmarshal(raw["light"], &light)
 		_ = json.Unmarshal(raw["close"], &near)
+		_ = json.Unmarshal(raw["kind"], &kind)
+		_ = json.Unmarshal(raw["abbr"], &abbr)
+		if kind != "" {
+			v.kind[id] = kind
+		}
+		for _, a := range abbr {
+			v.abbr[synKey(a)] = true
+		}
 		for _, o := range near {
 			if v.close[id] == nil {
 				v.close[id] = map[string]bool{}
@@ -185,8 +197,11 @@ func (v *vocabulary) terms(h string) []term {
 // split reads a compound (Beitrittsdatum, Gemeentenaam, Provincienaam)
 // as the vocabulary's words it is made of, with the linking s or en of
 // German and Dutch between them; nil when it is not made of known words.
+// A short compound of abbreviations (NBCOM is nb + com, CODREG cod +
+// reg, as statistics offices write them) is read too: a part of two
+// letters must be a listed abbreviation.
 func (v *vocabulary) split(w string) []string {
-	if len(w) < 7 {
+	if len(w) < 5 {
 		return nil
 	}
 	// best[i] is the fewest parts that spell w[:i]; from[i] where the
@@ -199,12 +214,12 @@ func (v *vocabulary) split(w string) []string {
 		best[i] = -1
 	}
 	for i := 1; i <= n; i++ {
-		for j := max(0, i-v.longest); j <= i-3; j++ {
+		for j := max(0, i-v.longest); j <= i-2; j++ {
 			if best[j] < 0 {
 				continue
 			}
 			id, ok := v.byWord[w[j:i]]
-			if !ok {
+			if !ok || i-j == 2 && !v.abbr[w[j:i]] {
 				continue
 			}
 			if best[i] < 0 || best[j]+1 < best[i] {
@@ -222,15 +237,25 @@ func (v *vocabulary) split(w string) []string {
 	if best[n] < 2 {
 		return nil
 	}
+	return v.parts(w, from, ids)
+}
+
+// parts are the concepts of a compound's split, in order (from and ids as
+// split found them); nil for a short compound (under seven letters) none
+// of whose parts is an abbreviation.
+func (v *vocabulary) parts(w string, from []int, ids []string) []string {
 	var parts []string
-	for i := n; i > 0; i = from[i] {
+	short := len(w) < 7
+	for i := len(w); i > 0; i = from[i] {
 		if ids[i] != "" {
 			parts = append(parts, ids[i])
+			short = short && !v.abbr[w[from[i]:i]]
 		}
 	}
-	for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
-		parts[l], parts[r] = parts[r], parts[l]
+	if short {
+		return nil
 	}
+	slices.Reverse(parts)
 	return parts
 }
 

@@ -78,6 +78,18 @@ type Column struct {
 	Ignored      bool
 	Alternatives []match.Candidate
 	Values       []string
+	// Warnings are what the run would warn of this column's mapping:
+	// fuzzy_mapping, content_mapping and synonym_mapping for a mapping a
+	// person should check, ambiguous_mapping for a field it names as
+	// well as another column does (none was mapped).
+	Warnings []Warning
+}
+
+// Warning is one warning about a column's mapping, as the run's issue
+// of the same code says it.
+type Warning struct {
+	Code    string
+	Message string
 }
 
 // Blocker is a problem that keeps the job from running as mapped.

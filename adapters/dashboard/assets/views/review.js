@@ -1,6 +1,8 @@
 // The review of a job's columns (options.review), on the page of a job
 // awaiting it: each source column with some of its values, the field it
-// maps to with the mapping's confidence and evidence, a select of the
+// maps to with the mapping's confidence and evidence, what to check of it
+// (its warnings: a mapping by likeness, values or a contested synonym, a
+// field several columns name equally well), a select of the
 // alternatives (each with its own),
 // every other field and "ignore", required fields still unmapped shown as
 // blocking, and what the first rows would come out as. Every change is
@@ -33,6 +35,23 @@ export function why(e) {
   if (e.header > 0) parts.push(`header ${percent(e.header)}`);
   if (e.matched !== 'any' && e.matched !== 'empty') parts.push(`${percent(e.values)} of values ${e.matched}`);
   return parts.join(', ');
+}
+
+// WARNED names what a column's warning asks a person to check.
+const WARNED = {
+  fuzzy_mapping: 'Check: mapped by a likeness of names',
+  content_mapping: 'Check: mapped by its values',
+  synonym_mapping: 'Check: another column names this field too',
+  ambiguous_mapping: 'Choose: several columns name this field equally well',
+};
+
+// warnings lists what the run would warn of a column's mapping, each with
+// the engine's message; null when there is nothing to check.
+function warnings(column) {
+  const ws = column.warnings ?? [];
+  if (!ws.length) return null;
+  return h('ul', { class: 'plain mapping-warnings' }, ws.map((w) =>
+    h('li', { class: 'warning', 'data-code': w.code }, h('strong', {}, WARNED[w.code] ?? w.code), h('br'), w.message)));
 }
 
 function note(method, confidence, evidence) {
@@ -144,8 +163,8 @@ export function reviewPanel(path, job, onQueued) {
         });
         return select;
       }],
-      ['Confidence', (c) => (c.field ? [`${percent(c.confidence)} (${c.method})`,
-        c.evidence ? h('span', { class: 'muted evidence' }, ` ${why(c.evidence)}`) : null] : h('span', { class: 'muted' }, '—'))],
+      ['Confidence', (c) => [c.field ? [`${percent(c.confidence)} (${c.method})`,
+        c.evidence ? h('span', { class: 'muted evidence' }, ` ${why(c.evidence)}`) : null] : h('span', { class: 'muted' }, '—'), warnings(c)]],
     ].filter(Boolean), r.columns);
     const names = fields.map((f) => f.name);
     const preview = table('Preview', [
