@@ -23,7 +23,7 @@ type reviewDoc struct {
 	IssueCounts    []reviewCount     `json:"issue_counts"`
 	Preview        []reviewRowDoc    `json:"preview"`
 	Sheets         []reviewSheet     `json:"sheets"`
-	HeaderRow      int               `json:"header_row"`
+	HeaderRow      int               `json:"header_row,omitempty"`
 	FirstRows      [][]string        `json:"first_rows,omitempty"`
 	HeaderUnsure   bool              `json:"header_unsure,omitempty"`
 }

@@ -478,7 +478,8 @@ func storedReview() *review.Review {
 				Issues: []review.Issue{{Row: &row, SourceFile: &file, Column: &file, Field: &field, Severity: "error", Code: "invalid_email", Message: "\"bob@\" is not an email address.", Value: &file}}},
 			{Row: 4, Valid: true, Values: json.RawMessage(`{"email":"cy@example.com","n":1}`), Issues: []review.Issue{}},
 		},
-		Sheets: []review.Sheet{{SourceFile: &file, Name: "Staff", Rows: 5, FirstRow: []string{"Courriel"}, Selected: true}, {Name: "Empty", Rows: 0, Complete: true, FirstRow: []string{}}},
+		Sheets:    []review.Sheet{{SourceFile: &file, Name: "Staff", Rows: 5, FirstRow: []string{"Courriel"}, Selected: true}, {Name: "Empty", Rows: 0, Complete: true, FirstRow: []string{}}},
+		HeaderRow: 1, FirstRows: [][]string{{"Courriel", "Notes <x>"}, {"ann@example.com", ""}}, HeaderUnsure: true,
 	}
 }
 
