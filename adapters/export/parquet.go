@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/tabnorm/tabnorm/domain/schema"
 )
@@ -31,6 +32,9 @@ const (
 	kindDate
 	kindTimestamp
 )
+
+// parquetZstd is the pages' codec (WriteRowsParquet).
+var parquetZstd = zstd.Codec{Level: zstd.SpeedFastest}
 
 // decimalPrecision is the widest DECIMAL written: 16 bytes hold 38 digits.
 const decimalPrecision = 38
@@ -225,14 +229,18 @@ func parquetSchema(cols []Column, plans []ColumnPlan) *parquet.Schema {
 }
 
 // WriteRowsParquet writes the rows (read again from rows) as a Parquet
-// file with the columns plans decided, ZSTD-compressed, in row groups of
-// opt.RowGroupRows.
+// file with the columns plans decided, ZSTD-compressed at its fastest
+// level, in row groups of opt.RowGroupRows.
+//
+// The fastest level: on the 1M-row contacts run's rows, zstd's default
+// level took 30 % of the file's CPU for a file 10 % smaller (19.5 MB
+// against 21.6 MB), the trade a download does not want.
 func WriteRowsParquet(out io.Writer, rows io.Reader, cols []Column, plans []ColumnPlan, opt ParquetOptions) error {
 	groupRows := opt.RowGroupRows
 	if groupRows <= 0 {
 		groupRows = 64 << 10
 	}
-	w := parquet.NewWriter(out, parquetSchema(cols, plans), parquet.Compression(&parquet.Zstd),
+	w := parquet.NewWriter(out, parquetSchema(cols, plans), parquet.Compression(&parquetZstd),
 		parquet.MaxRowsPerRowGroup(groupRows), parquet.CreatedBy("tabnorm", "", ""))
 	rr := newRowReader(rows, cols)
 	// The rows of a batch share one array of values, used again once the
