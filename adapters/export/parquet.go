@@ -318,22 +318,9 @@ func readParquetBatches(rows io.Reader, cols []Column, plans []ColumnPlan, batch
 			}
 			n++
 			row := parquet.Row(values[len(batch)*len(cols) : (len(batch)+1)*len(cols)])
-			for i, c := range cols {
-				var v parquet.Value
-				if inPlace {
-					v, err = parquetValueText(rr.line.Kind(i), rr.line.Text(i), plans[i])
-				} else {
-					v, err = parquetValue(rr.vals[i], plans[i])
-				}
-				if err != nil {
-					send(parquetBatch{err: fmt.Errorf("row %d, %s: %w", n, c.Name, err)})
-					return
-				}
-				def := 0
-				if !c.Required && !v.IsNull() {
-					def = 1
-				}
-				row[i] = v.Level(0, def, i)
+			if err := rr.parquetRow(row, inPlace, cols, plans); err != nil {
+				send(parquetBatch{err: fmt.Errorf("row %d, %w", n, err)})
+				return
 			}
 			batch = append(batch, row)
 		}
@@ -341,6 +328,28 @@ func readParquetBatches(rows io.Reader, cols []Column, plans []ColumnPlan, batch
 			return
 		}
 	}
+}
+
+// parquetRow converts the row just read into row, a value a column.
+func (rr *rowReader) parquetRow(row parquet.Row, inPlace bool, cols []Column, plans []ColumnPlan) error {
+	for i, c := range cols {
+		var v parquet.Value
+		var err error
+		if inPlace {
+			v, err = parquetValueText(rr.line.Kind(i), rr.line.Text(i), plans[i])
+		} else {
+			v, err = parquetValue(rr.vals[i], plans[i])
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		def := 0
+		if !c.Required && !v.IsNull() {
+			def = 1
+		}
+		row[i] = v.Level(0, def, i)
+	}
+	return nil
 }
 
 // parquetValue converts one JSON value to its column's kind. The plan was

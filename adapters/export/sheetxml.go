@@ -113,7 +113,8 @@ func (s *sheetRows) row(kinds []Kind, texts []string) error {
 	s.rowNum++
 	s.cur.rows++
 	num := strconv.AppendInt(make([]byte, 0, 8), int64(s.rowNum), 10)
-	b := append(s.xml[:0], `<row r="`...)
+	b := s.xml[:0]
+	b = append(b, `<row r="`...)
 	b = append(b, num...)
 	b = append(b, `">`...)
 	for i, c := range s.cols {

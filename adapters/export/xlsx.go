@@ -188,24 +188,8 @@ func WriteRowsXLSX(out io.Writer, rows io.Reader, cols []Column, opt XLSXOptions
 			return fmt.Errorf("read rows: %w", err)
 		}
 		n++
-		for i, c := range cols {
-			if inPlace {
-				kinds[i], texts[i] = rr.line.Kind(i), rr.line.Text(i)
-			} else {
-				kinds[i], texts[i] = kindOf(rr.vals[i])
-			}
-			if kinds[i] == String {
-				if k := cellChars(texts[i]); k > MaxCellChars && (inPlace || isString(rr.vals[i])) {
-					return CellTooLong(n, c.Name, k)
-				}
-			}
-			if n <= widthSample {
-				w := textLen(kinds[i], texts[i])
-				if !inPlace && !isScalar(rr.vals[i]) {
-					w = 10 // objects and lists (none today) as their JSON
-				}
-				widths[i] = max(widths[i], float64(w))
-			}
+		if err := rr.xlsxCells(inPlace, n, cols, kinds, texts, widths); err != nil {
+			return err
 		}
 		if err := sr.row(kinds, texts); err != nil {
 			return err
@@ -224,6 +208,31 @@ func WriteRowsXLSX(out io.Writer, rows io.Reader, cols []Column, opt XLSXOptions
 		}
 	}
 	return writeSpliced(f, out, spill, parts)
+}
+
+// xlsxCells reads row n's cells into kinds and texts, checks that each
+// fits a cell, and measures the widths on the first rows.
+func (rr *rowReader) xlsxCells(inPlace bool, n int64, cols []Column, kinds []Kind, texts []string, widths []float64) error {
+	for i, c := range cols {
+		if inPlace {
+			kinds[i], texts[i] = rr.line.Kind(i), rr.line.Text(i)
+		} else {
+			kinds[i], texts[i] = kindOf(rr.vals[i])
+		}
+		if kinds[i] == String {
+			if k := cellChars(texts[i]); k > MaxCellChars && (inPlace || isString(rr.vals[i])) {
+				return CellTooLong(n, c.Name, k)
+			}
+		}
+		if n <= widthSample {
+			w := textLen(kinds[i], texts[i])
+			if !inPlace && !isScalar(rr.vals[i]) {
+				w = 10 // objects and lists (none today) as their JSON
+			}
+			widths[i] = max(widths[i], float64(w))
+		}
+	}
+	return nil
 }
 
 // kindOf is a decoded value as a cell read in place: its kind and text
