@@ -2,6 +2,8 @@ package export
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -208,8 +210,20 @@ func (l *Line) str(line []byte, i int) (s lineCell, next int, ok bool) {
 // plainRun reads a string's text from line[j] up to its closing quote or
 // its next escape, and returns where that is; false at a control
 // character, invalid UTF-8 or the line's end.
+//
+// Eight bytes are looked at a time while they are plain ASCII (the bulk
+// of a stored row's text): notPlain flags the first that is not, and
+// the byte-at-a-time switch below reads it.
 func plainRun(line []byte, j int) (end int, ok bool) {
 	for j < len(line) {
+		if j+8 <= len(line) {
+			s := notPlain(binary.LittleEndian.Uint64(line[j:]))
+			if s == 0 {
+				j += 8
+				continue
+			}
+			j += bits.TrailingZeros64(s) >> 3
+		}
 		switch c := line[j]; {
 		case c == '"' || c == '\\':
 			return j, true
@@ -275,4 +289,22 @@ func onlySpace(b []byte, i int) bool { return skipSpace(b, i) == len(b) }
 
 func isNumberByte(c byte) bool {
 	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+}
+
+// Eight bytes at once, one a lane (SWAR).
+const (
+	lanes1    = 0x0101010101010101
+	lanesHigh = 0x8080808080808080
+)
+
+// notPlain flags, by the high bit of its lane, each byte of x (eight
+// bytes of a line, the first in the low lane) that ends a plain run: a
+// control character, a quote, a backslash, or one past ASCII. Only the
+// lowest flag is exact (a subtraction's borrow runs up from a flagged
+// lane), which is the one plainRun reads: zero when all eight are plain.
+func notPlain(x uint64) uint64 {
+	control := x - lanes1*0x20              // a lane under 0x20 borrows into its high bit
+	quote := (x ^ lanes1*'"') - lanes1      // a lane equal to '"' becomes 0xff
+	backslash := (x ^ lanes1*'\\') - lanes1 // the same for '\\'
+	return (control | quote | backslash | x) & lanesHigh
 }

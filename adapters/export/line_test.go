@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -150,6 +151,54 @@ func TestWriteRowsParquet_inPlaceAsDecoded(t *testing.T) {
 			}
 			if g := got[n][i]; g.IsNull() != want.IsNull() || !want.IsNull() && !parquet.Equal(g, want) {
 				t.Fatalf("row %d, %s: %v, want %v", n+1, cols[i].Name, g, want)
+			}
+		}
+	}
+}
+
+// plainRunByByte is plainRun a byte at a time, as it was before it read
+// eight at once.
+func plainRunByByte(line []byte, j int) (int, bool) {
+	for j < len(line) {
+		switch c := line[j]; {
+		case c == '"' || c == '\\':
+			return j, true
+		case c < 0x20:
+			return 0, false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(line[j:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, false
+			}
+			j += size
+		default:
+			j++
+		}
+	}
+	return 0, false
+}
+
+// TestPlainRun_asByteAtATime: reading eight bytes at once stops where a
+// byte at a time does, for every byte value at every place of a word and
+// for two such bytes in one word.
+func TestPlainRun_asByteAtATime(t *testing.T) {
+	t.Parallel()
+	base := []byte(`abcdefghijklmnopqrstuvwx"`)
+	for b := range 256 {
+		for at := range len(base) - 1 {
+			for _, second := range []byte{'"', '\\', 0x1f, 0x80, 0xc3, 'z'} {
+				line := bytes.Clone(base)
+				line[at] = byte(b)
+				if at+3 < len(line)-1 {
+					line[at+3] = second
+				}
+				for start := range 3 {
+					gotEnd, gotOK := plainRun(line, start)
+					wantEnd, wantOK := plainRunByByte(line, start)
+					if gotEnd != wantEnd || gotOK != wantOK {
+						t.Fatalf("%q from %d: %d %v, want %d %v", line, start, gotEnd, gotOK, wantEnd, wantOK)
+					}
+				}
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/tabnorm/tabnorm/domain/schema"
 )
@@ -31,6 +32,9 @@ const (
 	kindDate
 	kindTimestamp
 )
+
+// parquetZstd is the pages' codec (WriteRowsParquet).
+var parquetZstd = zstd.Codec{Level: zstd.SpeedFastest}
 
 // decimalPrecision is the widest DECIMAL written: 16 bytes hold 38 digits.
 const decimalPrecision = 38
@@ -225,59 +229,127 @@ func parquetSchema(cols []Column, plans []ColumnPlan) *parquet.Schema {
 }
 
 // WriteRowsParquet writes the rows (read again from rows) as a Parquet
-// file with the columns plans decided, ZSTD-compressed, in row groups of
-// opt.RowGroupRows.
+// file with the columns plans decided, ZSTD-compressed at its fastest
+// level, in row groups of opt.RowGroupRows.
+//
+// The fastest level: on the 1M-row contacts run's rows, zstd's default
+// level took 30 % of the file's CPU for a file 10 % smaller (19.5 MB
+// against 21.6 MB), the trade a download does not want.
 func WriteRowsParquet(out io.Writer, rows io.Reader, cols []Column, plans []ColumnPlan, opt ParquetOptions) error {
 	groupRows := opt.RowGroupRows
 	if groupRows <= 0 {
 		groupRows = 64 << 10
 	}
-	w := parquet.NewWriter(out, parquetSchema(cols, plans), parquet.Compression(&parquet.Zstd),
+	w := parquet.NewWriter(out, parquetSchema(cols, plans), parquet.Compression(&parquetZstd),
 		parquet.MaxRowsPerRowGroup(groupRows), parquet.CreatedBy("tabnorm", "", ""))
-	rr := newRowReader(rows, cols)
-	// The rows of a batch share one array of values, used again once the
-	// writer has copied a batch into its pages.
-	const batchRows = 256
-	batch := make([]parquet.Row, 0, batchRows)
-	values := make([]parquet.Value, batchRows*len(cols))
-	var n int64
-	for {
-		inPlace, err := rr.read()
-		if err == io.EOF {
+	// The rows are read and converted in a goroutine of their own while
+	// the writer encodes and compresses the batch before, in order: on two
+	// cores the file takes the longer of the two, not their sum. A batch's
+	// rows share one array of values, given back once the writer has
+	// copied the batch into its pages; the texts they point at are the
+	// lines' own strings, which nobody changes.
+	const batchRows, arrays = 256, 3
+	free, batches, done := make(chan []parquet.Value, arrays), make(chan parquetBatch, arrays-1), make(chan struct{})
+	for range arrays {
+		free <- make([]parquet.Value, batchRows*len(cols))
+	}
+	go func() {
+		defer close(batches)
+		readParquetBatches(rows, cols, plans, batchRows, free, batches, done)
+	}()
+	var err error
+	for b := range batches {
+		if err = b.err; err != nil {
 			break
 		}
-		if err != nil {
-			return fmt.Errorf("read rows: %w", err)
+		if _, err = w.WriteRows(b.rows); err != nil {
+			break
 		}
-		n++
-		row := parquet.Row(values[len(batch)*len(cols) : (len(batch)+1)*len(cols)])
-		for i, c := range cols {
-			var v parquet.Value
-			if inPlace {
-				v, err = parquetValueText(rr.line.Kind(i), rr.line.Text(i), plans[i])
-			} else {
-				v, err = parquetValue(rr.vals[i], plans[i])
-			}
-			if err != nil {
-				return fmt.Errorf("row %d, %s: %w", n, c.Name, err)
-			}
-			def := 0
-			if !c.Required && !v.IsNull() {
-				def = 1
-			}
-			row[i] = v.Level(0, def, i)
-		}
-		if batch = append(batch, row); len(batch) == cap(batch) {
-			if _, err := w.WriteRows(batch); err != nil {
-				return err
-			}
-			batch = batch[:0]
-		}
+		free <- b.values
 	}
-	if _, err := w.WriteRows(batch); err != nil {
+	close(done)
+	for range batches { // the reader ends at done: wait for it
+	}
+	if err != nil {
 		return err
 	}
 	return w.Close()
+}
+
+// parquetBatch is up to a batch of rows read, in values, or the error
+// that ended the reading.
+type parquetBatch struct {
+	rows   []parquet.Row
+	values []parquet.Value
+	err    error
+}
+
+// readParquetBatches reads the rows into batches until the end, an error
+// (sent as the last batch) or done.
+func readParquetBatches(rows io.Reader, cols []Column, plans []ColumnPlan, batchRows int,
+	free chan []parquet.Value, batches chan<- parquetBatch, done <-chan struct{}) {
+	rr := newRowReader(rows, cols)
+	send := func(b parquetBatch) bool {
+		select {
+		case batches <- b:
+			return true
+		case <-done:
+			return false
+		}
+	}
+	var n int64
+	for {
+		var values []parquet.Value
+		select {
+		case values = <-free:
+		case <-done:
+			return
+		}
+		batch := make([]parquet.Row, 0, batchRows)
+		for len(batch) < batchRows {
+			inPlace, err := rr.read()
+			if err == io.EOF {
+				send(parquetBatch{rows: batch, values: values})
+				return
+			}
+			if err != nil {
+				send(parquetBatch{err: fmt.Errorf("read rows: %w", err)})
+				return
+			}
+			n++
+			row := parquet.Row(values[len(batch)*len(cols) : (len(batch)+1)*len(cols)])
+			if err := rr.parquetRow(row, inPlace, cols, plans); err != nil {
+				send(parquetBatch{err: fmt.Errorf("row %d, %w", n, err)})
+				return
+			}
+			batch = append(batch, row)
+		}
+		if !send(parquetBatch{rows: batch, values: values}) {
+			return
+		}
+	}
+}
+
+// parquetRow converts the row just read into row, a value a column.
+func (rr *rowReader) parquetRow(row parquet.Row, inPlace bool, cols []Column, plans []ColumnPlan) error {
+	for i, c := range cols {
+		var v parquet.Value
+		var err error
+		if inPlace {
+			v, err = parquetValueText(rr.line.Kind(i), rr.line.Text(i), plans[i])
+		} else {
+			v, err = parquetValue(rr.vals[i], plans[i])
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		def := 0
+		if !c.Required && !v.IsNull() {
+			def = 1
+		}
+		row[i] = v.Level(0, def, i)
+	}
+	return nil
 }
 
 // parquetValue converts one JSON value to its column's kind. The plan was

@@ -3,8 +3,10 @@ package export
 import (
 	"archive/zip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 	"unicode/utf16"
@@ -14,7 +16,6 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tabnorm/tabnorm/domain"
-	"github.com/tabnorm/tabnorm/domain/schema"
 )
 
 // Excel's limits: rows on a sheet, characters (UTF-16 units) in a cell.
@@ -87,65 +88,17 @@ func newStyles(f *excelize.File) (styles, error) {
 // excelEpoch is the first day a spreadsheet's date cells hold.
 var excelEpoch = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// cellOf turns one JSON value of a column into a typed cell value: numbers
-// a spreadsheet holds exactly as numbers, other numbers as their digits,
-// dates and datetimes as date cells (UTC), booleans as booleans, the rest
-// as text.
-func cellOf(v any, t schema.Type, st styles) any {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case bool:
-		return x
-	case json.Number:
-		s := x.String()
-		if exactInDouble(s) {
-			if f, err := strconv.ParseFloat(s, 64); err == nil {
-				return f
-			}
-		}
-		return s
-	case string:
-		switch t {
-		case schema.Date:
-			if d, err := time.Parse(time.DateOnly, x); err == nil && !d.Before(excelEpoch) {
-				return excelize.Cell{StyleID: st.date, Value: d}
-			}
-		case schema.DateTime:
-			if d, err := time.Parse(time.RFC3339Nano, x); err == nil && !d.Before(excelEpoch) {
-				return excelize.Cell{StyleID: st.dateTime, Value: d.UTC()}
-			}
-		}
-		return x
-	}
-	b, _ := json.Marshal(v) // objects and lists (none today) as their JSON
-	return string(b)
-}
-
 // textLen is the length a value shows with, for the column widths.
-func textLen(v any) int {
-	switch x := v.(type) {
-	case nil:
-		return 0
-	case string:
-		return utf8.RuneCountInString(x)
-	case json.Number:
-		return len(x)
-	case bool:
+func textLen(kind Kind, text string) int {
+	switch kind {
+	case String:
+		return utf8.RuneCountInString(text)
+	case Number:
+		return len(text)
+	case Bool:
 		return 5
 	}
-	return 10
-}
-
-// sheetWriter writes rows across as many sheets as they need.
-type sheetWriter struct {
-	f      *excelize.File
-	opt    XLSXOptions
-	header []any
-	widths []float64
-	sw     *excelize.StreamWriter
-	sheets int
-	row    int // the last row written on the current sheet
+	return 0
 }
 
 func sheetName(n int) string {
@@ -155,26 +108,22 @@ func sheetName(n int) string {
 	return "Rows " + strconv.Itoa(n)
 }
 
-// newSheet flushes the current sheet and starts the next with the header.
-func (w *sheetWriter) newSheet() error {
-	if err := w.finishSheet(); err != nil {
-		return err
-	}
-	w.sheets++
-	name := sheetName(w.sheets)
-	if w.sheets == 1 {
-		if err := w.f.SetSheetName("Sheet1", name); err != nil {
+// addSheet adds sheet n of the frame: the header row, the column widths,
+// the frozen header, and a table (an autofilter) over its rows.
+func addSheet(f *excelize.File, n, rows int, header []any, widths []float64) error {
+	name := sheetName(n)
+	if n == 1 {
+		if err := f.SetSheetName("Sheet1", name); err != nil {
 			return err
 		}
-	} else if _, err := w.f.NewSheet(name); err != nil {
+	} else if _, err := f.NewSheet(name); err != nil {
 		return err
 	}
-	sw, err := w.f.NewStreamWriter(name)
+	sw, err := f.NewStreamWriter(name)
 	if err != nil {
 		return err
 	}
-	w.sw, w.row = sw, 1
-	for i, width := range w.widths {
+	for i, width := range widths {
 		if err := sw.SetColWidth(i+1, i+1, width); err != nil {
 			return err
 		}
@@ -182,35 +131,17 @@ func (w *sheetWriter) newSheet() error {
 	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
-	return sw.SetRow("A1", w.header)
-}
-
-// finishSheet closes the current sheet with an autofilter over its rows
-// (a table: the autofilter a stream writer can add after its rows).
-func (w *sheetWriter) finishSheet() error {
-	if w.sw == nil {
-		return nil
+	if err := sw.SetRow("A1", header); err != nil {
+		return err
 	}
-	last, err := excelize.CoordinatesToCellName(len(w.header), max(w.row, 2))
+	last, err := excelize.CoordinatesToCellName(len(header), max(rows+1, 2))
 	if err != nil {
 		return err
 	}
-	if err := w.sw.AddTable(&excelize.Table{Range: "A1:" + last, StyleName: "TableStyleLight1"}); err != nil {
+	if err := sw.AddTable(&excelize.Table{Range: "A1:" + last, StyleName: "TableStyleLight1"}); err != nil {
 		return err
 	}
-	err = w.sw.Flush()
-	w.sw = nil
-	return err
-}
-
-func (w *sheetWriter) write(values []any) error {
-	if w.sw == nil || w.row >= w.opt.sheetRows() {
-		if err := w.newSheet(); err != nil {
-			return err
-		}
-	}
-	w.row++
-	return w.sw.SetRow("A"+strconv.Itoa(w.row), values)
+	return sw.Flush()
 }
 
 // WriteRowsXLSX writes the valid rows as a workbook: one sheet (more past
@@ -218,23 +149,38 @@ func (w *sheetWriter) write(values []any) error {
 // from the first rows, an autofilter. Every row is checked before the
 // workbook is written to out, so a cell too long for a spreadsheet is an
 // error (CellTooLong) before the first byte, never a truncated value.
+//
+// The rows' XML is written by sheetRows (the cells excelize's stream
+// writer wrote, without a value boxed and a struct built per cell),
+// deflated into a spill file as it is read; excelize builds the rest of
+// the workbook (styles, the sheets' frames, tables), and the sheets' rows
+// are spliced into its sheets as the workbook is zipped (spliceZip).
 func WriteRowsXLSX(out io.Writer, rows io.Reader, cols []Column, opt XLSXOptions) error {
 	f := excelize.NewFile(excelize.Options{TmpDir: opt.TmpDir})
-	defer func() { _ = f.Close() }() // removes the spilled sheets; the workbook was written or failed
+	defer func() { _ = f.Close() }() // the frame is in memory; nothing to lose
 	st, err := newStyles(f)
 	if err != nil {
 		return err
 	}
-	w := &sheetWriter{f: f, opt: opt, header: make([]any, len(cols)), widths: make([]float64, len(cols))}
-	for i, c := range cols {
-		w.header[i] = excelize.Cell{StyleID: st.header, Value: c.Name}
-		w.widths[i] = float64(utf8.RuneCountInString(c.Name))
+	spill, err := os.CreateTemp(opt.TmpDir, "tabnorm-xlsx-*")
+	if err != nil {
+		return err
 	}
+	defer func() {
+		_ = spill.Close()           // written and read here only
+		_ = os.Remove(spill.Name()) // the system's clean-up takes what a crash leaves
+	}()
+	header, widths := make([]any, len(cols)), make([]float64, len(cols))
+	for i, c := range cols {
+		header[i] = excelize.Cell{StyleID: st.header, Value: c.Name}
+		widths[i] = float64(utf8.RuneCountInString(c.Name))
+	}
+	sr := newSheetRows(spill, cols, st, opt.sheetRows()-1)
 	rr := newRowReader(rows, cols)
-	var held [][]any // the width sample, written once measured
+	kinds, texts := make([]Kind, len(cols)), make([]string, len(cols))
 	var n int64
 	for {
-		vals, err := rr.next()
+		inPlace, err := rr.read()
 		if err == io.EOF {
 			break
 		}
@@ -242,87 +188,115 @@ func WriteRowsXLSX(out io.Writer, rows io.Reader, cols []Column, opt XLSXOptions
 			return fmt.Errorf("read rows: %w", err)
 		}
 		n++
-		values, err := w.cells(vals, n, cols, st)
-		if err != nil {
+		if err := rr.xlsxCells(inPlace, n, cols, kinds, texts, widths); err != nil {
 			return err
+		}
+		if err := sr.row(kinds, texts); err != nil {
+			return err
+		}
+	}
+	parts, err := sr.finish()
+	if err != nil {
+		return err
+	}
+	for i, width := range widths {
+		widths[i] = min(max(width+2, 8), 60) // a little air; no column wider than a screen's third
+	}
+	for i, p := range parts {
+		if err := addSheet(f, i+1, p.rows, header, widths); err != nil {
+			return err
+		}
+	}
+	return writeSpliced(f, out, spill, parts)
+}
+
+// xlsxCells reads row n's cells into kinds and texts, checks that each
+// fits a cell, and measures the widths on the first rows.
+func (rr *rowReader) xlsxCells(inPlace bool, n int64, cols []Column, kinds []Kind, texts []string, widths []float64) error {
+	for i, c := range cols {
+		if inPlace {
+			kinds[i], texts[i] = rr.line.Kind(i), rr.line.Text(i)
+		} else {
+			kinds[i], texts[i] = kindOf(rr.vals[i])
+		}
+		if kinds[i] == String {
+			if k := cellChars(texts[i]); k > MaxCellChars && (inPlace || isString(rr.vals[i])) {
+				return CellTooLong(n, c.Name, k)
+			}
 		}
 		if n <= widthSample {
-			held = append(held, values)
-			continue
-		}
-		if held != nil {
-			if err := w.flushHeld(held); err != nil {
-				return err
+			w := textLen(kinds[i], texts[i])
+			if !inPlace && !isScalar(rr.vals[i]) {
+				w = 10 // objects and lists (none today) as their JSON
 			}
-			held = nil
-		}
-		if err := w.write(values); err != nil {
-			return err
+			widths[i] = max(widths[i], float64(w))
 		}
 	}
-	if err := w.flushHeld(held); err != nil {
-		return err
+	return nil
+}
+
+// kindOf is a decoded value as a cell read in place: its kind and text
+// (an object or a list as its JSON, a string).
+func kindOf(v any) (Kind, string) {
+	switch x := v.(type) {
+	case nil:
+		return Null, ""
+	case string:
+		return String, x
+	case json.Number:
+		return Number, string(x)
+	case bool:
+		return Bool, strconv.FormatBool(x)
 	}
-	if w.sw == nil { // no rows: the header alone
-		if err := w.newSheet(); err != nil {
-			return err
-		}
+	b, _ := json.Marshal(v) // objects and lists (none today) as their JSON
+	return String, string(b)
+}
+
+func isString(v any) bool { _, ok := v.(string); return ok }
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case nil, string, json.Number, bool:
+		return true
 	}
-	if err := w.finishSheet(); err != nil {
-		return err
-	}
-	return writeWorkbook(f, out)
+	return false
 }
 
 // writeWorkbook zips the workbook straight to out: excelize's Write builds
-// the whole zip in memory first (an 80 MB workbook of 1M rows held twice
-// over), while its zip writer, given out, streams the parts that the
-// stream writers spilled to disk. (excelize's patch of zip64 local headers
-// for a part over 4 GiB works on that memory copy only; archive/zip's
-// zip64 records stay.)
+// the whole zip in memory first, while its zip writer, given out, streams
+// the parts. (excelize's patch of zip64 local headers for a part over 4 GiB
+// works on that memory copy only; archive/zip's zip64 records stay.)
 //
 // The parts are deflated by klauspost/compress's flate at level 2: on a
 // sheet of contacts a third of the time of level 6 (the standard library's
 // default) for a file 12 % larger (11.1 % of the XML against 9.9 %), the
 // trade a download wants.
 func writeWorkbook(f *excelize.File, out io.Writer) error {
-	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
-		zw := zip.NewWriter(out)
-		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
-			return flate.NewWriter(w, 2)
-		})
-		return zw
-	})
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return newZip(out) })
 	return f.Write(io.Discard)
 }
 
-// cells turns row n into its cells, measuring the sample's widths.
-func (w *sheetWriter) cells(vals []any, n int64, cols []Column, st styles) ([]any, error) {
-	values := make([]any, len(cols))
-	for i, c := range cols {
-		v := vals[i]
-		if s, ok := v.(string); ok {
-			if k := cellChars(s); k > MaxCellChars {
-				return nil, CellTooLong(n, c.Name, k)
-			}
-		}
-		values[i] = cellOf(v, c.Type, st)
-		if n <= widthSample {
-			w.widths[i] = max(w.widths[i], float64(textLen(v)))
-		}
-	}
-	return values, nil
+func newZip(out io.Writer) *zip.Writer {
+	zw := zip.NewWriter(out)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(w, xlsxLevel)
+	})
+	return zw
 }
 
-// flushHeld sets the measured widths and writes the held sample rows.
-func (w *sheetWriter) flushHeld(held [][]any) error {
-	for i, width := range w.widths {
-		w.widths[i] = min(max(width+2, 8), 60) // a little air; no column wider than a screen's third
+// writeSpliced is writeWorkbook with the sheets' rows spliced in from the
+// spill file (spliceZip).
+func writeSpliced(f *excelize.File, out io.Writer, spill *os.File, parts []sheetPart) error {
+	var sz *spliceZip
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
+		sz = &spliceZip{zw: newZip(out), spill: spill, parts: parts}
+		return sz
+	})
+	if err := f.Write(io.Discard); err != nil {
+		return err
 	}
-	for _, values := range held {
-		if err := w.write(values); err != nil {
-			return err
-		}
+	if sz == nil || sz.spliced != len(parts) {
+		return errors.New("write workbook: a sheet's rows were not spliced in")
 	}
 	return nil
 }

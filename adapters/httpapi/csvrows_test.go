@@ -47,6 +47,7 @@ var csvLines = []string{
 	"{\"id\":8,\"name\":\"invalid \xff utf8\"}",
 	`{"id":9,"unknown":"x","id":10}`,
 	`{"id":11,"name":"","email":"\u0000"}`,
+	`{"id":13,"name":" lead","email":"\\.","note":"\u00a0nbsp","ok":"\u2028x","amount":"a\"b,c\rd"}`,
 	`{"row":12,"source_file":null,"column":"E-mail","field":"email","severity":"error","code":"invalid_email","message":"\"x\" is not an e-mail address.","value":"x"}`,
 }
 

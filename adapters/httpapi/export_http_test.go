@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,8 +57,15 @@ func TestExport_downloadsAndTheFixedWorkbook(t *testing.T) {
 			id := runUpload(t, app, key, "people.csv", peopleCSV)
 			base := "/v1/jobs/" + id
 			checkRowDownloads(t, app, key, base, id)
-			checkKeptDownloads(t, app, key, base, org.ID, id)
+			kept := checkKeptDownloads(t, app, key, base, org.ID, id)
 			annotated := checkAnnotated(t, app, key, base)
+			// The kept downloads go with the job.
+			expect(t, app.Do("DELETE", base, key, nil), 204, "")
+			for _, k := range kept {
+				if _, err := os.Stat(k); !errors.Is(err, fs.ErrNotExist) {
+					t.Fatalf("%s after the job was deleted: %v", k, err)
+				}
+			}
 
 			// Fix the marked cells and upload the workbook again.
 			for cell, v := range map[string]string{"C3": "bob@x.io", "B5": "4"} {
@@ -85,7 +94,7 @@ func TestExport_downloadsAndTheFixedWorkbook(t *testing.T) {
 // checkKeptDownloads: a generated download is built once and kept under
 // the job's own storage prefix; a later download of it is the same bytes
 // and tag, served from there.
-func checkKeptDownloads(t *testing.T, app *apptest.App, key apptest.Caller, base, orgID, id string) {
+func checkKeptDownloads(t *testing.T, app *apptest.App, key apptest.Caller, base, orgID, id string) []string {
 	t.Helper()
 	dir := filepath.Join(strings.TrimPrefix(app.Config.BlobURL, "file://"), "org", orgID, "jobs", id, "exports")
 	var kept []string
@@ -119,6 +128,7 @@ func checkKeptDownloads(t *testing.T, app *apptest.App, key apptest.Caller, base
 	if ranged.Body != first.Body[:4] {
 		t.Fatalf("a range of the kept download: %q", ranged.Body)
 	}
+	return kept
 }
 
 func runUpload(t *testing.T, app *apptest.App, key apptest.Caller, name, content string) string {

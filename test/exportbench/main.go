@@ -3,6 +3,9 @@
 //
 //	exportbench xlsx|parquet SCHEMA ROWS.jsonl OUT
 //
+// With EXPORTBENCH_CPUPROFILE=FILE it writes a CPU profile of the run
+// there (go tool pprof).
+//
 // pandas_export.py beside it is pandas' side of the comparison.
 package main
 
@@ -10,6 +13,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/tabnorm/tabnorm/adapters/export"
 	"github.com/tabnorm/tabnorm/domain/schema"
@@ -20,10 +24,30 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: exportbench xlsx|parquet SCHEMA ROWS.jsonl OUT")
 		os.Exit(2)
 	}
+	if path := os.Getenv("EXPORTBENCH_CPUPROFILE"); path != "" {
+		stop, err := profile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
 	if err := run(os.Args[1], os.Args[2], os.Args[3], os.Args[4]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		os.Exit(1) //nolint:gocritic // the profile of a failed run is not wanted
 	}
+}
+
+// profile starts a CPU profile into path; stop ends and writes it.
+func profile(path string) (stop func(), err error) {
+	f, err := os.Create(path) // #nosec G304 -- the benchmark's own output
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
 
 func run(format, schemaPath, in, out string) error {
