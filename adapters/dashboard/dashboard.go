@@ -36,6 +36,7 @@ var contentTypes = map[string]string{
 	".js":  "text/javascript; charset=utf-8",
 	".css": "text/css; charset=utf-8",
 	".svg": "image/svg+xml",
+	".json": "application/json; charset=utf-8", // the spreadsheet's words, the importer's English
 }
 
 // assets are read once: the files never change while the binary runs.

@@ -4,6 +4,8 @@
 // column matching, value fixes and submit, on the API's own routes. It
 // talks only to that one origin. The page carries the session's language,
 // theme and texts, so it looks and reads right before the secret comes.
+import { sheet } from "./sheet.js";
+
 const root = document.documentElement;
 const allowed = JSON.parse(root.dataset.origins || "[]");
 const sessionID = root.dataset.session;
@@ -270,6 +272,7 @@ async function afterRun(j) {
       if (!state.steps.includes("sheet")) state.steps.splice(1, 0, "sheet");
       if (!state.sheet.chosen) return sheetStep(review);
     }
+    if (review.header_unsure && !state.header && (review.first_rows || []).length) return headerStep(review);
     return matchStep(review);
   }
   if (j.status === "succeeded") return fixStep();
@@ -338,6 +341,40 @@ function fieldNames() {
   return sch && sch.fields ? sch.fields.map((f) => f.name) : [];
 }
 
+// The header row, when the engine was not sure which row holds the
+// column names (or the end user asks): the file's first rows to choose
+// from, or none. The API reads the sample again with it (PATCH …/review
+// {"header_row":N}), and the match step shows that review.
+function headerStep(review) {
+  if (!state.steps.includes("header")) state.steps.splice(state.steps.indexOf("match"), 0, "header");
+  state.header = true;
+  const rows = review.first_rows || [];
+  const current = review.header_row ?? 1;
+  const choice = (n, text, about) => {
+    const rid = "tn-header-" + n;
+    return el("div", { class: "tn-sheet" },
+      el("input", { type: "radio", name: "tn-header", id: rid, value: String(n), checked: n === current, "aria-describedby": about ? rid + "-about" : null }),
+      el("div", { class: "tn-sheet-text" }, el("label", { for: rid, text }),
+        about ? el("span", { id: rid + "-about", class: "tn-muted tn-sheet-about", text: about }) : null));
+  };
+  const choices = rows.map((cells, i) => choice(i + 1, t("header.rowN", { row: i + 1 }), cells.filter((c) => c !== "").join(" · ") || t("cells.emptyValue")));
+  choices.push(choice(0, t("header.none"), null));
+  const go = el("button", { type: "button", id: "tn-header-go", class: "tn-button", text: t("header.continue"), onclick: async () => {
+    const picked = document.querySelector("input[name=tn-header]:checked");
+    const n = picked ? Number(picked.value) : current;
+    if (n === current) return matchStep(review);
+    go.disabled = true;
+    status(t("header.reading", { row: n }));
+    try {
+      matchStep(await api("PATCH", "/v1/jobs/" + state.job.id + "/review", { header_row: n }));
+    } catch (err) { go.disabled = false; fail(err); }
+  } });
+  show("header", el("p", { text: t(review.header_unsure ? "header.unsure" : "header.intro") }),
+    el("fieldset", { class: "tn-sheets" }, el("legend", { text: t("header.legend") }), ...choices),
+    el("div", { class: "tn-actions" }, go));
+  status("");
+}
+
 // Step 2: match columns, with the engine's alternatives and sample values.
 function matchStep(review) {
   const fields = fieldNames();
@@ -380,7 +417,9 @@ function matchStep(review) {
   } });
   const several = sheetsWithData(review).length > 1;
   const other = several ? el("button", { type: "button", class: "tn-button tn-secondary", text: t("match.sheet"), onclick: () => sheetStep(review) }) : null;
-  show("match", el("p", { text: t("match.intro") }), table, blocking, el("div", { class: "tn-actions" }, confirm, other));
+  const header = (review.first_rows || []).length
+    ? el("button", { type: "button", id: "tn-header-open", class: "tn-button tn-secondary", text: t("match.header"), onclick: () => headerStep(review) }) : null;
+  show("match", el("p", { text: t("match.intro") }), table, blocking, el("div", { class: "tn-actions" }, confirm, other, header));
   const s = review.sample || {};
   const summary = t("match.summary", { records: s.records || 0, valid: s.rows_valid || 0, rejected: s.rows_rejected || 0 });
   const read = (review.sheets || []).find((x) => x.selected);
@@ -416,30 +455,53 @@ function counts(j) {
 // by value_map (every row with that value at once), and the rejected rows
 // one cell at a time (per-cell edits, checked at once). "Apply fixes"
 // reruns the job with both; the stored edits apply in the rerun.
-async function fixStep() {
+async function fixStep(again = false) {
   const c = counts(state.job);
-  if (!c.rejected) return submitStep(t(state.applied ? "fix.appliedAll" : "fix.none", c));
+  if (!c.rejected && !again) return submitStep(t(state.applied ? "fix.appliedAll" : "fix.none", c));
   const groups = [];
   for (const f of fieldNames()) {
     const list = await api("GET", "/v1/jobs/" + state.job.id + "/invalid-values?field=" + encodeURIComponent(f) + "&limit=20");
-    if (list.data.length) groups.push({ field: f, values: list.data });
+    if (list.data.length) groups.push({ field: f, values: list.data, next: list.next_cursor, distinct: list.distinct_count || list.data.length });
   }
   const inputs = [];
   const sections = groups.map((g, gi) => {
-    const body = g.values.map((v, vi) => {
+    let shown = 0;
+    const line = (v) => {
+      const vi = shown++;
       const input = el("input", { type: "text", id: "tn-fix-" + gi + "-" + vi, "aria-label": t("fix.replace") + ": " + g.field + " " + v.value, placeholder: example(g.field) || null });
       inputs.push({ field: g.field, from: v.value, input });
       return el("tr", {},
         el("th", { scope: "row", "data-label": t("fix.value"), text: v.value === "" ? "∅" : v.value }),
         el("td", { "data-label": t("fix.count"), text: numbers.format(v.count) }),
         el("td", { "data-label": t("fix.replace") }, input));
+    };
+    const tbody = el("tbody", {}, ...g.values.map(line));
+    // "and N more": the field's next values, a page at a time, the
+    // focus on the first of them.
+    const more = el("button", { type: "button", id: "tn-fix-more-" + gi, class: "tn-button tn-secondary", hidden: !g.next });
+    const count = () => { more.textContent = t("fix.more", { count: Math.max(0, g.distinct - shown) }); };
+    count();
+    more.addEventListener("click", async () => {
+      more.disabled = true;
+      try {
+        const list = await api("GET", "/v1/jobs/" + state.job.id + "/invalid-values?field=" + encodeURIComponent(g.field) + "&limit=100&cursor=" + encodeURIComponent(g.next));
+        const from = shown;
+        tbody.append(...list.data.map(line));
+        g.next = list.next_cursor;
+        more.hidden = !g.next;
+        count();
+        const first = $("tn-fix-" + gi + "-" + from);
+        if (first) first.focus();
+      } catch (err) { fail(err); } finally { more.disabled = false; }
     });
     const about = hint(g.field);
-    return el("section", {}, el("h2", { text: t("fix.field", { field: g.field }) }), about ? el("p", { class: "tn-muted tn-hint", text: about }) : null,
+    return el("section", {}, el("h2", { text: t("fix.field", { field: titleOf(g.field) }) }), about ? el("p", { class: "tn-muted tn-hint", text: about }) : null,
       el("div", { class: "tn-table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("fix.value") }), el("th", { scope: "col", text: t("fix.count") }), el("th", { scope: "col", text: t("fix.replace") }))),
-      el("tbody", {}, ...body))));
+      tbody)), more);
   });
+  const sch = state.session.schema || state.job.schema || {};
+  const grid = sheet({ call: api, path: "/v1/jobs/" + state.job.id, fields: sch.fields || [], t, issueText: issueWords, id: "tn-sh", back: backToColumns });
   const cells = cellsGrid(state.job, c.rejected);
   const apply = el("button", { type: "button", id: "tn-apply", class: "tn-button", text: t("fix.apply"), onclick: async () => {
     // A rerun inherits the job's options, but a value_map in the request
@@ -452,7 +514,7 @@ async function fixStep() {
       (valueMap[x.field] ||= {})[x.from] = x.input.value.trim();
       added++;
     }
-    if (!added && !cells.saved()) return submitStep(t("fix.summary", c));
+    if (!added && !cells.saved() && !grid.changes()) return submitStep(t("fix.summary", c));
     apply.disabled = true;
     try {
       const j = await api("POST", "/v1/jobs/" + state.job.id + "/rerun", added ? { options: { value_map: valueMap } } : {});
@@ -464,9 +526,27 @@ async function fixStep() {
     } catch (err) { apply.disabled = false; fail(err); }
   } });
   const skip = el("button", { type: "button", class: "tn-button tn-secondary", text: t("fix.skip"), onclick: () => submitStep(t("fix.summary", c)) });
-  show("fix", el("p", { text: t(groups.length ? "fix.intro" : "fix.introCells") }), fileNotes(state.job), ...sections, cells.node, el("div", { class: "tn-actions" }, apply, skip));
+  show("fix", el("p", { text: t(groups.length ? "fix.intro" : "fix.introCells") }), fileNotes(state.job), grid.node, ...sections, cells.node, el("div", { class: "tn-actions" }, apply, skip));
   status(t(state.applied ? "fix.applied" : "fix.summary", c));
+  grid.start();
   cells.load(0);
+}
+
+// backToColumns reruns the job to its review, the mapping so far
+// proposed and the edits kept (POST …/rerun {"review":true}), and goes
+// back to the column matching.
+async function backToColumns() {
+  const j = await api("POST", "/v1/jobs/" + state.job.id + "/rerun", { review: true });
+  post("job_created", { jobId: j.id, rerunOf: state.job.id });
+  status(t("grid.backing"));
+  state.header = true; // the header row was chosen, or was sure, the first time
+  await afterRun(await waitJob(j.id, ["awaiting_review"]));
+}
+
+// titleOf is a field's title in the schema, else its name.
+function titleOf(name) {
+  const f = fieldOf(name);
+  return (f && f.title) || name;
 }
 
 // editableFields are the schema's fields a cell edit may set: not computed ones.
@@ -701,6 +781,14 @@ function cellsGrid(job, total) {
 // Step 4: submit: the session ends and the host hears of its jobs.
 function submitStep(said) {
   const c = counts(state.job);
+  const policy = state.session.submit_policy || {};
+  const refused = el("p", { id: "tn-refused", class: "tn-bad-text", role: "alert", hidden: true });
+  const fixAgain = el("button", { type: "button", id: "tn-fix-again", class: "tn-button tn-secondary", text: t("submit.backToFix"), hidden: !c.rejected,
+    onclick: () => fixStep(true) });
+  const refuse = (key) => {
+    refused.textContent = t(key, { rejected: c.rejected, valid: c.valid, min: policy.min_valid_rows || 0 });
+    refused.hidden = false;
+  };
   const send = el("button", { type: "button", class: "tn-button", text: t("submit.button"), onclick: async () => {
     send.disabled = true;
     try {
@@ -710,9 +798,20 @@ function submitStep(said) {
       post("complete", { jobIds: sum.jobs.map((j) => j.id), jobs: sum.jobs, supersededJobIds: sum.superseded_job_ids, rowsValid: sum.rows_valid,
         rowsRejected: sum.rows_rejected, metadata: sum.metadata });
       $("tn-main").replaceChildren(el("p", { text: t("submit.done", { valid: sum.rows_valid }) }));
-    } catch (err) { send.disabled = false; fail(err); }
+    } catch (err) {
+      send.disabled = false;
+      if (err.code === "rows_still_invalid") return refuse("submit.block");
+      if (err.code === "too_few_valid_rows") return refuse("submit.tooFew");
+      fail(err);
+    }
   } });
-  show("submit", el("p", { text: t("submit.intro") }), el("p", { text: t("submit.summary", c) }), fileNotes(state.job), el("div", { class: "tn-actions" }, send));
+  // Before submit, the end user hears how many rows stay out, and what
+  // the session's submit_policy will refuse.
+  const left = el("p", { id: "tn-left-out", text: t("submit.leftOut", { rejected: c.rejected }) });
+  if (policy.invalid_rows === "block" && c.rejected) refuse("submit.block");
+  else if (policy.min_valid_rows && c.valid < policy.min_valid_rows) refuse("submit.tooFew");
+  show("submit", el("p", { text: t("submit.intro") }), el("p", { text: t("submit.summary", c) }), left, refused, fileNotes(state.job),
+    el("div", { class: "tn-actions" }, send, fixAgain));
   status(said);
 }
 
