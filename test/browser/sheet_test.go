@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -216,4 +217,192 @@ func TestSheet_largeJob(t *testing.T) {
 	}
 	p.checkStep(width)
 	p.shotOf("sheet-dashboard-large", "#spreadsheet")
+}
+
+// gridWords are what the importer's spreadsheet says, in one language.
+type gridWords struct {
+	confirm, title, count, heads, problem, canceled, saved, rejectedCount, more string
+}
+
+// peopleSchemaTitled is apptest.PeopleSchema with the titles a customer
+// gives its fields in the end user's language, and help for one.
+func peopleSchemaTitled(locale string) string {
+	id, email, joined, help := "Customer no.", "E-mail address", "Joined on", "Where we send the invoice."
+	if locale == "de" {
+		id, email, joined, help = "Kundennummer", "E-Mail-Adresse", "Beigetreten am", "Wohin wir die Rechnung schicken."
+	}
+	return fmt.Sprintf(`{"fields":[{"name":"id","type":"integer","title":%q,"constraints":{"required":true,"unique":true}},
+		{"name":"email","type":"string","format":"email","title":%q,"description":%q},{"name":"joined","type":"date","title":%q}]}`, id, email, help, joined)
+}
+
+// mintSheet creates an import session for hosts on origin with a schema
+// of its own, and the members of extra.
+func mintSheet(t *testing.T, app *apptest.App, key, locale, schema, origin string, extra map[string]any) hostSession {
+	t.Helper()
+	body := map[string]any{"schema": json.RawMessage(schema), "allowed_origins": []string{origin}, "locale": locale}
+	for k, v := range extra {
+		body[k] = v
+	}
+	res := app.Do("POST", "/v1/import-sessions", apptest.Caller{Key: key}, body)
+	if res.StatusCode != 201 {
+		t.Fatalf("mint: %d %s", res.StatusCode, res.Body)
+	}
+	var s hostSession
+	res.JSON(t, &s)
+	return s
+}
+
+// inEachPairing is inEveryPairing with the titled schema: English and
+// German, desktop and phone, a host and a session of their own each.
+func inEachPairing(t *testing.T, app *apptest.App, key string, en, de gridWords,
+	step func(t *testing.T, p, f *page, name string, w, h int64, words gridWords)) {
+	t.Helper()
+	for _, run := range []struct {
+		locale, device string
+		w, h           int64
+		words          gridWords
+	}{{"en", "desktop", width, height, en}, {"de", "phone", 375, 812, de}, {"en", "phone", 375, 812, en}, {"de", "desktop", width, height, de}} {
+		t.Run(run.locale+"-"+run.device, func(t *testing.T) {
+			var ses hostSession
+			host := serveHost(t, app, &ses)
+			ses = mintSheet(t, app, key, run.locale, peopleSchemaTitled(run.locale), host.URL, nil)
+			p := open(t, app)
+			if run.w != width {
+				p.do(chromedp.EmulateViewport(run.w, run.h, chromedp.EmulateMobile))
+			}
+			p.do(chromedp.Navigate(host.URL))
+			f := p.frame()
+			f.until("the file step", `document.getElementById('tn-file')`)
+			step(t, p, f, run.locale+"-"+run.device, run.w, run.h, run.words)
+		})
+	}
+}
+
+// toFixStep uploads content and confirms the columns: the fix step with
+// its spreadsheet, read.
+func toFixStep(t *testing.T, f *page, content, confirm string) {
+	t.Helper()
+	uploadFile(t, f, content)
+	f.until("the match step", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q)`, confirm))
+	f.press(".tn-actions .tn-button")
+	f.sheetReady("tn-sh")
+}
+
+// TestEmbed_spreadsheet: in the importer framed by a host on another
+// origin, the fix step's spreadsheet shows every row under the schema's
+// titles, and the end user works it by keyboard alone: Tab reaches one
+// cell, the arrows move, the focused bad cell says its problem, Enter
+// edits, Escape cancels, Enter saves and the cell is checked at once; the
+// filter keeps the rows still with a problem; "Back to columns" returns
+// to the column matching on a rerun. English and German, 1280 and 375 px,
+// axe-core on the step, screenshots for docs/embed.md.
+func TestEmbed_spreadsheet(t *testing.T) {
+	browserTest(t)
+	app := apptest.Start(t, sqltest.SQLite(t))
+	key := app.Key(app.Org("Acme", identity.Normalize))
+	en := gridWords{"Confirm columns", "All rows", "4 rows", "Row|Customer no.* required|E-mail address. Where we send the invoice.|Joined on",
+		"Row 2 · E-mail address: “b@example” is not an email address.", "Row 2: E-mail address left as it was.",
+		"Row 2: E-mail address saved. The row is now valid.", "1 row", ""}
+	de := gridWords{"Spalten bestätigen", "Alle Zeilen", "4 Zeilen", "Zeile|Kundennummer* Pflichtfeld|E-Mail-Adresse. Wohin wir die Rechnung schicken.|Beigetreten am",
+		"Zeile 2 · E-Mail-Adresse: „b@example“ ist keine E-Mail-Adresse.", "Zeile 2: E-Mail-Adresse bleibt, wie es war.",
+		"Zeile 2: E-Mail-Adresse gespeichert. Die Zeile ist jetzt gültig.", "1 Zeile", ""}
+	inEachPairing(t, app, key, en, de, func(t *testing.T, p, f *page, name string, w, h int64, words gridWords) {
+		toFixStep(t, f, twoBadRowsCSV, words.confirm)
+		if got := f.text("#tn-sh-h"); got != words.title {
+			t.Errorf("the spreadsheet's heading %q", got)
+		}
+		if got := f.text("#tn-sh-count"); got != words.count {
+			t.Errorf("the count %q, want %q", got, words.count)
+		}
+		if got := eval[string](f, `[...document.querySelectorAll('#tn-sh-grid [role=columnheader]')].map((c) => c.textContent).join('|')`); got != words.heads {
+			t.Errorf("the headings %q, want %q", got, words.heads)
+		}
+		if got := eval[string](f, `document.getElementById('tn-sh-grid').getAttribute('aria-rowcount')`); got != "5" {
+			t.Errorf("aria-rowcount %s", got)
+		}
+		// The keyboard alone.
+		f.do(chromedp.Focus(chromedp.ID("tn-main")))
+		f.tabFar("tn-sh-c-0-1")
+		f.key(kb.ArrowDown, kb.ArrowRight)
+		if got := f.focused(); got != "tn-sh-c-1-2" {
+			t.Fatalf("ArrowDown, ArrowRight went to %q", got)
+		}
+		if got := f.text("#tn-sh-detail"); got != words.problem {
+			t.Errorf("the bad cell's problem reads %q, want %q", got, words.problem)
+		}
+		f.key(kb.Enter)
+		f.until("the cell's text box", `document.activeElement?.id === 'tn-sh-editor'`)
+		f.key("oops", kb.Escape)
+		f.until("the focus back on the cell", `document.activeElement?.id === 'tn-sh-c-1-2'`)
+		if got := f.text("#tn-sh-said"); got != words.canceled {
+			t.Errorf("after Escape: %q", got)
+		}
+		if !eval[bool](p, `!!document.getElementById('importer').querySelector('iframe')`) {
+			t.Fatal("Escape in the cell editor closed the importer")
+		}
+		f.key(kb.Enter)
+		f.until("the cell's text box", `document.activeElement?.id === 'tn-sh-editor'`)
+		f.do(chromedp.Evaluate[chromedp.Void](`document.activeElement.value = ''`))
+		f.key("b@example.com", kb.Enter)
+		f.until("the saved edit", fmt.Sprintf(`document.getElementById('tn-sh-said').textContent === %q`, words.saved))
+		f.until("the focus back on the cell", `document.activeElement?.id === 'tn-sh-c-1-2'`)
+		if eval[bool](f, `document.getElementById('tn-sh-c-1-2').hasAttribute('aria-invalid')`) {
+			t.Error("the fixed cell is still marked invalid")
+		}
+		f.key(kb.ArrowDown, kb.End)
+		if got := f.focused(); got != "tn-sh-c-2-3" || !eval[bool](f, `document.activeElement.classList.contains('sh-error')`) {
+			t.Errorf("ArrowDown, End went to %q, want the bad date of row 3", got)
+		}
+		f.checkStep(w)
+		f.shotWhole(p, "embed-"+name+"-3-sheet", w, h)
+		// The rows still with a problem: row 3 alone.
+		f.do(chromedp.SetValue(chromedp.ID("tn-sh-status"), "rejected"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('tn-sh-status').dispatchEvent(new Event('change'))`))
+		f.until("the rows with a problem", fmt.Sprintf(`document.getElementById('tn-sh-count').textContent === %q &&
+			document.getElementById('tn-sh-c-0-0')?.textContent.includes('3')`, words.rejectedCount))
+		// Back to columns: the column matching again, on a rerun.
+		f.tabFar("tn-sh-back")
+		f.key(kb.Enter)
+		f.until("the match step again", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q) && document.querySelector('#tn-col-0')`, words.confirm))
+		f.checkStep(w)
+		if got := eval[string](p, `window.events.filter((e) => e === 'tabnorm:job_created').length.toString()`); got != "2" {
+			t.Errorf("the host heard job_created %s times, want the upload and the rerun", got)
+		}
+		// Confirmed again, the rerun keeps the edit: row 2 is valid.
+		f.press(".tn-actions .tn-button")
+		f.sheetReady("tn-sh")
+		f.until("row 2 edited", `document.getElementById('tn-sh-c-1-2')?.classList.contains('sh-edited') && !document.getElementById('tn-sh-c-1-2').hasAttribute('aria-invalid')`)
+	})
+}
+
+// TestEmbed_allInvalidValues: a field with more refused values than the
+// first 20 lists them all, "and N more" reading the next ones; the focus
+// goes to the first value read.
+func TestEmbed_allInvalidValues(t *testing.T) {
+	browserTest(t)
+	app := apptest.Start(t, sqltest.SQLite(t))
+	key := app.Key(app.Org("Acme", identity.Normalize))
+	var ses hostSession
+	host := serveHost(t, app, &ses)
+	ses = mint(t, app, key, "en", host.URL)
+	var b strings.Builder
+	b.WriteString("ID,E-Mail,Joined\n")
+	for i := 1; i <= 25; i++ {
+		fmt.Fprintf(&b, "%d,user%d@example,2024-01-05\n", i, i)
+	}
+	p := open(t, app)
+	p.do(chromedp.Navigate(host.URL))
+	f := p.frame()
+	f.until("the file step", `document.getElementById('tn-file')`)
+	toFixStep(t, f, b.String(), "Confirm columns")
+	f.until("the value fixes", `document.getElementById('tn-fix-0-19')`)
+	if got := f.text("#tn-fix-more-0"); got != "and 5 more values" || eval[bool](f, `!!document.getElementById('tn-fix-0-20')`) {
+		t.Errorf("the more button says %q (or more than 20 values show)", got)
+	}
+	f.press("#tn-fix-more-0")
+	f.until("the other five values", `document.getElementById('tn-fix-0-24') && document.activeElement?.id === 'tn-fix-0-20'`)
+	if !eval[bool](f, `document.getElementById('tn-fix-more-0').hidden`) {
+		t.Error("the more button stays once every value is listed")
+	}
+	f.checkStep(width)
 }
