@@ -81,10 +81,11 @@ func (p *page) key(keys ...string) {
 	}
 }
 
-// backTo presses Shift+Tab until the element with id has the focus.
+// backTo presses Shift+Tab until the element with id has the focus,
+// through up to 40 stops (the importer's fix step has the spreadsheet's).
 func (p *page) backTo(id string) {
 	p.t.Helper()
-	for range 20 {
+	for range 40 {
 		if p.focused() == id {
 			return
 		}
