@@ -348,7 +348,7 @@ func TestEmbed_spreadsheet(t *testing.T) {
 			t.Errorf("ArrowDown, End went to %q, want the bad date of row 3", got)
 		}
 		f.checkStep(w)
-		f.shotWhole(p, "embed-"+name+"-3-sheet", w, h)
+		f.shotAll(p, "embed-"+name+"-3-sheet", w, h)
 		// The rows still with a problem: row 3 alone.
 		f.do(chromedp.SetValue(chromedp.ID("tn-sh-status"), "rejected"),
 			chromedp.Evaluate[chromedp.Void](`document.getElementById('tn-sh-status').dispatchEvent(new Event('change'))`))
@@ -502,7 +502,7 @@ func TestEmbed_spreadsheet_withSheetAPI(t *testing.T) {
 			f.press("#tn-header-open")
 			f.until("the header step", `document.getElementById('tn-header-1')?.checked && document.getElementById('tn-header-0')`)
 			f.checkStep(run.w)
-			f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-2-header", run.w, run.h)
+			f.shotAll(p, "embed-"+run.locale+"-"+run.device+"-2-header", run.w, run.h)
 			f.press("#tn-header-go")
 			f.until("the match step again", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q)`, run.confirm))
 			f.press(".tn-actions .tn-button")
@@ -518,7 +518,7 @@ func TestEmbed_spreadsheet_withSheetAPI(t *testing.T) {
 			f.press("#tn-sh-rcount")
 			f.until("the preview's count", fmt.Sprintf(`document.getElementById('tn-sh-rsaid').textContent === %q`, run.previewed))
 			f.checkStep(run.w)
-			f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-3-replace", run.w, run.h)
+			f.shotAll(p, "embed-"+run.locale+"-"+run.device+"-3-replace", run.w, run.h)
 			f.press("#tn-sh-rapply")
 			f.until("the replacement", fmt.Sprintf(`document.getElementById('tn-sh-rsaid').textContent === %q &&
 				!document.getElementById('tn-sh-c-2-3')?.hasAttribute('aria-invalid')`, run.replaced))
@@ -541,7 +541,7 @@ func TestEmbed_spreadsheet_withSheetAPI(t *testing.T) {
 			f.press(".tn-actions .tn-button")
 			f.until("the refusal, explained", fmt.Sprintf(`document.getElementById('tn-refused').textContent === %q && !document.getElementById('tn-refused').hidden`, run.block))
 			f.checkStep(run.w)
-			f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-4-refused", run.w, run.h)
+			f.shotAll(p, "embed-"+run.locale+"-"+run.device+"-4-refused", run.w, run.h)
 			f.press("#tn-fix-again")
 			f.sheetReady("tn-sh")
 			if eval[bool](p, `!!window.complete`) {
@@ -549,4 +549,90 @@ func TestEmbed_spreadsheet_withSheetAPI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSheet_millionRows: the spreadsheet module over a list of 1,000,000
+// records (a stand-in for the API that makes each page's records from
+// its offset, in the dashboard's page): taller than a browser lets a box
+// be, it scrolls in proportion; Ctrl+End reaches row 1,000,000 and asks
+// only for its page, Page Up moves a screen, the middle of the scroll bar
+// is the middle of the list, and never more than the rows in view are
+// drawn.
+func TestSheet_millionRows(t *testing.T) {
+	browserTest(t)
+	app := apptest.Start(t, sqltest.SQLite(t))
+	p := open(t, app)
+	p.do(chromedp.Navigate(app.URL + "/login"))
+	p.until("the page", `document.querySelector('main h1')`)
+	eval[bool](p, `(async () => {
+		const { sheet, formatter } = await import('/assets/sheet.js');
+		const words = await (await fetch('/assets/sheet-en.json')).json();
+		window.asked = [];
+		const call = async (method, path) => {
+			const u = new URL(path, location.origin);
+			if (!u.pathname.endsWith('/records')) {
+				if (u.pathname.endsWith('/history')) throw Object.assign(new Error('no'), { status: 404 });
+				return { data: [] };
+			}
+			const offset = Number(u.searchParams.get('offset')), limit = Number(u.searchParams.get('limit'));
+			window.asked.push(offset);
+			const data = [];
+			for (let i = offset; i < Math.min(offset + limit, 1000000); i++) {
+				const bad = i % 1000 === 999;
+				data.push({ object: 'record', row: i + 1, source_file: null, valid: !bad, values: {}, edited: [],
+					cells: { id: String(i + 1), email: bad ? 'user' + (i + 1) + '@example' : 'user' + (i + 1) + '@example.com' },
+					issues: bad ? [{ field: 'email', severity: 'error', code: 'invalid_email', message: 'not an email address' }] : [] });
+			}
+			return { object: 'list', data, total: 1000000, next_cursor: null };
+		};
+		const fields = [{ name: 'id', type: 'integer', title: 'Customer no.' }, { name: 'email', type: 'string', title: 'E-mail address' }];
+		const grid = sheet({ call, path: '/v1/jobs/job_x', fields, t: formatter('en', words), issueText: (is) => is.message, id: 'mx' });
+		document.querySelector('main').replaceChildren(grid.node);
+		await grid.start();
+		return true;
+	})()`)
+	p.sheetReady("mx")
+	if got := p.text("#mx-count"); got != "1,000,000 rows" {
+		t.Errorf("the count %q", got)
+	}
+	if h := eval[float64](p, `document.querySelector('#mx-grid .sh-body').getBoundingClientRect().height`); h > 10000000 {
+		t.Errorf("the body is %.0f px tall, more than a browser lets a box be", h)
+	}
+	p.do(chromedp.Focus(chromedp.ID("mx-c-0-1")))
+	p.ctrl(kb.End)
+	p.until("row 1,000,000", `document.activeElement?.id === 'mx-c-999999-2' && document.getElementById('mx-c-999999-0')?.textContent.includes('1000000')`)
+	if got := eval[string](p, `document.activeElement.parentElement.getAttribute('aria-rowindex')`); got != "1000001" {
+		t.Errorf("the last row's aria-rowindex %s", got)
+	}
+	if got := eval[string](p, `window.asked.join(',')`); !strings.HasSuffix(got, ",999900") || strings.Count(got, ",") > 4 {
+		t.Errorf("the pages read: %s, want the first ones and the last, nothing between", got)
+	}
+	if eval[bool](p, `document.getElementById('mx-c-999999-2').getBoundingClientRect().bottom > document.querySelector('#mx-sheet .sh-scroll').getBoundingClientRect().bottom + 1`) {
+		t.Error("the last row is below the grid's box")
+	}
+	p.key(kb.PageUp)
+	p.until("a screen up", `/^mx-c-9999\d\d-2$/.test(document.activeElement?.id) && document.activeElement.id !== 'mx-c-999999-2'`)
+	p.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('#mx-sheet .sh-scroll'); s.scrollTop = (s.scrollHeight - s.clientHeight) / 2; })()`))
+	p.until("the middle, read", `[...document.querySelectorAll('#mx-grid [role=rowheader]')].some((c) => /^\D*(49\d{4}|50\d{4})$/.test(c.textContent.trim().split(' ')[0].replace('✓', '').replace('!', ''))) && !document.querySelector('#mx-grid [aria-busy]')`)
+	if n := eval[int](p, `document.querySelectorAll('#mx-grid [role=row]').length`); n > 40 {
+		t.Errorf("%d rows drawn", n)
+	}
+	p.checkStep(width)
+}
+
+// shotAll is shotWhole, waiting for both the page and the frame to paint
+// at the tall size before the screenshot (a frame of another origin is
+// painted apart, and may lag the page).
+func (f *page) shotAll(host *page, name string, w, h int64) {
+	f.t.Helper()
+	tall := eval[int64](f, `document.documentElement.scrollHeight`)
+	host.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector('#importer iframe').style.height = '%dpx'`, tall)))
+	f.until("the frame as tall as the step", fmt.Sprintf(`window.innerHeight >= %d`, tall))
+	page := eval[int64](host, `document.documentElement.scrollHeight`)
+	host.do(chromedp.EmulateViewport(w, max(h, page), emulation(w)...))
+	f.painted()
+	host.painted()
+	f.painted()
+	host.shot(name)
+	host.do(chromedp.EmulateViewport(w, h, emulation(w)...))
 }

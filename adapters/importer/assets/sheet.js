@@ -325,6 +325,7 @@ export function sheet(o) {
     total = n;
     grid.setAttribute("aria-rowcount", String(total + 1));
     body.style.height = height() + "px";
+    scroller.style.height = Math.max(1, Math.min(total, 12)) * ROW + headRow.offsetHeight + 2 + "px"; // a short list, a short box
     count.textContent = t("grid.count", { total });
   }
 
@@ -335,6 +336,7 @@ export function sheet(o) {
     scroller.scrollTop = 0;
     if (at.r > 0) at.r = 0;
     rowsBox.replaceChildren();
+    detail.textContent = "";
     count.textContent = t("cells.loading");
     try {
       await load(0);
@@ -404,6 +406,12 @@ export function sheet(o) {
     cell.setAttribute("tabindex", "0");
     describe();
     cell.focus({ preventScroll: true });
+    // In view sideways too, clear of the sticky row headings.
+    const box = scroller.getBoundingClientRect();
+    const spot = cell.getBoundingClientRect();
+    const left = box.left + (at.c > 0 ? heads[0].offsetWidth : 0);
+    if (spot.left < left) scroller.scrollLeft -= left - spot.left;
+    else if (spot.right > box.right - 2) scroller.scrollLeft += spot.right - box.right + 2;
   }
 
   grid.addEventListener("keydown", (e) => {
