@@ -446,7 +446,21 @@ export function sheet(o) {
   grid.addEventListener("dblclick", (e) => {
     if (e.target.closest("[role=gridcell]") && !editing) edit();
   });
-  grid.addEventListener("focusin", () => describe());
+  // Whatever brought the focus to a cell (a click, a screen reader's
+  // cursor), it is the cell the keys move from and Tab comes back to.
+  grid.addEventListener("focusin", (e) => {
+    const cell = e.target.closest("[role=gridcell], [role=rowheader], [role=columnheader]");
+    if (cell && cell.id && !editing) {
+      const head = cell.id.startsWith(id("h-"));
+      const [r, c] = head ? [-1, Number(cell.id.slice(id("h-").length))] : cell.id.slice(id("c-").length).split("-").map(Number);
+      if (r !== at.r || c !== at.c) {
+        grid.querySelectorAll("[tabindex='0']").forEach((x) => x.setAttribute("tabindex", "-1"));
+        cell.setAttribute("tabindex", "0");
+        at = { r, c };
+      }
+    }
+    describe();
+  });
   scroller.addEventListener("scroll", () => {
     if (editing) return;
     requestAnimationFrame(draw);
