@@ -451,10 +451,11 @@ function counts(j) {
   return { valid: r.row_count || 0, rejected: r.rejected_count || 0 };
 }
 
-// Step 3: fix values, two ways: each field's unreadable values, replaced
-// by value_map (every row with that value at once), and the rejected rows
-// one cell at a time (per-cell edits, checked at once). "Apply fixes"
-// reruns the job with both; the stored edits apply in the rerun.
+// Step 3: fix values, in the spreadsheet of all rows (sheet.js: any cell
+// edited and checked at once, find-and-replace, undo) and by each field's
+// unreadable values, replaced by value_map (every row with that value at
+// once). "Apply fixes" reruns the job with both; the stored edits and
+// replacements apply in the rerun.
 async function fixStep(again = false) {
   const c = counts(state.job);
   if (!c.rejected && !again) return submitStep(t(state.applied ? "fix.appliedAll" : "fix.none", c));
@@ -502,7 +503,6 @@ async function fixStep(again = false) {
   });
   const sch = state.session.schema || state.job.schema || {};
   const grid = sheet({ call: api, path: "/v1/jobs/" + state.job.id, fields: sch.fields || [], t, issueText: issueWords, id: "tn-sh", back: backToColumns });
-  const cells = cellsGrid(state.job, c.rejected);
   const apply = el("button", { type: "button", id: "tn-apply", class: "tn-button", text: t("fix.apply"), onclick: async () => {
     // A rerun inherits the job's options, but a value_map in the request
     // replaces the job's whole map: start from it, so that an earlier
@@ -514,7 +514,7 @@ async function fixStep(again = false) {
       (valueMap[x.field] ||= {})[x.from] = x.input.value.trim();
       added++;
     }
-    if (!added && !cells.saved() && !grid.changes()) return submitStep(t("fix.summary", c));
+    if (!added && !grid.changes()) return submitStep(t("fix.summary", c));
     apply.disabled = true;
     try {
       const j = await api("POST", "/v1/jobs/" + state.job.id + "/rerun", added ? { options: { value_map: valueMap } } : {});
@@ -526,10 +526,9 @@ async function fixStep(again = false) {
     } catch (err) { apply.disabled = false; fail(err); }
   } });
   const skip = el("button", { type: "button", class: "tn-button tn-secondary", text: t("fix.skip"), onclick: () => submitStep(t("fix.summary", c)) });
-  show("fix", el("p", { text: t(groups.length ? "fix.intro" : "fix.introCells") }), fileNotes(state.job), grid.node, ...sections, cells.node, el("div", { class: "tn-actions" }, apply, skip));
+  show("fix", el("p", { text: t(groups.length ? "fix.intro" : "fix.introCells") }), fileNotes(state.job), grid.node, ...sections, el("div", { class: "tn-actions" }, apply, skip));
   status(t(state.applied ? "fix.applied" : "fix.summary", c));
   grid.start();
-  cells.load(0);
 }
 
 // backToColumns reruns the job to its review, the mapping so far
@@ -549,12 +548,6 @@ function titleOf(name) {
   return (f && f.title) || name;
 }
 
-// editableFields are the schema's fields a cell edit may set: not computed ones.
-function editableFields() {
-  const sch = state.session.schema || (state.job && state.job.schema);
-  return new Set(sch && sch.fields ? sch.fields.filter((f) => !f.compute).map((f) => f.name) : []);
-}
-
 // issueWords says an issue in the end user's language: a message file's
 // sentence for its code, else the engine's message (a rule's is the
 // customer's own).
@@ -562,220 +555,6 @@ function issueWords(is) {
   const key = "issue." + is.code;
   if (is.code === "rule_violation" || !(key in state.words)) return is.message;
   return t(key, { value: is.value == null ? "" : is.value });
-}
-
-const CELLS_PAGE = 10; // rejected rows a page of the grid
-
-// cellsGrid lists the job's rejected rows (GET …/rejected-rows), a page at
-// a time, as an ARIA grid of their failing cells: one line a cell (or a
-// row's issue that is about no field), with the row, the field, the value
-// and the problem in words. The arrow keys move; Enter (or F2) edits the
-// line's value and Enter saves it (POST …/edits), Escape cancels; the
-// answer says whether the row is now valid. At 375 px each line is a card.
-function cellsGrid(job, total) {
-  const fields = editableFields();
-  const path = "/v1/jobs/" + job.id;
-  const said = el("p", { id: "tn-cells-status", class: "tn-cells-status", role: "status", "aria-live": "polite" });
-  const grid = el("div", { id: "tn-cells-grid" });
-  const where = el("span", { id: "tn-cells-page", class: "tn-muted" });
-  const prev = el("button", { type: "button", id: "tn-cells-prev", class: "tn-button tn-secondary", text: t("cells.prev"), disabled: true });
-  const next = el("button", { type: "button", id: "tn-cells-next", class: "tn-button tn-secondary", text: t("cells.next"), disabled: true });
-  const cursors = [""];
-  let pageAt = 0;
-  let rows = [];
-  let lines = [];
-  let at = { l: 0, c: 2 }; // the cell Tab reaches: line l, column c (0 row, 1 field, 2 value, 3 problem)
-  let editing = null;
-  let saved = 0;
-  const cellId = (l, c) => "tn-cell-" + l + "-" + c;
-  const errors = (row) => row.issues.filter((is) => is.severity === "error");
-  const fieldIssues = (row, field) => errors(row).filter((is) => is.field === field);
-
-  // linesOf are a row's lines: its failing and edited cells, then its
-  // issues about no field it can edit. They are kept as the row changes,
-  // so a fixed cell stays in its place.
-  const linesOf = (row) => {
-    const shown = [];
-    for (const is of errors(row)) if (is.field && fields.has(is.field) && !shown.includes(is.field)) shown.push(is.field);
-    for (const f of row.edited) if (!shown.includes(f)) shown.push(f);
-    const out = shown.map((field) => ({ row, field }));
-    if (errors(row).some((is) => !is.field || !fields.has(is.field))) out.push({ row, field: null });
-    return out;
-  };
-  const rowWords = (row) => {
-    const left = errors(row).map(issueWords);
-    return row.valid ? t("cells.rowValid") : left.length ? left.join(" ") : t("cells.rowRejected");
-  };
-  const context = (row, field) => {
-    const names = [...fields, ...Object.keys(row.cells).filter((f) => !fields.has(f))]; // the schema's order
-    const text = names.filter((f) => f !== field && row.cells[f] != null && row.cells[f] !== "").map((f) => f + ": " + row.cells[f]).join(" · ");
-    return text.length > 80 ? text.slice(0, 79) + "…" : text;
-  };
-
-  const draw = () => {
-    if (!lines.length) {
-      grid.replaceChildren(el("p", { class: "tn-muted", text: t("cells.empty") }));
-      return;
-    }
-    const body = lines.map((ln, l) => {
-      const { row, field } = ln;
-      const issues = field ? fieldIssues(row, field) : errors(row).filter((is) => !is.field || !fields.has(is.field));
-      const edited = field && row.edited.includes(field);
-      const value = field ? row.cells[field] : null;
-      const problem = issues.length ? issues.map(issueWords).join(" ") : field ? t("cells.cellOk") : "";
-      return el("tr", { role: "row", class: row.valid ? "tn-fixed" : null },
-        el("th", { role: "rowheader", scope: "row", id: cellId(l, 0), tabindex: "-1" },
-          el("span", { class: "tn-cell-row", text: t("cells.rowN", { row: row.row }) }),
-          el("span", { class: row.valid ? "tn-state tn-good" : "tn-state tn-bad-text", text: row.valid ? t("cells.rowValid") : t("cells.rowRejected") }),
-          context(row, field) ? el("span", { class: "tn-muted tn-context", text: context(row, field) }) : null),
-        el("td", { role: "gridcell", id: cellId(l, 1), tabindex: "-1", "data-label": t("cells.field"), text: field || t("cells.wholeRow") }),
-        el("td", { role: "gridcell", id: cellId(l, 2), tabindex: "-1", "data-label": t("cells.value"), "aria-describedby": cellId(l, 3),
-          "aria-readonly": field ? false : "true", "aria-invalid": issues.length && field ? "true" : false, class: "tn-value" + (issues.length && field ? " tn-invalid" : "") },
-        field ? el("span", { class: value == null ? "tn-muted" : null, text: value == null ? t("cells.emptyValue") : value }) : el("span", { class: "tn-muted", text: "—" }),
-        edited ? el("span", { class: "tn-edited", text: t("cells.edited") }) : null),
-        el("td", { role: "gridcell", id: cellId(l, 3), tabindex: "-1", "data-label": t("cells.problem"), class: issues.length ? "tn-problem" : "tn-good", text: problem }));
-    });
-    const table = el("table", { role: "grid", id: "tn-cells", "aria-labelledby": "tn-cells-h", "aria-describedby": "tn-cells-help" },
-      el("thead", {}, el("tr", { role: "row" }, ...["cells.row", "cells.field", "cells.value", "cells.problem"].map((k) => el("th", { role: "columnheader", scope: "col", text: t(k) })))),
-      el("tbody", {}, ...body));
-    table.addEventListener("keydown", onKey);
-    table.addEventListener("click", (e) => {
-      const cell = e.target.closest("[role=gridcell], [role=rowheader]");
-      if (cell && !editing) place(cell);
-    });
-    table.addEventListener("dblclick", (e) => {
-      const cell = e.target.closest("[role=gridcell], [role=rowheader]");
-      if (cell && !editing) { place(cell); edit(at.l); }
-    });
-    grid.replaceChildren(el("div", { class: "tn-table-wrap" }, table));
-    const first = $(cellId(at.l, at.c));
-    if (first) first.setAttribute("tabindex", "0");
-  };
-
-  const place = (cell) => {
-    const [l, c] = cell.id.split("-").slice(2).map(Number);
-    const was = $(cellId(at.l, at.c));
-    if (was) was.setAttribute("tabindex", "-1");
-    at = { l, c };
-    cell.setAttribute("tabindex", "0");
-    cell.focus();
-  };
-  const move = (l, c) => {
-    const cell = $(cellId(Math.max(0, Math.min(lines.length - 1, l)), Math.max(0, Math.min(3, c))));
-    if (cell) place(cell);
-  };
-
-  function onKey(e) {
-    if (editing) return; // the text box handles its keys
-    const moves = {
-      ArrowUp: [at.l - 1, at.c], ArrowDown: [at.l + 1, at.c], ArrowLeft: [at.l, at.c - 1], ArrowRight: [at.l, at.c + 1],
-      Home: e.ctrlKey ? [0, 0] : [at.l, 0], End: e.ctrlKey ? [lines.length - 1, 3] : [at.l, 3],
-    };
-    if (moves[e.key]) {
-      e.preventDefault();
-      move(...moves[e.key]);
-    } else if (e.key === "Enter" || e.key === "F2") {
-      e.preventDefault();
-      edit(at.l);
-    }
-  }
-
-  // edit turns a line's value into a text box; the focus comes back to
-  // the value when it is saved or left.
-  const edit = (l) => {
-    const { row, field } = lines[l];
-    if (!field) {
-      said.textContent = t("cells.notEditable", { row: row.row });
-      return;
-    }
-    const cell = $(cellId(l, 2));
-    const input = el("input", { type: "text", id: "tn-cell-editor", autocomplete: "off", "aria-describedby": cellId(l, 3), placeholder: example(field) || null,
-      "aria-label": t("cells.editLabel", { field, row: row.row }) });
-    input.value = row.cells[field] == null ? "" : row.cells[field];
-    editing = { l };
-    cell.replaceChildren(input);
-    input.focus();
-    input.select();
-    let saving = false;
-    const back = () => {
-      editing = null;
-      draw();
-      move(l, 2);
-    };
-    input.addEventListener("keydown", (e) => {
-      if (e.key === "Escape") {
-        e.preventDefault();
-        e.stopPropagation();
-        said.classList.remove("tn-bad");
-        said.textContent = t("cells.canceled", { row: row.row, field });
-        back();
-      } else if (e.key === "Enter" && !saving) {
-        e.preventDefault();
-        e.stopPropagation();
-        saving = true;
-        save(row, field, input.value === "" ? null : input.value).finally(back);
-      }
-    });
-    input.addEventListener("blur", () => { // the focus went elsewhere: the change is dropped
-      if (!saving && editing && editing.l === l) {
-        editing = null;
-        draw();
-      }
-    });
-  };
-
-  const save = async (row, field, value) => {
-    said.classList.remove("tn-bad");
-    said.textContent = t("cells.saving", { row: row.row, field });
-    try {
-      const ans = await api("POST", path + "/edits", { edits: [{ row: row.row, source_file: row.source_file, field, value }] });
-      const d = ans.data[0];
-      row.cells[field] = d.value;
-      if (!row.edited.includes(field)) row.edited.push(field);
-      row.issues = d.row_issues;
-      row.valid = d.row_valid;
-      saved++;
-      said.textContent = t(d.row_valid ? "cells.savedValid" : "cells.savedStill", { row: row.row, field, problems: rowWords(row) });
-    } catch (err) {
-      said.classList.add("tn-bad");
-      said.textContent = t("cells.notSaved", { row: row.row, field, message: err && err.message ? err.message : String(err) });
-    }
-  };
-
-  const load = async (i) => {
-    grid.replaceChildren(el("p", { class: "tn-muted", text: t("cells.loading") }));
-    try {
-      const page = await api("GET", path + "/rejected-rows?limit=" + CELLS_PAGE + (cursors[i] ? "&cursor=" + encodeURIComponent(cursors[i]) : ""));
-      pageAt = i;
-      rows = page.data;
-      lines = rows.flatMap(linesOf);
-      if (page.next_cursor) cursors[i + 1] = page.next_cursor;
-      at = { l: 0, c: 2 };
-      draw();
-      const first = i * CELLS_PAGE;
-      const all = page.rejected_count || total;
-      where.textContent = rows.length ? t("cells.page", { from: first + 1, to: first + rows.length, total: all }) : "";
-      prev.disabled = i === 0;
-      next.disabled = !page.next_cursor;
-      prev.hidden = next.hidden = prev.disabled && next.disabled; // one page: nowhere to go
-    } catch (err) {
-      grid.replaceChildren(el("p", { class: "tn-bad-text", text: t("cells.loadFailed", { message: err && err.message ? err.message : String(err) }) }));
-    }
-  };
-  // Paging keeps the focus on the button pressed, or on the grid when
-  // that button has no page left to go to.
-  const turn = (i, button) => load(i).then(() => {
-    if (button.disabled) move(0, 2);
-    else button.focus();
-  });
-  prev.addEventListener("click", () => turn(pageAt - 1, prev));
-  next.addEventListener("click", () => turn(pageAt + 1, next));
-  const node = el("section", { class: "tn-cells", "aria-labelledby": "tn-cells-h" },
-    el("h2", { id: "tn-cells-h", text: t("cells.title") }),
-    el("p", { id: "tn-cells-help", text: t("cells.help") }),
-    grid, said,
-    el("div", { class: "tn-pager" }, prev, where, next));
-  return { node, load, saved: () => saved };
 }
 
 // Step 4: submit: the session ends and the host hears of its jobs.
