@@ -157,6 +157,10 @@ func TestSheet_dashboard(t *testing.T) {
 	p.shotOf("sheet-dashboard-phone", "#spreadsheet")
 	p.do(chromedp.EmulateViewport(width, height))
 
+	// The saved edit can be run: Rerun with changes is offered.
+	if eval[bool](p, `document.getElementById('sheet-rerun').disabled`) {
+		t.Error("Rerun with changes is disabled though a cell was saved")
+	}
 	// Back to columns: a rerun waiting at its review, the columns proposed.
 	p.tabFar("sh-back")
 	p.key(kb.Enter)
