@@ -128,7 +128,7 @@ func fixCells(t *testing.T, app *apptest.App, key, hostURL, name string, w, h in
 		t.Errorf("the fixed row says %q, its value %q", got, f.text("#tn-sh-c-1-2"))
 	}
 	f.checkStep(w)
-	f.shotAll(p, "embed-"+name+"-3-fix", w, h)
+	f.shotWhole(p, "embed-"+name+"-3-fix", w, h)
 
 	// Apply, from the keyboard: the job runs again with the edit.
 	f.tabFar("tn-apply")
@@ -209,7 +209,8 @@ func checkRerun(t *testing.T, app *apptest.App, key, id string, mapDate bool) {
 // shotWhole saves a screenshot of the host page with the importer's
 // frame (f) as tall as its content, and the window as tall as the page
 // (the browser paints a frame of another origin only where the window
-// shows it), so that the whole step shows; then the window is w × h again.
+// shows it, and apart from the page: both are waited for), so that the
+// whole step shows; then the window is w × h again.
 func (f *page) shotWhole(host *page, name string, w, h int64) {
 	f.t.Helper()
 	tall := eval[int64](f, `document.documentElement.scrollHeight`)
@@ -217,6 +218,8 @@ func (f *page) shotWhole(host *page, name string, w, h int64) {
 	f.until("the frame as tall as the step", fmt.Sprintf(`window.innerHeight >= %d`, tall))
 	page := eval[int64](host, `document.documentElement.scrollHeight`)
 	host.do(chromedp.EmulateViewport(w, max(h, page), emulation(w)...))
+	f.painted() // the frame, painted apart, at the tall size too
+	host.painted()
 	host.shot(name)
 	host.do(chromedp.EmulateViewport(w, h, emulation(w)...))
 }
