@@ -1,9 +1,18 @@
 package browser
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -622,4 +631,170 @@ func TestSheet_millionRows(t *testing.T) {
 		t.Errorf("%d rows drawn", n)
 	}
 	p.checkStep(width)
+}
+
+// contractProxy serves the app through a reverse proxy that answers as
+// docs/sheet routes promise where this server does not yet: the review
+// lists its first rows and is unsure of its header (first_rows,
+// header_unsure, header_row; a PATCH of header_row reads the review
+// again), the session has submit_policy "block", and its submit is 409
+// rows_still_invalid. It records the header rows asked for.
+func contractProxy(t *testing.T, app *apptest.App, asked *[]string) *httptest.Server {
+	t.Helper()
+	target, _ := url.Parse(app.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	direct := proxy.Director
+	proxy.Director = func(r *http.Request) {
+		direct(r)
+		r.Header.Del("Accept-Encoding") // bodies it reads as they are
+	}
+	var mu sync.Mutex
+	headerRow := 1
+	review := regexp.MustCompile(`^/v1/jobs/[^/]+/(review|mapping)$`)
+	proxy.ModifyResponse = func(res *http.Response) error {
+		path := res.Request.URL.Path
+		var add map[string]any
+		switch {
+		case review.MatchString(path) && res.StatusCode == 200:
+			mu.Lock()
+			add = map[string]any{"header_row": headerRow, "header_unsure": true,
+				"first_rows": [][]string{{"ID", "E-Mail", "Joined"}, {"1", "a@example.com", "2024-01-05"}, {"2", "b@example", "2024-01-06"}}}
+			mu.Unlock()
+		case path == "/v1/import-sessions/current" && res.StatusCode == 200:
+			add = map[string]any{"submit_policy": map[string]any{"invalid_rows": "block", "min_valid_rows": 0}}
+		default:
+			return nil
+		}
+		var body map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+			return err
+		}
+		_ = res.Body.Close()
+		for k, v := range add {
+			body[k] = v
+		}
+		b, _ := json.Marshal(body)
+		res.Body = io.NopCloser(bytes.NewReader(b))
+		res.ContentLength = int64(len(b))
+		res.Header.Set("Content-Length", strconv.Itoa(len(b)))
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "PATCH" && strings.HasSuffix(r.URL.Path, "/review") {
+			var ask struct {
+				HeaderRow *int `json:"header_row"`
+			}
+			b, _ := io.ReadAll(r.Body)
+			if json.Unmarshal(b, &ask) == nil && ask.HeaderRow != nil {
+				mu.Lock()
+				headerRow = *ask.HeaderRow
+				*asked = append(*asked, strconv.Itoa(*ask.HeaderRow))
+				mu.Unlock()
+				r.Method, r.Body, r.ContentLength = "GET", http.NoBody, 0 // the review, read again
+			} else {
+				r.Body = io.NopCloser(bytes.NewReader(b))
+			}
+		}
+		if r.Method == "POST" && r.URL.Path == "/v1/import-sessions/current/submit" {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(409)
+			_, _ = w.Write([]byte(`{"status":409,"code":"rows_still_invalid","detail":"The final job has rejected rows."}`))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestEmbed_headerRowAndSubmitPolicy: against a stand-in of the
+// contract's review and session (contractProxy), the importer asks for
+// the header row before the columns when the review is unsure, from the
+// file's first rows or none, and reads the review again with the row
+// chosen; before submit it says how many rows stay out and that the
+// session's submit_policy "block" refuses them, says so again on the 409
+// and takes the end user back to the rows. English and German, 1280 and
+// 375 px, axe-core on each step.
+func TestEmbed_headerRowAndSubmitPolicy(t *testing.T) {
+	browserTest(t)
+	app := apptest.Start(t, sqltest.SQLite(t))
+	key := app.Key(app.Org("Acme", identity.Normalize))
+	for _, run := range []struct {
+		locale, device, step, unsure, confirm, left, block string
+		w, h                                               int64
+	}{
+		{"en", "desktop", "Header row", "We are not sure which row holds the column names. Choose it, please.", "Confirm columns",
+			"2 rows with a problem will be left out.", "This import takes a file only when every row is valid: fix the 2 rows with a problem first.", width, height},
+		{"de", "phone", "Kopfzeile", "Wir sind nicht sicher, welche Zeile die Spaltennamen enthält. Bitte wählen Sie sie aus.", "Spalten bestätigen",
+			"2 Zeilen mit Problem werden ausgelassen.", "Dieser Import nimmt eine Datei nur an, wenn jede Zeile gültig ist: Korrigieren Sie zuerst die 2 Zeilen mit Problem.", 375, 812},
+	} {
+		t.Run(run.locale+"-"+run.device, func(t *testing.T) {
+			var asked []string
+			proxy := contractProxy(t, app, &asked)
+			var ses hostSession
+			host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/" {
+					w.WriteHeader(http.StatusNoContent)
+					return
+				}
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				_ = hostPage.Execute(w, map[string]string{"Service": proxy.URL, "URL": proxy.URL + "/embed/" + ses.ID, "Secret": ses.ClientSecret})
+			}))
+			t.Cleanup(host.Close)
+			host.URL = strings.Replace(host.URL, "127.0.0.1", "localhost", 1)
+			ses = mintSheet(t, app, key, run.locale, peopleSchemaTitled(run.locale), host.URL, nil)
+			p := open(t, app)
+			if run.w != width {
+				p.do(chromedp.EmulateViewport(run.w, run.h, chromedp.EmulateMobile))
+			}
+			p.do(chromedp.Navigate(host.URL))
+			f := p.frame()
+			f.until("the file step", `document.getElementById('tn-file')`)
+			uploadFile(t, f, twoBadRowsCSV)
+			f.until("the header step", `document.getElementById('tn-header-1')?.checked && document.getElementById('tn-header-0')`)
+			if got := eval[string](f, `document.querySelector('[aria-current=step]').textContent`); got != run.step {
+				t.Errorf("the current step %q", got)
+			}
+			if got := f.text("#tn-main p"); got != run.unsure {
+				t.Errorf("the header step says %q", got)
+			}
+			if got := f.text("label[for=tn-header-2]") + " / " + f.text("#tn-header-2-about"); !strings.Contains(got, "1 · a@example.com · 2024-01-05") {
+				t.Errorf("the second row offered reads %q", got)
+			}
+			f.checkStep(run.w)
+			f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-1c-header", run.w, run.h)
+			f.do(chromedp.Focus(chromedp.ID("tn-header-1")))
+			f.key(kb.ArrowUp) // radios wrap: from the first row to "none", the last
+			f.until("none chosen", `document.getElementById('tn-header-0').checked`)
+			f.press("#tn-header-go")
+			f.until("the match step", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q) && document.getElementById('tn-header-open')`, run.confirm))
+			if strings.Join(asked, ",") != "0" {
+				t.Errorf("the header rows asked for: %v, want [0]", asked)
+			}
+			f.press(".tn-actions .tn-button")
+			f.sheetReady("tn-sh")
+			f.press(".tn-actions .tn-secondary") // continue without fixing
+			f.until("the submit step", `document.getElementById('tn-left-out')`)
+			if got := f.text("#tn-left-out"); got != run.left {
+				t.Errorf("before submit: %q, want %q", got, run.left)
+			}
+			if got := f.text("#tn-refused"); got != run.block {
+				t.Errorf("the policy before submit: %q, want %q", got, run.block)
+			}
+			f.expect("/submit", "409")
+			f.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('tn-refused').hidden = true`)) // to see the 409 show it again
+			f.press(".tn-actions .tn-button")
+			f.until("the refusal, said again", `!document.getElementById('tn-refused').hidden && !document.querySelector('.tn-actions .tn-button').disabled`)
+			if got := f.text("#tn-refused"); got != run.block {
+				t.Errorf("after the 409: %q", got)
+			}
+			f.checkStep(run.w)
+			f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-4b-refused", run.w, run.h)
+			if eval[bool](p, `!!window.complete`) {
+				t.Error("the host heard complete though submit was refused")
+			}
+			f.press("#tn-fix-again")
+			f.sheetReady("tn-sh")
+		})
+	}
 }
