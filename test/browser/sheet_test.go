@@ -798,3 +798,39 @@ func TestEmbed_headerRowAndSubmitPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestSheet_dashboardHeaderRow: the dashboard's review, against a
+// stand-in of the contract's review (contractProxy), says when the header
+// row is not certain and reads the review again with the row chosen from
+// the file's first rows, reached from the spreadsheet's Back to columns.
+func TestSheet_dashboardHeaderRow(t *testing.T) {
+	browserTest(t)
+	app := apptest.Start(t, sqltest.SQLite(t))
+	org := app.Org("Acme", identity.Normalize)
+	admin := person(t, app, org, "ann@acme.test", identity.Admin, false)
+	job := finishedJob(t, app, apptest.Caller{Key: app.Key(org)}, editsCSV(), sheetSchema)
+	var asked []string
+	proxy := contractProxy(t, app, &asked)
+	p := open(t, app)
+	p.do(chromedp.Navigate(proxy.URL + "/login"))
+	p.until("the login page", `document.getElementById('sign-in')`)
+	p.do(chromedp.SendKeys(chromedp.ID("email"), admin.Email), chromedp.SendKeys(chromedp.ID("password"), apptest.Password),
+		chromedp.Click(chromedp.ID("sign-in")))
+	p.until("signed in", `location.pathname === '/jobs' && document.querySelector('main h1')`)
+	p.do(chromedp.Navigate(proxy.URL + "/jobs/" + job))
+	p.sheetReady("sh")
+	p.press("#sh-back")
+	p.until("the rerun's review, unsure of its header", `document.getElementById('review-header') && document.getElementById('review-header-row').textContent.includes('not certain')`)
+	if got := eval[string](p, `[...document.getElementById('review-header').options].map((o) => o.textContent).join('|')`); got != "Row 1: ID · E-Mail · Joined|Row 2: 1 · a@example.com · 2024-01-05|Row 3: 2 · b@example · 2024-01-06|None: the file has no header row" {
+		t.Errorf("the header rows offered: %s", got)
+	}
+	p.checkStep(width)
+	p.do(chromedp.Focus(chromedp.ID("review-header")))
+	p.do(chromedp.SetValue(chromedp.ID("review-header"), "0"))
+	p.press("#read-header")
+	p.until("the review read again", `document.getElementById('review-said').textContent.startsWith('No row as the header: ') && document.activeElement?.id === 'review-header'`)
+	if strings.Join(asked, ",") != "0" {
+		t.Errorf("the header rows asked for: %v", asked)
+	}
+	p.shotOf("review-header-row", "section.review")
+}
