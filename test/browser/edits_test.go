@@ -81,19 +81,6 @@ func (p *page) key(keys ...string) {
 	}
 }
 
-// backTo presses Shift+Tab until the element with id has the focus,
-// through up to 40 stops (the importer's fix step has the spreadsheet's).
-func (p *page) backTo(id string) {
-	p.t.Helper()
-	for range 40 {
-		if p.focused() == id {
-			return
-		}
-		p.do(chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(kb.ModifierShift)))
-	}
-	p.t.Fatalf("Shift+Tab never reached #%s (focus on %s)", id, p.focused())
-}
-
 // tabFar presses Tab until the element with id has the focus, through up
 // to 150 stops (the value fixes above the grid have many).
 func (p *page) tabFar(id string) {

@@ -642,12 +642,11 @@ func TestSheet_millionRows(t *testing.T) {
 func contractProxy(t *testing.T, app *apptest.App, asked *[]string) *httptest.Server {
 	t.Helper()
 	target, _ := url.Parse(app.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	direct := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		direct(r)
-		r.Header.Del("Accept-Encoding") // bodies it reads as they are
-	}
+	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(target)
+		pr.Out.Host = pr.In.Host             // the page's origin is the proxy's: the app checks it against Host
+		pr.Out.Header.Del("Accept-Encoding") // bodies it reads as they are
+	}}
 	var mu sync.Mutex
 	headerRow := 1
 	review := regexp.MustCompile(`^/v1/jobs/[^/]+/(review|mapping)$`)
@@ -719,84 +718,91 @@ func TestEmbed_headerRowAndSubmitPolicy(t *testing.T) {
 	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	key := app.Key(app.Org("Acme", identity.Normalize))
-	for _, run := range []struct {
-		locale, device, step, unsure, confirm, left, block string
-		w, h                                               int64
-	}{
+	for _, run := range []headerRun{
 		{"en", "desktop", "Header row", "We are not sure which row holds the column names. Choose it, please.", "Confirm columns",
 			"2 rows with a problem will be left out.", "This import takes a file only when every row is valid: fix the 2 rows with a problem first.", width, height},
 		{"de", "phone", "Kopfzeile", "Wir sind nicht sicher, welche Zeile die Spaltennamen enthält. Bitte wählen Sie sie aus.", "Spalten bestätigen",
 			"2 Zeilen mit Problem werden ausgelassen.", "Dieser Import nimmt eine Datei nur an, wenn jede Zeile gültig ist: Korrigieren Sie zuerst die 2 Zeilen mit Problem.", 375, 812},
 	} {
-		t.Run(run.locale+"-"+run.device, func(t *testing.T) {
-			var asked []string
-			proxy := contractProxy(t, app, &asked)
-			var ses hostSession
-			host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path != "/" {
-					w.WriteHeader(http.StatusNoContent)
-					return
-				}
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				_ = hostPage.Execute(w, map[string]string{"Service": proxy.URL, "URL": proxy.URL + "/embed/" + ses.ID, "Secret": ses.ClientSecret})
-			}))
-			t.Cleanup(host.Close)
-			host.URL = strings.Replace(host.URL, "127.0.0.1", "localhost", 1)
-			ses = mintSheet(t, app, key, run.locale, peopleSchemaTitled(run.locale), host.URL, nil)
-			p := open(t, app)
-			if run.w != width {
-				p.do(chromedp.EmulateViewport(run.w, run.h, chromedp.EmulateMobile))
-			}
-			p.do(chromedp.Navigate(host.URL))
-			f := p.frame()
-			f.until("the file step", `document.getElementById('tn-file')`)
-			uploadFile(t, f, twoBadRowsCSV)
-			f.until("the header step", `document.getElementById('tn-header-1')?.checked && document.getElementById('tn-header-0')`)
-			if got := eval[string](f, `document.querySelector('[aria-current=step]').textContent`); got != run.step {
-				t.Errorf("the current step %q", got)
-			}
-			if got := f.text("#tn-main p"); got != run.unsure {
-				t.Errorf("the header step says %q", got)
-			}
-			if got := f.text("label[for=tn-header-2]") + " / " + f.text("#tn-header-2-about"); !strings.Contains(got, "1 · a@example.com · 2024-01-05") {
-				t.Errorf("the second row offered reads %q", got)
-			}
-			f.checkStep(run.w)
-			f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-1c-header", run.w, run.h)
-			f.do(chromedp.Focus(chromedp.ID("tn-header-1")))
-			f.key(kb.ArrowUp) // radios wrap: from the first row to "none", the last
-			f.until("none chosen", `document.getElementById('tn-header-0').checked`)
-			f.press("#tn-header-go")
-			f.until("the match step", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q) && document.getElementById('tn-header-open')`, run.confirm))
-			if strings.Join(asked, ",") != "0" {
-				t.Errorf("the header rows asked for: %v, want [0]", asked)
-			}
-			f.press(".tn-actions .tn-button")
-			f.sheetReady("tn-sh")
-			f.press(".tn-actions .tn-secondary") // continue without fixing
-			f.until("the submit step", `document.getElementById('tn-left-out')`)
-			if got := f.text("#tn-left-out"); got != run.left {
-				t.Errorf("before submit: %q, want %q", got, run.left)
-			}
-			if got := f.text("#tn-refused"); got != run.block {
-				t.Errorf("the policy before submit: %q, want %q", got, run.block)
-			}
-			f.expect("/submit", "409")
-			f.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('tn-refused').hidden = true`)) // to see the 409 show it again
-			f.press(".tn-actions .tn-button")
-			f.until("the refusal, said again", `!document.getElementById('tn-refused').hidden && !document.querySelector('.tn-actions .tn-button').disabled`)
-			if got := f.text("#tn-refused"); got != run.block {
-				t.Errorf("after the 409: %q", got)
-			}
-			f.checkStep(run.w)
-			f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-4b-refused", run.w, run.h)
-			if eval[bool](p, `!!window.complete`) {
-				t.Error("the host heard complete though submit was refused")
-			}
-			f.press("#tn-fix-again")
-			f.sheetReady("tn-sh")
-		})
+		t.Run(run.locale+"-"+run.device, func(t *testing.T) { headerAndPolicy(t, app, key, run) })
 	}
+}
+
+// headerRun is one run of TestEmbed_headerRowAndSubmitPolicy: its
+// language, its window and the words it expects.
+type headerRun struct {
+	locale, device, step, unsure, confirm, left, block string
+	w, h                                               int64
+}
+
+func headerAndPolicy(t *testing.T, app *apptest.App, key string, run headerRun) {
+	t.Helper()
+	var asked []string
+	proxy := contractProxy(t, app, &asked)
+	var ses hostSession
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_ = hostPage.Execute(w, map[string]string{"Service": proxy.URL, "URL": proxy.URL + "/embed/" + ses.ID, "Secret": ses.ClientSecret})
+	}))
+	t.Cleanup(host.Close)
+	host.URL = strings.Replace(host.URL, "127.0.0.1", "localhost", 1)
+	ses = mintSheet(t, app, key, run.locale, peopleSchemaTitled(run.locale), host.URL, nil)
+	p := open(t, app)
+	if run.w != width {
+		p.do(chromedp.EmulateViewport(run.w, run.h, chromedp.EmulateMobile))
+	}
+	p.do(chromedp.Navigate(host.URL))
+	f := p.frame()
+	f.until("the file step", `document.getElementById('tn-file')`)
+	uploadFile(t, f, twoBadRowsCSV)
+	f.until("the header step", `document.getElementById('tn-header-1')?.checked && document.getElementById('tn-header-0')`)
+	if got := eval[string](f, `document.querySelector('[aria-current=step]').textContent`); got != run.step {
+		t.Errorf("the current step %q", got)
+	}
+	if got := f.text("#tn-main p"); got != run.unsure {
+		t.Errorf("the header step says %q", got)
+	}
+	if got := f.text("label[for=tn-header-2]") + " / " + f.text("#tn-header-2-about"); !strings.Contains(got, "1 · a@example.com · 2024-01-05") {
+		t.Errorf("the second row offered reads %q", got)
+	}
+	f.checkStep(run.w)
+	f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-1c-header", run.w, run.h)
+	f.do(chromedp.Focus(chromedp.ID("tn-header-1")))
+	f.key(kb.ArrowUp) // radios wrap: from the first row to "none", the last
+	f.until("none chosen", `document.getElementById('tn-header-0').checked`)
+	f.press("#tn-header-go")
+	f.until("the match step", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q) && document.getElementById('tn-header-open')`, run.confirm))
+	if strings.Join(asked, ",") != "0" {
+		t.Errorf("the header rows asked for: %v, want [0]", asked)
+	}
+	f.press(".tn-actions .tn-button")
+	f.sheetReady("tn-sh")
+	f.press(".tn-actions .tn-secondary") // continue without fixing
+	f.until("the submit step", `document.getElementById('tn-left-out')`)
+	if got := f.text("#tn-left-out"); got != run.left {
+		t.Errorf("before submit: %q, want %q", got, run.left)
+	}
+	if got := f.text("#tn-refused"); got != run.block {
+		t.Errorf("the policy before submit: %q, want %q", got, run.block)
+	}
+	f.expect("/submit", "409")
+	f.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('tn-refused').hidden = true`)) // to see the 409 show it again
+	f.press(".tn-actions .tn-button")
+	f.until("the refusal, said again", `!document.getElementById('tn-refused').hidden && !document.querySelector('.tn-actions .tn-button').disabled`)
+	if got := f.text("#tn-refused"); got != run.block {
+		t.Errorf("after the 409: %q", got)
+	}
+	f.checkStep(run.w)
+	f.shotWhole(p, "embed-"+run.locale+"-"+run.device+"-4b-refused", run.w, run.h)
+	if eval[bool](p, `!!window.complete`) {
+		t.Error("the host heard complete though submit was refused")
+	}
+	f.press("#tn-fix-again")
+	f.sheetReady("tn-sh")
 }
 
 // TestSheet_dashboardHeaderRow: the dashboard's review, against a
