@@ -840,3 +840,119 @@ func TestSheet_dashboardHeaderRow(t *testing.T) {
 	}
 	p.shotOf("review-header-row", "section.review")
 }
+
+// TestSheet_replaceUndoRedo: the spreadsheet module's find-and-replace,
+// undo and redo against a stand-in for the routes of the API contract
+// (docs/API.md; the server's own are TestSheet_dashboard_withSheetAPI's):
+// the form counts the matches first (a preview changes nothing), then
+// replaces them all and the grid shows the rows as they now are; Ctrl+Z
+// undoes it, Ctrl+Y does it again, and the buttons follow the history's
+// can_undo and can_redo.
+func TestSheet_replaceUndoRedo(t *testing.T) {
+	browserTest(t)
+	app := apptest.Start(t, sqltest.SQLite(t))
+	p := open(t, app)
+	p.do(chromedp.Navigate(app.URL + "/login"))
+	p.until("the page", `document.querySelector('main h1')`)
+	eval[bool](p, `(async () => {
+		const { sheet, formatter } = await import('/assets/sheet.js');
+		const words = await (await fetch('/assets/sheet-en.json')).json();
+		const file = Array.from({ length: 25 }, (_, i) => ({ id: String(i + 1), email: i < 23 ? 'user' + (i + 1) + '@example' : 'user' + (i + 1) + '@example.com' }));
+		const steps = []; // { rep, undone }
+		const apply = (cells, r) => {
+			const v = cells[r.field] ?? '';
+			if (r.match === 'exact') return v === r.find ? { ...cells, [r.field]: r.replace } : cells;
+			if (r.match === 'contains') return v.toLowerCase().includes(r.find.toLowerCase()) ? { ...cells, [r.field]: v.replace(new RegExp(r.find.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), r.replace) } : cells;
+			const re = new RegExp(r.find);
+			return re.test(v) ? { ...cells, [r.field]: v.replace(new RegExp(r.find, 'g'), r.replace) } : cells;
+		};
+		const now = () => file.map((c) => steps.filter((s) => !s.undone).reduce((x, s) => apply(x, s.rep), c));
+		const record = (cells, i) => {
+			const bad = !/@[^@]+\.[^@]+$/.test(cells.email);
+			return { object: 'record', row: i + 1, source_file: null, valid: !bad, values: {}, cells, edited: [],
+				issues: bad ? [{ field: 'email', severity: 'error', code: 'invalid_email', message: 'not an email address', value: cells.email }] : [] };
+		};
+		const history = () => ({ object: 'list', data: steps.map((s, i) => ({ object: 'history_step', step: i + 1, kind: 'replacement', cells: s.matched,
+			summary: s.rep.field + ': ' + s.rep.find + ' → ' + s.rep.replace + ' (' + s.matched + ' cells)', undone: s.undone })),
+			can_undo: steps.some((s) => !s.undone), can_redo: steps.some((s) => s.undone) });
+		const refuse = (status, code) => { throw Object.assign(new Error(code), { status, code }); };
+		window.calls = [];
+		const call = async (method, path, body) => {
+			const u = new URL(path, location.origin);
+			const route = u.pathname.split('/').pop();
+			window.calls.push(method + ' ' + route);
+			if (route === 'records') {
+				const all = now().map(record);
+				const kept = all.filter((r) => (u.searchParams.get('status') === 'rejected' ? !r.valid : true));
+				const off = Number(u.searchParams.get('offset')), lim = Number(u.searchParams.get('limit'));
+				return { object: 'list', data: kept.slice(off, off + lim), total: kept.length, next_cursor: null };
+			}
+			if (route === 'history') return history();
+			if (route === 'invalid-values') return { data: [] };
+			if (route === 'replacements') {
+				const before = now();
+				const matched = before.filter((c) => apply(c, body) !== c).length;
+				if (body.preview) return { object: 'replacement', id: null, ...body, matched };
+				steps.splice(0, steps.length, ...steps.filter((s) => !s.undone));
+				steps.push({ rep: body, matched, undone: false });
+				return { object: 'replacement', id: 'rpl_1', ...body, matched };
+			}
+			if (route === 'undo') {
+				const s = steps.filter((x) => !x.undone).pop();
+				if (!s) refuse(409, 'nothing_to_undo');
+				s.undone = true;
+				return history().data[steps.indexOf(s)];
+			}
+			if (route === 'redo') {
+				const s = steps.find((x) => x.undone);
+				if (!s) refuse(409, 'nothing_to_redo');
+				s.undone = false;
+				return history().data[steps.indexOf(s)];
+			}
+			refuse(404, 'not_found');
+		};
+		const fields = [{ name: 'id', type: 'integer' }, { name: 'email', type: 'string', title: 'E-mail address' }];
+		const grid = sheet({ call, path: '/v1/jobs/job_x', fields, t: formatter('en', words), issueText: (is) => is.message, id: 'rx' });
+		document.querySelector('main').replaceChildren(grid.node);
+		await grid.start();
+		return true;
+	})()`)
+	p.sheetReady("rx")
+	p.until("undo and redo offered, disabled", `!document.getElementById('rx-undo').hidden && document.getElementById('rx-undo').disabled && document.getElementById('rx-redo').disabled`)
+	p.do(chromedp.Focus(chromedp.ID("rx-c-0-1")))
+	p.ctrl("z")
+	p.until("nothing to undo", `document.getElementById('rx-said').textContent === 'There is nothing to undo.'`)
+
+	p.press("#rx-find")
+	p.until("the form, the focus in Find", `!document.getElementById('rx-replace').hidden && document.activeElement?.id === 'rx-rfind' &&
+		document.getElementById('rx-find').getAttribute('aria-expanded') === 'true'`)
+	p.do(chromedp.SetValue(chromedp.ID("rx-rfield"), "email"), chromedp.SetValue(chromedp.ID("rx-rmatch"), "regex"))
+	p.key("@example$")
+	p.do(chromedp.Focus(chromedp.ID("rx-rwith")))
+	p.key("@example.com")
+	p.press("#rx-rcount")
+	p.until("the preview's count", `document.getElementById('rx-rsaid').textContent === '23 cells will change.'`)
+	if got := p.text("#rx-c-0-2"); got != "user1@example" {
+		t.Errorf("the preview changed a cell: %q", got)
+	}
+	p.checkStep(width)
+	p.shotOf("sheet-replace", "#rx-sheet")
+	p.press("#rx-rapply")
+	p.until("replaced", `document.getElementById('rx-rsaid').textContent === '23 cells changed.' &&
+		document.getElementById('rx-c-0-2')?.textContent === 'user1@example.com' && !document.getElementById('rx-c-0-2').hasAttribute('aria-invalid') &&
+		!document.getElementById('rx-undo').disabled && document.getElementById('rx-redo').disabled`)
+
+	p.do(chromedp.Focus(chromedp.ID("rx-c-0-2")))
+	p.ctrl("z")
+	p.until("undone", `document.getElementById('rx-said').textContent === 'Undone: email: @example$ → @example.com (23 cells)' &&
+		document.getElementById('rx-c-0-2')?.getAttribute('aria-invalid') === 'true' && document.getElementById('rx-undo').disabled && !document.getElementById('rx-redo').disabled`)
+	p.until("the focus kept on the cell", `document.activeElement?.id === 'rx-c-0-2'`)
+	p.ctrl("y")
+	p.until("redone", `document.getElementById('rx-said').textContent.startsWith('Redone: ') &&
+		!document.getElementById('rx-c-0-2')?.hasAttribute('aria-invalid') && !document.getElementById('rx-undo').disabled`)
+	p.press("#rx-undo")
+	p.until("undone by the button", `document.getElementById('rx-said').textContent.startsWith('Undone: ')`)
+	if got := eval[string](p, `window.calls.filter((c) => c.startsWith('POST')).join(',')`); got != "POST undo,POST replacements,POST replacements,POST undo,POST redo,POST undo" {
+		t.Errorf("the calls: %s", got)
+	}
+}
