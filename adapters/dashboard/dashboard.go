@@ -33,9 +33,10 @@ type File struct {
 // contentTypes are set explicitly rather than from the system's MIME
 // table: browsers refuse to run a module served with any other type.
 var contentTypes = map[string]string{
-	".js":  "text/javascript; charset=utf-8",
-	".css": "text/css; charset=utf-8",
-	".svg": "image/svg+xml",
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".svg":  "image/svg+xml",
+	".json": "application/json; charset=utf-8", // the spreadsheet's words, the importer's English
 }
 
 // assets are read once: the files never change while the binary runs.

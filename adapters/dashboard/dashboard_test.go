@@ -1,7 +1,9 @@
 package dashboard
 
 import (
+	"bytes"
 	"io/fs"
+	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -117,6 +119,20 @@ func TestIsPage(t *testing.T) {
 	} {
 		if got := IsPage(p); got != want {
 			t.Errorf("IsPage(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestSheet_theImportersOwn: the spreadsheet's module, its style sheet
+// and its English words are the importer's files, copied: one spreadsheet,
+// which the two must not let drift apart (cp the importer's over these).
+func TestSheet_theImportersOwn(t *testing.T) {
+	t.Parallel()
+	for mine, theirs := range map[string]string{"sheet.js": "sheet.js", "sheet.css": "sheet.css", "sheet-en.json": "locales/en.json"} {
+		f, ok := Asset(mine)
+		want, err := os.ReadFile("../importer/assets/" + theirs)
+		if !ok || err != nil || !bytes.Equal(f.Body, want) {
+			t.Errorf("assets/%s is not adapters/importer/assets/%s (served %v, %v): copy it over", mine, theirs, ok, err)
 		}
 	}
 }

@@ -167,20 +167,21 @@ func TestPage_escapesItsData(t *testing.T) {
 	}
 }
 
-// TestApp_wordsExist: every message key app.js names literally (t("…")
+// TestApp_wordsExist: every message key app.js and sheet.js name literally (t("…")
 // and t(cond ? "…" : "…")) is in en.json, so no step shows a bare key.
 func TestApp_wordsExist(t *testing.T) {
 	t.Parallel()
 	app, ok := Asset("app.js")
+	grid, ok3 := Asset("sheet.js")
 	en, ok2 := Asset("locales/en.json")
-	if !ok || !ok2 {
-		t.Fatal("no app.js or en.json")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("no app.js, sheet.js or en.json")
 	}
 	var words map[string]string
 	if err := json.Unmarshal(en.Body, &words); err != nil {
 		t.Fatal(err)
 	}
-	calls := regexp.MustCompile(`\bt\(([^()]*?)[,)]`).FindAllStringSubmatch(string(app.Body), -1)
+	calls := regexp.MustCompile(`\bt\(([^()]*?)[,)]`).FindAllStringSubmatch(string(app.Body)+string(grid.Body), -1)
 	literal := regexp.MustCompile(`"([a-zA-Z]+\.[a-zA-Z.]+|[a-z]+)"`)
 	seen := 0
 	for _, c := range calls {

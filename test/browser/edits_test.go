@@ -81,18 +81,6 @@ func (p *page) key(keys ...string) {
 	}
 }
 
-// backTo presses Shift+Tab until the element with id has the focus.
-func (p *page) backTo(id string) {
-	p.t.Helper()
-	for range 20 {
-		if p.focused() == id {
-			return
-		}
-		p.do(chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(kb.ModifierShift)))
-	}
-	p.t.Fatalf("Shift+Tab never reached #%s (focus on %s)", id, p.focused())
-}
-
 // tabFar presses Tab until the element with id has the focus, through up
 // to 150 stops (the value fixes above the grid have many).
 func (p *page) tabFar(id string) {
@@ -106,12 +94,12 @@ func (p *page) tabFar(id string) {
 	p.t.Fatalf("Tab never reached #%s (focus on %s)", id, p.focused())
 }
 
-// TestEdits_grid: the rejected rows of a job are a grid a person works with
-// the keyboard alone: Tab reaches one cell, the arrow keys move, Enter
-// edits and saves a cell (checked at once: the row says it is now valid,
-// or which issues remain), Escape cancels; the next page of rows; at 375
-// px and on a wide screen with no serious or critical axe-core violation;
-// "Rerun with fixes" reruns the job with the edits.
+// TestEdits_grid: a job's rows are the spreadsheet a person fixes with
+// the keyboard alone: Enter edits and saves a cell (checked at once: the
+// row says it is now valid, or which problems remain), Escape cancels; the
+// last page's rows are one key away; at 375 px and on a wide screen with
+// no serious or critical axe-core violation; "Rerun with changes" reruns
+// the job with the edits, and the rerun's spreadsheet marks them.
 func TestEdits_grid(t *testing.T) {
 	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
@@ -121,85 +109,69 @@ func TestEdits_grid(t *testing.T) {
 	p := open(t, app)
 	p.login(admin.Email)
 	p.visit("/jobs/" + first)
-	p.until("the grid", `document.querySelector('#cells-table [role=gridcell]')`)
-
-	if got := eval[string](p, `[...document.querySelectorAll('#cells-table [role=columnheader]')].map((c) => c.innerText).join(',')`); got != "Row,id,email,active" {
+	p.sheetReady("sh")
+	if got := eval[string](p, `[...document.querySelectorAll('#sh-grid [role=columnheader]')].map((c) => c.querySelector('.sh-title')?.textContent ?? c.textContent).join(',')`); got != "Row,id,email,active" {
 		t.Errorf("grid columns %q", got)
 	}
-	if got := p.text("#cells-page"); got != "Rows 1–20 of 24 rejected" {
-		t.Errorf("page %q", got)
+	if got := p.text("#sh-count"); got != "25 rows" {
+		t.Errorf("the count %q", got)
 	}
-	if got := eval[string](p, `document.querySelector('#cell-0-2').innerText`); !strings.Contains(got, "user1@example") || !strings.Contains(got, "invalid_email") {
-		t.Errorf("the first bad cell shows %q, want its value and its issue", got)
-	}
-	if eval[string](p, `document.querySelector('#cell-0-2').getAttribute('aria-invalid')`) != "true" ||
-		eval[int](p, `document.querySelectorAll('#cells-table [tabindex="0"]').length`) != 1 {
+	if eval[string](p, `document.querySelector('#sh-c-0-2').getAttribute('aria-invalid')`) != "true" ||
+		eval[int](p, `document.querySelectorAll('#sh-grid [tabindex="0"]').length`) != 1 {
 		t.Error("bad cells are not marked invalid, or more than one cell is in the Tab order")
 	}
 
-	// Tab reaches the grid on its first cell; arrows move.
-	p.tabFar("cell-0-1")
-	p.key(kb.ArrowRight)
-	if got := p.focused(); got != "cell-0-2" {
-		t.Fatalf("ArrowRight went to %q", got)
-	}
-	p.key(kb.ArrowDown, kb.ArrowDown, kb.ArrowUp)
-	if got := p.focused(); got != "cell-1-2" {
-		t.Fatalf("ArrowDown ×2, ArrowUp went to %q", got)
-	}
-	// Enter edits; Escape leaves the cell as it was.
-	p.key(kb.Enter)
-	p.until("the cell editor", `document.activeElement?.id === 'cell-editor'`)
+	// Tab reaches the grid on its first cell; Enter edits, Escape leaves it.
+	p.tabFar("sh-c-0-1")
+	p.key(kb.ArrowRight, kb.ArrowDown, kb.Enter)
+	p.until("the cell editor", `document.activeElement?.id === 'sh-editor'`)
 	p.key("oops", kb.Escape)
-	p.until("the cell again", `document.activeElement?.id === 'cell-1-2'`)
-	if got := p.text("#cells-status"); got != "Row 2: email left as it was." {
+	p.until("the cell again", `document.activeElement?.id === 'sh-c-1-2'`)
+	if got := p.text("#sh-said"); got != "Row 2: email left as it was." {
 		t.Errorf("after Escape: %q", got)
 	}
 	// A fix that makes the row valid.
 	p.key(kb.Enter)
-	p.until("the cell editor", `document.activeElement?.id === 'cell-editor'`)
+	p.until("the cell editor", `document.activeElement?.id === 'sh-editor'`)
+	p.do(chromedp.Evaluate[chromedp.Void](`document.activeElement.value = ''`))
 	p.key("user2@example.com", kb.Enter)
-	p.until("the saved edit", `document.querySelector('#cells-status').innerText.startsWith('Row 2: email saved')`)
-	if got := p.text("#cells-status"); got != "Row 2: email saved. The row is now valid." {
-		t.Errorf("after the fix: %q", got)
-	}
-	p.until("the focus back on the cell", `document.activeElement?.id === 'cell-1-2'`)
-	if got := p.text("#cell-1-0"); !strings.Contains(got, "fixed") || !strings.Contains(p.text("#cell-1-2"), "edited") {
-		t.Errorf("the fixed row says %q, its cell %q", got, p.text("#cell-1-2"))
+	p.until("the saved edit", `document.getElementById('sh-said').textContent === 'Row 2: email saved. The row is now valid.'`)
+	p.until("the focus back on the cell", `document.activeElement?.id === 'sh-c-1-2'`)
+	if got := p.text("#sh-c-1-0"); !strings.Contains(eval[string](p, `document.getElementById('sh-c-1-0').textContent`), "valid") ||
+		!eval[bool](p, `document.getElementById('sh-c-1-2').classList.contains('sh-edited')`) {
+		t.Errorf("the fixed row says %q, its cell not marked edited", got)
 	}
 	// A change that is still wrong says what remains.
 	p.key(kb.ArrowUp, kb.Enter)
-	p.until("the cell editor", `document.activeElement?.id === 'cell-editor'`)
+	p.until("the cell editor", `document.activeElement?.id === 'sh-editor'`)
+	p.do(chromedp.Evaluate[chromedp.Void](`document.activeElement.value = ''`))
 	p.key("still@wrong", kb.Enter)
-	p.until("the saved edit", `document.querySelector('#cells-status').innerText.startsWith('Row 1: email saved')`)
-	if got := p.text("#cells-status"); got != "Row 1: email saved. The row still has 1 issue: email invalid_email." {
-		t.Errorf("after a bad fix: %q", got)
-	}
-	if missing := p.unlabelled(); missing != "" {
-		t.Errorf("form controls without a label: %s", missing)
+	p.until("the saved edit", `document.getElementById('sh-said').textContent.startsWith('Row 1: email saved. The row still has a problem: ')`)
+	if eval[string](p, `document.getElementById('sh-c-0-2').getAttribute('aria-invalid')`) != "true" {
+		t.Error("the cell still wrong is not marked invalid")
 	}
 	p.checkStep(width)
-	p.shotOf("edit-grid", "section.cells")
+	p.shotOf("edit-grid", "#spreadsheet")
 
-	// On a phone: the grid scrolls inside its region, the page does not.
+	// On a phone: the grid scrolls inside its box, the page does not.
 	p.do(chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile))
 	p.checkStep(375)
-	p.shotOf("edit-grid-phone", "section.cells")
+	p.shotOf("edit-grid-phone", "#spreadsheet")
 	p.do(chromedp.EmulateViewport(width, height))
 
-	// The next page, from the keyboard: the boolean of row 24, fixed.
-	p.tabFar("cells-next")
-	p.key(kb.Enter)
-	p.until("page 2", `document.querySelector('#cells-page').innerText === 'Rows 21–24 of 24 rejected'`)
-	p.backTo("cell-0-1") // back past Previous rows to the grid
-	p.key(kb.ArrowDown, kb.ArrowDown, kb.ArrowDown, kb.End)
-	if got := p.focused(); got != "cell-3-3" {
-		t.Fatalf("Down ×3, End went to %q", got)
+	// The last row, from the keyboard: the boolean of row 24, fixed.
+	p.do(chromedp.Focus(chromedp.ID("sh-c-0-2")))
+	p.ctrl(kb.End)
+	p.until("the last row", `document.activeElement?.id === 'sh-c-24-3'`)
+	p.key(kb.ArrowUp)
+	if got := p.focused(); got != "sh-c-23-3" {
+		t.Fatalf("Ctrl+End, ArrowUp went to %q", got)
 	}
 	p.key(kb.Enter)
-	p.until("the cell editor", `document.activeElement?.id === 'cell-editor'`)
+	p.until("the cell editor", `document.activeElement?.id === 'sh-editor'`)
+	p.do(chromedp.Evaluate[chromedp.Void](`document.activeElement.value = ''`))
 	p.key("no", kb.Enter)
-	p.until("the saved edit", `document.querySelector('#cells-status').innerText === 'Row 24: active saved. The row is now valid.'`)
+	p.until("the saved edit", `document.getElementById('sh-said').textContent === 'Row 24: active saved. The row is now valid.'`)
 
 	// The edits are the job's; the rerun applies them.
 	var edits struct {
@@ -213,18 +185,18 @@ func TestEdits_grid(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &edits); status != 200 || err != nil || len(edits.Data) != 3 {
 		t.Fatalf("the job's edits: %d %s", status, body)
 	}
-	p.tabFar("rerun-cells")
+	p.tabFar("sheet-rerun")
 	p.key(kb.Enter)
 	p.until("the rerun done", fmt.Sprintf(`location.pathname !== '/jobs/%s' && document.querySelector('#rerun-of') &&
 		document.querySelector('#job-status').innerText.includes('succeeded') && document.querySelector('#result-summary')`, first))
 	if got := p.text("#result-summary"); !strings.HasPrefix(got, "3 valid rows, 22 rejected") {
 		t.Errorf("rerun summary %q", got)
 	}
-	p.until("the rerun's grid", `document.querySelector('#cells-table [role=gridcell]')`)
-	if got := p.text("#cell-0-2"); !strings.Contains(got, "still@wrong") || !strings.Contains(got, "edited") {
-		t.Errorf("the rerun's first rejected cell %q, want the edit it ran with", got)
+	p.sheetReady("sh")
+	if got := p.text("#sh-c-0-2 .sh-text"); got != "still@wrong" || !eval[bool](p, `document.getElementById('sh-c-0-2').classList.contains('sh-edited')`) {
+		t.Errorf("the rerun's first cell %q, want the edit it ran with, marked", got)
 	}
-	p.shotOf("edit-rerun", "section.cells")
+	p.shotOf("edit-rerun", "#spreadsheet")
 }
 
 // shotOf saves a screenshot of one element, where shot saves the page's.

@@ -21,86 +21,39 @@ const twoBadRowsCSV = "ID,E-Mail,Joined\n1,a@example.com,2024-01-05\n2,b@example
 
 // editWords are what a run expects the importer to say, in its language.
 type editWords struct {
-	confirm, title, page, problem, canceled, saved, valid, applied, submit string
+	confirm, title, count, problem, canceled, saved, valid, applied, submit string
 }
 
 // TestEmbed_fixCells: in the fix step, an end user fixes a rejected row's
-// cell in the grid of rejected rows with the keyboard alone (Tab reaches
-// the grid, the arrows move, Enter edits, Escape cancels, Enter saves),
-// is told at once that the row is now valid, and applies the fixes: the
-// job is rerun with the stored edit, the step says how many rows are now
-// valid, the host page hears tabnorm:complete, and the customer's backend
-// reads the fixed row with its API key. The German runs also replace
-// the unreadable date by value_map in the same rerun, so every row is
-// valid; the English ones leave it, and the rerun's grid shows that row
-// alone. In English and German, on a desktop and a phone, with axe-core
-// on the step and its screenshots.
+// cell in the spreadsheet of all rows with the keyboard alone (Tab
+// reaches the grid, the arrows move, Enter edits, Escape cancels, Enter
+// saves), is told at once that the row is now valid, and applies the
+// fixes: the job is rerun with the stored edit, the step says how many
+// rows are now valid, the host page hears tabnorm:complete, and the
+// customer's backend reads the fixed row with its API key. The German
+// runs also replace the unreadable date by value_map in the same rerun,
+// so every row is valid; the English ones leave it, and the rerun's
+// spreadsheet has that cell alone marked. In English and German, on a
+// desktop and a phone, with axe-core on the step and its screenshots.
 func TestEmbed_fixCells(t *testing.T) {
 	browserTest(t)
 	app := apptest.Start(t, sqltest.SQLite(t))
 	key := app.Key(app.Org("Acme", identity.Normalize))
-	en := editWords{"Confirm columns", "Fix single cells", "Rows 1–2 of 2 with a problem", "“b@example” is not an email address.",
-		"Row 2: email left as it was.", "Row 2: email saved. The row is now valid.", "Valid now",
+	en := editWords{"Confirm columns", "All rows", "4 rows", "“b@example” is not an email address.",
+		"Row 2: email left as it was.", "Row 2: email saved. The row is now valid.", "valid",
 		"Fixes applied: 3 rows valid, 1 still with a problem.", "Submit"}
-	de := editWords{"Spalten bestätigen", "Einzelne Zellen korrigieren", "Zeilen 1–2 von 2 mit Problem", "„b@example“ ist keine E-Mail-Adresse.",
-		"Zeile 2: email bleibt, wie es war.", "Zeile 2: email gespeichert. Die Zeile ist jetzt gültig.", "Jetzt gültig",
+	de := editWords{"Spalten bestätigen", "Alle Zeilen", "4 Zeilen", "„b@example“ ist keine E-Mail-Adresse.",
+		"Zeile 2: email bleibt, wie es war.", "Zeile 2: email gespeichert. Die Zeile ist jetzt gültig.", "gültig",
 		"Korrekturen angewendet: alle 4 Zeilen sind gültig.", "Absenden"}
 	inEveryPairing(t, app, key, en, de, func(t *testing.T, hostURL, name, locale string, w, h int64, words editWords) {
 		fixCells(t, app, key, hostURL, name, w, h, locale == "de", words)
 	})
-	t.Run("pages of rows", func(t *testing.T) {
-		var ses hostSession
-		host := serveHost(t, app, &ses)
-		ses = mint(t, app, key, "en", host.URL)
-		pagesOfRows(t, app, host.URL)
-	})
 }
 
-// pagesOfRows: twelve rejected rows are two pages of the grid, turned
-// from the keyboard; the focus stays on the button pressed, or goes to
-// the grid when that button has no page left.
-func pagesOfRows(t *testing.T, app *apptest.App, hostURL string) {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString("ID,E-Mail,Joined\n")
-	for i := 1; i <= 12; i++ {
-		fmt.Fprintf(&b, "%d,user%d@example,2024-01-05\n", i, i)
-	}
-	b.WriteString("13,ok@example.com,2024-01-05\n")
-	p := open(t, app)
-	p.do(chromedp.Navigate(hostURL))
-	f := p.frame()
-	f.until("the file step", `document.getElementById('tn-file')`)
-	path := filepath.Join(t.TempDir(), "many.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f.do(chromedp.SetUploadFiles(chromedp.ID("tn-file"), []string{path}))
-	f.press(".tn-actions .tn-button")
-	f.until("the match step", `[...document.querySelectorAll('button')].some((b) => b.textContent === 'Confirm columns')`)
-	f.press(".tn-actions .tn-button")
-	f.until("the first page", `document.getElementById('tn-cells-page')?.textContent === 'Rows 1–10 of 12 with a problem'`)
-	if eval[bool](f, `document.getElementById('tn-cells-prev').hidden || !document.getElementById('tn-cells-prev').disabled`) {
-		t.Error("on the first page, Previous rows is hidden or enabled")
-	}
-	f.press("#tn-cells-next")
-	f.until("the second page", `document.getElementById('tn-cells-page').textContent === 'Rows 11–12 of 12 with a problem'`)
-	if got := f.focused(); got != "tn-cell-0-2" || !strings.HasPrefix(f.text("#tn-cell-0-0"), "Row 11") {
-		t.Errorf("after the last page: the focus on %q, the first line %q", got, f.text("#tn-cell-0-0"))
-	}
-	f.press("#tn-cells-prev")
-	f.until("the first page again", `document.getElementById('tn-cells-page').textContent === 'Rows 1–10 of 12 with a problem'`)
-	if got := f.focused(); got != "tn-cell-0-2" || !strings.HasPrefix(f.text("#tn-cell-0-0"), "Row 1") {
-		t.Errorf("back on the first page: the focus on %q, the first line %q", got, f.text("#tn-cell-0-0"))
-	}
-	f.press("#tn-cells-next")
-	f.until("the second page again", `document.getElementById('tn-cells-page').textContent === 'Rows 11–12 of 12 with a problem'`)
-	f.backTo("tn-cells-prev")
-	f.key(kb.Enter)
-	f.until("the first page, from Shift+Tab and Enter", `document.getElementById('tn-cells-page').textContent === 'Rows 1–10 of 12 with a problem'`)
-	if got := f.focused(); got != "tn-cell-0-2" {
-		t.Errorf("the focus on %q", got)
-	}
+// invalidCells lists the spreadsheet's cells marked invalid, id=text.
+func invalidCells(f *page) string {
+	f.t.Helper()
+	return eval[string](f, `[...document.querySelectorAll('#tn-sh-grid [aria-invalid=true]')].map((c) => c.id + '=' + c.textContent).join('|')`)
 }
 
 func fixCells(t *testing.T, app *apptest.App, key, hostURL, name string, w, h int64, mapDate bool, words editWords) {
@@ -120,57 +73,59 @@ func fixCells(t *testing.T, app *apptest.App, key, hostURL, name string, w, h in
 	f.press(".tn-actions .tn-button")
 	f.until("the match step", fmt.Sprintf(`[...document.querySelectorAll('button')].some((b) => b.textContent === %q)`, words.confirm))
 	f.press(".tn-actions .tn-button")
-	f.until("the grid of rejected rows", `document.querySelector('#tn-cells [role=gridcell]')`)
-	if got := f.text("#tn-cells-h"); got != words.title {
-		t.Errorf("the grid's heading %q", got)
+	f.sheetReady("tn-sh")
+	if got := f.text("#tn-sh-h"); got != words.title {
+		t.Errorf("the spreadsheet's heading %q", got)
 	}
-	if got := f.text("#tn-cells-page"); got != words.page {
-		t.Errorf("the grid's page %q", got)
+	if got := f.text("#tn-sh-count"); got != words.count {
+		t.Errorf("the spreadsheet's count %q", got)
 	}
-	lines := eval[string](f, `[...document.querySelectorAll('#tn-cells tbody tr')].map((tr) => tr.querySelector('[id$="-1"]').textContent + '=' + tr.querySelector('.tn-value').textContent).join('|')`)
-	if lines != "email=b@example|joined=gestern" {
-		t.Fatalf("the grid's lines (field=value): %s", lines)
+	if cells := invalidCells(f); cells != "tn-sh-c-1-2=b@example|tn-sh-c-2-3=gestern" {
+		t.Fatalf("the spreadsheet's bad cells: %s", cells)
 	}
-	if got := f.text("#tn-cell-0-3"); got != words.problem {
+	if got := eval[string](f, `document.getElementById('tn-sh-c-1-2').title`); got != words.problem {
 		t.Errorf("the bad email's problem reads %q, want %q", got, words.problem)
 	}
-	if eval[string](f, `document.getElementById('tn-cell-0-2').getAttribute('aria-invalid')`) != "true" ||
-		eval[int](f, `document.querySelectorAll('#tn-cells [tabindex="0"]').length`) != 1 {
-		t.Error("a bad value is not marked invalid, or more than one cell is in the Tab order")
+	if eval[int](f, `document.querySelectorAll('#tn-sh-grid [tabindex="0"]').length`) != 1 {
+		t.Error("more than one cell is in the Tab order")
 	}
 	if mapDate { // the unreadable date, by value_map
 		f.do(chromedp.SendKeys(chromedp.ID("tn-fix-1-0"), "2024-03-01"))
 	}
 
-	// The keyboard alone: Tab into the grid (on the first bad value), the
-	// arrows, Enter to edit, Escape to leave it, Enter to save.
+	// The keyboard alone: Tab into the grid, the arrows, Enter to edit,
+	// Escape to leave it, Enter to save.
 	f.do(chromedp.Focus(chromedp.ID("tn-main")))
-	f.tabFar("tn-cell-0-2")
-	f.key(kb.ArrowDown)
-	if got := f.focused(); got != "tn-cell-1-2" {
-		t.Fatalf("ArrowDown went to %q", got)
+	f.tabFar("tn-sh-c-0-1")
+	f.key(kb.ArrowDown, kb.ArrowRight)
+	if got := f.focused(); got != "tn-sh-c-1-2" {
+		t.Fatalf("ArrowDown, ArrowRight went to %q", got)
 	}
-	f.key(kb.ArrowLeft, kb.ArrowUp, kb.ArrowRight)
-	if got := f.focused(); got != "tn-cell-0-2" {
-		t.Fatalf("ArrowLeft, ArrowUp, ArrowRight went to %q", got)
+	f.key(kb.ArrowLeft, kb.ArrowUp, kb.ArrowRight, kb.ArrowDown)
+	if got := f.focused(); got != "tn-sh-c-1-2" {
+		t.Fatalf("ArrowLeft, ArrowUp, ArrowRight, ArrowDown went to %q", got)
+	}
+	if got := f.text("#tn-sh-detail"); !strings.HasSuffix(got, words.problem) {
+		t.Errorf("the focused cell's problem reads %q", got)
 	}
 	f.key(kb.Enter)
-	f.until("the cell's text box", `document.activeElement?.id === 'tn-cell-editor'`)
+	f.until("the cell's text box", `document.activeElement?.id === 'tn-sh-editor'`)
 	f.key("oops", kb.Escape)
-	f.until("the focus back on the cell", `document.activeElement?.id === 'tn-cell-0-2'`)
-	if got := f.text("#tn-cells-status"); got != words.canceled {
+	f.until("the focus back on the cell", `document.activeElement?.id === 'tn-sh-c-1-2'`)
+	if got := f.text("#tn-sh-said"); got != words.canceled {
 		t.Errorf("after Escape: %q", got)
 	}
 	f.key(kb.Enter)
-	f.until("the cell's text box", `document.activeElement?.id === 'tn-cell-editor'`)
+	f.until("the cell's text box", `document.activeElement?.id === 'tn-sh-editor'`)
 	if missing := f.unlabelled(); missing != "" {
 		t.Errorf("form controls without a label: %s", missing)
 	}
+	f.do(chromedp.Evaluate[chromedp.Void](`document.activeElement.value = ''`))
 	f.key("b@example.com", kb.Enter)
-	f.until("the saved edit", fmt.Sprintf(`document.getElementById('tn-cells-status').textContent === %q`, words.saved))
-	f.until("the focus back on the cell", `document.activeElement?.id === 'tn-cell-0-2'`)
-	if got := f.text("#tn-cell-0-0"); !strings.Contains(got, words.valid) || !strings.Contains(f.text("#tn-cell-0-2"), "b@example.com") {
-		t.Errorf("the fixed row says %q, its value %q", got, f.text("#tn-cell-0-2"))
+	f.until("the saved edit", fmt.Sprintf(`document.getElementById('tn-sh-said').textContent === %q`, words.saved))
+	f.until("the focus back on the cell", `document.activeElement?.id === 'tn-sh-c-1-2'`)
+	if got := eval[string](f, `document.getElementById('tn-sh-c-1-0').textContent`); !strings.HasSuffix(got, words.valid) || !strings.Contains(f.text("#tn-sh-c-1-2"), "b@example.com") {
+		t.Errorf("the fixed row says %q, its value %q", got, f.text("#tn-sh-c-1-2"))
 	}
 	f.checkStep(w)
 	f.shotWhole(p, "embed-"+name+"-3-fix", w, h)
@@ -184,9 +139,13 @@ func fixCells(t *testing.T, app *apptest.App, key, hostURL, name string, w, h in
 			t.Errorf("after the fixes: %q, want %q", got, words.applied)
 		}
 	} else { // one row left: the rerun's grid has it alone
-		f.until("the rerun's fix step", fmt.Sprintf(`document.getElementById('tn-status').textContent === %q && document.querySelector('#tn-cells [role=gridcell]')`, words.applied))
-		if lines := eval[string](f, `[...document.querySelectorAll('#tn-cells tbody tr')].map((tr) => tr.querySelector('[id$="-1"]').textContent).join('|')`); lines != "joined" {
-			t.Errorf("the rerun's grid: %s", lines)
+		f.until("the rerun's fix step", fmt.Sprintf(`document.getElementById('tn-status').textContent === %q && document.getElementById('tn-sh-grid')`, words.applied))
+		f.sheetReady("tn-sh")
+		if cells := invalidCells(f); cells != "tn-sh-c-2-3=gestern" {
+			t.Errorf("the rerun's bad cells: %s", cells)
+		}
+		if !eval[bool](f, `document.getElementById('tn-sh-c-1-2').classList.contains('sh-edited')`) {
+			t.Error("the rerun's spreadsheet does not mark the edited cell")
 		}
 		f.checkStep(w)
 		f.press(".tn-actions .tn-secondary") // continue without fixing
@@ -250,7 +209,8 @@ func checkRerun(t *testing.T, app *apptest.App, key, id string, mapDate bool) {
 // shotWhole saves a screenshot of the host page with the importer's
 // frame (f) as tall as its content, and the window as tall as the page
 // (the browser paints a frame of another origin only where the window
-// shows it), so that the whole step shows; then the window is w × h again.
+// shows it, and apart from the page: both are waited for), so that the
+// whole step shows; then the window is w × h again.
 func (f *page) shotWhole(host *page, name string, w, h int64) {
 	f.t.Helper()
 	tall := eval[int64](f, `document.documentElement.scrollHeight`)
@@ -258,6 +218,8 @@ func (f *page) shotWhole(host *page, name string, w, h int64) {
 	f.until("the frame as tall as the step", fmt.Sprintf(`window.innerHeight >= %d`, tall))
 	page := eval[int64](host, `document.documentElement.scrollHeight`)
 	host.do(chromedp.EmulateViewport(w, max(h, page), emulation(w)...))
+	f.painted() // the frame, painted apart, at the tall size too
+	host.painted()
 	host.shot(name)
 	host.do(chromedp.EmulateViewport(w, h, emulation(w)...))
 }

@@ -4,6 +4,8 @@
 // column matching, value fixes and submit, on the API's own routes. It
 // talks only to that one origin. The page carries the session's language,
 // theme and texts, so it looks and reads right before the secret comes.
+import { sheet } from "./sheet.js";
+
 const root = document.documentElement;
 const allowed = JSON.parse(root.dataset.origins || "[]");
 const sessionID = root.dataset.session;
@@ -270,6 +272,7 @@ async function afterRun(j) {
       if (!state.steps.includes("sheet")) state.steps.splice(1, 0, "sheet");
       if (!state.sheet.chosen) return sheetStep(review);
     }
+    if (review.header_unsure && !state.header && (review.first_rows || []).length) return headerStep(review);
     return matchStep(review);
   }
   if (j.status === "succeeded") return fixStep();
@@ -363,6 +366,40 @@ function columnNotes(col) {
   return items.length ? items : null;
 }
 
+// The header row, when the engine was not sure which row holds the
+// column names (or the end user asks): the file's first rows to choose
+// from, or none. The API reads the sample again with it (PATCH …/review
+// {"header_row":N}), and the match step shows that review.
+function headerStep(review) {
+  if (!state.steps.includes("header")) state.steps.splice(state.steps.indexOf("match"), 0, "header");
+  state.header = true;
+  const rows = review.first_rows || [];
+  const current = review.header_row ?? 1;
+  const choice = (n, text, about) => {
+    const rid = "tn-header-" + n;
+    return el("div", { class: "tn-sheet" },
+      el("input", { type: "radio", name: "tn-header", id: rid, value: String(n), checked: n === current, "aria-describedby": about ? rid + "-about" : null }),
+      el("div", { class: "tn-sheet-text" }, el("label", { for: rid, text }),
+        about ? el("span", { id: rid + "-about", class: "tn-muted tn-sheet-about", text: about }) : null));
+  };
+  const choices = rows.map((cells, i) => choice(i + 1, t("header.rowN", { row: i + 1 }), cells.filter((c) => c !== "").join(" · ") || t("cells.emptyValue")));
+  choices.push(choice(0, t("header.none"), null));
+  const go = el("button", { type: "button", id: "tn-header-go", class: "tn-button", text: t("header.continue"), onclick: async () => {
+    const picked = document.querySelector("input[name=tn-header]:checked");
+    const n = picked ? Number(picked.value) : current;
+    if (n === current) return matchStep(review);
+    go.disabled = true;
+    status(t("header.reading", { row: n }));
+    try {
+      matchStep(await api("PATCH", "/v1/jobs/" + state.job.id + "/review", { header_row: n }));
+    } catch (err) { go.disabled = false; fail(err); }
+  } });
+  show("header", el("p", { text: t(review.header_unsure ? "header.unsure" : "header.intro") }),
+    el("fieldset", { class: "tn-sheets" }, el("legend", { text: t("header.legend") }), ...choices),
+    el("div", { class: "tn-actions" }, go));
+  status("");
+}
+
 // Step 2: match columns, with the engine's alternatives and sample values,
 // why it matched each column and what to check.
 function matchStep(review) {
@@ -409,7 +446,9 @@ function matchStep(review) {
   } });
   const several = sheetsWithData(review).length > 1;
   const other = several ? el("button", { type: "button", class: "tn-button tn-secondary", text: t("match.sheet"), onclick: () => sheetStep(review) }) : null;
-  show("match", el("p", { text: t("match.intro") }), table, blocking, el("div", { class: "tn-actions" }, confirm, other));
+  const header = (review.first_rows || []).length
+    ? el("button", { type: "button", id: "tn-header-open", class: "tn-button tn-secondary", text: t("match.header"), onclick: () => headerStep(review) }) : null;
+  show("match", el("p", { text: t("match.intro") }), table, blocking, el("div", { class: "tn-actions" }, confirm, other, header));
   const s = review.sample || {};
   const summary = t("match.summary", { records: s.records || 0, valid: s.rows_valid || 0, rejected: s.rows_rejected || 0 });
   const read = (review.sheets || []).find((x) => x.selected);
@@ -441,35 +480,58 @@ function counts(j) {
   return { valid: r.row_count || 0, rejected: r.rejected_count || 0 };
 }
 
-// Step 3: fix values, two ways: each field's unreadable values, replaced
-// by value_map (every row with that value at once), and the rejected rows
-// one cell at a time (per-cell edits, checked at once). "Apply fixes"
-// reruns the job with both; the stored edits apply in the rerun.
-async function fixStep() {
+// Step 3: fix values, in the spreadsheet of all rows (sheet.js: any cell
+// edited and checked at once, find-and-replace, undo) and by each field's
+// unreadable values, replaced by value_map (every row with that value at
+// once). "Apply fixes" reruns the job with both; the stored edits and
+// replacements apply in the rerun.
+async function fixStep(again = false) {
   const c = counts(state.job);
-  if (!c.rejected) return submitStep(t(state.applied ? "fix.appliedAll" : "fix.none", c));
+  if (!c.rejected && !again) return submitStep(t(state.applied ? "fix.appliedAll" : "fix.none", c));
   const groups = [];
   for (const f of fieldNames()) {
     const list = await api("GET", "/v1/jobs/" + state.job.id + "/invalid-values?field=" + encodeURIComponent(f) + "&limit=20");
-    if (list.data.length) groups.push({ field: f, values: list.data });
+    if (list.data.length) groups.push({ field: f, values: list.data, next: list.next_cursor, distinct: list.distinct_count || list.data.length });
   }
   const inputs = [];
   const sections = groups.map((g, gi) => {
-    const body = g.values.map((v, vi) => {
+    let shown = 0;
+    const line = (v) => {
+      const vi = shown++;
       const input = el("input", { type: "text", id: "tn-fix-" + gi + "-" + vi, "aria-label": t("fix.replace") + ": " + g.field + " " + v.value, placeholder: example(g.field) || null });
       inputs.push({ field: g.field, from: v.value, input });
       return el("tr", {},
         el("th", { scope: "row", "data-label": t("fix.value"), text: v.value === "" ? "∅" : v.value }),
         el("td", { "data-label": t("fix.count"), text: numbers.format(v.count) }),
         el("td", { "data-label": t("fix.replace") }, input));
+    };
+    const tbody = el("tbody", {}, ...g.values.map(line));
+    // "and N more": the field's next values, a page at a time, the
+    // focus on the first of them.
+    const more = el("button", { type: "button", id: "tn-fix-more-" + gi, class: "tn-button tn-secondary", hidden: !g.next });
+    const count = () => { more.textContent = t("fix.more", { count: Math.max(0, g.distinct - shown) }); };
+    count();
+    more.addEventListener("click", async () => {
+      more.disabled = true;
+      try {
+        const list = await api("GET", "/v1/jobs/" + state.job.id + "/invalid-values?field=" + encodeURIComponent(g.field) + "&limit=100&cursor=" + encodeURIComponent(g.next));
+        const from = shown;
+        tbody.append(...list.data.map(line));
+        g.next = list.next_cursor;
+        more.hidden = !g.next;
+        count();
+        const first = $("tn-fix-" + gi + "-" + from);
+        if (first) first.focus();
+      } catch (err) { fail(err); } finally { more.disabled = false; }
     });
     const about = hint(g.field);
-    return el("section", {}, el("h2", { text: t("fix.field", { field: g.field }) }), about ? el("p", { class: "tn-muted tn-hint", text: about }) : null,
+    return el("section", {}, el("h2", { text: t("fix.field", { field: titleOf(g.field) }) }), about ? el("p", { class: "tn-muted tn-hint", text: about }) : null,
       el("div", { class: "tn-table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("fix.value") }), el("th", { scope: "col", text: t("fix.count") }), el("th", { scope: "col", text: t("fix.replace") }))),
-      el("tbody", {}, ...body))));
+      tbody)), more);
   });
-  const cells = cellsGrid(state.job, c.rejected);
+  const sch = state.session.schema || state.job.schema || {};
+  const grid = sheet({ call: api, path: "/v1/jobs/" + state.job.id, fields: sch.fields || [], t, issueText: issueWords, id: "tn-sh", back: backToColumns });
   const apply = el("button", { type: "button", id: "tn-apply", class: "tn-button", text: t("fix.apply"), onclick: async () => {
     // A rerun inherits the job's options, but a value_map in the request
     // replaces the job's whole map: start from it, so that an earlier
@@ -481,7 +543,7 @@ async function fixStep() {
       (valueMap[x.field] ||= {})[x.from] = x.input.value.trim();
       added++;
     }
-    if (!added && !cells.saved()) return submitStep(t("fix.summary", c));
+    if (!added && !grid.changes()) return submitStep(t("fix.summary", c));
     apply.disabled = true;
     try {
       const j = await api("POST", "/v1/jobs/" + state.job.id + "/rerun", added ? { options: { value_map: valueMap } } : {});
@@ -493,15 +555,26 @@ async function fixStep() {
     } catch (err) { apply.disabled = false; fail(err); }
   } });
   const skip = el("button", { type: "button", class: "tn-button tn-secondary", text: t("fix.skip"), onclick: () => submitStep(t("fix.summary", c)) });
-  show("fix", el("p", { text: t(groups.length ? "fix.intro" : "fix.introCells") }), fileNotes(state.job), ...sections, cells.node, el("div", { class: "tn-actions" }, apply, skip));
+  show("fix", el("p", { text: t(groups.length ? "fix.intro" : "fix.introCells") }), fileNotes(state.job), grid.node, ...sections, el("div", { class: "tn-actions" }, apply, skip));
   status(t(state.applied ? "fix.applied" : "fix.summary", c));
-  cells.load(0);
+  grid.start();
 }
 
-// editableFields are the schema's fields a cell edit may set: not computed ones.
-function editableFields() {
-  const sch = state.session.schema || (state.job && state.job.schema);
-  return new Set(sch && sch.fields ? sch.fields.filter((f) => !f.compute).map((f) => f.name) : []);
+// backToColumns reruns the job to its review, the mapping so far
+// proposed and the edits kept (POST …/rerun {"review":true}), and goes
+// back to the column matching.
+async function backToColumns() {
+  const j = await api("POST", "/v1/jobs/" + state.job.id + "/rerun", { review: true });
+  post("job_created", { jobId: j.id, rerunOf: state.job.id });
+  status(t("grid.backing"));
+  state.header = true; // the header row was chosen, or was sure, the first time
+  await afterRun(await waitJob(j.id, ["awaiting_review"]));
+}
+
+// titleOf is a field's title in the schema, else its name.
+function titleOf(name) {
+  const f = fieldOf(name);
+  return (f && f.title) || name;
 }
 
 // issueWords says an issue in the end user's language: a message file's
@@ -513,223 +586,17 @@ function issueWords(is) {
   return t(key, { value: is.value == null ? "" : is.value });
 }
 
-const CELLS_PAGE = 10; // rejected rows a page of the grid
-
-// cellsGrid lists the job's rejected rows (GET …/rejected-rows), a page at
-// a time, as an ARIA grid of their failing cells: one line a cell (or a
-// row's issue that is about no field), with the row, the field, the value
-// and the problem in words. The arrow keys move; Enter (or F2) edits the
-// line's value and Enter saves it (POST …/edits), Escape cancels; the
-// answer says whether the row is now valid. At 375 px each line is a card.
-function cellsGrid(job, total) {
-  const fields = editableFields();
-  const path = "/v1/jobs/" + job.id;
-  const said = el("p", { id: "tn-cells-status", class: "tn-cells-status", role: "status", "aria-live": "polite" });
-  const grid = el("div", { id: "tn-cells-grid" });
-  const where = el("span", { id: "tn-cells-page", class: "tn-muted" });
-  const prev = el("button", { type: "button", id: "tn-cells-prev", class: "tn-button tn-secondary", text: t("cells.prev"), disabled: true });
-  const next = el("button", { type: "button", id: "tn-cells-next", class: "tn-button tn-secondary", text: t("cells.next"), disabled: true });
-  const cursors = [""];
-  let pageAt = 0;
-  let rows = [];
-  let lines = [];
-  let at = { l: 0, c: 2 }; // the cell Tab reaches: line l, column c (0 row, 1 field, 2 value, 3 problem)
-  let editing = null;
-  let saved = 0;
-  const cellId = (l, c) => "tn-cell-" + l + "-" + c;
-  const errors = (row) => row.issues.filter((is) => is.severity === "error");
-  const fieldIssues = (row, field) => errors(row).filter((is) => is.field === field);
-
-  // linesOf are a row's lines: its failing and edited cells, then its
-  // issues about no field it can edit. They are kept as the row changes,
-  // so a fixed cell stays in its place.
-  const linesOf = (row) => {
-    const shown = [];
-    for (const is of errors(row)) if (is.field && fields.has(is.field) && !shown.includes(is.field)) shown.push(is.field);
-    for (const f of row.edited) if (!shown.includes(f)) shown.push(f);
-    const out = shown.map((field) => ({ row, field }));
-    if (errors(row).some((is) => !is.field || !fields.has(is.field))) out.push({ row, field: null });
-    return out;
-  };
-  const rowWords = (row) => {
-    const left = errors(row).map(issueWords);
-    return row.valid ? t("cells.rowValid") : left.length ? left.join(" ") : t("cells.rowRejected");
-  };
-  const context = (row, field) => {
-    const names = [...fields, ...Object.keys(row.cells).filter((f) => !fields.has(f))]; // the schema's order
-    const text = names.filter((f) => f !== field && row.cells[f] != null && row.cells[f] !== "").map((f) => f + ": " + row.cells[f]).join(" · ");
-    return text.length > 80 ? text.slice(0, 79) + "…" : text;
-  };
-
-  const draw = () => {
-    if (!lines.length) {
-      grid.replaceChildren(el("p", { class: "tn-muted", text: t("cells.empty") }));
-      return;
-    }
-    const body = lines.map((ln, l) => {
-      const { row, field } = ln;
-      const issues = field ? fieldIssues(row, field) : errors(row).filter((is) => !is.field || !fields.has(is.field));
-      const edited = field && row.edited.includes(field);
-      const value = field ? row.cells[field] : null;
-      const problem = issues.length ? issues.map(issueWords).join(" ") : field ? t("cells.cellOk") : "";
-      return el("tr", { role: "row", class: row.valid ? "tn-fixed" : null },
-        el("th", { role: "rowheader", scope: "row", id: cellId(l, 0), tabindex: "-1" },
-          el("span", { class: "tn-cell-row", text: t("cells.rowN", { row: row.row }) }),
-          el("span", { class: row.valid ? "tn-state tn-good" : "tn-state tn-bad-text", text: row.valid ? t("cells.rowValid") : t("cells.rowRejected") }),
-          context(row, field) ? el("span", { class: "tn-muted tn-context", text: context(row, field) }) : null),
-        el("td", { role: "gridcell", id: cellId(l, 1), tabindex: "-1", "data-label": t("cells.field"), text: field || t("cells.wholeRow") }),
-        el("td", { role: "gridcell", id: cellId(l, 2), tabindex: "-1", "data-label": t("cells.value"), "aria-describedby": cellId(l, 3),
-          "aria-readonly": field ? false : "true", "aria-invalid": issues.length && field ? "true" : false, class: "tn-value" + (issues.length && field ? " tn-invalid" : "") },
-        field ? el("span", { class: value == null ? "tn-muted" : null, text: value == null ? t("cells.emptyValue") : value }) : el("span", { class: "tn-muted", text: "—" }),
-        edited ? el("span", { class: "tn-edited", text: t("cells.edited") }) : null),
-        el("td", { role: "gridcell", id: cellId(l, 3), tabindex: "-1", "data-label": t("cells.problem"), class: issues.length ? "tn-problem" : "tn-good", text: problem }));
-    });
-    const table = el("table", { role: "grid", id: "tn-cells", "aria-labelledby": "tn-cells-h", "aria-describedby": "tn-cells-help" },
-      el("thead", {}, el("tr", { role: "row" }, ...["cells.row", "cells.field", "cells.value", "cells.problem"].map((k) => el("th", { role: "columnheader", scope: "col", text: t(k) })))),
-      el("tbody", {}, ...body));
-    table.addEventListener("keydown", onKey);
-    table.addEventListener("click", (e) => {
-      const cell = e.target.closest("[role=gridcell], [role=rowheader]");
-      if (cell && !editing) place(cell);
-    });
-    table.addEventListener("dblclick", (e) => {
-      const cell = e.target.closest("[role=gridcell], [role=rowheader]");
-      if (cell && !editing) { place(cell); edit(at.l); }
-    });
-    grid.replaceChildren(el("div", { class: "tn-table-wrap" }, table));
-    const first = $(cellId(at.l, at.c));
-    if (first) first.setAttribute("tabindex", "0");
-  };
-
-  const place = (cell) => {
-    const [l, c] = cell.id.split("-").slice(2).map(Number);
-    const was = $(cellId(at.l, at.c));
-    if (was) was.setAttribute("tabindex", "-1");
-    at = { l, c };
-    cell.setAttribute("tabindex", "0");
-    cell.focus();
-  };
-  const move = (l, c) => {
-    const cell = $(cellId(Math.max(0, Math.min(lines.length - 1, l)), Math.max(0, Math.min(3, c))));
-    if (cell) place(cell);
-  };
-
-  function onKey(e) {
-    if (editing) return; // the text box handles its keys
-    const moves = {
-      ArrowUp: [at.l - 1, at.c], ArrowDown: [at.l + 1, at.c], ArrowLeft: [at.l, at.c - 1], ArrowRight: [at.l, at.c + 1],
-      Home: e.ctrlKey ? [0, 0] : [at.l, 0], End: e.ctrlKey ? [lines.length - 1, 3] : [at.l, 3],
-    };
-    if (moves[e.key]) {
-      e.preventDefault();
-      move(...moves[e.key]);
-    } else if (e.key === "Enter" || e.key === "F2") {
-      e.preventDefault();
-      edit(at.l);
-    }
-  }
-
-  // edit turns a line's value into a text box; the focus comes back to
-  // the value when it is saved or left.
-  const edit = (l) => {
-    const { row, field } = lines[l];
-    if (!field) {
-      said.textContent = t("cells.notEditable", { row: row.row });
-      return;
-    }
-    const cell = $(cellId(l, 2));
-    const input = el("input", { type: "text", id: "tn-cell-editor", autocomplete: "off", "aria-describedby": cellId(l, 3), placeholder: example(field) || null,
-      "aria-label": t("cells.editLabel", { field, row: row.row }) });
-    input.value = row.cells[field] == null ? "" : row.cells[field];
-    editing = { l };
-    cell.replaceChildren(input);
-    input.focus();
-    input.select();
-    let saving = false;
-    const back = () => {
-      editing = null;
-      draw();
-      move(l, 2);
-    };
-    input.addEventListener("keydown", (e) => {
-      if (e.key === "Escape") {
-        e.preventDefault();
-        e.stopPropagation();
-        said.classList.remove("tn-bad");
-        said.textContent = t("cells.canceled", { row: row.row, field });
-        back();
-      } else if (e.key === "Enter" && !saving) {
-        e.preventDefault();
-        e.stopPropagation();
-        saving = true;
-        save(row, field, input.value === "" ? null : input.value).finally(back);
-      }
-    });
-    input.addEventListener("blur", () => { // the focus went elsewhere: the change is dropped
-      if (!saving && editing && editing.l === l) {
-        editing = null;
-        draw();
-      }
-    });
-  };
-
-  const save = async (row, field, value) => {
-    said.classList.remove("tn-bad");
-    said.textContent = t("cells.saving", { row: row.row, field });
-    try {
-      const ans = await api("POST", path + "/edits", { edits: [{ row: row.row, source_file: row.source_file, field, value }] });
-      const d = ans.data[0];
-      row.cells[field] = d.value;
-      if (!row.edited.includes(field)) row.edited.push(field);
-      row.issues = d.row_issues;
-      row.valid = d.row_valid;
-      saved++;
-      said.textContent = t(d.row_valid ? "cells.savedValid" : "cells.savedStill", { row: row.row, field, problems: rowWords(row) });
-    } catch (err) {
-      said.classList.add("tn-bad");
-      said.textContent = t("cells.notSaved", { row: row.row, field, message: err && err.message ? err.message : String(err) });
-    }
-  };
-
-  const load = async (i) => {
-    grid.replaceChildren(el("p", { class: "tn-muted", text: t("cells.loading") }));
-    try {
-      const page = await api("GET", path + "/rejected-rows?limit=" + CELLS_PAGE + (cursors[i] ? "&cursor=" + encodeURIComponent(cursors[i]) : ""));
-      pageAt = i;
-      rows = page.data;
-      lines = rows.flatMap(linesOf);
-      if (page.next_cursor) cursors[i + 1] = page.next_cursor;
-      at = { l: 0, c: 2 };
-      draw();
-      const first = i * CELLS_PAGE;
-      const all = page.rejected_count || total;
-      where.textContent = rows.length ? t("cells.page", { from: first + 1, to: first + rows.length, total: all }) : "";
-      prev.disabled = i === 0;
-      next.disabled = !page.next_cursor;
-      prev.hidden = next.hidden = prev.disabled && next.disabled; // one page: nowhere to go
-    } catch (err) {
-      grid.replaceChildren(el("p", { class: "tn-bad-text", text: t("cells.loadFailed", { message: err && err.message ? err.message : String(err) }) }));
-    }
-  };
-  // Paging keeps the focus on the button pressed, or on the grid when
-  // that button has no page left to go to.
-  const turn = (i, button) => load(i).then(() => {
-    if (button.disabled) move(0, 2);
-    else button.focus();
-  });
-  prev.addEventListener("click", () => turn(pageAt - 1, prev));
-  next.addEventListener("click", () => turn(pageAt + 1, next));
-  const node = el("section", { class: "tn-cells", "aria-labelledby": "tn-cells-h" },
-    el("h2", { id: "tn-cells-h", text: t("cells.title") }),
-    el("p", { id: "tn-cells-help", text: t("cells.help") }),
-    grid, said,
-    el("div", { class: "tn-pager" }, prev, where, next));
-  return { node, load, saved: () => saved };
-}
-
 // Step 4: submit: the session ends and the host hears of its jobs.
 function submitStep(said) {
   const c = counts(state.job);
+  const policy = state.session.submit_policy || {};
+  const refused = el("p", { id: "tn-refused", class: "tn-bad-text", role: "alert", hidden: true });
+  const fixAgain = el("button", { type: "button", id: "tn-fix-again", class: "tn-button tn-secondary", text: t("submit.backToFix"), hidden: !c.rejected,
+    onclick: () => fixStep(true) });
+  const refuse = (key) => {
+    refused.textContent = t(key, { rejected: c.rejected, valid: c.valid, min: policy.min_valid_rows || 0 });
+    refused.hidden = false;
+  };
   const send = el("button", { type: "button", class: "tn-button", text: t("submit.button"), onclick: async () => {
     send.disabled = true;
     try {
@@ -739,9 +606,20 @@ function submitStep(said) {
       post("complete", { jobIds: sum.jobs.map((j) => j.id), jobs: sum.jobs, supersededJobIds: sum.superseded_job_ids, rowsValid: sum.rows_valid,
         rowsRejected: sum.rows_rejected, metadata: sum.metadata });
       $("tn-main").replaceChildren(el("p", { text: t("submit.done", { valid: sum.rows_valid }) }));
-    } catch (err) { send.disabled = false; fail(err); }
+    } catch (err) {
+      send.disabled = false;
+      if (err.code === "rows_still_invalid") return refuse("submit.block");
+      if (err.code === "too_few_valid_rows") return refuse("submit.tooFew");
+      fail(err);
+    }
   } });
-  show("submit", el("p", { text: t("submit.intro") }), el("p", { text: t("submit.summary", c) }), fileNotes(state.job), el("div", { class: "tn-actions" }, send));
+  // Before submit, the end user hears how many rows stay out, and what
+  // the session's submit_policy will refuse.
+  const left = el("p", { id: "tn-left-out", text: t("submit.leftOut", { rejected: c.rejected }) });
+  if (policy.invalid_rows === "block" && c.rejected) refuse("submit.block");
+  else if (policy.min_valid_rows && c.valid < policy.min_valid_rows) refuse("submit.tooFew");
+  show("submit", el("p", { text: t("submit.intro") }), el("p", { text: t("submit.summary", c) }), left, refused, fileNotes(state.job),
+    el("div", { class: "tn-actions" }, send, fixAgain));
   status(said);
 }
 

@@ -5,8 +5,8 @@ import * as api from '../api.js';
 import { busy, confirm, count, h, notice, problem, show, size, slot, status, table, when } from '../ui.js';
 import { ACTIVE, jobTitle } from './jobs.js';
 import { reviewPanel, why } from './review.js';
-import { cellsPanel } from './cells.js';
 import { fixPanel } from './fix.js';
+import { spreadsheetPanel } from './spreadsheet.js';
 
 const PAGE = 25;
 
@@ -203,7 +203,7 @@ export default async function job(main, { me, params: [id] }) {
       outcome.set(
         notice('ok', h('p', { id: 'result-summary' }, `${count(r.row_count)} valid rows, ${count(r.rejected_count)} rejected, ${count(r.issue_count)} issues.`),
           r.issues_truncated ? h('p', {}, 'The issue report stopped at max_errors; more rows had issues.') : null),
-        downloads(path), fixPanel(path, v), cellsPanel(path, v), mapping(v),
+        spreadsheetPanel(path, v), downloads(path), fixPanel(path, v), mapping(v),
         h('section', { 'aria-labelledby': 'rows-h' }, h('h2', { id: 'rows-h' }, 'Rows'), rows.el),
         h('section', { 'aria-labelledby': 'issues-h' }, h('h2', { id: 'issues-h' }, 'Issues'), issues.el),
         r.inferred_schema ? h('section', { 'aria-labelledby': 'inferred-h' }, h('h2', { id: 'inferred-h' }, 'Inferred schema'),

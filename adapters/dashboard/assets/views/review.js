@@ -96,6 +96,22 @@ function sheetChoice(r, onChoose) {
   return h('p', { class: 'actions' }, h('label', { for: 'review-sheet' }, 'Sheet of the workbook '), select, ' ', button);
 }
 
+// headerChoice offers the file's first rows as the header row (or none),
+// where the review lists them (first_rows); said first when the engine
+// was not sure (header_unsure). null on a server whose review lacks them.
+function headerChoice(r, onChoose) {
+  if (!r.first_rows?.length) return null;
+  const select = h('select', { id: 'review-header' },
+    r.first_rows.map((cells, i) => h('option', { value: String(i + 1) }, `Row ${i + 1}: ${cells.filter((c) => c !== '').join(' · ') || '(empty)'}`)),
+    h('option', { value: '0' }, 'None: the file has no header row'));
+  select.value = String(r.header_row ?? 1);
+  const button = h('button', { type: 'button', id: 'read-header' }, 'Use this header row');
+  button.addEventListener('click', () => busy(button, () => onChoose(Number(select.value))));
+  return h('div', { class: r.header_unsure ? 'warning' : null, id: 'review-header-row' },
+    r.header_unsure ? h('p', {}, h('strong', {}, 'The header row is not certain: check which row holds the column names.')) : null,
+    h('p', { class: 'actions' }, h('label', { for: 'review-header' }, 'Header row '), select, ' ', button));
+}
+
 // reviewPanel draws a job's review under path; onQueued gets the job once
 // the review is confirmed.
 export function reviewPanel(path, job, onQueued) {
@@ -133,6 +149,22 @@ export function reviewPanel(path, job, onQueued) {
       const r = await api.patch(`${path}/review`, { sheet });
       draw(r, 'review-sheet');
       said.textContent = `Sheet ${sheet}: ${count(r.sample.rows_valid)} of ${count(r.sample.records)} sample rows would be kept.`;
+    } catch (err) {
+      message.set(problem(err));
+    } finally {
+      box.removeAttribute('aria-busy');
+    }
+  };
+
+  // chooseHeader reads the sample again with another header row (PATCH
+  // …/review {"header_row":N}, 0 for none) and draws its review.
+  const chooseHeader = async (row) => {
+    box.setAttribute('aria-busy', 'true');
+    message.set();
+    try {
+      const r = await api.patch(`${path}/review`, { header_row: row });
+      draw(r, 'review-header');
+      said.textContent = `${row ? `Row ${row}` : 'No row'} as the header: ${count(r.sample.rows_valid)} of ${count(r.sample.records)} sample rows would be kept.`;
     } catch (err) {
       message.set(problem(err));
     } finally {
@@ -183,6 +215,7 @@ export function reviewPanel(path, job, onQueued) {
     const read = r.sheets.find((x) => x.selected);
     box.set(
       sheet,
+      headerChoice(r, chooseHeader),
       h('p', { id: 'review-summary' },
         `Read ${count(s.records)} records${s.complete ? ' (all of the file)' : ' from the start of the file'}${sheet && read ? ` of the sheet ${read.name}` : ''}: `,
         `${count(s.rows_valid)} would be kept, ${count(s.rows_rejected)} rejected. `,
