@@ -22,7 +22,7 @@ export default async function sso(main, { me }) {
   } catch (err) {
     if (err.code !== 'sso_not_configured') throw err;
   }
-  const issuer = h('input', { type: 'url', id: 'sso-issuer', required: true, placeholder: 'https://login.example.com', 'aria-describedby': 'sso-issuer-hint' });
+  const issuer = h('input', { type: 'url', id: 'sso-issuer', required: true, 'aria-describedby': 'sso-issuer-hint' });
   const clientID = h('input', { type: 'text', id: 'sso-client-id', required: true, autocomplete: 'off' });
   const secret = h('input', { type: 'password', id: 'sso-client-secret', autocomplete: 'new-password', 'aria-describedby': 'sso-client-secret-hint' });
   const domains = h('input', { type: 'text', id: 'sso-domains', required: true, placeholder: 'example.com, example.org', 'aria-describedby': 'sso-domains-hint' });
