@@ -211,7 +211,7 @@ func (m *regionAutomata) rewrites(nsn []byte) bool {
 	case m.npp != nil:
 		return m.npp.matchesPrefix(nsn)
 	case m.nppRE != nil:
-		return m.nppRE.Match(nsn)
+		return m.nppRE.MatchString(string(nsn)) // a copy: nsn (the caller's array) stays on its stack
 	}
 	return false
 }
