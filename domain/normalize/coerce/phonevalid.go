@@ -29,6 +29,11 @@ func phoneValid(cc int, nsn []byte) (valid, ok bool) {
 	if main == nil || main.rewritesAll || main.rewrites(nsn) {
 		return false, false // the parse may strip or rewrite digits of this number: the library decides
 	}
+	if c.dfa != nil && len(nsn) < maxLengthBits {
+		if v, ok := c.dfa.valid(nsn); ok {
+			return v, true
+		}
+	}
 	m := main
 	if c.regions > 1 {
 		if m, ok = c.regionOf(nsn); !ok || m == nil {
@@ -49,6 +54,7 @@ type ccAutomata struct {
 	main    *regionAutomata   // the first of them
 	ms      []*regionAutomata // all of them (nil: no metadata)
 	ix      *prefixIndex      // nil where a region is not usable, or for one region
+	dfa     *verdictDFA       // nil where a region is not usable or past the bound
 }
 
 var (
@@ -82,7 +88,170 @@ func buildCallingCode(cc int) *ccAutomata {
 	if len(regions) > 1 {
 		c.ix = buildPrefixIndex(c.ms)
 	}
+	c.dfa = newVerdictDFA(c.ms)
 	return c
+}
+
+// verdictDFA is a calling code's whole decision as one automaton: the
+// product, over its regions in the library's order, of each region's
+// union automaton and of its leading digits' prefix search, so one walk
+// over a national number answers. A state's verdict is a mask by the
+// number's length (bit n: a number of n digits ending there is valid).
+// regionOf's choice is in it: a region with leading digits is chosen
+// when they start the number, one without when the number is valid for
+// it, the first such in order; once a region is chosen, the ones after
+// it are no longer followed.
+type verdictDFA struct {
+	next    [][10]int32
+	verdict []uint32
+}
+
+// valid walks nsn; ok is false on a non-digit (the caller decides then).
+func (v *verdictDFA) valid(nsn []byte) (valid, ok bool) {
+	s := int32(0)
+	for _, c := range nsn {
+		if c < '0' || c > '9' {
+			return false, false
+		}
+		if s = v.next[s][c-'0']; s < 0 {
+			return false, true
+		}
+	}
+	return v.verdict[s]>>len(nsn)&1 != 0, true
+}
+
+// Prefix search states of a region's leading digits in a verdictDFA.
+const (
+	leadNever   = -1 // no prefix matched, nor can one
+	leadMatched = -2 // a prefix matched: the region is chosen if no one before it is
+)
+
+func newVerdictDFA(ms []*regionAutomata) *verdictDFA {
+	if len(ms) == 0 {
+		return nil
+	}
+	for _, m := range ms {
+		if m == nil || !m.usable || m.all == nil {
+			return nil
+		}
+	}
+	r := len(ms)
+	leading := func(m *regionAutomata) *digitDFA {
+		if r == 1 {
+			return nil // the only region is the number's whatever its leading digits (phoneValid)
+		}
+		return m.leading
+	}
+	// A state is, by region, its union automaton's state (-1: dead) and
+	// its leading digits' search state.
+	norm := func(k []int32) {
+		chosen := false
+		for i, m := range ms {
+			u, l := &k[2*i], &k[2*i+1]
+			if chosen {
+				*u, *l = -1, leadNever
+				continue
+			}
+			if leading(m) == nil {
+				*l = leadNever
+				continue
+			}
+			if *l >= 0 && leading(m).match[*l] {
+				*l = leadMatched
+			}
+			switch *l {
+			case leadNever:
+				*u = -1 // never chosen
+			case leadMatched:
+				chosen = true
+			}
+		}
+	}
+	verdict := func(k []int32) uint32 {
+		var bits uint32
+		for n := range maxLengthBits {
+			for i, m := range ms {
+				u, l := k[2*i], k[2*i+1]
+				ok := u >= 0 && m.all.accepts(u, n)
+				if leading(m) != nil {
+					if l == leadMatched {
+						if ok {
+							bits |= 1 << n
+						}
+						break
+					}
+					continue
+				}
+				if ok {
+					bits |= 1 << n
+					break
+				}
+			}
+		}
+		return bits
+	}
+	v := &verdictDFA{}
+	ids := map[string]int32{}
+	var states [][]int32
+	key := func(k []int32) string {
+		b := make([]byte, 0, 4*len(k))
+		for _, x := range k {
+			b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+		}
+		return string(b)
+	}
+	add := func(k []int32) (int32, bool) {
+		norm(k)
+		dead := true
+		for i := range r {
+			if k[2*i] >= 0 {
+				dead = false
+			}
+		}
+		if dead {
+			return -1, true
+		}
+		ks := key(k)
+		if id, ok := ids[ks]; ok {
+			return id, true
+		}
+		if len(states) >= maxDFAStates {
+			return 0, false
+		}
+		id := int32(len(states))
+		ids[ks] = id
+		states = append(states, k)
+		v.next = append(v.next, [10]int32{})
+		v.verdict = append(v.verdict, verdict(k))
+		return id, true
+	}
+	start := make([]int32, 2*r)
+	if id, _ := add(start); id != 0 {
+		v.next = append(v.next, [10]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1})
+		v.verdict = append(v.verdict, 0)
+		return v
+	}
+	for s := 0; s < len(states); s++ {
+		for dg := range 10 {
+			k := make([]int32, 2*r)
+			for i, m := range ms {
+				u, l := states[s][2*i], states[s][2*i+1]
+				k[2*i], k[2*i+1] = -1, l
+				if u >= 0 {
+					k[2*i] = m.all.next[u][dg]
+				}
+				if l >= 0 {
+					k[2*i+1] = leading(m).next[l][dg]
+				}
+			}
+			id, ok := add(k)
+			if !ok {
+				return nil
+			}
+			v.next[s][dg] = id
+		}
+	}
+	return v
 }
 
 // regionOf is the region of nsn among the calling code's (regionByPrefix,
@@ -285,6 +454,13 @@ func (u *unionDFA) valid(nsn []byte) bool {
 		l = lengthBits(u.descs, len(nsn))
 	}
 	e := u.mask[s] & l
+	return e&1 != 0 && e&u.want != 0
+}
+
+// accepts tells whether a number of n digits (n < maxLengthBits) ending
+// in state s is valid.
+func (u *unionDFA) accepts(s int32, n int) bool {
+	e := u.mask[s] & u.byLength[n]
 	return e&1 != 0 && e&u.want != 0
 }
 

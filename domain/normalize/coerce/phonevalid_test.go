@@ -59,6 +59,60 @@ func TestPhoneValid_matchesTheLibrary(t *testing.T) {
 	}
 }
 
+// TestPhoneValid_oneWalkAsRegionByRegion holds the calling code's one
+// automaton (verdictDFA) equal to the region-by-region decision it
+// replaces (regionByPrefix, then the region's descriptions), on every
+// number one digit away from an example number (changed, added,
+// dropped): the region choice and the lengths are where they differ if
+// they do.
+func TestPhoneValid_oneWalkAsRegionByRegion(t *testing.T) {
+	n, valid := 0, 0
+	for cc := range phonenumbers.GetSupportedCallingCodes() {
+		c := callingCodeAutomata(cc)
+		if c.main == nil || c.main.rewritesAll {
+			continue
+		}
+		if c.dfa == nil {
+			t.Errorf("calling code %d has no one automaton", cc)
+			continue
+		}
+		for _, ex := range exampleNumbers(cc) {
+			for p := range len(ex) {
+				for dg := byte('0'); dg <= '9'; dg++ {
+					for _, d := range []string{ex[:p] + string(dg) + ex[p+1:], ex[:p] + string(dg) + ex[p:], ex[:p] + ex[p+1:]} {
+						nsn := []byte(d)
+						if c.main.rewrites(nsn) || len(nsn) >= maxLengthBits {
+							continue
+						}
+						got, ok := c.dfa.valid(nsn)
+						m := c.main
+						if c.regions > 1 {
+							if m, _ = regionOf(c.ms, nsn); m == nil {
+								if ok && got {
+									t.Errorf("+%d %s: the automaton says valid, no region takes it", cc, d)
+								}
+								continue
+							}
+						}
+						n++
+						want := m.valid(nsn)
+						if want {
+							valid++
+						}
+						if !ok || got != want {
+							t.Errorf("+%d %s: the automaton says valid=%v (ok %v), region by region %v", cc, d, got, ok, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d numbers, %d valid", n, valid)
+	if valid < 10000 {
+		t.Fatalf("only %d valid numbers among %d: too few to hold the two equal", valid, n)
+	}
+}
+
 // fastPathAsks tells whether validPhone can be given d (the digits of
 // +d): what the fast path of the phone coercer lets through.
 func fastPathAsks(d []byte) bool {
