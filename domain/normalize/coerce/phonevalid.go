@@ -135,123 +135,134 @@ func newVerdictDFA(ms []*regionAutomata) *verdictDFA {
 			return nil
 		}
 	}
-	r := len(ms)
-	leading := func(m *regionAutomata) *digitDFA {
-		if r == 1 {
-			return nil // the only region is the number's whatever its leading digits (phoneValid)
-		}
-		return m.leading
-	}
-	// A state is, by region, its union automaton's state (-1: dead) and
-	// its leading digits' search state.
-	norm := func(k []int32) {
-		chosen := false
+	b := verdictBuilder{ms: ms, ids: map[string]int32{}, v: &verdictDFA{}}
+	b.lead = make([]*digitDFA, len(ms))
+	if len(ms) > 1 { // the only region is the number's whatever its leading digits (phoneValid)
 		for i, m := range ms {
-			u, l := &k[2*i], &k[2*i+1]
-			if chosen {
-				*u, *l = -1, leadNever
-				continue
-			}
-			if leading(m) == nil {
-				*l = leadNever
-				continue
-			}
-			if *l >= 0 && leading(m).match[*l] {
-				*l = leadMatched
-			}
-			switch *l {
-			case leadNever:
-				*u = -1 // never chosen
-			case leadMatched:
-				chosen = true
-			}
+			b.lead[i] = m.leading
 		}
 	}
-	verdict := func(k []int32) uint32 {
-		var bits uint32
-		for n := range maxLengthBits {
-			for i, m := range ms {
-				u, l := k[2*i], k[2*i+1]
-				ok := u >= 0 && m.all.accepts(u, n)
-				if leading(m) != nil {
-					if l == leadMatched {
-						if ok {
-							bits |= 1 << n
-						}
-						break
-					}
-					continue
-				}
-				if ok {
-					bits |= 1 << n
-					break
-				}
-			}
-		}
-		return bits
+	if id, _ := b.add(make([]int32, 2*len(ms))); id != 0 {
+		b.v.next = append(b.v.next, [10]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1})
+		b.v.verdict = append(b.v.verdict, 0)
+		return b.v // no number is valid
 	}
-	v := &verdictDFA{}
-	ids := map[string]int32{}
-	var states [][]int32
-	key := func(k []int32) string {
-		b := make([]byte, 0, 4*len(k))
-		for _, x := range k {
-			b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
-		}
-		return string(b)
-	}
-	add := func(k []int32) (int32, bool) {
-		norm(k)
-		dead := true
-		for i := range r {
-			if k[2*i] >= 0 {
-				dead = false
-			}
-		}
-		if dead {
-			return -1, true
-		}
-		ks := key(k)
-		if id, ok := ids[ks]; ok {
-			return id, true
-		}
-		if len(states) >= maxDFAStates {
-			return 0, false
-		}
-		id := int32(len(states))
-		ids[ks] = id
-		states = append(states, k)
-		v.next = append(v.next, [10]int32{})
-		v.verdict = append(v.verdict, verdict(k))
-		return id, true
-	}
-	start := make([]int32, 2*r)
-	if id, _ := add(start); id != 0 {
-		v.next = append(v.next, [10]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1})
-		v.verdict = append(v.verdict, 0)
-		return v
-	}
-	for s := 0; s < len(states); s++ {
+	for s := 0; s < len(b.states); s++ {
 		for dg := range 10 {
-			k := make([]int32, 2*r)
-			for i, m := range ms {
-				u, l := states[s][2*i], states[s][2*i+1]
-				k[2*i], k[2*i+1] = -1, l
-				if u >= 0 {
-					k[2*i] = m.all.next[u][dg]
-				}
-				if l >= 0 {
-					k[2*i+1] = leading(m).next[l][dg]
-				}
-			}
-			id, ok := add(k)
+			id, ok := b.add(b.step(b.states[s], dg))
 			if !ok {
 				return nil
 			}
-			v.next[s][dg] = id
+			b.v.next[s][dg] = id
 		}
 	}
-	return v
+	return b.v
+}
+
+// verdictBuilder builds a verdictDFA by the subset construction. A state
+// is, by region, its union automaton's state (-1: dead) and its leading
+// digits' search state (a digitDFA state, leadNever or leadMatched).
+type verdictBuilder struct {
+	ms     []*regionAutomata
+	lead   []*digitDFA // by region; nil: none (or one region only)
+	ids    map[string]int32
+	states [][]int32
+	v      *verdictDFA
+}
+
+// step is the state after reading digit dg in state k.
+func (b *verdictBuilder) step(k []int32, dg int) []int32 {
+	out := make([]int32, len(k))
+	for i, m := range b.ms {
+		u, l := k[2*i], k[2*i+1]
+		out[2*i], out[2*i+1] = -1, l
+		if u >= 0 {
+			out[2*i] = m.all.next[u][dg]
+		}
+		if l >= 0 {
+			out[2*i+1] = b.lead[i].next[l][dg]
+		}
+	}
+	return out
+}
+
+// norm puts k in its canonical form: a leading-digits search at a match
+// is leadMatched, a region that can no longer be chosen is dead, and the
+// regions after the first one chosen are not followed.
+func (b *verdictBuilder) norm(k []int32) {
+	chosen := false
+	for i := range b.ms {
+		u, l := &k[2*i], &k[2*i+1]
+		switch {
+		case chosen:
+			*u, *l = -1, leadNever
+		case b.lead[i] == nil:
+			*l = leadNever
+		default:
+			if *l >= 0 && b.lead[i].match[*l] {
+				*l = leadMatched
+			}
+			if *l == leadNever {
+				*u = -1 // never chosen
+			}
+			chosen = *l == leadMatched
+		}
+	}
+}
+
+// verdict is the mask by length of the numbers ending in state k that are
+// valid: the region regionOf chooses takes them.
+func (b *verdictBuilder) verdict(k []int32) uint32 {
+	var bits uint32
+	for n := range maxLengthBits {
+		if b.validAt(k, n) {
+			bits |= 1 << n
+		}
+	}
+	return bits
+}
+
+func (b *verdictBuilder) validAt(k []int32, n int) bool {
+	for i, m := range b.ms {
+		u, l := k[2*i], k[2*i+1]
+		ok := u >= 0 && m.all.accepts(u, n)
+		if b.lead[i] == nil && ok {
+			return true
+		}
+		if b.lead[i] != nil && l == leadMatched {
+			return ok
+		}
+	}
+	return false
+}
+
+// add is the id of state k (normalized), -1 where no region can take a
+// number any more; ok is false past maxDFAStates.
+func (b *verdictBuilder) add(k []int32) (int32, bool) {
+	b.norm(k)
+	dead := true
+	for i := range b.ms {
+		dead = dead && k[2*i] < 0
+	}
+	if dead {
+		return -1, true
+	}
+	key := make([]byte, 0, 4*len(k))
+	for _, x := range k {
+		key = append(key, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+	}
+	if id, ok := b.ids[string(key)]; ok {
+		return id, true
+	}
+	if len(b.states) >= maxDFAStates {
+		return 0, false
+	}
+	id := int32(len(b.states))
+	b.ids[string(key)] = id
+	b.states = append(b.states, k)
+	b.v.next = append(b.v.next, [10]int32{})
+	b.v.verdict = append(b.v.verdict, b.verdict(k))
+	return id, true
 }
 
 // regionOf is the region of nsn among the calling code's (regionByPrefix,
@@ -481,75 +492,83 @@ func newUnionDFA(descs []desc, want uint16) *unionDFA {
 	if len(descs) > 16 {
 		return nil
 	}
-	u := &unionDFA{want: want, descs: descs}
-	for n := range u.byLength {
-		u.byLength[n] = lengthBits(descs, n)
+	b := unionBuilder{descs: descs, ids: map[[16]int32]int32{}, u: &unionDFA{want: want, descs: descs}}
+	for n := range b.u.byLength {
+		b.u.byLength[n] = lengthBits(descs, n)
 	}
-	type key [16]int32
-	ids := map[key]int32{}
-	var states []key
-	// alive: the general description and one of want can still match.
-	alive := func(k key) bool {
-		if k[0] < 0 {
-			return false
-		}
-		for i := 1; i < len(descs); i++ {
-			if want&(1<<i) != 0 && k[i] >= 0 {
-				return true
-			}
-		}
-		return false
-	}
-	add := func(k key) (int32, bool) {
-		if !alive(k) {
-			return -1, true
-		}
-		if id, ok := ids[k]; ok {
-			return id, true
-		}
-		if len(states) >= maxDFAStates {
-			return 0, false
-		}
-		id := int32(len(states))
-		ids[k] = id
-		states = append(states, k)
-		var m uint16
-		for i, d := range descs {
-			if k[i] >= 0 && d.dfa.match[k[i]] {
-				m |= 1 << i
-			}
-		}
-		u.mask = append(u.mask, m)
-		u.next = append(u.next, [10]int32{})
-		return id, true
-	}
-	var start key
+	var start [16]int32
 	for i := len(descs); i < len(start); i++ {
 		start[i] = -1
 	}
-	if id, _ := add(start); id != 0 {
-		// no number can be valid: a dead start
-		u.next = append(u.next, [10]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1})
-		u.mask = append(u.mask, 0)
-		return u
+	if id, _ := b.add(start); id != 0 {
+		b.u.next = append(b.u.next, [10]int32{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1})
+		b.u.mask = append(b.u.mask, 0)
+		return b.u // no number can be valid: a dead start
 	}
-	for s := 0; s < len(states); s++ {
+	for s := 0; s < len(b.states); s++ {
 		for dg := range 10 {
-			var k key
+			var k [16]int32
 			for i := range k {
 				k[i] = -1
-				if i < len(descs) && states[s][i] >= 0 {
-					k[i] = descs[i].dfa.next[states[s][i]][dg]
+				if i < len(descs) && b.states[s][i] >= 0 {
+					k[i] = descs[i].dfa.next[b.states[s][i]][dg]
 				}
 			}
-			id, ok := add(k)
+			id, ok := b.add(k)
 			if !ok {
 				return nil
 			}
-			u.next[s][dg] = id
+			b.u.next[s][dg] = id
 		}
 	}
-	return u
+	return b.u
+}
+
+// unionBuilder builds a unionDFA: a state is each description's
+// automaton state (-1: dead).
+type unionBuilder struct {
+	descs  []desc
+	ids    map[[16]int32]int32
+	states [][16]int32
+	u      *unionDFA
+}
+
+// alive tells whether the general description and one of want can still
+// match from k.
+func (b *unionBuilder) alive(k [16]int32) bool {
+	if k[0] < 0 {
+		return false
+	}
+	for i := 1; i < len(b.descs); i++ {
+		if b.u.want&(1<<i) != 0 && k[i] >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *unionBuilder) add(k [16]int32) (int32, bool) {
+	if !b.alive(k) {
+		return -1, true
+	}
+	if id, ok := b.ids[k]; ok {
+		return id, true
+	}
+	if len(b.states) >= maxDFAStates {
+		return 0, false
+	}
+	id := int32(len(b.states))
+	b.ids[k] = id
+	b.states = append(b.states, k)
+	var m uint16
+	for i, d := range b.descs {
+		if k[i] >= 0 && d.dfa.match[k[i]] {
+			m |= 1 << i
+		}
+	}
+	b.u.mask = append(b.u.mask, m)
+	b.u.next = append(b.u.next, [10]int32{})
+	return id, true
 }
 
 var phoneAutomata struct {
