@@ -59,6 +59,72 @@ func TestPhoneValid_matchesTheLibrary(t *testing.T) {
 	}
 }
 
+// TestPhoneValid_oneWalkAsRegionByRegion holds the calling code's one
+// automaton (verdictDFA) equal to the region-by-region decision it
+// replaces (regionByPrefix, then the region's descriptions), on every
+// number one digit away from an example number (changed, added,
+// dropped): the region choice and the lengths are where they differ if
+// they do.
+func TestPhoneValid_oneWalkAsRegionByRegion(t *testing.T) {
+	n, valid := 0, 0
+	for cc := range phonenumbers.GetSupportedCallingCodes() {
+		c := callingCodeAutomata(cc)
+		if c.main == nil || c.main.rewritesAll {
+			continue
+		}
+		if c.dfa == nil {
+			t.Errorf("calling code %d has no one automaton", cc)
+			continue
+		}
+		for _, d := range oneDigitAway(exampleNumbers(cc)) {
+			nsn := []byte(d)
+			if c.main.rewrites(nsn) || len(nsn) >= maxLengthBits {
+				continue
+			}
+			got, ok := c.dfa.valid(nsn)
+			want := regionByRegion(c, nsn)
+			n++
+			if want {
+				valid++
+			}
+			if !ok || got != want {
+				t.Errorf("+%d %s: the automaton says valid=%v (ok %v), region by region %v", cc, d, got, ok, want)
+			}
+		}
+	}
+	t.Logf("%d numbers, %d valid", n, valid)
+	if valid < 10000 {
+		t.Fatalf("only %d valid numbers among %d: too few to hold the two equal", valid, n)
+	}
+}
+
+// regionByRegion is phoneValid's decision without the one automaton: the
+// region regionOf chooses, then its descriptions.
+func regionByRegion(c *ccAutomata, nsn []byte) bool {
+	m := c.main
+	if c.regions > 1 {
+		if m, _ = regionOf(c.ms, nsn); m == nil {
+			return false
+		}
+	}
+	return m.valid(nsn)
+}
+
+// oneDigitAway are the numbers one digit from each of numbers: a digit
+// changed, added or dropped.
+func oneDigitAway(numbers []string) []string {
+	var out []string
+	for _, ex := range numbers {
+		for p := range len(ex) {
+			out = append(out, ex[:p]+ex[p+1:])
+			for dg := byte('0'); dg <= '9'; dg++ {
+				out = append(out, ex[:p]+string(dg)+ex[p+1:], ex[:p]+string(dg)+ex[p:])
+			}
+		}
+	}
+	return out
+}
+
 // fastPathAsks tells whether validPhone can be given d (the digits of
 // +d): what the fast path of the phone coercer lets through.
 func fastPathAsks(d []byte) bool {

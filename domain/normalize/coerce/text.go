@@ -133,13 +133,16 @@ func ParsePhone(sc *Scratch, s, region string) (string, bool) {
 			break
 		}
 	}
+	// An international call prefix reads as a "+" (the digits after it
+	// are read in place; the library is given "+" and them).
+	intl := false
 	if strings.HasPrefix(s, "00") {
-		s = "+" + s[2:] // international call prefix
+		s, intl = s[2:], true
 	} else if strings.HasPrefix(s, "011") && nanpRegion(region) {
-		s = "+" + s[3:]
+		s, intl = s[3:], true
 	}
 	var digits [20]byte
-	n, plus, other := 0, false, false
+	n, plus, other := 0, intl, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -196,6 +199,9 @@ func ParsePhone(sc *Scratch, s, region string) (string, bool) {
 		case !plus && nanpRegion(region) && n < 10:
 			return "", false
 		}
+	}
+	if intl {
+		s = "+" + s
 	}
 	num, err := phonenumbers.Parse(s, region)
 	if err != nil || !phonenumbers.IsValidNumber(num) {
