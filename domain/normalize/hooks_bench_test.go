@@ -28,6 +28,10 @@ type httpHook struct {
 }
 
 func (h httpHook) Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
+	return h.checkFields(ctx, rows, []string{"email"}, []string{"email"})
+}
+
+func (h httpHook) checkFields(ctx context.Context, rows []hook.Row, fields, schemaFields []string) ([]hook.Answer, error) {
 	h.slots <- struct{}{}
 	defer func() { <-h.slots }()
 	body := hook.Batch{Type: hook.ValidateType, Hook: "bench", Rows: rows}.Encode()
@@ -41,7 +45,7 @@ func (h httpHook) Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, er
 	if err != nil {
 		return nil, err
 	}
-	return hook.ParseAnswer(answer, rows, []string{"email"}, []string{"email"})
+	return hook.ParseAnswer(answer, rows, fields, schemaFields)
 }
 
 // BenchmarkEngineHook runs the engine over contacts-like rows without and

@@ -147,30 +147,95 @@ func (pl *pipeline) startWorkers(p *plan, seed maphash.Seed) {
 	go func() { wg.Wait(); close(out) }()
 }
 
-// hookStageWorkers is how many batches may wait for hooks at once; each
+// hookStageRequests is how many hook requests may be out at once; each
 // hook's own concurrency (its setting) is enforced by the application.
-const hookStageWorkers = 8
+const hookStageRequests = 8
+
+// hookHoldBatches is the most batches a request being gathered holds
+// rows of: one sent short rather than wait for more when few of the
+// batches' rows passed (the batches are few, and go round).
+const hookHoldBatches = 4
 
 // startHookStage sends processed batches through the hooks and on to
-// the writer, and closes done when it has ended.
+// the writer, and closes done when it has ended. It takes the batches in
+// the order they were read and gathers each hook's requests from their
+// accepted rows (hookAccumulator), so a request carries the hook's
+// batch_size rows, not a batch's; a batch goes on once every request
+// holding its rows has its answer, and the last, short request goes when
+// the batches end.
 func (pl *pipeline) startHookStage(p *plan, seed maphash.Seed, in chan *batch) {
-	var wg sync.WaitGroup
-	for range hookStageWorkers {
-		wg.Go(func() {
-			defer pl.recoverWorker(in)
-			for b := range in {
-				if b.failure == nil {
-					p.runHooks(pl.ctx, b, seed)
-				}
-				select {
-				case pl.done <- b:
-				case <-pl.ctx.Done():
-					return
-				}
+	var requests sync.WaitGroup
+	slots := make(chan struct{}, hookStageRequests)
+	release := func(b *batch) {
+		if b.hooks.refs.Add(-1) != 0 {
+			return
+		}
+		if b.failure == nil {
+			p.finishHooks(b, seed)
+		}
+		select {
+		case pl.done <- b:
+		case <-pl.ctx.Done():
+		}
+	}
+	send := func(r *hookRequest) bool {
+		select {
+		case slots <- struct{}{}:
+		case <-pl.ctx.Done():
+			return false
+		}
+		requests.Go(func() {
+			defer pl.recoverRequest()
+			p.sendRequest(pl.ctx, r)
+			<-slots
+			for i := range r.spans {
+				release(r.spans[i].b)
 			}
 		})
+		return true
 	}
-	go func() { wg.Wait(); close(pl.done) }()
+	go func() {
+		defer func() { requests.Wait(); close(pl.done) }()
+		defer pl.recoverWorker(in)
+		accs := make([]*hookAccumulator, len(p.hooks))
+		for i := range accs {
+			accs[i] = p.hookAcc(i)
+		}
+		pending := map[int]*batch{}
+		next := 0
+		for b := range in {
+			if pl.ctx.Err() != nil {
+				continue // the run is stopping
+			}
+			pending[b.seq] = b
+			for nb, ok := pending[next]; ok; nb, ok = pending[next] {
+				delete(pending, next)
+				next++
+				p.beginHooks(nb)
+				if nb.failure == nil { // else the job fails; it goes on to the writer as it is
+					for _, acc := range accs {
+						if !acc.add(nb, send) || acc.held() >= hookHoldBatches && !acc.flush(send) {
+							break
+						}
+					}
+				}
+				release(nb)
+			}
+		}
+		if pl.ctx.Err() == nil {
+			for _, acc := range accs {
+				acc.flush(send)
+			}
+		}
+	}()
+}
+
+// recoverRequest turns a hook request's panic into the job's failure.
+func (pl *pipeline) recoverRequest() {
+	if v := recover(); v != nil {
+		pl.panicOnce.Do(func() { pl.panicked = panicFailure(v) })
+		pl.cancel()
+	}
 }
 
 // recoverWorker turns a stage's panic into the job's failure: it cancels

@@ -1,0 +1,121 @@
+package normalize
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/tabnorm/tabnorm/domain/hook"
+)
+
+// A hook's requests carry its batch_size rows whatever the engine's
+// batches (512 rows) hold: with batch_size 1000, 2,600 accepted rows go
+// out as 1000, 1000 and the last, short 600, each row once, in order; the
+// hook's issues and corrections land on their rows across the engine's
+// batch boundaries, and the rows are written in the file's order.
+func TestRun_hookRequestsCarryBatchSize(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var sizes []int
+	var sent []int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var batch hook.Batch
+		if err := json.NewDecoder(r.Body).Decode(&batch); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		sizes = append(sizes, len(batch.Rows))
+		for _, row := range batch.Rows {
+			sent = append(sent, row.Row)
+		}
+		mu.Unlock()
+		type answer struct {
+			Row    int64             `json:"row"`
+			Issues []hook.Issue      `json:"issues,omitempty"`
+			Values map[string]string `json:"values,omitempty"`
+		}
+		var out []answer
+		for _, row := range batch.Rows {
+			switch {
+			case row.Row%97 == 0: // rows 97, 194, …, 485, 582 (past the first engine batch), …
+				out = append(out, answer{Row: row.Row, Issues: []hook.Issue{{Field: "customer", Severity: "error", Code: "unknown_customer", Message: "No such customer"}}})
+			case row.Row%101 == 0:
+				out = append(out, answer{Row: row.Row, Values: map[string]string{"email": fmt.Sprintf("fixed%d@example.com", row.Row)}})
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"rows": out})
+	}))
+	defer srv.Close()
+
+	const n = 2653 // rows 50, 100, … 2650 have no id: 2,600 are sent
+	rows := [][]string{{"id", "email", "customer"}}
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		if i%50 == 0 {
+			id = "x"
+		}
+		rows = append(rows, []string{id, fmt.Sprintf("r%d@example.com", i), "c" + strconv.Itoa(i)})
+	}
+	h := httpHook{url: srv.URL, slots: make(chan struct{}, 4), client: srv.Client()}
+	crm := hookFunc(func(ctx context.Context, rs []hook.Row) ([]hook.Answer, error) {
+		return h.checkFields(ctx, rs, []string{"customer", "email"}, []string{"id", "email", "customer"})
+	})
+	r := runWithHooks(t, hookSchema, []HookUse{{Name: "crm", Fields: []string{"customer", "email"}, BatchSize: 1000, OnError: hook.FailJob, Hook: crm}}, rows...)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	slices.Sort(sizes)
+	if !slices.Equal(sizes, []int{600, 1000, 1000}) {
+		t.Fatalf("rows per request %v, want 1000, 1000 and the last 600 (batch_size 1000, 2,600 rows sent)", sizes)
+	}
+	slices.Sort(sent)
+	var want []int64
+	for i := int64(1); i <= n; i++ {
+		if i%50 != 0 {
+			want = append(want, i)
+		}
+	}
+	if !slices.Equal(sent, want) {
+		t.Fatalf("rows sent: %d rows, want each accepted row once (%d)", len(sent), len(want))
+	}
+	var ids []int
+	for _, row := range r.rows {
+		id := int(row["id"].(float64))
+		ids = append(ids, id)
+		if id%101 == 0 && id%97 != 0 && row["email"] != fmt.Sprintf("fixed%d@example.com", id) {
+			t.Fatalf("row %d: email %v, want the hook's correction", id, row["email"])
+		}
+		if id%101 != 0 && row["email"] != fmt.Sprintf("r%d@example.com", id) {
+			t.Fatalf("row %d: email %v, want the file's (a correction landed on another row)", id, row["email"])
+		}
+	}
+	var wantIDs []int
+	for i := 1; i <= n; i++ {
+		if i%50 != 0 && i%97 != 0 {
+			wantIDs = append(wantIDs, i)
+		}
+	}
+	if !slices.Equal(ids, wantIDs) {
+		t.Fatalf("rows written: %d, want %d in the file's order without those the hook rejected", len(ids), len(wantIDs))
+	}
+	rejected := 0
+	for _, is := range r.issues {
+		if is["code"] == "unknown_customer" {
+			rejected++
+			if row := int(is["row"].(float64)); row%97 != 0 || is["hook"] != "crm" {
+				t.Fatalf("the hook's issue landed on row %d: %+v", row, is)
+			}
+		}
+	}
+	st := r.res.Hooks
+	if len(st) != 1 || st[0].Batches != 3 || st[0].RowsSent != 2600 || st[0].Issues != int64(rejected) || rejected == 0 || st[0].ValuesChanged == 0 {
+		t.Fatalf("stats %+v (issues written %d), want 3 requests, 2,600 rows", st, rejected)
+	}
+}
