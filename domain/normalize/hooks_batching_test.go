@@ -3,13 +3,16 @@ package normalize
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tabnorm/tabnorm/domain/hook"
 )
@@ -117,5 +120,57 @@ func TestRun_hookRequestsCarryBatchSize(t *testing.T) {
 	st := r.res.Hooks
 	if len(st) != 1 || st[0].Batches != 3 || st[0].RowsSent != 2600 || st[0].Issues != int64(rejected) || rejected == 0 || st[0].ValuesChanged == 0 {
 		t.Fatalf("stats %+v (issues written %d), want 3 requests, 2,600 rows", st, rejected)
+	}
+}
+
+// Canceling a run while its hook requests hang stops it at once: the
+// requests being gathered are dropped and those out end with the run's
+// context.
+func TestRun_hookCancelStopsRequests(t *testing.T) {
+	t.Parallel()
+	called := make(chan struct{}, 1)
+	hang := hookFunc(func(ctx context.Context, _ []hook.Row) ([]hook.Answer, error) {
+		select {
+		case called <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	recs := [][]string{{"id", "email", "customer"}}
+	for i := 1; i <= 20_000; i++ {
+		recs = append(recs, []string{strconv.Itoa(i), "a@example.com", "c"})
+	}
+	s := mustSchema(t, hookSchema)
+	o, err := ParseOptions(ModeNormalize, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		err error
+		at  time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, err := Run(ctx, Input{Mode: ModeNormalize, Schema: s, Options: o, Sources: []Source{source("", recs...)},
+			Hooks: []HookUse{{Name: "crm", BatchSize: 1000, OnError: hook.FailJob, Hook: hang}}},
+			Output{Rows: io.Discard, Issues: io.Discard})
+		done <- result{err, time.Now()}
+	}()
+	<-called
+	canceled := time.Now()
+	cancel()
+	select {
+	case r := <-done:
+		if !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("err %v, want context.Canceled", r.err)
+		}
+		if took := r.at.Sub(canceled); took > 3*time.Second { // milliseconds; the bound allows a loaded machine
+			t.Fatalf("the run stopped %s after the cancel, want at once", took)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not stop within 10 s of the cancel")
 	}
 }
