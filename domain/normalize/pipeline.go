@@ -65,12 +65,13 @@ type pipeline struct {
 	panicOnce sync.Once
 }
 
-func newPipeline(ctx context.Context) *pipeline {
+func newPipeline(ctx context.Context, p *plan) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
 	pl := &pipeline{ctx: ctx, cancel: cancel, work: make(chan *batch, 4), done: make(chan *batch, 4)}
 	// There are enough batches for every place one can wait (the reader,
-	// the two queues, each worker, the writer's reordering).
-	pl.free = make(chan *batch, 2*cap(pl.work)+3*max(1, runtime.GOMAXPROCS(0))+2)
+	// the two queues, each worker, the writer's reordering), and those
+	// the hook requests out and being gathered hold.
+	pl.free = make(chan *batch, 2*cap(pl.work)+3*max(1, runtime.GOMAXPROCS(0))+2+p.hookHeldBatches())
 	for range cap(pl.free) {
 		pl.free <- &batch{}
 	}
@@ -228,6 +229,21 @@ func (pl *pipeline) startHookStage(p *plan, seed maphash.Seed, in chan *batch) {
 			}
 		}
 	}()
+}
+
+// hookHeldBatches is how many batches the hook requests may hold: each
+// request out holds rows of up to batch_size / batchSize + 2 batches
+// (more when few rows pass, but the batches are few), and those being
+// gathered up to hookHoldBatches.
+func (p *plan) hookHeldBatches() int {
+	if len(p.hooks) == 0 {
+		return 0
+	}
+	most := 0
+	for i := range p.hooks {
+		most = max(most, p.hooks[i].BatchSize)
+	}
+	return hookStageRequests*(most/batchSize+2) + hookHoldBatches
 }
 
 // recoverRequest turns a hook request's panic into the job's failure.
