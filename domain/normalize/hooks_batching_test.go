@@ -174,3 +174,43 @@ func TestRun_hookCancelStopsRequests(t *testing.T) {
 		t.Fatal("the run did not stop within 10 s of the cancel")
 	}
 }
+
+// A failed request of rows of several engine batches flags each of its
+// rows once under on_error flag_rows, and counts once.
+func TestRun_hookFlagRowsAcrossBatches(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var sizes []int
+	down := hookFunc(func(_ context.Context, rows []hook.Row) ([]hook.Answer, error) {
+		mu.Lock()
+		sizes = append(sizes, len(rows))
+		mu.Unlock()
+		return nil, errors.New("503 Service Unavailable")
+	})
+	recs := [][]string{{"id", "email", "customer"}}
+	for i := 1; i <= 1300; i++ {
+		recs = append(recs, []string{strconv.Itoa(i), "a@example.com", "c"})
+	}
+	r := runWithHooks(t, hookSchema, []HookUse{{Name: "crm", BatchSize: 1000, OnError: hook.FlagRows, Hook: down}}, recs...)
+	if r.err != nil || len(r.rows) != 1300 {
+		t.Fatalf("err %v, rows %d, want 1300 rows kept", r.err, len(r.rows))
+	}
+	slices.Sort(sizes)
+	if !slices.Equal(sizes, []int{300, 1000}) {
+		t.Fatalf("rows per request %v, want 1000 and 300", sizes)
+	}
+	flagged := map[float64]int{}
+	for _, is := range r.issues {
+		if is["code"] == "hook_unavailable" {
+			flagged[is["row"].(float64)]++
+		}
+	}
+	for i := 1; i <= 1300; i++ {
+		if flagged[float64(i)] != 1 {
+			t.Fatalf("row %d flagged %d times, want once", i, flagged[float64(i)])
+		}
+	}
+	if st := r.res.Hooks[0]; st.Batches != 2 || st.Failures != 2 || st.RowsSent != 1300 {
+		t.Fatalf("stats %+v, want 2 requests, 2 failures, 1300 rows", st)
+	}
+}
