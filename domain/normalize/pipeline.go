@@ -270,6 +270,12 @@ func (pl *pipeline) recoverWorker(in chan *batch) {
 func (pl *pipeline) process(p *plan, seed maphash.Seed, out chan *batch) {
 	defer pl.recoverWorker(pl.work) // lets the reader finish
 	for b := range pl.work {
+		if pl.ctx.Err() != nil {
+			// Stopping: the reader stops at its next batch; work is
+			// drained until then, so the reader has stopped (its readErr
+			// read) when done is closed.
+			continue
+		}
 		if b.hooks.edits != nil {
 			b.hooks.reset(len(p.hooks)) // a batch used again is read without the last one's corrections
 		}
@@ -277,7 +283,6 @@ func (pl *pipeline) process(p *plan, seed maphash.Seed, out chan *batch) {
 		select {
 		case out <- b:
 		case <-pl.ctx.Done():
-			return
 		}
 	}
 }
