@@ -19,42 +19,12 @@ import (
 
 // A hook's requests carry its batch_size rows whatever the engine's
 // batches (512 rows) hold: with batch_size 1000, 2,600 accepted rows go
-// out as 1000, 1000 and the last, short 600, each row once, in order; the
+// out as 1000, 1000 and the last, short 600, each row once; the
 // hook's issues and corrections land on their rows across the engine's
 // batch boundaries, and the rows are written in the file's order.
 func TestRun_hookRequestsCarryBatchSize(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var sizes []int
-	var sent []int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var batch hook.Batch
-		if err := json.NewDecoder(r.Body).Decode(&batch); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		mu.Lock()
-		sizes = append(sizes, len(batch.Rows))
-		for _, row := range batch.Rows {
-			sent = append(sent, row.Row)
-		}
-		mu.Unlock()
-		type answer struct {
-			Row    int64             `json:"row"`
-			Issues []hook.Issue      `json:"issues,omitempty"`
-			Values map[string]string `json:"values,omitempty"`
-		}
-		var out []answer
-		for _, row := range batch.Rows {
-			switch {
-			case row.Row%97 == 0: // rows 97, 194, …, 485, 582 (past the first engine batch), …
-				out = append(out, answer{Row: row.Row, Issues: []hook.Issue{{Field: "customer", Severity: "error", Code: "unknown_customer", Message: "No such customer"}}})
-			case row.Row%101 == 0:
-				out = append(out, answer{Row: row.Row, Values: map[string]string{"email": fmt.Sprintf("fixed%d@example.com", row.Row)}})
-			}
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"rows": out})
-	}))
+	srv, counted := countingHookServer()
 	defer srv.Close()
 
 	const n = 2653 // rows 50, 100, … 2650 have no id: 2,600 are sent
@@ -74,6 +44,7 @@ func TestRun_hookRequestsCarryBatchSize(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
+	sizes, sent := counted()
 	slices.Sort(sizes)
 	if !slices.Equal(sizes, []int{600, 1000, 1000}) {
 		t.Fatalf("rows per request %v, want 1000, 1000 and the last 600 (batch_size 1000, 2,600 rows sent)", sizes)
@@ -88,6 +59,70 @@ func TestRun_hookRequestsCarryBatchSize(t *testing.T) {
 	if !slices.Equal(sent, want) {
 		t.Fatalf("rows sent: %d rows, want each accepted row once (%d)", len(sent), len(want))
 	}
+	checkHookedRows(t, r, n)
+	rejected := 0
+	for _, is := range r.issues {
+		if is["code"] == "unknown_customer" {
+			rejected++
+			if row := int(is["row"].(float64)); row%97 != 0 || is["hook"] != "crm" {
+				t.Fatalf("the hook's issue landed on row %d: %+v", row, is)
+			}
+		}
+	}
+	st := r.res.Hooks
+	if len(st) != 1 || st[0].Batches != 3 || st[0].RowsSent != 2600 || st[0].Issues != int64(rejected) || rejected == 0 || st[0].ValuesChanged == 0 {
+		t.Fatalf("stats %+v (issues written %d), want 3 requests, 2,600 rows", st, rejected)
+	}
+}
+
+// countingHookServer is a loopback hook that rejects rows 97, 194, …
+// (rows past the first engine batch among them) and corrects the email of
+// rows 101, 202, …; counted gives the rows of each request and every row
+// sent.
+func countingHookServer() (srv *httptest.Server, counted func() (sizes []int, sent []int64)) {
+	var mu sync.Mutex
+	var sizes []int
+	var sent []int64
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var batch hook.Batch
+		if err := json.NewDecoder(r.Body).Decode(&batch); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		sizes = append(sizes, len(batch.Rows))
+		for _, row := range batch.Rows {
+			sent = append(sent, row.Row)
+		}
+		mu.Unlock()
+		type answer struct {
+			Row    int64             `json:"row"`
+			Issues []hook.Issue      `json:"issues,omitempty"`
+			Values map[string]string `json:"values,omitempty"`
+		}
+		var out []answer
+		for _, row := range batch.Rows {
+			switch {
+			case row.Row%97 == 0:
+				out = append(out, answer{Row: row.Row, Issues: []hook.Issue{{Field: "customer", Severity: "error", Code: "unknown_customer", Message: "No such customer"}}})
+			case row.Row%101 == 0:
+				out = append(out, answer{Row: row.Row, Values: map[string]string{"email": fmt.Sprintf("fixed%d@example.com", row.Row)}})
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"rows": out})
+	}))
+	return srv, func() ([]int, []int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(sizes), slices.Clone(sent)
+	}
+}
+
+// checkHookedRows: the rows written are the file's 1..n in order but
+// those without an id (every 50th) and those the hook rejected (every
+// 97th), each with its own email or the hook's correction of it.
+func checkHookedRows(t *testing.T, r run, n int) {
+	t.Helper()
 	var ids []int
 	for _, row := range r.rows {
 		id := int(row["id"].(float64))
@@ -107,19 +142,6 @@ func TestRun_hookRequestsCarryBatchSize(t *testing.T) {
 	}
 	if !slices.Equal(ids, wantIDs) {
 		t.Fatalf("rows written: %d, want %d in the file's order without those the hook rejected", len(ids), len(wantIDs))
-	}
-	rejected := 0
-	for _, is := range r.issues {
-		if is["code"] == "unknown_customer" {
-			rejected++
-			if row := int(is["row"].(float64)); row%97 != 0 || is["hook"] != "crm" {
-				t.Fatalf("the hook's issue landed on row %d: %+v", row, is)
-			}
-		}
-	}
-	st := r.res.Hooks
-	if len(st) != 1 || st[0].Batches != 3 || st[0].RowsSent != 2600 || st[0].Issues != int64(rejected) || rejected == 0 || st[0].ValuesChanged == 0 {
-		t.Fatalf("stats %+v (issues written %d), want 3 requests, 2,600 rows", st, rejected)
 	}
 }
 

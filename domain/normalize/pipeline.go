@@ -165,70 +165,96 @@ const hookHoldBatches = 4
 // holding its rows has its answer, and the last, short request goes when
 // the batches end.
 func (pl *pipeline) startHookStage(p *plan, seed maphash.Seed, in chan *batch) {
-	var requests sync.WaitGroup
-	slots := make(chan struct{}, hookStageRequests)
-	release := func(b *batch) {
-		if b.hooks.refs.Add(-1) != 0 {
-			return
-		}
-		if b.failure == nil {
-			p.finishHooks(b, seed)
-		}
-		select {
-		case pl.done <- b:
-		case <-pl.ctx.Done():
-		}
-	}
-	send := func(r *hookRequest) bool {
-		select {
-		case slots <- struct{}{}:
-		case <-pl.ctx.Done():
-			return false
-		}
-		requests.Go(func() {
-			defer pl.recoverRequest()
-			p.sendRequest(pl.ctx, r)
-			<-slots
-			for i := range r.spans {
-				release(r.spans[i].b)
-			}
-		})
-		return true
-	}
+	hs := &hookStage{pl: pl, p: p, seed: seed, slots: make(chan struct{}, hookStageRequests)}
 	go func() {
-		defer func() { requests.Wait(); close(pl.done) }()
+		defer func() { hs.requests.Wait(); close(pl.done) }()
 		defer pl.recoverWorker(in)
-		accs := make([]*hookAccumulator, len(p.hooks))
-		for i := range accs {
-			accs[i] = p.hookAcc(i)
-		}
-		pending := map[int]*batch{}
-		next := 0
-		for b := range in {
-			if pl.ctx.Err() != nil {
-				continue // the run is stopping
-			}
-			pending[b.seq] = b
-			for nb, ok := pending[next]; ok; nb, ok = pending[next] {
-				delete(pending, next)
-				next++
-				p.beginHooks(nb)
-				if nb.failure == nil { // else the job fails; it goes on to the writer as it is
-					for _, acc := range accs {
-						if !acc.add(nb, send) || acc.held() >= hookHoldBatches && !acc.flush(send) {
-							break
-						}
-					}
-				}
-				release(nb)
-			}
-		}
-		if pl.ctx.Err() == nil {
-			for _, acc := range accs {
-				acc.flush(send)
-			}
-		}
+		hs.gather(in)
 	}()
+}
+
+// hookStage is a source's hook stage (startHookStage).
+type hookStage struct {
+	pl       *pipeline
+	p        *plan
+	seed     maphash.Seed
+	slots    chan struct{} // the requests out
+	requests sync.WaitGroup
+}
+
+// gather takes the processed batches in the order they were read and
+// adds their accepted rows to each hook's requests.
+func (hs *hookStage) gather(in chan *batch) {
+	accs := make([]*hookAccumulator, len(hs.p.hooks))
+	for i := range accs {
+		accs[i] = hs.p.hookAcc(i)
+	}
+	pending := map[int]*batch{}
+	next := 0
+	for b := range in {
+		if hs.pl.ctx.Err() != nil {
+			continue // the run is stopping
+		}
+		pending[b.seq] = b
+		for nb, ok := pending[next]; ok; nb, ok = pending[next] {
+			delete(pending, next)
+			next++
+			hs.add(accs, nb)
+		}
+	}
+	if hs.pl.ctx.Err() == nil {
+		for _, acc := range accs {
+			acc.flush(hs.send)
+		}
+	}
+}
+
+// add adds a batch's accepted rows to the hooks' requests; a batch that
+// fails the job goes on to the writer as it is.
+func (hs *hookStage) add(accs []*hookAccumulator, b *batch) {
+	hs.p.beginHooks(b)
+	if b.failure == nil {
+		for _, acc := range accs {
+			if !acc.add(b, hs.send) || acc.held() >= hookHoldBatches && !acc.flush(hs.send) {
+				break
+			}
+		}
+	}
+	hs.release(b)
+}
+
+// send sends a request once fewer than hookStageRequests are out; false
+// when the run stops first.
+func (hs *hookStage) send(r *hookRequest) bool {
+	select {
+	case hs.slots <- struct{}{}:
+	case <-hs.pl.ctx.Done():
+		return false
+	}
+	hs.requests.Go(func() {
+		defer hs.pl.recoverRequest()
+		hs.p.sendRequest(hs.pl.ctx, r)
+		<-hs.slots
+		for i := range r.spans {
+			hs.release(r.spans[i].b)
+		}
+	})
+	return true
+}
+
+// release lets go of a batch's reference; the last one finishes the
+// batch and hands it to the writer.
+func (hs *hookStage) release(b *batch) {
+	if b.hooks.refs.Add(-1) != 0 {
+		return
+	}
+	if b.failure == nil {
+		hs.p.finishHooks(b, hs.seed)
+	}
+	select {
+	case hs.pl.done <- b:
+	case <-hs.pl.ctx.Done():
+	}
 }
 
 // hookHeldBatches is how many batches the hook requests may hold: each
