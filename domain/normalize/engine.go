@@ -317,7 +317,7 @@ func (w *writer) runSource(ctx context.Context, src Source) error {
 	}
 	bytesBefore := w.res.Progress.BytesRead
 
-	pl := newPipeline(ctx)
+	pl := newPipeline(ctx, p)
 	defer pl.cancel()
 	go pl.read(r)
 	pl.startWorkers(p, w.seed)

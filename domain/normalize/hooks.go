@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tabnorm/tabnorm/domain"
@@ -45,8 +47,11 @@ type HookStats struct {
 }
 
 // hookWork is what the hooks said of a batch, kept across the batch's
-// second pass when they corrected values.
+// second pass when they corrected values. A batch's rows may share a
+// request with the rows of the batches next to it, so the requests'
+// answers are added under mu.
 type hookWork struct {
+	mu    sync.Mutex
 	stats []HookStats
 	// issues are the hooks' issues by row, and rejected the rows one of
 	// them rejected.
@@ -56,6 +61,9 @@ type hookWork struct {
 	edits map[int64][]cellEdit
 	// skipped: the hooks whose batch failed under on_error skip.
 	skipped []bool
+	// refs counts what the batch waits for before it is finished: the
+	// requests holding some of its rows, and the stage adding them.
+	refs atomic.Int32
 }
 
 func (hw *hookWork) reset(n int) {
@@ -68,19 +76,39 @@ func (hw *hookWork) reset(n int) {
 	hw.issues, hw.rejected, hw.edits = nil, nil, nil
 }
 
-// runHooks sends a processed batch's accepted rows through every hook,
-// then adds what they said: their issues (an error rejects the row), and
-// their corrections, which the batch is processed again with, each
-// corrected cell read as an edit (coerced and checked again) and recorded
-// as the warning hook_corrected.
-func (p *plan) runHooks(ctx context.Context, b *batch, seed maphash.Seed) {
+// beginHooks readies a processed batch for its hooks.
+func (p *plan) beginHooks(b *batch) {
 	hw := &b.hooks
 	hw.reset(len(p.hooks))
 	for i := range p.hooks {
-		if !p.runHook(ctx, b, i) {
+		hw.stats[i].Name = p.hooks[i].Name
+	}
+	hw.refs.Store(1)
+}
+
+// runHooks sends a processed batch's accepted rows through every hook,
+// one request after another (a check of edited rows: the run's pipeline
+// sends requests of several batches, startHookStage), then adds what
+// they said (finishHooks).
+func (p *plan) runHooks(ctx context.Context, b *batch, seed maphash.Seed) {
+	p.beginHooks(b)
+	send := func(r *hookRequest) bool { return p.sendRequest(ctx, r) }
+	for i := range p.hooks {
+		acc := p.hookAcc(i)
+		if !acc.add(b, send) || !acc.flush(send) {
 			return // the job fails (b.failure)
 		}
 	}
+	p.finishHooks(b, seed)
+}
+
+// finishHooks adds what the hooks said of a batch once every request
+// holding its rows has its answer: their issues (an error rejects the
+// row), and their corrections, which the batch is processed again with,
+// each corrected cell read as an edit (coerced and checked again) and
+// recorded as the warning hook_corrected.
+func (p *plan) finishHooks(b *batch, seed maphash.Seed) {
+	hw := &b.hooks
 	if hw.edits != nil {
 		p.process(b, seed)
 	}
@@ -98,48 +126,107 @@ func (p *plan) runHooks(ctx context.Context, b *batch, seed maphash.Seed) {
 	}
 }
 
-// runHook sends the batch's rows to hook i in requests of its batch
-// size; false when its failure fails the job.
-func (p *plan) runHook(ctx context.Context, b *batch, i int) bool {
-	use := &p.hooks[i]
-	st := &b.hooks.stats[i]
-	st.Name = use.Name
-	keys := make([][]byte, len(use.Fields))
-	for k, f := range use.Fields {
-		keys[k] = appendJSONString(nil, f)
+// hookRequest is one request to a hook: accepted rows of one or more
+// consecutive batches, in the file's order.
+type hookRequest struct {
+	hook  int
+	rows  []hook.Row
+	spans []hookSpan
+}
+
+// hookSpan is the part of a request that is one batch's rows.
+type hookSpan struct {
+	b           *batch
+	first, last int64 // its first and last row numbers
+	n           int
+}
+
+// batchOf is the batch of one of the request's rows.
+func (r *hookRequest) batchOf(row int64) *batch {
+	for i := range r.spans {
+		if row <= r.spans[i].last {
+			return r.spans[i].b
+		}
 	}
-	rows := make([]hook.Row, 0, min(len(b.rows), use.BatchSize))
+	return r.spans[len(r.spans)-1].b // not reached: answers are for rows sent
+}
+
+// hookAccumulator gathers a hook's requests from the accepted rows of
+// the batches given to it in order, so a request carries the hook's
+// batch_size rows whatever the engine's batches hold.
+type hookAccumulator struct {
+	p    *plan
+	i    int
+	keys [][]byte // the fields sent, quoted
+	req  *hookRequest
 	// values holds the rows' values of one request; a request's rows
 	// share it, and the next request gets its own (a hook may keep them).
-	var values []byte
-	flush := func() bool {
-		if len(rows) == 0 {
-			return true
-		}
-		ok := p.sendHook(ctx, b, i, rows)
-		rows, values = rows[:0:0], nil
-		return ok
+	values []byte
+}
+
+func (p *plan) hookAcc(i int) *hookAccumulator {
+	use := &p.hooks[i]
+	a := &hookAccumulator{p: p, i: i, keys: make([][]byte, len(use.Fields))}
+	for k, f := range use.Fields {
+		a.keys[k] = appendJSONString(nil, f)
 	}
+	return a
+}
+
+// add adds b's accepted rows to the hook's requests, giving each full
+// one to send; false when send does (the job fails or the run stops).
+// Each request holding some of b's rows holds a reference to b
+// (hookWork.refs).
+func (a *hookAccumulator) add(b *batch, send func(*hookRequest) bool) bool {
+	size := a.p.hooks[a.i].BatchSize
 	for k := range b.rows {
 		ro := &b.rows[k]
 		if !ro.ok {
 			continue
 		}
-		if values == nil { // room for the request's rows, guessed from this one's
-			per := ro.end - ro.start
-			if len(keys) > 0 {
-				per = min(per, 16+48*len(keys))
+		r := a.req
+		if r == nil {
+			r = &hookRequest{hook: a.i, rows: make([]hook.Row, 0, size)}
+			a.req = r
+			per := ro.end - ro.start // room for the request's rows, guessed from this one's
+			if len(a.keys) > 0 {
+				per = min(per, 16+48*len(a.keys))
 			}
-			values = make([]byte, 0, per*min(len(b.rows)-k, use.BatchSize))
+			a.values = make([]byte, 0, per*min(size, len(b.rows)-k+batchSize))
 		}
-		start := len(values)
-		values = appendHookValues(values, b.json[ro.start:ro.end], keys)
-		rows = append(rows, hook.Row{Row: ro.number, Values: values[start:len(values):len(values)]})
-		if len(rows) == use.BatchSize && !flush() {
+		if n := len(r.spans); n == 0 || r.spans[n-1].b != b {
+			r.spans = append(r.spans, hookSpan{b: b, first: ro.number})
+			b.hooks.refs.Add(1)
+		}
+		sp := &r.spans[len(r.spans)-1]
+		sp.last = ro.number
+		sp.n++
+		start := len(a.values)
+		a.values = appendHookValues(a.values, b.json[ro.start:ro.end], a.keys)
+		r.rows = append(r.rows, hook.Row{Row: ro.number, Values: a.values[start:len(a.values):len(a.values)]})
+		if len(r.rows) == size && !a.flush(send) {
 			return false
 		}
 	}
-	return flush()
+	return true
+}
+
+// flush gives the request being gathered to send, short or not.
+func (a *hookAccumulator) flush(send func(*hookRequest) bool) bool {
+	r := a.req
+	if r == nil {
+		return true
+	}
+	a.req, a.values = nil, nil
+	return send(r)
+}
+
+// held is how many batches the request being gathered holds rows of.
+func (a *hookAccumulator) held() int {
+	if a.req == nil {
+		return 0
+	}
+	return len(a.req.spans)
 }
 
 // appendHookValues appends the JSON object of a row's members whose keys
@@ -238,31 +325,44 @@ func skipJSONValue(js []byte, i int) int {
 	return i
 }
 
-// sendHook makes one request and takes its answer; false when the job
-// fails.
-func (p *plan) sendHook(ctx context.Context, b *batch, i int, rows []hook.Row) bool {
-	use := &p.hooks[i]
-	hw := &b.hooks
-	st := &hw.stats[i]
+// sendRequest makes one request and adds its answer to the batches of
+// its rows; false when the job fails.
+func (p *plan) sendRequest(ctx context.Context, r *hookRequest) bool {
+	use := &p.hooks[r.hook]
 	start := time.Now()
-	answers, err := use.Hook.Check(ctx, rows)
-	st.Time += time.Since(start)
+	answers, err := use.Hook.Check(ctx, r.rows)
+	took := time.Since(start)
+	// The spans' batches are locked in the file's order, as every
+	// request locks them.
+	for i := range r.spans {
+		r.spans[i].b.hooks.mu.Lock()
+	}
+	defer func() {
+		for i := range r.spans {
+			r.spans[i].b.hooks.mu.Unlock()
+		}
+	}()
+	st := &r.spans[0].b.hooks.stats[r.hook] // the request counts in its first batch
+	st.Time += took
 	st.Batches++
-	st.RowsSent += int64(len(rows))
+	for i := range r.spans {
+		r.spans[i].b.hooks.stats[r.hook].RowsSent += int64(r.spans[i].n)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return true // the run is stopping; the writer reports why
 		}
-		return p.hookFailed(b, i, rows, err)
+		return p.hookFailed(r, err)
 	}
 	for _, a := range answers {
+		hw := &r.batchOf(a.Row).hooks
 		for _, is := range a.Issues {
-			st.Issues++
+			hw.stats[r.hook].Issues++
 			p.hookIssue(hw, a.Row, use.Name, is)
 		}
 		for _, c := range a.Corrections {
-			if p.hookCorrect(hw, a.Row, use.Name, rows, c) {
-				st.ValuesChanged++
+			if p.hookCorrect(hw, a.Row, use.Name, r.rows, c) {
+				hw.stats[r.hook].ValuesChanged++
 			}
 		}
 	}
@@ -324,12 +424,13 @@ func (p *plan) hookCorrect(hw *hookWork, row int64, name string, rows []hook.Row
 	return true
 }
 
-// hookFailed applies the hook's on_error to a batch that got no usable
-// answer; false when the job fails.
-func (p *plan) hookFailed(b *batch, i int, rows []hook.Row, err error) bool {
-	use := &p.hooks[i]
-	hw := &b.hooks
-	st := &hw.stats[i]
+// hookFailed applies the hook's on_error to a request that got no
+// usable answer; false when the job fails. The failure counts in the
+// request's first batch.
+func (p *plan) hookFailed(r *hookRequest, err error) bool {
+	use := &p.hooks[r.hook]
+	first := r.spans[0].b
+	st := &first.hooks.stats[r.hook]
 	st.Failures++
 	reason := hookReason(err)
 	if st.FirstFailure == "" {
@@ -337,16 +438,18 @@ func (p *plan) hookFailed(b *batch, i int, rows []hook.Row, err error) bool {
 	}
 	switch use.OnError {
 	case hook.FlagRows:
-		for _, r := range rows {
-			p.hookIssue(hw, r.Row, use.Name, hook.Issue{Severity: warning, Code: "hook_unavailable",
+		for _, row := range r.rows {
+			p.hookIssue(&r.batchOf(row.Row).hooks, row.Row, use.Name, hook.Issue{Severity: warning, Code: "hook_unavailable",
 				Message: fmt.Sprintf("The hook %s did not check this row: %s.", use.Name, reason)})
 		}
 		return true
 	case hook.Skip:
-		hw.skipped[i] = true
+		first.hooks.skipped[r.hook] = true
 		return true
 	}
-	b.failure = &Failure{Code: domain.CodeHookFailed, Message: fmt.Sprintf("The hook %s failed: %s (on_error is fail_job).", use.Name, reason)}
+	if first.failure == nil {
+		first.failure = &Failure{Code: domain.CodeHookFailed, Message: fmt.Sprintf("The hook %s failed: %s (on_error is fail_job).", use.Name, reason)}
+	}
 	return false
 }
 

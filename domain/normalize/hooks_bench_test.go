@@ -28,6 +28,10 @@ type httpHook struct {
 }
 
 func (h httpHook) Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, error) {
+	return h.checkFields(ctx, rows, []string{"email"}, []string{"email"})
+}
+
+func (h httpHook) checkFields(ctx context.Context, rows []hook.Row, fields, schemaFields []string) ([]hook.Answer, error) {
 	h.slots <- struct{}{}
 	defer func() { <-h.slots }()
 	body := hook.Batch{Type: hook.ValidateType, Hook: "bench", Rows: rows}.Encode()
@@ -41,7 +45,7 @@ func (h httpHook) Check(ctx context.Context, rows []hook.Row) ([]hook.Answer, er
 	if err != nil {
 		return nil, err
 	}
-	return hook.ParseAnswer(answer, rows, []string{"email"}, []string{"email"})
+	return hook.ParseAnswer(answer, rows, fields, schemaFields)
 }
 
 // BenchmarkEngineHook runs the engine over contacts-like rows without and
@@ -61,7 +65,7 @@ func BenchmarkEngineHook(b *testing.B) {
 		b.Fatal(err)
 	}
 	var inFlight, most atomic.Int32
-	var hookTime, busy atomic.Int64
+	var hookTime, busy, requests atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		begun := time.Now()
 		defer func() { busy.Add(int64(time.Since(begun))) }()
@@ -76,6 +80,7 @@ func BenchmarkEngineHook(b *testing.B) {
 		_ = json.NewDecoder(r.Body).Decode(&batch)
 		d := time.Duration(len(batch.Rows)) * 20 * time.Millisecond / 1000
 		hookTime.Add(int64(d))
+		requests.Add(1)
 		time.Sleep(d)
 		_, _ = io.WriteString(w, `{"rows":[]}`)
 	}))
@@ -87,6 +92,7 @@ func BenchmarkEngineHook(b *testing.B) {
 			most.Store(0)
 			hookTime.Store(0)
 			busy.Store(0)
+			requests.Store(0)
 			var hooks []HookUse
 			if withHook {
 				hooks = []HookUse{{Name: "bench", Fields: []string{"email"}, BatchSize: 1000, OnError: hook.FailJob,
@@ -105,6 +111,7 @@ func BenchmarkEngineHook(b *testing.B) {
 				b.ReportMetric(float64(most.Load()), "max_in_flight")
 				b.ReportMetric(time.Duration(hookTime.Load()).Seconds()/float64(b.N), "hook_s/op")
 				b.ReportMetric(time.Duration(busy.Load()).Seconds()/float64(b.N), "hook_busy_s/op")
+				b.ReportMetric(float64(requests.Load())/float64(b.N), "requests/op")
 			}
 		})
 	}

@@ -65,12 +65,13 @@ type pipeline struct {
 	panicOnce sync.Once
 }
 
-func newPipeline(ctx context.Context) *pipeline {
+func newPipeline(ctx context.Context, p *plan) *pipeline {
 	ctx, cancel := context.WithCancel(ctx)
 	pl := &pipeline{ctx: ctx, cancel: cancel, work: make(chan *batch, 4), done: make(chan *batch, 4)}
 	// There are enough batches for every place one can wait (the reader,
-	// the two queues, each worker, the writer's reordering).
-	pl.free = make(chan *batch, 2*cap(pl.work)+3*max(1, runtime.GOMAXPROCS(0))+2)
+	// the two queues, each worker, the writer's reordering), and those
+	// the hook requests out and being gathered hold.
+	pl.free = make(chan *batch, 2*cap(pl.work)+3*max(1, runtime.GOMAXPROCS(0))+2+p.hookHeldBatches())
 	for range cap(pl.free) {
 		pl.free <- &batch{}
 	}
@@ -147,30 +148,136 @@ func (pl *pipeline) startWorkers(p *plan, seed maphash.Seed) {
 	go func() { wg.Wait(); close(out) }()
 }
 
-// hookStageWorkers is how many batches may wait for hooks at once; each
+// hookStageRequests is how many hook requests may be out at once; each
 // hook's own concurrency (its setting) is enforced by the application.
-const hookStageWorkers = 8
+const hookStageRequests = 8
+
+// hookHoldBatches is the most batches a request being gathered holds
+// rows of: one sent short rather than wait for more when few of the
+// batches' rows passed (the batches are few, and go round).
+const hookHoldBatches = 4
 
 // startHookStage sends processed batches through the hooks and on to
-// the writer, and closes done when it has ended.
+// the writer, and closes done when it has ended. It takes the batches in
+// the order they were read and gathers each hook's requests from their
+// accepted rows (hookAccumulator), so a request carries the hook's
+// batch_size rows, not a batch's; a batch goes on once every request
+// holding its rows has its answer, and the last, short request goes when
+// the batches end.
 func (pl *pipeline) startHookStage(p *plan, seed maphash.Seed, in chan *batch) {
-	var wg sync.WaitGroup
-	for range hookStageWorkers {
-		wg.Go(func() {
-			defer pl.recoverWorker(in)
-			for b := range in {
-				if b.failure == nil {
-					p.runHooks(pl.ctx, b, seed)
-				}
-				select {
-				case pl.done <- b:
-				case <-pl.ctx.Done():
-					return
-				}
-			}
-		})
+	hs := &hookStage{pl: pl, p: p, seed: seed, slots: make(chan struct{}, hookStageRequests)}
+	go func() {
+		defer func() { hs.requests.Wait(); close(pl.done) }()
+		defer pl.recoverWorker(in)
+		hs.gather(in)
+	}()
+}
+
+// hookStage is a source's hook stage (startHookStage).
+type hookStage struct {
+	pl       *pipeline
+	p        *plan
+	seed     maphash.Seed
+	slots    chan struct{} // the requests out
+	requests sync.WaitGroup
+}
+
+// gather takes the processed batches in the order they were read and
+// adds their accepted rows to each hook's requests.
+func (hs *hookStage) gather(in chan *batch) {
+	accs := make([]*hookAccumulator, len(hs.p.hooks))
+	for i := range accs {
+		accs[i] = hs.p.hookAcc(i)
 	}
-	go func() { wg.Wait(); close(pl.done) }()
+	pending := map[int]*batch{}
+	next := 0
+	for b := range in {
+		if hs.pl.ctx.Err() != nil {
+			continue // the run is stopping
+		}
+		pending[b.seq] = b
+		for nb, ok := pending[next]; ok; nb, ok = pending[next] {
+			delete(pending, next)
+			next++
+			hs.add(accs, nb)
+		}
+	}
+	if hs.pl.ctx.Err() == nil {
+		for _, acc := range accs {
+			acc.flush(hs.send)
+		}
+	}
+}
+
+// add adds a batch's accepted rows to the hooks' requests; a batch that
+// fails the job goes on to the writer as it is.
+func (hs *hookStage) add(accs []*hookAccumulator, b *batch) {
+	hs.p.beginHooks(b)
+	if b.failure == nil {
+		for _, acc := range accs {
+			if !acc.add(b, hs.send) || acc.held() >= hookHoldBatches && !acc.flush(hs.send) {
+				break
+			}
+		}
+	}
+	hs.release(b)
+}
+
+// send sends a request once fewer than hookStageRequests are out; false
+// when the run stops first.
+func (hs *hookStage) send(r *hookRequest) bool {
+	select {
+	case hs.slots <- struct{}{}:
+	case <-hs.pl.ctx.Done():
+		return false
+	}
+	hs.requests.Go(func() {
+		defer hs.pl.recoverRequest()
+		hs.p.sendRequest(hs.pl.ctx, r)
+		<-hs.slots
+		for i := range r.spans {
+			hs.release(r.spans[i].b)
+		}
+	})
+	return true
+}
+
+// release lets go of a batch's reference; the last one finishes the
+// batch and hands it to the writer.
+func (hs *hookStage) release(b *batch) {
+	if b.hooks.refs.Add(-1) != 0 {
+		return
+	}
+	if b.failure == nil {
+		hs.p.finishHooks(b, hs.seed)
+	}
+	select {
+	case hs.pl.done <- b:
+	case <-hs.pl.ctx.Done():
+	}
+}
+
+// hookHeldBatches is how many batches the hook requests may hold: each
+// request out holds rows of up to batch_size / batchSize + 2 batches
+// (more when few rows pass, but the batches are few), and those being
+// gathered up to hookHoldBatches.
+func (p *plan) hookHeldBatches() int {
+	if len(p.hooks) == 0 {
+		return 0
+	}
+	most := 0
+	for i := range p.hooks {
+		most = max(most, p.hooks[i].BatchSize)
+	}
+	return hookStageRequests*(most/batchSize+2) + hookHoldBatches
+}
+
+// recoverRequest turns a hook request's panic into the job's failure.
+func (pl *pipeline) recoverRequest() {
+	if v := recover(); v != nil {
+		pl.panicOnce.Do(func() { pl.panicked = panicFailure(v) })
+		pl.cancel()
+	}
 }
 
 // recoverWorker turns a stage's panic into the job's failure: it cancels
@@ -189,6 +296,12 @@ func (pl *pipeline) recoverWorker(in chan *batch) {
 func (pl *pipeline) process(p *plan, seed maphash.Seed, out chan *batch) {
 	defer pl.recoverWorker(pl.work) // lets the reader finish
 	for b := range pl.work {
+		if pl.ctx.Err() != nil {
+			// Stopping: the reader stops at its next batch; work is
+			// drained until then, so the reader has stopped (its readErr
+			// read) when done is closed.
+			continue
+		}
 		if b.hooks.edits != nil {
 			b.hooks.reset(len(p.hooks)) // a batch used again is read without the last one's corrections
 		}
@@ -196,7 +309,6 @@ func (pl *pipeline) process(p *plan, seed maphash.Seed, out chan *batch) {
 		select {
 		case out <- b:
 		case <-pl.ctx.Done():
-			return
 		}
 	}
 }
