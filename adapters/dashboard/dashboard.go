@@ -61,6 +61,12 @@ var assets = func() map[string]File {
 	return out
 }()
 
+// FromImporter are the files under the dashboard's /assets/ that are the
+// embedded importer's own (the name there): the spreadsheet's module, its
+// style sheet and its English words. The server serves them from the
+// importer's files, so the two show one spreadsheet.
+var FromImporter = map[string]string{"sheet.js": "sheet.js", "sheet.css": "sheet.css", "sheet-en.json": "locales/en.json"}
+
 // Asset returns a file under assets/ by its name there ("app.js",
 // "views/job.js"). Only the types in contentTypes are served.
 func Asset(name string) (File, bool) {

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tabnorm/tabnorm/adapters/dashboard"
+	"github.com/tabnorm/tabnorm/adapters/importer"
 )
 
 // dashboardHeaders are set on every dashboard response. The policy allows
@@ -49,7 +50,7 @@ func (a *API) mountDashboard(r *gin.Engine) gin.HandlerFunc {
 	}
 
 	asset := func(c *gin.Context) {
-		f, ok := dashboard.Asset(strings.TrimPrefix(c.Param("file"), "/"))
+		f, ok := dashboardAsset(strings.TrimPrefix(c.Param("file"), "/"))
 		if !ok {
 			notFound(c)
 			return
@@ -79,4 +80,14 @@ func (a *API) mountDashboard(r *gin.Engine) gin.HandlerFunc {
 		c.Data(http.StatusOK, "text/html; charset=utf-8", shell)
 		c.Abort()
 	}
+}
+
+// dashboardAsset is a file under the dashboard's /assets/: its own, or
+// the importer's it shares.
+func dashboardAsset(name string) (dashboard.File, bool) {
+	if theirs, ok := dashboard.FromImporter[name]; ok {
+		f, ok := importer.Asset(theirs)
+		return dashboard.File(f), ok
+	}
+	return dashboard.Asset(name)
 }

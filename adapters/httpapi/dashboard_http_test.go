@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabnorm/tabnorm/adapters/dashboard"
 	"github.com/tabnorm/tabnorm/adapters/httpapi"
+	"github.com/tabnorm/tabnorm/adapters/importer"
 	"github.com/tabnorm/tabnorm/adapters/sqlstore/sqltest"
 	"github.com/tabnorm/tabnorm/bootstrap"
 	"github.com/tabnorm/tabnorm/domain/identity"
@@ -58,6 +60,15 @@ func TestDashboard_pagesAssetsAndHeaders(t *testing.T) {
 	}
 	if css := app.Do("GET", "/assets/style.css", apptest.Caller{}, nil); css.Header.Get("Content-Type") != "text/css; charset=utf-8" {
 		t.Errorf("style.css Content-Type %q", css.Header.Get("Content-Type"))
+	}
+	// The spreadsheet is the importer's: its module, style sheet and
+	// English words are served from the importer's files.
+	for mine, theirs := range dashboard.FromImporter {
+		want, _ := importer.Asset(theirs)
+		got := app.Do("GET", "/assets/"+mine, apptest.Caller{}, nil)
+		if got.StatusCode != 200 || got.Body != string(want.Body) || got.Body == "" || got.Header.Get("Content-Type") != want.ContentType {
+			t.Errorf("/assets/%s: %d %q, want the importer's %s", mine, got.StatusCode, got.Header.Get("Content-Type"), theirs)
+		}
 	}
 
 	// Everything else stays the API's.
