@@ -109,3 +109,29 @@ export function confirm(title, text, confirmLabel) {
     no.focus();
   });
 }
+
+// revealOnce shows a secret the server sends once (an API key, a signing
+// secret): read only and selected, with a Copy button that selects it for
+// Ctrl+C where the clipboard is refused (plain http, or denied). id names
+// the field (its warning is id-warning), copyId the button.
+export function revealOnce(where, { id, copyId, label, value, heading, warning, about }) {
+  const field = h('input', { type: 'text', id, readonly: true, value, class: 'mono',
+    spellcheck: 'false', autocomplete: 'off', 'aria-describedby': `${id}-warning` });
+  const copied = h('span', { id: 'copy-status', role: 'status' });
+  const copy = h('button', { type: 'button', id: copyId }, 'Copy');
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(field.value);
+      copied.textContent = 'Copied.';
+    } catch {
+      field.select();
+      copied.textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
+    }
+  });
+  where.set(notice('ok',
+    h('h2', {}, heading),
+    h('p', { id: `${id}-warning`, class: 'warning' }, h('strong', {}, warning), about),
+    h('p', { class: 'copy' }, h('label', { for: id }, label), field, copy, copied)));
+  field.focus();
+  field.select();
+}

@@ -4,7 +4,7 @@
 // jobs'); the schemas page reuses recentBatches and sampleForm for the
 // hooks a schema names.
 import * as api from '../api.js';
-import { busy, confirm, h, notice, problem, show, slot, status, table } from '../ui.js';
+import { busy, confirm, h, notice, problem, revealOnce, show, slot, status, table } from '../ui.js';
 import { parseJSON } from '../forms.js';
 
 // recentBatches sums up a hook's last batches: how many went well, how
@@ -187,25 +187,6 @@ export default async function hooks(main, { me }) {
 
 // reveal shows a hook's signing secret, the one time the server sends it.
 function reveal(where, hk, title) {
-  const field = h('input', { type: 'text', id: 'new-secret', readonly: true, value: hk.secret, class: 'mono',
-    spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'new-secret-warning' });
-  const copied = h('span', { id: 'copy-status', role: 'status' });
-  const copy = h('button', { type: 'button', id: 'copy-secret' }, 'Copy');
-  copy.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(field.value);
-      copied.textContent = 'Copied.';
-    } catch {
-      field.select();
-      copied.textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
-    }
-  });
-  where.set(notice('ok',
-    h('h2', {}, `${title} for ${hk.name}`),
-    h('p', { id: 'new-secret-warning', class: 'warning' },
-      h('strong', {}, 'Copy this secret now: it will not be shown again.'),
-      ' Verify each batch\'s webhook-signature with it (Standard Webhooks).'),
-    h('p', { class: 'copy' }, h('label', { for: 'new-secret' }, 'Secret'), field, copy, copied)));
-  field.focus();
-  field.select();
+  revealOnce(where, { id: 'new-secret', copyId: 'copy-secret', label: 'Secret', value: hk.secret, heading: `${title} for ${hk.name}`,
+    warning: 'Copy this secret now: it will not be shown again.', about: ' Verify each batch\'s webhook-signature with it (Standard Webhooks).' });
 }

@@ -3,7 +3,7 @@
 // field with a copy button, kept in no variable, storage or URL, and taken
 // out of the page when the page is left.
 import * as api from '../api.js';
-import { busy, confirm, h, notice, problem, show, slot, table, when } from '../ui.js';
+import { busy, confirm, h, notice, problem, revealOnce, show, slot, table, when } from '../ui.js';
 
 export default async function keys(main, { me }) {
   if (me.user.role !== 'admin') {
@@ -107,26 +107,6 @@ function status(k) {
 
 // reveal shows a new key's plaintext, the one time it exists.
 function reveal(where, k) {
-  const field = h('input', { type: 'text', id: 'new-key', readonly: true, value: k.key, class: 'mono',
-    spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'new-key-warning' });
-  const copied = h('span', { id: 'copy-status', role: 'status' });
-  const copy = h('button', { type: 'button', id: 'copy-key' }, 'Copy');
-  copy.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(field.value);
-      copied.textContent = 'Copied.';
-    } catch {
-      // No clipboard access (plain http, or denied): select it for Ctrl+C.
-      field.select();
-      copied.textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
-    }
-  });
-  where.set(notice('ok',
-    h('h2', {}, `Your new key "${k.name}"`),
-    h('p', { id: 'new-key-warning', class: 'warning' },
-      h('strong', {}, 'Copy this key now: it will not be shown again.'),
-      ' tabnorm keeps only a hash of it. If you lose it, revoke it and create another.'),
-    h('p', { class: 'copy' }, h('label', { for: 'new-key' }, 'Key'), field, copy, copied)));
-  field.focus();
-  field.select();
+  revealOnce(where, { id: 'new-key', copyId: 'copy-key', label: 'Key', value: k.key, heading: `Your new key "${k.name}"`,
+    warning: 'Copy this key now: it will not be shown again.', about: ' tabnorm keeps only a hash of it. If you lose it, revoke it and create another.' });
 }

@@ -2,7 +2,7 @@
 // a new API key is), choose events, send a test, rotate the secret,
 // disable or delete, and see and retry deliveries; members only read.
 import * as api from '../api.js';
-import { busy, confirm, h, notice, problem, show, slot, status, table, when } from '../ui.js';
+import { busy, confirm, h, notice, problem, revealOnce, show, slot, status, table, when } from '../ui.js';
 
 const EVENTS = ['job.succeeded', 'job.failed', 'job.canceled', 'job.started', 'job.awaiting_review'];
 
@@ -142,27 +142,8 @@ export default async function webhooks(main, { me }) {
 
 // reveal shows a signing secret, the one time the server sends it.
 function reveal(where, w, title) {
-  const field = h('input', { type: 'text', id: 'new-secret', readonly: true, value: w.secret, class: 'mono',
-    spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'new-secret-warning' });
-  const copied = h('span', { id: 'copy-status', role: 'status' });
-  const copy = h('button', { type: 'button', id: 'copy-secret' }, 'Copy');
-  copy.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(field.value);
-      copied.textContent = 'Copied.';
-    } catch {
-      field.select();
-      copied.textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
-    }
-  });
-  where.set(notice('ok',
-    h('h2', {}, `${title} for ${w.url}`),
-    h('p', { id: 'new-secret-warning', class: 'warning' },
-      h('strong', {}, 'Copy this secret now: it will not be shown again.'),
-      ' Verify each delivery\'s webhook-signature with it (Standard Webhooks).'),
-    h('p', { class: 'copy' }, h('label', { for: 'new-secret' }, 'Secret'), field, copy, copied)));
-  field.focus();
-  field.select();
+  revealOnce(where, { id: 'new-secret', copyId: 'copy-secret', label: 'Secret', value: w.secret, heading: `${title} for ${w.url}`,
+    warning: 'Copy this secret now: it will not be shown again.', about: ' Verify each delivery\'s webhook-signature with it (Standard Webhooks).' });
 }
 
 // webhookState shows an endpoint's state: a failing one with its count and
