@@ -154,7 +154,9 @@ func TestEmbed_modalInDarkMode(t *testing.T) {
 		t.Errorf("Tab did not come round to the importer's first control: %v", visited)
 	}
 	// Escape, pressed inside the importer, closes it.
-	f.do(chromedp.Focus(chromedp.ID("tn-file")))
+	// Focused from the page's own script, polled: chromedp.Focus waits on
+	// the frame's DOM node events, which a loaded machine once lost here.
+	f.until("the file input focused", `(document.getElementById('tn-file').focus(), document.activeElement?.id === 'tn-file')`)
 	p.do(chromedp.KeyEvent("\u001b"))
 	p.until("the modal closed", `!document.querySelector('dialog') && window.events.includes('tabnorm:closed')`)
 	if got := eval[string](p, `document.activeElement.id`); got != "open" {
