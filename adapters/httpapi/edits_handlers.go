@@ -147,8 +147,9 @@ func (a *API) listEdits(c *gin.Context) {
 	c.JSON(http.StatusOK, newList(data, next))
 }
 
-// rejectedRowJSON is a rejected row as a run would now make it.
-type rejectedRowJSON struct {
+// rowCheckJSON is a row as it comes out now, checked with the job's edits:
+// a rejected row (object "rejected_row") or any record ("record").
+type rowCheckJSON struct {
 	Object     string                `json:"object"`
 	Row        int64                 `json:"row"`
 	SourceFile *string               `json:"source_file"`
@@ -159,8 +160,31 @@ type rejectedRowJSON struct {
 	Issues     []normalize.IssueJSON `json:"issues"`
 }
 
+// rowChecksJSON writes checked rows as the given object, empty lists as
+// [] and a row without values as null.
+func rowChecksJSON(object string, rows []normalize.RowCheck) []rowCheckJSON {
+	data := make([]rowCheckJSON, len(rows))
+	for i, r := range rows {
+		data[i] = rowCheckJSON{Object: object, Row: r.Row, SourceFile: optionalString(r.SourceFile), Valid: r.Valid, Values: r.Values,
+			Cells: r.Cells, Edited: r.Edited, Issues: r.Issues}
+		if data[i].Values == nil {
+			data[i].Values = json.RawMessage("null")
+		}
+		if data[i].Cells == nil {
+			data[i].Cells = map[string]*string{}
+		}
+		if data[i].Edited == nil {
+			data[i].Edited = []string{}
+		}
+		if data[i].Issues == nil {
+			data[i].Issues = []normalize.IssueJSON{}
+		}
+	}
+	return data
+}
+
 type rejectedRowsJSON struct {
-	listJSON[rejectedRowJSON]
+	listJSON[rowCheckJSON]
 	Fields        []string `json:"fields"`
 	RejectedCount int64    `json:"rejected_count"`
 }
@@ -176,22 +200,6 @@ func (a *API) rejectedRows(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	data := make([]rejectedRowJSON, len(rows.Rows))
-	for i, r := range rows.Rows {
-		data[i] = rejectedRowJSON{Object: "rejected_row", Row: r.Row, SourceFile: optionalString(r.SourceFile), Valid: r.Valid, Values: r.Values,
-			Cells: r.Cells, Edited: r.Edited, Issues: r.Issues}
-		if data[i].Values == nil {
-			data[i].Values = json.RawMessage("null")
-		}
-		if data[i].Cells == nil {
-			data[i].Cells = map[string]*string{}
-		}
-		if data[i].Edited == nil {
-			data[i].Edited = []string{}
-		}
-		if data[i].Issues == nil {
-			data[i].Issues = []normalize.IssueJSON{}
-		}
-	}
+	data := rowChecksJSON("rejected_row", rows.Rows)
 	c.JSON(http.StatusOK, rejectedRowsJSON{listJSON: newList(data, rows.Next), Fields: rows.Fields, RejectedCount: rows.Total})
 }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -9,23 +8,11 @@ import (
 
 	"github.com/tabnorm/tabnorm/application/review"
 	"github.com/tabnorm/tabnorm/domain"
-	"github.com/tabnorm/tabnorm/domain/normalize"
 )
 
-// recordJSON is a record of a job as it comes out now.
-type recordJSON struct {
-	Object     string                `json:"object"`
-	Row        int64                 `json:"row"`
-	SourceFile *string               `json:"source_file"`
-	Valid      bool                  `json:"valid"`
-	Values     json.RawMessage       `json:"values"`
-	Cells      map[string]*string    `json:"cells"`
-	Edited     []string              `json:"edited"`
-	Issues     []normalize.IssueJSON `json:"issues"`
-}
-
+// recordsJSON is a page of a job's records as they come out now.
 type recordsJSON struct {
-	listJSON[recordJSON]
+	listJSON[rowCheckJSON]
 	Fields []string `json:"fields"`
 	Total  int64    `json:"total"`
 }
@@ -83,22 +70,6 @@ func (a *API) records(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	data := make([]recordJSON, len(page.Records))
-	for i, r := range page.Records {
-		data[i] = recordJSON{Object: "record", Row: r.Row, SourceFile: optionalString(r.SourceFile), Valid: r.Valid, Values: r.Values,
-			Cells: r.Cells, Edited: r.Edited, Issues: r.Issues}
-		if data[i].Values == nil {
-			data[i].Values = json.RawMessage("null")
-		}
-		if data[i].Cells == nil {
-			data[i].Cells = map[string]*string{}
-		}
-		if data[i].Edited == nil {
-			data[i].Edited = []string{}
-		}
-		if data[i].Issues == nil {
-			data[i].Issues = []normalize.IssueJSON{}
-		}
-	}
+	data := rowChecksJSON("record", page.Records)
 	c.JSON(http.StatusOK, recordsJSON{listJSON: newList(data, page.Next), Fields: page.Fields, Total: page.Total})
 }
